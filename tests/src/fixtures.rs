@@ -1,0 +1,36 @@
+//! Inputs shared by the tests.
+
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD;
+use toolkit_core::{Block, Image, ToolCallResult, ToolResult};
+
+/// A valid 1×1 PNG, base64.
+pub const PNG_BASE64: &str =
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC";
+
+/// The bytes of [`PNG_BASE64`].
+pub fn png_bytes() -> Vec<u8> {
+    STANDARD
+        .decode(PNG_BASE64)
+        .expect("fixture is valid base64")
+}
+
+/// [`PNG_BASE64`] as an image.
+pub fn png() -> Image {
+    Image::from_base64("image/png", PNG_BASE64).expect("fixture is a valid PNG")
+}
+
+/// One parallel turn of three calls: plain text; text plus a PNG with a
+/// note; an error.
+pub fn three_call_turn() -> Vec<ToolCallResult> {
+    vec![
+        ToolCallResult::new("call_1", "search", ToolResult::text("Found 2 photos.")),
+        ToolCallResult::new(
+            "call_2",
+            "screenshot",
+            ToolResult::blocks([Block::text("The page after login."), Block::image(png())])
+                .with_note("Viewport 1280x720."),
+        ),
+        ToolCallResult::new("call_3", "fetch", ToolResult::error("404 Not Found")),
+    ]
+}

@@ -1,0 +1,8 @@
+//! Support for the workspace's integration tests: fixtures, and independent
+//! judges of the JSON the emitters write: third-party SDK types for OpenAI
+//! and MCP, types written from the providers' documentation for Anthropic
+//! and Gemini.
+
+pub mod fixtures;
+pub mod judges;
+pub mod sdk_judges;

@@ -1,0 +1,72 @@
+//! Anthropic Messages: `tool_result` blocks in one `user` message.
+
+use serde_json::{Value, json};
+
+use super::resolve::{Part, Resolved, accepted};
+use super::{EmitOptions, Emitted};
+use crate::ToolCallResult;
+
+/// One turn's results as one Anthropic `user` message whose content is the
+/// `tool_result` blocks, in call order.
+///
+/// Each block's `content` holds the result's text and base64 `image` blocks
+/// in order (`Error: …` first, and `is_error: true`, when the tool failed),
+/// the note as a last text block. An empty turn emits nothing.
+///
+/// ```
+/// use toolkit_core::emit::{self, EmitOptions};
+/// use toolkit_core::{ToolCallResult, ToolResult};
+///
+/// let turn = [ToolCallResult::new("toolu_1", "search", ToolResult::text("3 hits"))];
+/// let items = emit::anthropic(&turn, &EmitOptions::default()).items;
+/// assert_eq!(
+///     items[0],
+///     serde_json::json!({"role": "user", "content": [{
+///         "type": "tool_result",
+///         "tool_use_id": "toolu_1",
+///         "content": [{"type": "text", "text": "3 hits"}],
+///     }]})
+/// );
+/// ```
+pub fn anthropic(turn: &[ToolCallResult], options: &EmitOptions) -> Emitted {
+    let mut problems = Vec::new();
+    let resolved = Resolved::turn(
+        turn,
+        options,
+        ("Anthropic", Some(accepted::ANTHROPIC)),
+        &mut problems,
+    );
+    let blocks: Vec<Value> = resolved.iter().map(tool_result).collect();
+    let items = if blocks.is_empty() {
+        Vec::new()
+    } else {
+        vec![json!({"role": "user", "content": blocks})]
+    };
+    Emitted { items, problems }
+}
+
+fn tool_result(call: &Resolved<'_>) -> Value {
+    let mut content: Vec<Value> = call.parts.iter().map(content_block).collect();
+    if let Some(note) = call.note.filter(|note| !note.is_empty()) {
+        content.push(json!({"type": "text", "text": note}));
+    }
+    let mut block = json!({
+        "type": "tool_result",
+        "tool_use_id": call.call.call_id,
+        "content": content,
+    });
+    if call.error.is_some() {
+        block["is_error"] = Value::Bool(true);
+    }
+    block
+}
+
+fn content_block(part: &Part<'_>) -> Value {
+    match part {
+        Part::Image { mime_type, data } => json!({
+            "type": "image",
+            "source": {"type": "base64", "media_type": mime_type, "data": &**data},
+        }),
+        text => json!({"type": "text", "text": text.as_text().unwrap_or_default()}),
+    }
+}

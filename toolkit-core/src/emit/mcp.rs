@@ -1,0 +1,75 @@
+//! Model Context Protocol: `CallToolResult`.
+
+use serde_json::{Map, Value, json};
+
+use super::resolve::{Part, Resolved};
+use super::{EmitOptions, Emitted, McpRevision};
+use crate::ToolCallResult;
+
+/// One turn's results as MCP `CallToolResult` objects, one per call, in call
+/// order.
+///
+/// `content` holds text blocks, `image` blocks (any image type) and, for a
+/// JSON block, its serialized text; `isError` is always present. A result
+/// whose content is exactly one JSON block also carries it as
+/// `structuredContent` (for revision 2025-11-25 only when it is an object,
+/// as that revision requires). The note is a last text block.
+///
+/// Unknown tools and malformed arguments are protocol errors in MCP, which
+/// a server reports as JSON-RPC errors; this function only writes results.
+///
+/// ```
+/// use toolkit_core::emit::{self, EmitOptions};
+/// use toolkit_core::{ToolCallResult, ToolResult};
+///
+/// let result = ToolResult::json(serde_json::json!({"hits": 3}));
+/// let items = emit::mcp(&[ToolCallResult::new("1", "search", result)], &EmitOptions::default()).items;
+/// assert_eq!(
+///     items[0],
+///     serde_json::json!({
+///         "content": [{"type": "text", "text": r#"{"hits":3}"#}],
+///         "structuredContent": {"hits": 3},
+///         "isError": false,
+///     })
+/// );
+/// ```
+pub fn mcp(turn: &[ToolCallResult], options: &EmitOptions) -> Emitted {
+    let mut problems = Vec::new();
+    let resolved = Resolved::turn(turn, options, ("MCP", None), &mut problems);
+    let revision = options.mcp_revision();
+    let items = resolved
+        .iter()
+        .map(|call| call_tool_result(call, revision))
+        .collect();
+    Emitted { items, problems }
+}
+
+fn call_tool_result(call: &Resolved<'_>, revision: McpRevision) -> Value {
+    let mut content: Vec<Value> = call.parts.iter().map(content_block).collect();
+    if let Some(note) = call.note {
+        content.push(json!({"type": "text", "text": note}));
+    }
+    let mut result = Map::new();
+    if revision == McpRevision::V2026_07_28 {
+        result.insert("resultType".into(), Value::String("complete".into()));
+    }
+    result.insert("content".into(), Value::Array(content));
+    if let [Part::Json(value)] = call.content_parts()
+        && (value.is_object() || revision == McpRevision::V2026_07_28)
+    {
+        result.insert("structuredContent".into(), (*value).clone());
+    }
+    result.insert("isError".into(), Value::Bool(call.error.is_some()));
+    Value::Object(result)
+}
+
+fn content_block(part: &Part<'_>) -> Value {
+    match part {
+        Part::Image { mime_type, data } => json!({
+            "type": "image",
+            "data": &**data,
+            "mimeType": mime_type,
+        }),
+        text => json!({"type": "text", "text": text.as_text().unwrap_or_default()}),
+    }
+}

@@ -1,0 +1,156 @@
+//! What every emitter needs from a result: its parts, ready to write.
+
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::{EmitOptions, EmitProblem};
+use crate::{Block, ImageError, ToolCallResult};
+
+/// What the model reads when a call's result has no content at all.
+pub(crate) const NO_OUTPUT: &str = "(no output)";
+
+/// The image types each provider accepts.
+pub(crate) mod accepted {
+    pub(crate) const OPENAI: &[&str] = &["image/png", "image/jpeg", "image/webp", "image/gif"];
+    pub(crate) const ANTHROPIC: &[&str] = &["image/jpeg", "image/png", "image/gif", "image/webp"];
+    pub(crate) const GEMINI: &[&str] = &["image/png", "image/jpeg", "image/webp"];
+}
+
+/// One piece of a result, resolved for emission.
+pub(crate) enum Part<'a> {
+    Text(Cow<'a, str>),
+    Json(&'a Value),
+    Image { mime_type: &'a str, data: Arc<str> },
+}
+
+impl Part<'_> {
+    /// The part as text, for providers that take text only.
+    pub(crate) fn as_text(&self) -> Option<Cow<'_, str>> {
+        match self {
+            Part::Text(text) => Some(Cow::Borrowed(text)),
+            Part::Json(value) => Some(Cow::Owned(value.to_string())),
+            Part::Image { .. } => None,
+        }
+    }
+}
+
+/// A call's result as parts: the error line first when the tool failed, then
+/// the content in order, with `(no output)` standing in for empty content.
+pub(crate) struct Resolved<'a> {
+    pub(crate) call: &'a ToolCallResult,
+    pub(crate) error: Option<&'a str>,
+    pub(crate) parts: Vec<Part<'a>>,
+    pub(crate) note: Option<&'a str>,
+    /// Whether `parts` holds anything besides the error line and the
+    /// `(no output)` stand-in.
+    pub(crate) has_content: bool,
+}
+
+impl<'a> Resolved<'a> {
+    /// Resolves one call, loading images and checking them against what the
+    /// provider accepts (`None`: any image type).
+    pub(crate) fn new(
+        call: &'a ToolCallResult,
+        options: &EmitOptions,
+        provider: (&'static str, Option<&'static [&'static str]>),
+        problems: &mut Vec<EmitProblem>,
+    ) -> Self {
+        let result = &call.result;
+        // Content first: computing a lazy body may turn the result into an error.
+        let content = result.content();
+        let error = result.error_message();
+        let mut parts = Vec::with_capacity(content.len() + 1);
+        if let Some(error) = error {
+            parts.push(Part::Text(Cow::Owned(format!("Error: {error}"))));
+        }
+        for (index, block) in content.iter().enumerate() {
+            let part = match block {
+                // Blank text carries nothing, and Anthropic rejects it.
+                Block::Text { text } if text.trim().is_empty() => continue,
+                Block::Text { text } => Part::Text(Cow::Borrowed(text)),
+                Block::Json { value } => Part::Json(value),
+                Block::Image { image } => {
+                    let (name, accepted) = provider;
+                    let loaded = match accepted {
+                        Some(list) if !list.contains(&image.mime_type()) => {
+                            Err(ImageError::Unsupported {
+                                mime_type: image.mime_type().to_owned(),
+                                provider: name,
+                                accepted: list,
+                            })
+                        }
+                        _ => image.load_base64(options.image_dir()),
+                    };
+                    match loaded {
+                        Ok(data) => Part::Image {
+                            mime_type: image.mime_type(),
+                            data,
+                        },
+                        Err(error) => {
+                            let text = format!("[image not available: {error}]");
+                            problems.push(EmitProblem {
+                                call_id: call.call_id.clone(),
+                                block: index,
+                                error,
+                            });
+                            Part::Text(Cow::Owned(text))
+                        }
+                    }
+                }
+            };
+            parts.push(part);
+        }
+        let has_content = parts.len() > usize::from(error.is_some());
+        if parts.is_empty() {
+            parts.push(Part::Text(Cow::Borrowed(NO_OUTPUT)));
+        }
+        Self {
+            call,
+            error,
+            parts,
+            note: result.note(),
+            has_content,
+        }
+    }
+
+    /// Resolves every call of a turn.
+    pub(crate) fn turn(
+        turn: &'a [ToolCallResult],
+        options: &EmitOptions,
+        provider: (&'static str, Option<&'static [&'static str]>),
+        problems: &mut Vec<EmitProblem>,
+    ) -> Vec<Self> {
+        turn.iter()
+            .map(|call| Self::new(call, options, provider, problems))
+            .collect()
+    }
+
+    /// The content parts, without the error line.
+    pub(crate) fn content_parts(&self) -> &[Part<'a>] {
+        &self.parts[usize::from(self.error.is_some())..]
+    }
+
+    pub(crate) fn has_images(&self) -> bool {
+        self.parts
+            .iter()
+            .any(|part| matches!(part, Part::Image { .. }))
+    }
+
+    /// The text parts joined by newlines, images left out.
+    pub(crate) fn joined_text(&self) -> String {
+        let texts: Vec<Cow<'_, str>> = self.parts.iter().filter_map(Part::as_text).collect();
+        texts.join("\n")
+    }
+}
+
+/// `data:<mime>;base64,<data>`.
+pub(crate) fn data_url(mime_type: &str, data: &str) -> String {
+    let mut url = String::with_capacity(mime_type.len() + data.len() + 13);
+    url.push_str("data:");
+    url.push_str(mime_type);
+    url.push_str(";base64,");
+    url.push_str(data);
+    url
+}

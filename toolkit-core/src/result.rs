@@ -1,0 +1,374 @@
+//! What a tool returns.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+use crate::block::render_text;
+use crate::lazy_text::{Computed, LazyText};
+use crate::{Block, Envelope};
+
+/// The outcome of one tool call: what the model sees, and what only the host
+/// sees.
+///
+/// A result is built in one of three ways, which exclude each other:
+/// [`text`](Self::text), [`lazy_text`](Self::lazy_text) or
+/// [`blocks`](Self::blocks) ([`error`](Self::error) builds a failed result
+/// with no content). The `with_*` methods then add what else the tool wants
+/// to say:
+///
+/// | to say | method | seen by |
+/// |---|---|---|
+/// | the tool failed | [`error`](Self::error), [`with_error`](Self::with_error) | model, every later step |
+/// | the whole task is finished | [`finish`](Self::finish) | host |
+/// | a line to keep in context | [`with_memory`](Self::with_memory) | model, every later step |
+/// | show the content at the next step only | [`show_once`](Self::show_once) | model |
+/// | files to show the user | [`with_attachment`](Self::with_attachment) | host |
+/// | a remark for the model | [`with_note`](Self::with_note) | model |
+/// | host-side data | [`with_attribute`](Self::with_attribute) | host only, never sent |
+///
+/// ```
+/// use toolkit_core::ToolResult;
+///
+/// let result = ToolResult::text("[500 lines of product data]")
+///     .show_once()
+///     .with_memory("Found 50 products")
+///     .with_attribute("elapsed_ms", 42);
+/// assert_eq!(result.as_text().unwrap(), "[500 lines of product data]");
+/// assert_eq!(result.memory(), Some("Found 50 products"));
+/// assert!(!result.is_error());
+/// ```
+#[derive(Clone)]
+pub struct ToolResult {
+    body: Body,
+    error: Option<String>,
+    completion: Completion,
+    memory: Option<String>,
+    show_once: bool,
+    attachments: Vec<PathBuf>,
+    note: Option<String>,
+    attributes: BTreeMap<String, Value>,
+}
+
+#[derive(Clone, Debug)]
+enum Body {
+    Blocks(Vec<Block>),
+    Lazy(LazyText),
+}
+
+/// Whether a tool ended the whole task, and if so how.
+///
+/// Success exists only inside [`Completion::Done`]: a result cannot claim
+/// success without finishing the task.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Completion {
+    /// The agent goes on (the default).
+    #[default]
+    Continue,
+    /// The tool finished the whole task.
+    Done {
+        /// Whether the task succeeded.
+        success: bool,
+    },
+}
+
+impl ToolResult {
+    fn with_body(body: Body) -> Self {
+        Self {
+            body,
+            error: None,
+            completion: Completion::Continue,
+            memory: None,
+            show_once: false,
+            attachments: Vec::new(),
+            note: None,
+            attributes: BTreeMap::new(),
+        }
+    }
+
+    /// A result holding one text block.
+    pub fn text(text: impl Into<String>) -> Self {
+        Self::with_body(Body::Blocks(vec![Block::text(text)]))
+    }
+
+    /// A result whose text is computed by `supplier` when it is first needed,
+    /// at most once even when several threads ask at once, and cached.
+    ///
+    /// A result whose text is never read never runs the supplier. A supplier
+    /// that panics makes the result an error once it runs.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// use std::sync::Arc;
+    /// use toolkit_core::ToolResult;
+    ///
+    /// let calls = Arc::new(AtomicUsize::new(0));
+    /// let counter = Arc::clone(&calls);
+    /// let result = ToolResult::lazy_text(move || {
+    ///     counter.fetch_add(1, Ordering::SeqCst);
+    ///     "expensive".to_string()
+    /// });
+    /// assert_eq!(calls.load(Ordering::SeqCst), 0);
+    /// assert_eq!(result.as_text().unwrap(), "expensive");
+    /// assert_eq!(result.clone().as_text().unwrap(), "expensive");
+    /// assert_eq!(calls.load(Ordering::SeqCst), 1);
+    /// ```
+    pub fn lazy_text(supplier: impl FnOnce() -> String + Send + 'static) -> Self {
+        Self::with_body(Body::Lazy(LazyText::new(supplier)))
+    }
+
+    /// A result holding `blocks`, in order.
+    pub fn blocks(blocks: impl IntoIterator<Item = Block>) -> Self {
+        Self::with_body(Body::Blocks(blocks.into_iter().collect()))
+    }
+
+    /// A failed result with no content: `message` tells the model what went
+    /// wrong.
+    pub fn error(message: impl Into<String>) -> Self {
+        Self::blocks([]).with_error(message)
+    }
+
+    /// A structured JSON result.
+    pub fn json(value: impl Into<Value>) -> Self {
+        Self::blocks([Block::json(value)])
+    }
+
+    /// A result holding what `value` serializes to, as structured JSON, or an
+    /// error result if it does not serialize.
+    pub fn serialized<T: serde::Serialize + ?Sized>(value: &T) -> Self {
+        match serde_json::to_value(value) {
+            Ok(value) => Self::json(value),
+            Err(error) => Self::error(format!(
+                "the tool's output could not be serialized: {error}"
+            )),
+        }
+    }
+
+    /// Marks the result as failed; content already present is kept and shown
+    /// after the error.
+    pub fn with_error(mut self, message: impl Into<String>) -> Self {
+        self.error = Some(message.into());
+        self
+    }
+
+    /// Marks the whole task as finished, successfully or not.
+    pub fn finish(mut self, success: bool) -> Self {
+        self.completion = Completion::Done { success };
+        self
+    }
+
+    /// A short line the agent keeps in the model's context at every later step.
+    pub fn with_memory(mut self, memory: impl Into<String>) -> Self {
+        self.memory = Some(memory.into());
+        self
+    }
+
+    /// Shows the content at the next step only; later steps see the memory
+    /// line instead. The full content stays in the result.
+    pub fn show_once(mut self) -> Self {
+        self.show_once = true;
+        self
+    }
+
+    /// Adds a file to show the user. Attachments are not sent to the model.
+    pub fn with_attachment(mut self, path: impl Into<PathBuf>) -> Self {
+        self.attachments.push(path.into());
+        self
+    }
+
+    /// A note for the model, sent with the result where each provider shows
+    /// it (see the emission chapter of the guide).
+    pub fn with_note(mut self, note: impl Into<String>) -> Self {
+        self.note = Some(note.into());
+        self
+    }
+
+    /// Host-side data (timings, raw values, ids). Attributes are never sent to
+    /// the model.
+    pub fn with_attribute(mut self, key: impl Into<String>, value: impl Into<Value>) -> Self {
+        self.attributes.insert(key.into(), value.into());
+        self
+    }
+
+    /// The content blocks, in order. Computes a lazy text if it has not run.
+    pub fn content(&self) -> &[Block] {
+        match &self.body {
+            Body::Blocks(blocks) => blocks,
+            Body::Lazy(lazy) => match lazy.force() {
+                Computed::Text(block) => block,
+                Computed::Panicked(_) => &[],
+            },
+        }
+    }
+
+    /// The text of a result that holds exactly one text block.
+    ///
+    /// ```
+    /// use toolkit_core::{Block, ToolResult};
+    ///
+    /// assert_eq!(ToolResult::text("hi").as_text().unwrap(), "hi");
+    /// let two = ToolResult::blocks([Block::text("a"), Block::text("b")]);
+    /// assert!(two.as_text().is_err());
+    /// ```
+    pub fn as_text(&self) -> Result<&str, NotSingleText> {
+        match self.content() {
+            [Block::Text { text }] => Ok(text),
+            blocks => Err(NotSingleText {
+                kinds: blocks.iter().map(Block::kind).collect(),
+            }),
+        }
+    }
+
+    /// All content as one text: text blocks as they are, JSON compact, images
+    /// as `[image: image/png]`, separated by newlines. An error comes first,
+    /// as `Error: <message>`.
+    pub fn to_text(&self) -> String {
+        let content = render_text(self.content());
+        match self.error_message() {
+            Some(error) if content.is_empty() => format!("Error: {error}"),
+            Some(error) => format!("Error: {error}\n{content}"),
+            None => content,
+        }
+    }
+
+    /// The error message if the tool failed. A lazy text whose supplier
+    /// panicked counts once it has been computed; this method does not
+    /// compute it.
+    pub fn error_message(&self) -> Option<&str> {
+        if let Some(error) = &self.error {
+            return Some(error);
+        }
+        match &self.body {
+            Body::Lazy(lazy) => match lazy.get() {
+                Some(Computed::Panicked(message)) => Some(message),
+                _ => None,
+            },
+            Body::Blocks(_) => None,
+        }
+    }
+
+    /// Whether the tool failed (see [`error_message`](Self::error_message)).
+    pub fn is_error(&self) -> bool {
+        self.error_message().is_some()
+    }
+
+    /// Whether the tool finished the whole task.
+    pub fn completion(&self) -> Completion {
+        self.completion
+    }
+
+    /// Whether the tool finished the whole task.
+    pub fn is_done(&self) -> bool {
+        matches!(self.completion, Completion::Done { .. })
+    }
+
+    /// Whether the task succeeded: `None` unless the tool finished it.
+    pub fn success(&self) -> Option<bool> {
+        match self.completion {
+            Completion::Done { success } => Some(success),
+            Completion::Continue => None,
+        }
+    }
+
+    /// The line kept in the model's context at every later step.
+    pub fn memory(&self) -> Option<&str> {
+        self.memory.as_deref()
+    }
+
+    /// Whether the content is shown at the next step only.
+    pub fn is_show_once(&self) -> bool {
+        self.show_once
+    }
+
+    /// Files to show the user.
+    pub fn attachments(&self) -> &[PathBuf] {
+        &self.attachments
+    }
+
+    /// The note for the model.
+    pub fn note(&self) -> Option<&str> {
+        self.note.as_deref()
+    }
+
+    /// Host-side data, never sent to the model.
+    pub fn attributes(&self) -> &BTreeMap<String, Value> {
+        &self.attributes
+    }
+
+    /// Whether the content holds at least one image.
+    pub fn has_images(&self) -> bool {
+        self.content()
+            .iter()
+            .any(|block| matches!(block, Block::Image { .. }))
+    }
+
+    /// The result as `{"ok": bool, "output": string}`, the output cut to
+    /// [`Envelope::DEFAULT_LIMIT`] characters.
+    pub fn envelope(&self) -> Envelope {
+        Envelope::of(self, Envelope::DEFAULT_LIMIT)
+    }
+
+    /// The result as an envelope whose output is cut to `limit` characters.
+    pub fn envelope_with_limit(&self, limit: usize) -> Envelope {
+        Envelope::of(self, limit)
+    }
+
+    /// The same result with its content replaced, every other field kept.
+    pub(crate) fn replace_content(&self, blocks: Vec<Block>) -> Self {
+        Self {
+            body: Body::Blocks(blocks),
+            ..self.clone()
+        }
+    }
+}
+
+impl fmt::Debug for ToolResult {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut s = f.debug_struct("ToolResult");
+        match &self.body {
+            Body::Blocks(blocks) => s.field("content", blocks),
+            Body::Lazy(lazy) => s.field("content", lazy),
+        };
+        s.field("error", &self.error)
+            .field("completion", &self.completion)
+            .field("memory", &self.memory)
+            .field("show_once", &self.show_once)
+            .field("attachments", &self.attachments)
+            .field("note", &self.note)
+            .field("attributes", &self.attributes)
+            .finish()
+    }
+}
+
+/// [`ToolResult::as_text`] was asked of a result that is not exactly one text
+/// block.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NotSingleText {
+    kinds: Vec<&'static str>,
+}
+
+impl NotSingleText {
+    /// The kinds of the blocks the result holds, in order.
+    pub fn kinds(&self) -> &[&'static str] {
+        &self.kinds
+    }
+}
+
+impl fmt::Display for NotSingleText {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.kinds.is_empty() {
+            f.write_str("the result holds no content, not a single text block")
+        } else {
+            write!(
+                f,
+                "the result holds {} block(s) ({}), not a single text block; use content()",
+                self.kinds.len(),
+                self.kinds.join(", ")
+            )
+        }
+    }
+}
+
+impl std::error::Error for NotSingleText {}
