@@ -139,8 +139,19 @@ fn bench(c: &mut Criterion) {
         group.bench_function(format!("emit/{name}"), |b| {
             b.iter(|| emitter(black_box(&turn), &options))
         });
-        group.bench_function(format!("emit_to_bytes/{name}"), |b| {
+        // What reaches the wire: emission plus serde_json's serialization,
+        // into a fresh buffer as most HTTP clients do, and into a reused one.
+        group.bench_function(format!("emit_to_vec/{name}"), |b| {
             b.iter(|| serde_json::to_vec(&emitter(black_box(&turn), &options).items).unwrap())
+        });
+        let mut buffer = Vec::with_capacity(2 * MIB);
+        group.bench_function(format!("emit_to_reused_buffer/{name}"), |b| {
+            b.iter(|| {
+                buffer.clear();
+                serde_json::to_writer(&mut buffer, &emitter(black_box(&turn), &options).items)
+                    .unwrap();
+                buffer.len()
+            })
         });
     }
     group.bench_function("emit_from_file/openai_chat", |b| {

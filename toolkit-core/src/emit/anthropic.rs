@@ -1,8 +1,8 @@
 //! Anthropic Messages: `tool_result` blocks in one `user` message.
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
-use super::resolve::{Part, Resolved, accepted};
+use super::resolve::{Part, Resolved, accepted, object, string};
 use super::{EmitOptions, Emitted};
 use crate::ToolCallResult;
 
@@ -40,7 +40,10 @@ pub fn anthropic(turn: &[ToolCallResult], options: &EmitOptions) -> Emitted {
     let items = if blocks.is_empty() {
         Vec::new()
     } else {
-        vec![json!({"role": "user", "content": blocks})]
+        vec![object([
+            ("role", string("user")),
+            ("content", Value::Array(blocks)),
+        ])]
     };
     Emitted { items, problems }
 }
@@ -48,13 +51,13 @@ pub fn anthropic(turn: &[ToolCallResult], options: &EmitOptions) -> Emitted {
 fn tool_result(call: &Resolved<'_>) -> Value {
     let mut content: Vec<Value> = call.parts.iter().map(content_block).collect();
     if let Some(note) = call.note.filter(|note| !note.is_empty()) {
-        content.push(json!({"type": "text", "text": note}));
+        content.push(object([("type", string("text")), ("text", string(note))]));
     }
-    let mut block = json!({
-        "type": "tool_result",
-        "tool_use_id": call.call.call_id,
-        "content": content,
-    });
+    let mut block = object([
+        ("type", string("tool_result")),
+        ("tool_use_id", string(&call.call.call_id)),
+        ("content", Value::Array(content)),
+    ]);
     if call.error.is_some() {
         block["is_error"] = Value::Bool(true);
     }
@@ -63,10 +66,17 @@ fn tool_result(call: &Resolved<'_>) -> Value {
 
 fn content_block(part: &Part<'_>) -> Value {
     match part {
-        Part::Image { mime_type, data } => json!({
-            "type": "image",
-            "source": {"type": "base64", "media_type": mime_type, "data": &**data},
-        }),
-        text => json!({"type": "text", "text": text.as_text().unwrap_or_default()}),
+        Part::Image { mime_type, data } => object([
+            ("type", string("image")),
+            (
+                "source",
+                object([
+                    ("type", string("base64")),
+                    ("media_type", string(*mime_type)),
+                    ("data", string(&**data)),
+                ]),
+            ),
+        ]),
+        text => object([("type", string("text")), ("text", text.text_value())]),
     }
 }

@@ -1,7 +1,8 @@
 //! The envelope, for hosts that want plain strings.
 
-use serde_json::json;
+use serde_json::Value;
 
+use super::resolve::object;
 use super::{EmitOptions, Emitted};
 use crate::{Envelope, ToolCallResult};
 
@@ -23,7 +24,10 @@ pub fn envelope(turn: &[ToolCallResult], options: &EmitOptions) -> Emitted {
         .iter()
         .map(|call| {
             let envelope = Envelope::of(&call.result, options.envelope_limit());
-            json!({"ok": envelope.ok, "output": envelope.output})
+            object([
+                ("ok", Value::Bool(envelope.ok)),
+                ("output", Value::String(envelope.output)),
+            ])
         })
         .collect();
     Emitted {

@@ -1,8 +1,8 @@
 //! Gemini `generateContent`: `functionResponse` parts.
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
-use super::resolve::{Part, Resolved, accepted};
+use super::resolve::{Part, Resolved, accepted, object, string};
 use super::{EmitOptions, Emitted};
 use crate::ToolCallResult;
 
@@ -64,33 +64,54 @@ pub fn gemini(turn: &[ToolCallResult], options: &EmitOptions) -> Emitted {
             let mut parts = Vec::with_capacity(images.len());
             for (n, (mime_type, data)) in images.into_iter().enumerate() {
                 let name = display_name(&call.call.call_id, n + 1, mime_type);
-                response.insert(format!("image_{}", n + 1), json!({"$ref": name}));
-                parts.push(json!({
-                    "inlineData": {"mimeType": mime_type, "data": data, "displayName": name},
-                }));
+                response.insert(
+                    format!("image_{}", n + 1),
+                    object([("$ref", string(&name))]),
+                );
+                parts.push(object([(
+                    "inlineData",
+                    object([
+                        ("mimeType", string(mime_type)),
+                        ("data", string(data)),
+                        ("displayName", string(name)),
+                    ]),
+                )]));
             }
             function_response.insert("response".into(), Value::Object(response));
             function_response.insert("parts".into(), Value::Array(parts));
         } else {
             if !images.is_empty() {
-                image_parts.push(json!({"text": format!(
+                let label = format!(
                     "Images returned by tool call {} ({}):",
                     call.call.call_id, call.call.tool_name
-                )}));
+                );
+                image_parts.push(object([("text", string(label))]));
                 image_parts.extend(images.into_iter().map(|(mime_type, data)| {
-                    json!({"inlineData": {"mimeType": mime_type, "data": data}})
+                    object([(
+                        "inlineData",
+                        object([("mimeType", string(mime_type)), ("data", string(data))]),
+                    )])
                 }));
             }
             function_response.insert("response".into(), Value::Object(response));
         }
-        responses.push(json!({"functionResponse": function_response}));
+        responses.push(object([(
+            "functionResponse",
+            Value::Object(function_response),
+        )]));
     }
     let mut items = Vec::with_capacity(2);
     if !responses.is_empty() {
-        items.push(json!({"role": "user", "parts": responses}));
+        items.push(object([
+            ("role", string("user")),
+            ("parts", Value::Array(responses)),
+        ]));
     }
     if !image_parts.is_empty() {
-        items.push(json!({"role": "user", "parts": image_parts}));
+        items.push(object([
+            ("role", string("user")),
+            ("parts", Value::Array(image_parts)),
+        ]));
     }
     Emitted { items, problems }
 }

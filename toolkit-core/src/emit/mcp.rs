@@ -1,8 +1,8 @@
 //! Model Context Protocol: `CallToolResult`.
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
-use super::resolve::{Part, Resolved};
+use super::resolve::{Part, Resolved, object, string};
 use super::{EmitOptions, Emitted, McpRevision};
 use crate::ToolCallResult;
 
@@ -47,7 +47,7 @@ pub fn mcp(turn: &[ToolCallResult], options: &EmitOptions) -> Emitted {
 fn call_tool_result(call: &Resolved<'_>, revision: McpRevision) -> Value {
     let mut content: Vec<Value> = call.parts.iter().map(content_block).collect();
     if let Some(note) = call.note {
-        content.push(json!({"type": "text", "text": note}));
+        content.push(object([("type", string("text")), ("text", string(note))]));
     }
     let mut result = Map::new();
     if revision == McpRevision::V2026_07_28 {
@@ -65,11 +65,11 @@ fn call_tool_result(call: &Resolved<'_>, revision: McpRevision) -> Value {
 
 fn content_block(part: &Part<'_>) -> Value {
     match part {
-        Part::Image { mime_type, data } => json!({
-            "type": "image",
-            "data": &**data,
-            "mimeType": mime_type,
-        }),
-        text => json!({"type": "text", "text": text.as_text().unwrap_or_default()}),
+        Part::Image { mime_type, data } => object([
+            ("type", string("image")),
+            ("data", string(&**data)),
+            ("mimeType", string(*mime_type)),
+        ]),
+        text => object([("type", string("text")), ("text", text.text_value())]),
     }
 }

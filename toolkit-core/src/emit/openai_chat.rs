@@ -1,8 +1,8 @@
 //! OpenAI Chat Completions: `tool` messages, and the two-message rule.
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
-use super::resolve::{Part, Resolved, accepted, data_url};
+use super::resolve::{Part, Resolved, accepted, data_url, object, string};
 use super::{EmitOptions, Emitted};
 use crate::ToolCallResult;
 
@@ -50,13 +50,11 @@ pub fn openai_chat(turn: &[ToolCallResult], options: &EmitOptions) -> Emitted {
     for call in &resolved {
         let two_messages = call.has_images() || (call.note.is_some() && call.has_content);
         let content = if two_messages {
-            user_parts.push(json!({
-                "type": "text",
-                "text": format!(
-                    "Output of tool call {} ({}):",
-                    call.call.call_id, call.call.tool_name
-                ),
-            }));
+            let label = format!(
+                "Output of tool call {} ({}):",
+                call.call.call_id, call.call.tool_name
+            );
+            user_parts.push(object([("type", string("text")), ("text", string(label))]));
             user_parts.extend(call.content_parts().iter().map(user_part));
             // The error line stays in the tool message, where the model
             // expects failures; the content moves to the user message.
@@ -72,24 +70,30 @@ pub fn openai_chat(turn: &[ToolCallResult], options: &EmitOptions) -> Emitted {
                 None => text,
             }
         };
-        items.push(json!({
-            "role": "tool",
-            "tool_call_id": call.call.call_id,
-            "content": content,
-        }));
+        items.push(object([
+            ("role", string("tool")),
+            ("tool_call_id", string(&call.call.call_id)),
+            ("content", string(content)),
+        ]));
     }
     if !user_parts.is_empty() {
-        items.push(json!({"role": "user", "content": user_parts}));
+        items.push(object([
+            ("role", string("user")),
+            ("content", Value::Array(user_parts)),
+        ]));
     }
     Emitted { items, problems }
 }
 
 fn user_part(part: &Part<'_>) -> Value {
     match part {
-        Part::Image { mime_type, data } => json!({
-            "type": "image_url",
-            "image_url": {"url": data_url(mime_type, data)},
-        }),
-        text => json!({"type": "text", "text": text.as_text().unwrap_or_default()}),
+        Part::Image { mime_type, data } => object([
+            ("type", string("image_url")),
+            (
+                "image_url",
+                object([("url", string(data_url(mime_type, data)))]),
+            ),
+        ]),
+        text => object([("type", string("text")), ("text", text.text_value())]),
     }
 }

@@ -1,8 +1,8 @@
 //! OpenAI Responses: `function_call_output` items.
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
-use super::resolve::{Part, Resolved, accepted, data_url};
+use super::resolve::{Part, Resolved, accepted, data_url, object, string};
 use super::{EmitOptions, Emitted};
 use crate::ToolCallResult;
 
@@ -43,17 +43,20 @@ pub fn openai_responses(turn: &[ToolCallResult], options: &EmitOptions) -> Emitt
             let output = if call.has_images() || call.note.is_some() {
                 let mut parts: Vec<Value> = call.parts.iter().map(output_part).collect();
                 if let Some(note) = call.note {
-                    parts.push(json!({"type": "input_text", "text": note}));
+                    parts.push(object([
+                        ("type", string("input_text")),
+                        ("text", string(note)),
+                    ]));
                 }
                 Value::Array(parts)
             } else {
                 Value::String(call.joined_text())
             };
-            json!({
-                "type": "function_call_output",
-                "call_id": call.call.call_id,
-                "output": output,
-            })
+            object([
+                ("type", string("function_call_output")),
+                ("call_id", string(&call.call.call_id)),
+                ("output", output),
+            ])
         })
         .collect();
     Emitted { items, problems }
@@ -61,11 +64,11 @@ pub fn openai_responses(turn: &[ToolCallResult], options: &EmitOptions) -> Emitt
 
 fn output_part(part: &Part<'_>) -> Value {
     match part {
-        Part::Image { mime_type, data } => json!({
-            "type": "input_image",
-            "image_url": data_url(mime_type, data),
-            "detail": "auto",
-        }),
-        text => json!({"type": "input_text", "text": text.as_text().unwrap_or_default()}),
+        Part::Image { mime_type, data } => object([
+            ("type", string("input_image")),
+            ("image_url", string(data_url(mime_type, data))),
+            ("detail", string("auto")),
+        ]),
+        text => object([("type", string("input_text")), ("text", text.text_value())]),
     }
 }

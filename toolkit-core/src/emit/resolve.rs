@@ -26,6 +26,11 @@ pub(crate) enum Part<'a> {
 }
 
 impl Part<'_> {
+    /// The part as a JSON string, for text parts and JSON blocks.
+    pub(crate) fn text_value(&self) -> Value {
+        Value::String(self.as_text().map(Cow::into_owned).unwrap_or_default())
+    }
+
     /// The part as text, for providers that take text only.
     pub(crate) fn as_text(&self) -> Option<Cow<'_, str>> {
         match self {
@@ -143,6 +148,22 @@ impl<'a> Resolved<'a> {
         let texts: Vec<Cow<'_, str>> = self.parts.iter().filter_map(Part::as_text).collect();
         texts.join("\n")
     }
+}
+
+/// A JSON object from its entries, the values moved in. (`json!` copies
+/// every value it interpolates, megabytes of image data included.)
+pub(crate) fn object<const N: usize>(entries: [(&str, Value); N]) -> Value {
+    Value::Object(
+        entries
+            .into_iter()
+            .map(|(key, value)| (key.to_owned(), value))
+            .collect(),
+    )
+}
+
+/// A JSON string.
+pub(crate) fn string(text: impl Into<String>) -> Value {
+    Value::String(text.into())
 }
 
 /// `data:<mime>;base64,<data>`.
