@@ -35,25 +35,55 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+// The code `#[tool]` generates names `::toolkit_core`, which must resolve
+// inside this crate too (for its own ready tools and tests).
+extern crate self as toolkit_core;
+
+mod action_model;
 mod block;
 mod budget;
+mod builder;
 mod call;
+mod call_error;
+mod context;
 mod convert;
 pub mod emit;
 mod envelope;
 mod history;
 mod image;
 mod lazy_text;
+mod provider;
+mod registry;
 mod result;
+mod run;
+#[doc(hidden)]
+pub mod schema;
+mod suggest;
+mod tool;
+mod tool_macro;
+mod tool_schema;
+
+#[doc(hidden)]
+#[path = "private.rs"]
+pub mod __private;
 
 pub use block::Block;
 pub use budget::{OutputBudget, Spilled};
+pub use builder::{Problem, RegistryBuilder, RegistryError};
 pub use call::ToolCallResult;
+pub use call_error::{CallError, CallOutcome};
+pub use context::{CallContext, Cancellation};
 pub use convert::{IntoToolResult, Json};
 pub use envelope::Envelope;
 pub use history::{History, HistoryError};
 pub use image::{Image, ImageError, ImageSource};
+pub use provider::{Definitions, DefinitionsError, Provider, UnknownProvider};
+pub use registry::{Registry, ToolCall, TurnOutcome};
 pub use result::{Completion, NotSingleText, ToolResult};
+pub use schema::{LoweringError, SchemaError};
+pub use tool::{Arguments, StateNeed, Tool, ToolDef, ToolFuture};
+pub use tool_macro::tool;
+pub use tool_schema::{ToolSchema, ToolSchemaError};
 
 /// The README's example, compiled and run as a doc test.
 #[doc = include_str!("../../README.md")]

@@ -1,0 +1,323 @@
+//! Building a registry, and everything that can be wrong with one.
+
+use std::fmt;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+use crate::__private::CatalogueEntry;
+use crate::context::StateMap;
+use crate::registry::Entry;
+use crate::{Provider, Registry, ToolDef};
+
+/// Collects tools, host state and settings, and checks them all at
+/// [`build`](Self::build).
+///
+/// ```
+/// use std::time::Duration;
+/// use toolkit_core::{Provider, Registry, tool, tools};
+///
+/// /// Reads the configuration.
+/// #[tool]
+/// fn config(#[tool(state)] path: std::path::PathBuf) -> String {
+///     path.display().to_string()
+/// }
+///
+/// let registry = Registry::builder()
+///     .tools(tools![config])
+///     .state(std::path::PathBuf::from("/etc/app.toml"))
+///     .timeout(Duration::from_secs(30))
+///     .require(Provider::OpenAiStrict)
+///     .build()?;
+/// # Ok::<(), toolkit_core::RegistryError>(())
+/// ```
+#[derive(Default)]
+pub struct RegistryBuilder {
+    defs: Vec<&'static ToolDef>,
+    wanted_names: Vec<String>,
+    excluded: Vec<String>,
+    state: StateMap,
+    timeout: Option<Duration>,
+    tool_timeouts: Vec<(String, Duration)>,
+    required: Vec<Provider>,
+}
+
+impl RegistryBuilder {
+    /// Adds one tool.
+    pub fn tool(mut self, def: &'static ToolDef) -> Self {
+        self.defs.push(def);
+        self
+    }
+
+    /// Adds tools, for example [`tools![search, fetch]`](crate::tools).
+    pub fn tools(mut self, defs: impl IntoIterator<Item = &'static ToolDef>) -> Self {
+        self.defs.extend(defs);
+        self
+    }
+
+    /// Adds every `#[tool]` in the program (the global catalogue), in
+    /// module-path then name order.
+    pub fn catalogue(self) -> Self {
+        self.catalogue_where(|_| true)
+    }
+
+    /// Adds the catalogue's tools defined in the module `path` or below it,
+    /// such as `my_app::tools`.
+    pub fn catalogue_module(self, path: &str) -> Self {
+        let prefix = format!("{path}::");
+        self.catalogue_where(|def| {
+            def.module_path() == path || def.module_path().starts_with(&prefix)
+        })
+    }
+
+    /// Adds the catalogue's tools of these names; a name with no tool is an
+    /// error at [`build`](Self::build).
+    pub fn catalogue_names<S: Into<String>>(mut self, names: impl IntoIterator<Item = S>) -> Self {
+        let names: Vec<String> = names.into_iter().map(Into::into).collect();
+        self = self.catalogue_where(|def| names.iter().any(|name| name == def.name()));
+        self.wanted_names.extend(names);
+        self
+    }
+
+    fn catalogue_where(mut self, keep: impl Fn(&ToolDef) -> bool) -> Self {
+        let mut found: Vec<&'static ToolDef> = inventory::iter::<CatalogueEntry>
+            .into_iter()
+            .map(|entry| entry.0)
+            .filter(|def| keep(def))
+            .collect();
+        // Link order is not stable across builds; names are.
+        found.sort_by_key(|def| (def.module_path(), def.name()));
+        self.defs.extend(found);
+        self
+    }
+
+    /// Leaves these tools out (browser-use's `exclude_actions`); a name with
+    /// no tool is an error at [`build`](Self::build).
+    pub fn exclude<S: Into<String>>(mut self, names: impl IntoIterator<Item = S>) -> Self {
+        self.excluded.extend(names.into_iter().map(Into::into));
+        self
+    }
+
+    /// Provides a value to every `#[tool(state)]` parameter of type `T`.
+    /// Values are looked up by type; a second value of the same type
+    /// replaces the first.
+    pub fn state<T: Clone + Send + Sync + 'static>(mut self, value: T) -> Self {
+        self.state.insert(value);
+        self
+    }
+
+    /// The time limit for every call (none by default). A call past it is
+    /// stopped and answered with an error result. A sync tool cannot be
+    /// stopped: its thread finishes in the background, its result dropped.
+    pub fn timeout(mut self, limit: Duration) -> Self {
+        self.timeout = Some(limit);
+        self
+    }
+
+    /// The time limit for one tool, overriding [`timeout`](Self::timeout).
+    pub fn tool_timeout(mut self, name: impl Into<String>, limit: Duration) -> Self {
+        self.tool_timeouts.push((name.into(), limit));
+        self
+    }
+
+    /// Makes [`build`](Self::build) fail unless every tool's schema can be
+    /// lowered for `provider` (say, OpenAI strict mode, or Gemini).
+    pub fn require(mut self, provider: Provider) -> Self {
+        self.required.push(provider);
+        self
+    }
+
+    /// Checks everything and builds the registry. Every problem found is
+    /// reported, not only the first.
+    pub fn build(self) -> Result<Registry, RegistryError> {
+        let mut problems = Vec::new();
+        let mut entries: Vec<Entry> = Vec::new();
+        for def in self.defs {
+            if let Some(first) = entries.iter().find(|e| e.def.name() == def.name()) {
+                // The same definition reached twice (listed and from the
+                // catalogue, say) is one tool, not a clash.
+                if !std::ptr::eq(first.def, def) {
+                    problems.push(Problem::Duplicate {
+                        name: def.name(),
+                        first: first.def.module_path(),
+                        second: def.module_path(),
+                    });
+                }
+                continue;
+            }
+            entries.push(Entry {
+                def,
+                enabled: AtomicBool::new(true),
+                timeout: self.timeout,
+            });
+        }
+        let names: Vec<&'static str> = entries.iter().map(|e| e.def.name()).collect();
+        let unknown = |name: &str, problems: &mut Vec<Problem>| {
+            if !names.contains(&name) {
+                problems.push(Problem::UnknownName {
+                    name: name.to_owned(),
+                    suggestions: crate::suggest::closest(name, names.iter().copied()),
+                });
+            }
+        };
+        for name in &self.wanted_names {
+            unknown(name, &mut problems);
+        }
+        for name in &self.excluded {
+            unknown(name, &mut problems);
+        }
+        for (name, _) in &self.tool_timeouts {
+            unknown(name, &mut problems);
+        }
+        entries.retain(|e| !self.excluded.iter().any(|name| name == e.def.name()));
+        for entry in &mut entries {
+            if let Some((_, limit)) = self
+                .tool_timeouts
+                .iter()
+                .rev()
+                .find(|(n, _)| n == entry.def.name())
+            {
+                entry.timeout = Some(*limit);
+            }
+            for need in entry.def.states() {
+                if !self.state.contains((need.type_id)()) {
+                    problems.push(Problem::MissingState {
+                        tool: entry.def.name(),
+                        type_name: need.type_name(),
+                    });
+                }
+            }
+            let schema = entry.def.schema();
+            if let Err(error) = schema.canonical() {
+                problems.push(Problem::Schema {
+                    tool: entry.def.name(),
+                    reason: error.to_string(),
+                });
+                continue;
+            }
+            for &provider in &self.required {
+                if let Err(reason) = schema.lowered(provider) {
+                    problems.push(Problem::Provider {
+                        tool: entry.def.name(),
+                        provider,
+                        reason: reason.to_string(),
+                    });
+                }
+            }
+        }
+        if problems.is_empty() {
+            Ok(Registry::from_parts(entries, self.state))
+        } else {
+            Err(RegistryError { problems })
+        }
+    }
+}
+
+/// Why a registry could not be built: every problem found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RegistryError {
+    problems: Vec<Problem>,
+}
+
+impl RegistryError {
+    /// The problems, in the order found.
+    pub fn problems(&self) -> &[Problem] {
+        &self.problems
+    }
+}
+
+impl fmt::Display for RegistryError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.problems.as_slice() {
+            [one] => write!(f, "{one}"),
+            many => {
+                write!(f, "{} problems:", many.len())?;
+                for problem in many {
+                    write!(f, "\n- {problem}")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+impl std::error::Error for RegistryError {}
+
+/// One thing wrong with a registry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Problem {
+    /// Two different tools share a name.
+    Duplicate {
+        /// The name.
+        name: &'static str,
+        /// Where the first is defined.
+        first: &'static str,
+        /// Where the second is defined.
+        second: &'static str,
+    },
+    /// A name given to the builder matches no tool.
+    UnknownName {
+        /// The name given.
+        name: String,
+        /// The closest tool names.
+        suggestions: Vec<String>,
+    },
+    /// A tool needs host state that was not provided.
+    MissingState {
+        /// The tool.
+        tool: &'static str,
+        /// The Rust type it needs.
+        type_name: &'static str,
+    },
+    /// A tool's schema could not be made canonical.
+    Schema {
+        /// The tool.
+        tool: &'static str,
+        /// Why.
+        reason: String,
+    },
+    /// A tool's schema cannot be sent to a required provider.
+    Provider {
+        /// The tool.
+        tool: &'static str,
+        /// The provider.
+        provider: Provider,
+        /// Why.
+        reason: String,
+    },
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Duplicate {
+                name,
+                first,
+                second,
+            } => write!(
+                f,
+                "two tools are named `{name}` (in `{first}` and `{second}`); rename one with #[tool(name = \"...\")]"
+            ),
+            Self::UnknownName { name, suggestions } => {
+                write!(f, "no tool is named `{name}`")?;
+                if !suggestions.is_empty() {
+                    write!(f, "; did you mean `{}`?", suggestions.join("`, `"))?;
+                }
+                Ok(())
+            }
+            Self::MissingState { tool, type_name } => write!(
+                f,
+                "the tool `{tool}` needs a `{type_name}`: provide it with `.state(...)`"
+            ),
+            Self::Schema { tool, reason } => write!(f, "the schema of `{tool}`: {reason}"),
+            Self::Provider {
+                tool,
+                provider,
+                reason,
+            } => write!(
+                f,
+                "the tool `{tool}` cannot be sent to {provider}: {reason}"
+            ),
+        }
+    }
+}

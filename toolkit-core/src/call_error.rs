@@ -1,0 +1,152 @@
+//! Why a call did not run the tool to its end, for the host and the model.
+
+use std::fmt;
+use std::time::Duration;
+
+use crate::ToolResult;
+
+/// A call that failed before, or instead of, the tool returning.
+///
+/// Every variant also becomes an error result the model can act on
+/// ([`CallError::to_result`]); [`Registry::call`](crate::Registry::call)
+/// returns both in a [`CallOutcome`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum CallError {
+    /// No tool of that name is registered.
+    UnknownTool {
+        /// The name the model used.
+        name: String,
+        /// The registered names closest to it, best first.
+        suggestions: Vec<String>,
+    },
+    /// The tool is registered but disabled.
+    Disabled {
+        /// The tool.
+        name: String,
+    },
+    /// The arguments are not valid JSON, or do not fit the parameters.
+    InvalidArguments {
+        /// The tool.
+        tool: String,
+        /// Where in the arguments the problem is (`filter.max`), if known.
+        path: Option<String>,
+        /// What is wrong: the expected type and what came, a missing or an
+        /// unknown field.
+        message: String,
+    },
+    /// A `#[tool(state)]` value the host never provided.
+    MissingState {
+        /// The tool.
+        tool: String,
+        /// The Rust type of the value.
+        type_name: String,
+    },
+    /// The tool panicked; the registry caught it and keeps working.
+    Panicked {
+        /// The tool.
+        tool: String,
+        /// The panic's message.
+        message: String,
+    },
+    /// The tool ran past its time limit and was stopped.
+    TimedOut {
+        /// The tool.
+        tool: String,
+        /// The limit.
+        after: Duration,
+    },
+    /// An action (see [`Registry::call_action`](crate::Registry::call_action))
+    /// that is not an object with exactly one key.
+    InvalidAction {
+        /// What was expected, and what came.
+        message: String,
+    },
+    /// The tool could not be started (for example, no async runtime).
+    Runtime {
+        /// The tool.
+        tool: String,
+        /// What went wrong.
+        message: String,
+    },
+}
+
+impl CallError {
+    /// The error result the model sees for this failure.
+    pub fn to_result(&self) -> ToolResult {
+        ToolResult::error(self.to_string())
+    }
+}
+
+impl fmt::Display for CallError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::UnknownTool { name, suggestions } => {
+                write!(f, "there is no tool named `{name}`")?;
+                match suggestions.as_slice() {
+                    [] => Ok(()),
+                    [one] => write!(f, "; did you mean `{one}`?"),
+                    many => write!(f, "; the closest are `{}`", many.join("`, `")),
+                }
+            }
+            Self::Disabled { name } => write!(f, "the tool `{name}` is disabled"),
+            Self::InvalidArguments {
+                tool,
+                path: Some(path),
+                message,
+            } => write!(f, "invalid arguments for `{tool}`: at `{path}`: {message}"),
+            Self::InvalidArguments {
+                tool,
+                path: None,
+                message,
+            } => write!(f, "invalid arguments for `{tool}`: {message}"),
+            Self::MissingState { tool, type_name } => write!(
+                f,
+                "the tool `{tool}` needs a `{type_name}` the host did not provide"
+            ),
+            Self::Panicked { tool, message } => {
+                write!(f, "the tool `{tool}` failed unexpectedly: {message}")
+            }
+            Self::TimedOut { tool, after } => write!(
+                f,
+                "the tool `{tool}` did not finish within {:.1}s and was stopped",
+                after.as_secs_f64()
+            ),
+            Self::InvalidAction { message } => write!(f, "invalid action: {message}"),
+            Self::Runtime { tool, message } => {
+                write!(f, "the tool `{tool}` could not run: {message}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for CallError {}
+
+/// What a call produced: the result the model sees, and, when the call
+/// failed outside the tool's own logic, the typed error for the host.
+#[derive(Debug, Clone)]
+pub struct CallOutcome {
+    /// The result to send to the model. For a failed call, an error result
+    /// explaining the failure.
+    pub result: ToolResult,
+    /// Set when the tool could not run to its end (unknown name, invalid
+    /// arguments, panic, timeout...). A tool that returns an error result of
+    /// its own leaves this `None`: it ran as designed.
+    pub error: Option<CallError>,
+}
+
+impl CallOutcome {
+    pub(crate) fn ok(result: ToolResult) -> Self {
+        Self {
+            result,
+            error: None,
+        }
+    }
+
+    pub(crate) fn failed(error: CallError) -> Self {
+        Self {
+            result: error.to_result(),
+            error: Some(error),
+        }
+    }
+}

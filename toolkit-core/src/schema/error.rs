@@ -1,0 +1,331 @@
+//! Why a schema could not be made canonical, or lowered for a provider.
+
+use std::fmt;
+
+use super::keywords::show_path;
+
+/// Why a generated schema could not be made canonical.
+///
+/// Each of these is a bug in the code that produced the schema or the
+/// parameter order, not something a tool author can hit with ordinary
+/// types; the message says what was found where.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SchemaError {
+    /// The root does not describe a JSON object: tool arguments are always
+    /// an object of named parameters.
+    RootNotObject {
+        /// What the root is instead, e.g. `type "array"` or `a boolean`.
+        found: String,
+    },
+    /// A keyword that must hold a schema holds something else.
+    NotASchema {
+        /// Where, e.g. `properties.tags.items`.
+        path: String,
+        /// What was found, e.g. `a number`.
+        found: String,
+    },
+    /// The parameter order names a parameter the schema does not have.
+    UnknownParam {
+        /// The name.
+        name: String,
+    },
+    /// The parameter order names a parameter twice.
+    DuplicateParam {
+        /// The name.
+        name: String,
+    },
+    /// A `$ref` that does not point into the schema's own `$defs` (or at
+    /// the root, `#`).
+    UnsupportedRef {
+        /// Where the reference is.
+        path: String,
+        /// The reference.
+        reference: String,
+    },
+    /// A `$ref` to a definition the schema does not have.
+    MissingDefinition {
+        /// Where the reference is.
+        path: String,
+        /// The definition's name.
+        name: String,
+    },
+    /// The schema nests deeper than this module will follow.
+    TooDeep {
+        /// The JSON nesting depth found.
+        depth: usize,
+        /// The most this module accepts.
+        limit: usize,
+    },
+}
+
+impl fmt::Display for SchemaError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::RootNotObject { found } => write!(
+                f,
+                "the parameter schema's root must be an object schema (`\"type\": \"object\"`), \
+                 found {found}: tool arguments are an object of named parameters"
+            ),
+            Self::NotASchema { path, found } => write!(
+                f,
+                "{} must be a schema (an object or a boolean), found {found}",
+                show_path(path)
+            ),
+            Self::UnknownParam { name } => write!(
+                f,
+                "the parameter order names `{name}`, which is not a property of the schema; \
+                 names must be the serialized (serde-renamed) property names"
+            ),
+            Self::DuplicateParam { name } => {
+                write!(f, "the parameter order names `{name}` twice")
+            }
+            Self::UnsupportedRef { path, reference } => write!(
+                f,
+                "the `$ref` at {} is `{reference}`; only `#` and `#/$defs/NAME` are supported",
+                show_path(path)
+            ),
+            Self::MissingDefinition { path, name } => write!(
+                f,
+                "the `$ref` at {} points to `#/$defs/{name}`, which the schema does not define",
+                show_path(path)
+            ),
+            Self::TooDeep { depth, limit } => write!(
+                f,
+                "the schema nests {depth} levels deep; at most {limit} are accepted"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for SchemaError {}
+
+/// A provider dialect a canonical schema is lowered to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Target {
+    /// OpenAI Structured Outputs (`"strict": true`), Chat and Responses.
+    OpenAiStrict,
+    /// Gemini's `parameters` (an OpenAPI 3.0 subset).
+    Gemini,
+}
+
+impl fmt::Display for Target {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::OpenAiStrict => "OpenAI strict mode",
+            Self::Gemini => "Gemini `parameters`",
+        })
+    }
+}
+
+/// Why a canonical schema cannot be expressed in a provider's dialect.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoweringError {
+    target: Target,
+    path: String,
+    kind: LoweringErrorKind,
+}
+
+/// The reason a lowering failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum LoweringErrorKind {
+    /// The root is not an object schema.
+    RootNotObject,
+    /// An object whose `additionalProperties` is a schema: a map with free
+    /// keys.
+    FreeFormMap,
+    /// A keyword the dialect rejects and that cannot be rewritten.
+    Unsupported {
+        /// The keyword.
+        keyword: String,
+    },
+    /// A schema that accepts any JSON value (`true`, `{}`).
+    Unconstrained,
+    /// A `type` array naming several non-null types.
+    TypeUnion {
+        /// The types.
+        types: Vec<String>,
+    },
+    /// A union (`anyOf`/`oneOf`) beside `properties`, as
+    /// `#[serde(flatten)]` of an enum produces: the union's properties
+    /// cannot be combined with a closed object.
+    UnionBesideProperties,
+    /// A `$ref`, i.e. a recursive type, which the dialect cannot express.
+    Recursive {
+        /// The reference.
+        reference: String,
+    },
+    /// A `$ref` to a definition the schema does not have.
+    MissingDefinition {
+        /// The reference.
+        reference: String,
+    },
+    /// A tuple (`prefixItems`), which the dialect cannot express.
+    Tuple,
+    /// More object properties in total than the dialect allows.
+    TooManyProperties {
+        /// How many the schema has.
+        count: usize,
+        /// The most allowed.
+        limit: usize,
+    },
+    /// Objects nested deeper than the dialect allows.
+    TooDeep {
+        /// The nesting level reached (the root object is level 1).
+        depth: usize,
+        /// The most allowed.
+        limit: usize,
+    },
+    /// More characters in property names, definition names, enum and const
+    /// values than the dialect allows.
+    TooManyCharacters {
+        /// How many the schema has.
+        count: usize,
+        /// The most allowed.
+        limit: usize,
+    },
+    /// More enum values in total than the dialect allows.
+    TooManyEnumValues {
+        /// How many the schema has.
+        count: usize,
+        /// The most allowed.
+        limit: usize,
+    },
+    /// A large string enum whose values are too long in total.
+    EnumTooLong {
+        /// How many values the enum has.
+        values: usize,
+        /// Their total length in characters.
+        count: usize,
+        /// The most allowed.
+        limit: usize,
+    },
+}
+
+impl LoweringError {
+    pub(crate) fn new(target: Target, path: &str, kind: LoweringErrorKind) -> Self {
+        Self {
+            target,
+            path: path.to_owned(),
+            kind,
+        }
+    }
+
+    /// The dialect that could not express the schema.
+    pub fn target(&self) -> Target {
+        self.target
+    }
+
+    /// Where in the schema, e.g. `properties.filter.properties.tags`; empty
+    /// for the root or the schema as a whole.
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// Why.
+    pub fn kind(&self) -> &LoweringErrorKind {
+        &self.kind
+    }
+}
+
+impl fmt::Display for LoweringError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use LoweringErrorKind as K;
+        let target = self.target;
+        let at = show_path(&self.path);
+        match &self.kind {
+            K::RootNotObject => write!(f, "{target} needs an object schema at the root"),
+            K::FreeFormMap => write!(
+                f,
+                "free-form map at {at} (`additionalProperties` is a schema) is not allowed in \
+                 {target}: every key must be declared; use a struct or a list of key/value pairs"
+            ),
+            K::Unsupported { keyword } => {
+                write!(f, "`{keyword}` at {at} is not supported by {target}")
+            }
+            K::Unconstrained => write!(
+                f,
+                "{at} accepts any JSON value (a `serde_json::Value`?), which {target} cannot \
+                 express: give it a concrete type"
+            ),
+            K::TypeUnion { types } => write!(
+                f,
+                "{at} has several types ({}), which {target} cannot express in one `type`",
+                types.join(", ")
+            ),
+            K::UnionBesideProperties => write!(
+                f,
+                "{at} combines `properties` with a union (a `#[serde(flatten)]` enum?), which \
+                 {target} cannot express: make the enum a named field"
+            ),
+            K::Recursive { reference } => write!(
+                f,
+                "{at} is a recursive type (`$ref` to `{reference}`), which {target} cannot \
+                 express"
+            ),
+            K::MissingDefinition { reference } => write!(
+                f,
+                "the `$ref` at {at} points to `{reference}`, which the schema does not define"
+            ),
+            K::Tuple => write!(
+                f,
+                "{at} is a tuple (`prefixItems`), which {target} cannot express: use a struct"
+            ),
+            K::TooManyProperties { count, limit } => write!(
+                f,
+                "the schema has {count} object properties in total; {target} allows at most \
+                 {limit}"
+            ),
+            K::TooDeep { depth, limit } => write!(
+                f,
+                "objects at {at} are nested {depth} levels deep; {target} allows at most {limit}"
+            ),
+            K::TooManyCharacters { count, limit } => write!(
+                f,
+                "property names, definition names, enum and const values add up to {count} \
+                 characters; {target} allows at most {limit}"
+            ),
+            K::TooManyEnumValues { count, limit } => write!(
+                f,
+                "the schema has {count} enum values in total; {target} allows at most {limit}"
+            ),
+            K::EnumTooLong {
+                values,
+                count,
+                limit,
+            } => write!(
+                f,
+                "the enum at {at} has {values} values totalling {count} characters; {target} \
+                 allows at most {limit} characters in an enum of more than 250 values"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for LoweringError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_name_the_place_and_the_reason() {
+        let error = LoweringError::new(
+            Target::OpenAiStrict,
+            "properties.filter.properties.tags",
+            LoweringErrorKind::FreeFormMap,
+        );
+        let message = error.to_string();
+        assert!(message.contains("free-form map at `properties.filter.properties.tags`"));
+        assert!(message.contains("not allowed in OpenAI strict mode"));
+        assert_eq!(error.path(), "properties.filter.properties.tags");
+        assert_eq!(error.target(), Target::OpenAiStrict);
+
+        let error = SchemaError::UnknownParam {
+            name: "qurey".into(),
+        };
+        assert!(error.to_string().contains("`qurey`"));
+    }
+}

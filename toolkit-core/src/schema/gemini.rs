@@ -1,0 +1,273 @@
+//! Gemini's `parameters`: an OpenAPI 3.0 subset held in a protocol buffer,
+//! so any key it does not know is a 400.
+
+use super::canonical::MAX_JSON_DEPTH;
+use super::error::{LoweringError, LoweringErrorKind as Kind, Target};
+use super::json::Json;
+use super::keywords::{child_path, fold_into_description, index_path, member_path, order_schema};
+
+/// Keywords `parameters` accepts and that are copied as they are. `format`,
+/// `enum`, `anyOf`, `type`, `items` and `properties` are rewritten on the
+/// way.
+const COPIED: &[&str] = &[
+    "description",
+    "nullable",
+    "title",
+    "minItems",
+    "maxItems",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "minimum",
+    "maximum",
+    "required",
+    "minProperties",
+    "maxProperties",
+    "default",
+];
+
+/// Keywords whose meaning is lost if dropped and cannot be put in words.
+const REJECTED: &[&str] = &["allOf", "not", "if", "then", "else", "dependentSchemas"];
+
+/// Lowers a canonical schema to Gemini's `parameters` dialect.
+///
+/// - one `type` per schema: `["T", "null"]` becomes `"type": "T",
+///   "nullable": true`, and optional properties get `nullable: true`;
+/// - `const` becomes a one-value `enum`; string enums get
+///   `"format": "enum"`; non-string enums and `const`s move into the
+///   description;
+/// - `oneOf` becomes `anyOf`, and `anyOf` is left alone on its node, as the
+///   API requires: the node's description (and nullability) move into each
+///   branch;
+/// - objects get `propertyOrdering`, the order Gemini generates them in;
+///   `additionalProperties: false` is dropped (it is unknown there);
+/// - `exclusiveMinimum`, `multipleOf`, `uniqueItems`, string `format`s
+///   other than `date-time` and other unknown keywords move into the
+///   description as `{exclusiveMinimum: 0}`;
+/// - recursive types (`$ref`) are an error, not cut at some depth: a cut
+///   would silently refuse valid deep arguments. Send such a tool with
+///   `parametersJsonSchema` (the canonical schema) instead. Maps, tuples,
+///   `serde_json::Value` and unions beside properties are errors too.
+pub fn gemini(canonical: &Json) -> Result<Json, LoweringError> {
+    let depth = canonical.depth();
+    if depth > MAX_JSON_DEPTH {
+        let kind = Kind::TooDeep {
+            depth,
+            limit: MAX_JSON_DEPTH,
+        };
+        return Err(LoweringError::new(Target::Gemini, "", kind));
+    }
+    if canonical.get("type").and_then(Json::as_str) != Some("object") {
+        return Err(LoweringError::new(Target::Gemini, "", Kind::RootNotObject));
+    }
+    let mut lowered = node(canonical, "", false)?;
+    order_schema(&mut lowered);
+    Ok(lowered)
+}
+
+fn error(path: &str, kind: Kind) -> LoweringError {
+    LoweringError::new(Target::Gemini, path, kind)
+}
+
+fn unsupported(path: &str, keyword: &str) -> LoweringError {
+    error(
+        path,
+        Kind::Unsupported {
+            keyword: keyword.to_owned(),
+        },
+    )
+}
+
+/// Lowers one schema; `nullable` when it is an optional property's.
+fn node(schema: &Json, path: &str, nullable: bool) -> Result<Json, LoweringError> {
+    let members = match schema {
+        Json::Object(members) if !members.is_empty() => members,
+        Json::Object(_) | Json::Bool(true) => return Err(error(path, Kind::Unconstrained)),
+        _ => return Err(unsupported(path, &schema.to_json_string())),
+    };
+    let mut out = Json::object();
+    let mut folded = Vec::new();
+    let mut union = Vec::new();
+    for (keyword, value) in members {
+        match keyword.as_str() {
+            "type" => {
+                let (kind, with_null) = single_type(value).map_err(|kind| error(path, kind))?;
+                out.insert("type", Json::String(kind));
+                if with_null {
+                    out.insert("nullable", Json::Bool(true));
+                }
+            }
+            "enum"
+                if value
+                    .as_array()
+                    .is_some_and(|v| v.iter().all(|x| x.as_str().is_some())) =>
+            {
+                out.insert("enum", value.clone());
+            }
+            "const" if value.as_str().is_some() => {
+                out.insert("enum", Json::Array(vec![value.clone()]));
+            }
+            "format" if value.as_str() == Some("date-time") => {
+                out.insert("format", value.clone());
+            }
+            "examples" => {
+                if let Some(first) = value.as_array().and_then(<[Json]>::first) {
+                    out.insert("example", first.clone());
+                }
+            }
+            "items" => {
+                let items = node(value, &child_path(path, "items"), false)?;
+                out.insert("items", items);
+            }
+            "properties" => {
+                let properties = properties(schema, value, path)?;
+                out.insert("properties", properties);
+            }
+            "anyOf" | "oneOf" => {
+                let Json::Array(branches) = value else {
+                    return Err(unsupported(path, keyword));
+                };
+                for (index, branch) in branches.iter().enumerate() {
+                    union.push(node(branch, &index_path(path, keyword, index), false)?);
+                }
+            }
+            "$ref" => {
+                let reference = value.as_str().unwrap_or_default().to_owned();
+                return Err(error(path, Kind::Recursive { reference }));
+            }
+            "additionalProperties" | "unevaluatedProperties" if *value == Json::Bool(false) => {}
+            "additionalProperties" | "unevaluatedProperties" => {
+                return Err(error(path, Kind::FreeFormMap));
+            }
+            "prefixItems" => return Err(error(path, Kind::Tuple)),
+            // Only reachable alongside a `$ref`, which is rejected above.
+            "$defs" | "$comment" => {}
+            k if COPIED.contains(&k) => {
+                out.insert(keyword.clone(), value.clone());
+            }
+            k if REJECTED.contains(&k) => return Err(unsupported(path, keyword)),
+            _ => folded.push((keyword.clone(), value.clone())),
+        }
+    }
+    if nullable {
+        out.insert("nullable", Json::Bool(true));
+    }
+    if out.get("enum").is_some() && !out.contains_key("format") {
+        out.insert("format", Json::from("enum"));
+    }
+    if let Some(Json::Object(entries)) = out.get("properties") {
+        let order = entries
+            .iter()
+            .map(|(name, _)| Json::string(name.as_str()))
+            .collect();
+        out.insert("propertyOrdering", Json::Array(order));
+    }
+    fold_into_description(&mut out, &folded);
+    if union.is_empty() {
+        return Ok(out);
+    }
+    if out.contains_key("properties") {
+        return Err(error(path, Kind::UnionBesideProperties));
+    }
+    Ok(alone_with_union(out, union))
+}
+
+/// Lowers `properties`, marking the non-required ones nullable.
+fn properties(schema: &Json, properties: &Json, path: &str) -> Result<Json, LoweringError> {
+    let Json::Object(entries) = properties else {
+        return Err(unsupported(path, "properties"));
+    };
+    let required = schema
+        .get("required")
+        .and_then(Json::as_array)
+        .unwrap_or_default();
+    let mut lowered = Vec::with_capacity(entries.len());
+    for (name, sub) in entries {
+        let optional = !required.iter().any(|r| r.as_str() == Some(name));
+        let sub_path = member_path(path, "properties", name);
+        lowered.push((name.clone(), node(sub, &sub_path, optional)?));
+    }
+    Ok(Json::Object(lowered))
+}
+
+/// The one type Gemini takes, and whether `null` was also allowed.
+fn single_type(value: &Json) -> Result<(String, bool), Kind> {
+    match value {
+        Json::String(kind) => Ok((kind.clone(), false)),
+        Json::Array(kinds) => {
+            let with_null = kinds.iter().any(|k| k.as_str() == Some("null"));
+            let named: Vec<String> = kinds
+                .iter()
+                .filter(|k| k.as_str() != Some("null"))
+                .map(|k| k.as_str().map_or_else(|| k.to_json_string(), str::to_owned))
+                .collect();
+            match named.as_slice() {
+                [] if with_null => Ok(("null".into(), false)),
+                [single] => Ok((single.clone(), with_null)),
+                _ => Err(Kind::TypeUnion { types: named }),
+            }
+        }
+        other => Err(Kind::TypeUnion {
+            types: vec![other.to_json_string()],
+        }),
+    }
+}
+
+/// Gemini rejects any field beside `anyOf`: "When using any_of, it must be
+/// the only field set". A single branch is merged into the node instead;
+/// otherwise the node's description and `nullable` go into every branch
+/// (the model reads whichever branch it picks), and any other key has
+/// already been folded into that description.
+fn alone_with_union(node: Json, mut union: Vec<Json>) -> Json {
+    let Json::Object(members) = node else {
+        return node;
+    };
+    if let [_] = union.as_slice()
+        && let Some(Json::Object(branch)) = union.pop()
+    {
+        let mut merged = Json::Object(members);
+        // The node's own keys (a field's doc) win over the branch's.
+        for (keyword, value) in branch {
+            if !merged.contains_key(&keyword) {
+                merged.insert(keyword, value);
+            }
+        }
+        return merged;
+    }
+    let description = members
+        .iter()
+        .find(|(k, _)| k == "description")
+        .and_then(|(_, v)| v.as_str());
+    let nullable = members
+        .iter()
+        .any(|(k, v)| k == "nullable" && *v == Json::Bool(true));
+    for branch in &mut union {
+        annotate(branch, description, nullable);
+    }
+    Json::Object(vec![("anyOf".into(), Json::Array(union))])
+}
+
+/// Adds the union's description before the branch's own, and `nullable`;
+/// a branch that is itself a bare union passes both down.
+fn annotate(branch: &mut Json, description: Option<&str>, nullable: bool) {
+    if let Some(Json::Array(inner)) = branch.get_mut("anyOf") {
+        for sub in inner {
+            annotate(sub, description, nullable);
+        }
+        return;
+    }
+    if let Some(intro) = description {
+        let text = match branch.get("description").and_then(Json::as_str) {
+            Some(own) if !own.is_empty() => format!("{intro}\n\n{own}"),
+            _ => intro.to_owned(),
+        };
+        branch.insert("description", Json::String(text));
+    }
+    if nullable {
+        branch.insert("nullable", Json::Bool(true));
+    }
+}
+
+#[cfg(test)]
+#[path = "gemini_tests.rs"]
+mod tests;

@@ -1,0 +1,77 @@
+//! One canonical parameter schema per tool, and its lowering for each
+//! provider.
+//!
+//! Schemas are held as an ordered JSON tree ([`Json`]) rather than
+//! `serde_json::Value`, whose key order depends on whether some crate in the
+//! build enabled serde_json's `preserve_order`: the same code must yield
+//! byte-identical schemas in every build.
+//!
+//! The pipeline, once per tool:
+//!
+//! 1. [`canonicalize`] turns the schema generated for the arguments struct
+//!    into the canonical schema: JSON Schema 2020-12, with no `title` or
+//!    `$schema`, root properties in declaration order, optional parameters
+//!    absent from `required` (never nullable), unit enums as flat string
+//!    `enum`s, sub-schemas inlined except recursive ones, and every schema
+//!    object's keywords in [`KEYWORD_ORDER`].
+//! 2. A lowering derives each provider's dialect from it:
+//!
+//! | function | dialect | can fail |
+//! |---|---|---|
+//! | [`openai_strict`] | OpenAI Structured Outputs (`"strict": true`) | yes |
+//! | [`openai`] | OpenAI without strict mode | no |
+//! | [`openai_parameters`] | strict if possible, with the flag to send | no |
+//! | [`anthropic`] | Anthropic `input_schema` | no |
+//! | [`mcp`] | MCP `inputSchema` | no |
+//! | [`gemini`] | Gemini `parameters` (OpenAPI 3.0 subset) | yes |
+//!
+//! Gemini's `parametersJsonSchema` takes the canonical schema itself.
+//!
+//! ```
+//! use serde_json::json;
+//! use toolkit_core::schema::{canonicalize, openai_strict};
+//!
+//! let generated = json!({
+//!     "title": "SearchArgs",
+//!     "type": "object",
+//!     "properties": {
+//!         "limit": {"type": ["integer", "null"], "format": "uint8", "minimum": 0, "maximum": 255},
+//!         "query": {"type": "string", "description": "Free-text query."}
+//!     },
+//!     "required": ["query"],
+//!     "additionalProperties": false
+//! });
+//! let canonical = canonicalize(&generated, &["query", "limit"])?;
+//! assert_eq!(
+//!     canonical.to_json_string(),
+//!     r#"{"type":"object","properties":{"query":{"type":"string","description":"Free-text query."},"limit":{"type":"integer","minimum":0,"maximum":255}},"required":["query"],"additionalProperties":false}"#
+//! );
+//! let strict = openai_strict(&canonical)?;
+//! assert_eq!(
+//!     strict.to_json_string(),
+//!     r#"{"type":"object","properties":{"query":{"type":"string","description":"Free-text query."},"limit":{"type":["integer","null"],"minimum":0,"maximum":255}},"required":["query","limit"],"additionalProperties":false}"#
+//! );
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod canonical;
+mod defs;
+mod error;
+mod gemini;
+mod json;
+mod keywords;
+mod limits;
+mod openai_strict;
+mod plain;
+
+pub use canonical::{MAX_JSON_DEPTH, canonicalize};
+pub use error::{LoweringError, LoweringErrorKind, SchemaError, Target};
+pub use gemini::gemini;
+pub use json::Json;
+pub use keywords::KEYWORD_ORDER;
+pub use limits::{
+    LARGE_ENUM, MAX_CHARACTERS, MAX_ENUM_VALUES, MAX_LARGE_ENUM_CHARACTERS, MAX_OBJECT_DEPTH,
+    MAX_PROPERTIES,
+};
+pub use openai_strict::openai_strict;
+pub use plain::{OpenAiParameters, anthropic, is_strict_valid, mcp, openai, openai_parameters};

@@ -1,0 +1,421 @@
+//! OpenAI Structured Outputs (`"strict": true`): the subset of JSON Schema
+//! the Chat and Responses APIs accept for a strict function.
+
+use std::collections::BTreeMap;
+
+use super::canonical::MAX_JSON_DEPTH;
+use super::defs::{RefTarget, parse_ref};
+use super::error::{LoweringError, LoweringErrorKind as Kind, Target};
+use super::json::Json;
+use super::keywords::{child_path, fold_into_description, index_path, member_path, order_schema};
+use super::limits::check_openai_limits;
+
+/// The `format`s strict mode accepts; any other is rejected with a 400.
+const FORMATS: &[&str] = &[
+    "date-time",
+    "time",
+    "date",
+    "duration",
+    "email",
+    "hostname",
+    "ipv4",
+    "ipv6",
+    "uuid",
+];
+
+/// Keywords strict mode does not support but whose meaning fits in a
+/// sentence: they move into the description, so the model still sees them.
+const FOLDED: &[&str] = &[
+    "minLength",
+    "maxLength",
+    "uniqueItems",
+    "patternProperties",
+    "propertyNames",
+    "minProperties",
+    "maxProperties",
+    "contains",
+    "minContains",
+    "maxContains",
+    "default",
+    "examples",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+    "contentEncoding",
+    "contentMediaType",
+    "unevaluatedItems",
+];
+
+/// Keywords strict mode rejects and whose meaning cannot be kept.
+const REJECTED: &[&str] = &[
+    "allOf",
+    "not",
+    "if",
+    "then",
+    "else",
+    "dependentRequired",
+    "dependentSchemas",
+];
+
+/// How many `$ref`s with siblings may be inlined inside one another before
+/// giving up: only a definition that is nothing but a reference to another
+/// one can chain them, and only a broken schema chains more than a few.
+const MAX_INLINE_CHAIN: usize = 32;
+
+/// Primitive types that take the `["T", "null"]` form when nullable.
+const PRIMITIVES: &[&str] = &["string", "number", "integer", "boolean"];
+
+/// Lowers a canonical schema to OpenAI's strict subset.
+///
+/// - every property is listed in `required`, in property order; the
+///   optional ones become nullable: `"type": ["T", "null"]` for a primitive,
+///   else `anyOf: [T, {"type": "null"}]`;
+/// - every object gets `additionalProperties: false`; a map (an object
+///   whose `additionalProperties` is a schema) is an error;
+/// - `oneOf` becomes `anyOf`, `const` a one-value `enum`;
+/// - `allOf`, `not`, `if`/`then`/`else`, `dependent*` and tuples are
+///   errors;
+/// - unsupported keywords (`minLength`, `default`, a `format` outside the
+///   accepted list, ...) move into the description as `{minLength: 3}`;
+/// - a `$ref` with sibling keywords is replaced by its definition;
+/// - OpenAI's size limits (5000 properties, 10 levels of objects, 120,000
+///   characters of names and values, 1000 enum values, 15,000 characters
+///   for an enum of more than 250 strings) are checked.
+///
+/// The error names the first place that cannot be expressed. Send
+/// `"strict": true` only with a schema this returns.
+pub fn openai_strict(canonical: &Json) -> Result<Json, LoweringError> {
+    let error = |path: &str, kind| LoweringError::new(Target::OpenAiStrict, path, kind);
+    let depth = canonical.depth();
+    if depth > MAX_JSON_DEPTH {
+        return Err(error(
+            "",
+            Kind::TooDeep {
+                depth,
+                limit: MAX_JSON_DEPTH,
+            },
+        ));
+    }
+    if canonical.get("type").and_then(Json::as_str) != Some("object") {
+        return Err(error("", Kind::RootNotObject));
+    }
+    let mut root = canonical.clone();
+    let defs: BTreeMap<String, Json> = match root.remove("$defs") {
+        Some(Json::Object(entries)) => entries.into_iter().collect(),
+        Some(_) => {
+            return Err(error(
+                "$defs",
+                Kind::Unsupported {
+                    keyword: "$defs".into(),
+                },
+            ));
+        }
+        None => BTreeMap::new(),
+    };
+    let lowering = Lowering {
+        root: &root,
+        defs: &defs,
+    };
+    let mut lowered = lowering.node(&root, "", 0)?;
+    if !defs.is_empty() {
+        let mut bodies = Vec::with_capacity(defs.len());
+        for (name, body) in &defs {
+            let path = member_path("", "$defs", name);
+            bodies.push((name.clone(), lowering.node(body, &path, 0)?));
+        }
+        lowered.insert("$defs", Json::Object(bodies));
+    }
+    check_openai_limits(&lowered)?;
+    order_schema(&mut lowered);
+    Ok(lowered)
+}
+
+/// The canonical schema being lowered, for resolving `$ref`s.
+struct Lowering<'a> {
+    root: &'a Json,
+    defs: &'a BTreeMap<String, Json>,
+}
+
+impl Lowering<'_> {
+    fn error(&self, path: &str, kind: Kind) -> LoweringError {
+        LoweringError::new(Target::OpenAiStrict, path, kind)
+    }
+
+    /// Lowers one schema. `chain` counts the `$ref`s inlined to get here.
+    fn node(&self, schema: &Json, path: &str, chain: usize) -> Result<Json, LoweringError> {
+        let members = match schema {
+            Json::Object(members) => members,
+            Json::Bool(true) => return Err(self.error(path, Kind::Unconstrained)),
+            _ => {
+                return Err(self.error(
+                    path,
+                    Kind::Unsupported {
+                        keyword: schema.to_json_string(),
+                    },
+                ));
+            }
+        };
+        if let Some(reference) = schema.get("$ref")
+            && members.len() > 1
+        {
+            return self.inline(schema, reference, path, chain);
+        }
+        let constrained = ["type", "enum", "const", "anyOf", "oneOf", "$ref"]
+            .iter()
+            .any(|k| schema.contains_key(k));
+        if !constrained {
+            return Err(self.error(path, Kind::Unconstrained));
+        }
+
+        let mut out = Json::object();
+        let mut folded = Vec::new();
+        let mut union = Vec::new();
+        for (keyword, value) in members {
+            match keyword.as_str() {
+                "type" => {
+                    check_type(value).map_err(|kind| self.error(path, kind))?;
+                    out.insert("type", value.clone());
+                }
+                "format" if value.as_str().is_some_and(|f| FORMATS.contains(&f)) => {
+                    out.insert("format", value.clone());
+                }
+                "description" | "enum" | "pattern" | "minimum" | "maximum" | "exclusiveMinimum"
+                | "exclusiveMaximum" | "multipleOf" | "minItems" | "maxItems" | "$ref" => {
+                    out.insert(keyword.clone(), value.clone());
+                }
+                "const" => {
+                    out.insert("enum", Json::Array(vec![value.clone()]));
+                }
+                "items" => {
+                    let items = self.node(value, &child_path(path, "items"), chain)?;
+                    out.insert("items", items);
+                }
+                "properties" => {
+                    let properties = self.properties(schema, value, path, chain)?;
+                    out.insert("properties", properties);
+                }
+                "anyOf" | "oneOf" => {
+                    let Json::Array(branches) = value else {
+                        return Err(self.error(
+                            path,
+                            Kind::Unsupported {
+                                keyword: keyword.clone(),
+                            },
+                        ));
+                    };
+                    for (index, branch) in branches.iter().enumerate() {
+                        let branch_path = index_path(path, keyword, index);
+                        union.push(self.node(branch, &branch_path, chain)?);
+                    }
+                }
+                "additionalProperties" if *value == Json::Bool(false) => {}
+                "additionalProperties" => {
+                    return Err(self.error(path, Kind::FreeFormMap));
+                }
+                // Implied by the `additionalProperties: false` set below.
+                "unevaluatedProperties" if *value == Json::Bool(false) => {}
+                "unevaluatedProperties" => {
+                    return Err(self.error(path, Kind::FreeFormMap));
+                }
+                "required" | "$comment" => {}
+                "prefixItems" => return Err(self.error(path, Kind::Tuple)),
+                "format" => folded.push((keyword.clone(), value.clone())),
+                k if FOLDED.contains(&k) => folded.push((keyword.clone(), value.clone())),
+                k if REJECTED.contains(&k) => {
+                    return Err(self.error(
+                        path,
+                        Kind::Unsupported {
+                            keyword: keyword.clone(),
+                        },
+                    ));
+                }
+                _ => {
+                    return Err(self.error(
+                        path,
+                        Kind::Unsupported {
+                            keyword: keyword.clone(),
+                        },
+                    ));
+                }
+            }
+        }
+        if !union.is_empty() {
+            if out.contains_key("properties") {
+                return Err(self.error(path, Kind::UnionBesideProperties));
+            }
+            out.insert("anyOf", Json::Array(union));
+        }
+        if is_object(&out) {
+            self.close_object(schema, &mut out, path)?;
+        }
+        fold_into_description(&mut out, &folded);
+        Ok(out)
+    }
+
+    /// Lowers `properties`, making the non-required ones nullable.
+    fn properties(
+        &self,
+        schema: &Json,
+        properties: &Json,
+        path: &str,
+        chain: usize,
+    ) -> Result<Json, LoweringError> {
+        let Json::Object(entries) = properties else {
+            return Err(self.error(
+                path,
+                Kind::Unsupported {
+                    keyword: "properties".into(),
+                },
+            ));
+        };
+        let required = schema
+            .get("required")
+            .and_then(Json::as_array)
+            .unwrap_or_default();
+        let mut lowered = Vec::with_capacity(entries.len());
+        for (name, sub) in entries {
+            let mut property = self.node(sub, &member_path(path, "properties", name), chain)?;
+            if !required.iter().any(|r| r.as_str() == Some(name)) {
+                property = nullable(property);
+            }
+            lowered.push((name.clone(), property));
+        }
+        Ok(Json::Object(lowered))
+    }
+
+    /// Every property required, nothing else allowed.
+    fn close_object(&self, schema: &Json, out: &mut Json, path: &str) -> Result<(), LoweringError> {
+        let closed = schema.get("additionalProperties") == Some(&Json::Bool(false))
+            || schema.get("unevaluatedProperties") == Some(&Json::Bool(false));
+        if !out.contains_key("properties") {
+            if !closed {
+                // `{"type": "object"}` alone: any object at all.
+                return Err(self.error(path, Kind::FreeFormMap));
+            }
+            out.insert("properties", Json::object());
+        }
+        let names = out
+            .get("properties")
+            .and_then(Json::as_object)
+            .unwrap_or_default()
+            .iter()
+            .map(|(name, _)| Json::string(name.as_str()))
+            .collect();
+        out.insert("required", Json::Array(names));
+        out.insert("additionalProperties", Json::Bool(false));
+        Ok(())
+    }
+
+    /// Replaces a `$ref` that has sibling keywords by its target merged with
+    /// them (the siblings win), since strict mode ignores or rejects such
+    /// siblings.
+    fn inline(
+        &self,
+        schema: &Json,
+        reference: &Json,
+        path: &str,
+        chain: usize,
+    ) -> Result<Json, LoweringError> {
+        let text = reference.as_str().unwrap_or_default();
+        let body = match parse_ref(text) {
+            Some(RefTarget::Root) => Some(self.root),
+            Some(RefTarget::Def(name)) => self.defs.get(&name),
+            None => None,
+        };
+        let Some(body) = body else {
+            return Err(self.error(
+                path,
+                Kind::MissingDefinition {
+                    reference: text.to_owned(),
+                },
+            ));
+        };
+        if chain >= MAX_INLINE_CHAIN {
+            return Err(self.error(
+                path,
+                Kind::Recursive {
+                    reference: text.to_owned(),
+                },
+            ));
+        }
+        let mut merged = schema.clone();
+        merged.remove("$ref");
+        for (keyword, value) in body.as_object().unwrap_or_default() {
+            if keyword != "$defs" && !merged.contains_key(keyword) {
+                merged.insert(keyword.clone(), value.clone());
+            }
+        }
+        self.node(&merged, path, chain + 1)
+    }
+}
+
+/// Checks a `type`: one type, or one type and `null`.
+fn check_type(value: &Json) -> Result<(), Kind> {
+    let Json::Array(types) = value else {
+        return Ok(());
+    };
+    let named: Vec<String> = types
+        .iter()
+        .filter(|kind| kind.as_str() != Some("null"))
+        .map(|kind| {
+            kind.as_str()
+                .map_or_else(|| kind.to_json_string(), str::to_owned)
+        })
+        .collect();
+    if named.len() > 1 {
+        return Err(Kind::TypeUnion { types: named });
+    }
+    Ok(())
+}
+
+fn is_object(schema: &Json) -> bool {
+    match schema.get("type") {
+        Some(Json::String(kind)) => kind == "object",
+        Some(Json::Array(kinds)) => kinds.iter().any(|k| k.as_str() == Some("object")),
+        _ => schema.contains_key("properties"),
+    }
+}
+
+/// Admits `null` too: strict mode's way of saying "optional", since every
+/// property must be present.
+pub(crate) fn nullable(mut schema: Json) -> Json {
+    let primitive = match schema.get("type") {
+        Some(Json::String(kind)) => PRIMITIVES.contains(&kind.as_str()),
+        _ => false,
+    };
+    if primitive && !schema.contains_key("anyOf") {
+        if let Some(Json::String(kind)) = schema.get("type") {
+            let kinds = vec![Json::string(kind.as_str()), Json::from("null")];
+            schema.insert("type", Json::Array(kinds));
+        }
+        // An `enum` is checked on its own: it must list `null` as well.
+        if let Some(Json::Array(values)) = schema.get_mut("enum")
+            && !values.contains(&Json::Null)
+        {
+            values.push(Json::Null);
+        }
+        return schema;
+    }
+    let null = Json::Object(vec![("type".into(), Json::from("null"))]);
+    // A bare union (plus its description) takes `null` as one more branch.
+    let bare_union = schema
+        .as_object()
+        .is_some_and(|m| m.iter().all(|(k, _)| k == "anyOf" || k == "description"));
+    if bare_union && let Some(Json::Array(branches)) = schema.get_mut("anyOf") {
+        branches.push(null);
+        return schema;
+    }
+    // The description moves to the wrapper, where a reader looks for it;
+    // it also leaves a `$ref` bare, which strict mode needs.
+    let description = schema.remove("description");
+    let mut wrapper = Json::object();
+    if let Some(description) = description {
+        wrapper.insert("description", description);
+    }
+    wrapper.insert("anyOf", Json::Array(vec![schema, null]));
+    wrapper
+}
+
+#[cfg(test)]
+#[path = "openai_strict_tests.rs"]
+mod tests;

@@ -1,0 +1,185 @@
+//! The code generated beside a tool function.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{ReturnType, Type};
+
+use crate::model::{ParamKind, ToolFn, lit};
+
+pub(crate) fn expand(tool: &ToolFn) -> TokenStream {
+    let item = &tool.item;
+    let vis = &item.vis;
+    let ident = &item.sig.ident;
+    let name = &tool.name;
+    let description = &tool.description;
+    // A `#[cfg]` on the function applies to everything generated for it.
+    let cfgs: Vec<_> = item
+        .attrs
+        .iter()
+        .filter(|attr| attr.path().is_ident("cfg"))
+        .collect();
+
+    let visible: Vec<_> = tool
+        .params
+        .iter()
+        .filter_map(|param| match &param.kind {
+            ParamKind::Visible {
+                wire_name,
+                renamed,
+                description,
+            } => Some((param, wire_name, *renamed, description)),
+            _ => None,
+        })
+        .collect();
+    let fields = visible
+        .iter()
+        .map(|(param, wire_name, renamed, description)| {
+            let field = &param.ident;
+            let ty = &param.ty;
+            let doc = description
+                .as_deref()
+                .filter(|d| !d.is_empty())
+                .map(|d| quote!(#[doc = #d]));
+            let rename = renamed.then(|| quote!(#[serde(rename = #wire_name)]));
+            quote!(#doc #rename #field: #ty)
+        });
+    let field_idents: Vec<_> = visible.iter().map(|(param, ..)| &param.ident).collect();
+    let wire_names: Vec<_> = visible
+        .iter()
+        .map(|(_, wire_name, ..)| *wire_name)
+        .collect();
+
+    let hidden = tool.params.iter().filter_map(|param| {
+        let ident = &param.ident;
+        let ty = &param.ty;
+        match &param.kind {
+            ParamKind::State => {
+                let type_name = type_name(ty);
+                Some(quote_spanned! {param.span()=>
+                    let #ident: #ty = __tk::state::<#ty>(&__context, #type_name)?;
+                })
+            }
+            ParamKind::Context => Some(quote_spanned! {param.span()=>
+                let #ident: #ty = ::core::clone::Clone::clone(&__context);
+            }),
+            ParamKind::Visible { .. } => None,
+        }
+    });
+    let states = tool.params.iter().filter_map(|param| {
+        matches!(param.kind, ParamKind::State).then(|| {
+            let ty = &param.ty;
+            let type_name = type_name(ty);
+            quote!(::toolkit_core::StateNeed::__new(::core::any::TypeId::of::<#ty>, #type_name))
+        })
+    });
+    let call_args = tool.params.iter().map(|param| &param.ident);
+
+    let convert = {
+        let span = match &item.sig.output {
+            ReturnType::Type(_, ty) => ty.span(),
+            ReturnType::Default => item.sig.ident.span(),
+        };
+        quote_spanned! {span=>
+            {
+                #[allow(unused_imports)]
+                use __tk::{ViaIntoToolResult as _, ViaSerialize as _, ViaSerializeResult as _};
+                (&&&__tk::Wrap::new(__value)).__into_tool_result()
+            }
+        }
+    };
+    let start = if item.sig.asyncness.is_some() {
+        quote! {
+            ::std::boxed::Box::pin(async move {
+                let __value = #ident(#(#call_args),*).await;
+                #convert
+            })
+        }
+    } else {
+        quote! {
+            ::std::boxed::Box::pin(__tk::run_blocking(#name, move || {
+                let __value = #ident(#(#call_args),*);
+                #convert
+            }))
+        }
+    };
+    let args_struct = format_ident!("__{}ToolArguments", name_for_ident(name));
+
+    quote! {
+        #item
+
+        #(#cfgs)*
+        #[doc(hidden)]
+        #[allow(non_camel_case_types, dead_code)]
+        #vis struct #ident {}
+
+        #(#cfgs)*
+        const _: () = {
+            use ::toolkit_core::__private as __tk;
+
+            #[derive(__tk::serde::Deserialize, __tk::schemars::JsonSchema)]
+            #[serde(crate = "::toolkit_core::__private::serde", deny_unknown_fields)]
+            #[schemars(crate = "::toolkit_core::__private::schemars")]
+            #[allow(non_camel_case_types)]
+            struct #args_struct {
+                #(#fields,)*
+            }
+
+            fn __schema() -> &'static ::toolkit_core::ToolSchema {
+                static SCHEMA: ::std::sync::OnceLock<::toolkit_core::ToolSchema> =
+                    ::std::sync::OnceLock::new();
+                SCHEMA.get_or_init(|| __tk::schema_of::<#args_struct>(&[#(#wire_names),*]))
+            }
+
+            fn __invoke(
+                __arguments: ::toolkit_core::Arguments<'_>,
+                __context: ::toolkit_core::CallContext,
+            ) -> ::core::result::Result<::toolkit_core::ToolFuture, ::toolkit_core::CallError> {
+                let #args_struct { #(#field_idents),* } =
+                    __tk::parse_arguments::<#args_struct>(__arguments, #name)?;
+                #(#hidden)*
+                ::core::result::Result::Ok(#start)
+            }
+
+            static __DEFINITION: ::toolkit_core::ToolDef = ::toolkit_core::ToolDef::__new(
+                #name,
+                #description,
+                ::core::module_path!(),
+                &[#(#wire_names),*],
+                &[#(#states),*],
+                __schema,
+                __invoke,
+            );
+
+            impl ::toolkit_core::Tool for #ident {
+                fn definition() -> &'static ::toolkit_core::ToolDef {
+                    &__DEFINITION
+                }
+            }
+
+            __tk::inventory::submit! {
+                __tk::CatalogueEntry(&__DEFINITION)
+            }
+        };
+    }
+}
+
+/// A type as written, without the spaces token printing puts in.
+fn type_name(ty: &Type) -> syn::LitStr {
+    let text = quote!(#ty).to_string();
+    let mut compact = String::with_capacity(text.len());
+    for piece in text.split(' ') {
+        let joins = compact.ends_with(|c: char| c.is_alphanumeric() || c == '_')
+            && piece.starts_with(|c: char| c.is_alphanumeric() || c == '_');
+        if joins {
+            compact.push(' ');
+        }
+        compact.push_str(piece);
+    }
+    lit(&compact, ty.span())
+}
+
+/// A tool name as part of an identifier (`-` is allowed in tool names).
+fn name_for_ident(name: &str) -> String {
+    name.replace('-', "_")
+}

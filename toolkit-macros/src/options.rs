@@ -1,0 +1,125 @@
+//! `#[tool(...)]` options, on the function and on its parameters.
+
+use proc_macro2::{Span, TokenStream};
+use syn::meta::ParseNestedMeta;
+use syn::parse::Parser;
+use syn::{Attribute, LitStr};
+
+use crate::errors::{Errors, did_you_mean};
+
+/// Options of the attribute on the function.
+#[derive(Default)]
+pub(crate) struct ToolOptions {
+    pub(crate) name: Option<LitStr>,
+    pub(crate) description: Option<LitStr>,
+}
+
+const TOOL_OPTIONS: &[&str] = &["name", "description"];
+
+impl ToolOptions {
+    pub(crate) fn parse(args: TokenStream, errors: &mut Errors) -> Self {
+        let mut options = Self::default();
+        let parser = syn::meta::parser(|meta| {
+            if meta.path.is_ident("name") {
+                set(&mut options.name, &meta, errors)
+            } else if meta.path.is_ident("description") {
+                set(&mut options.description, &meta, errors)
+            } else {
+                errors.push(unknown(&meta, TOOL_OPTIONS, "on a tool"));
+                skip_value(&meta)
+            }
+        });
+        let parsed = parser.parse2(args);
+        errors.ok(parsed);
+        options
+    }
+}
+
+/// What a parameter's `#[tool(...)]` says about it.
+#[derive(Default)]
+pub(crate) struct ParamOptions {
+    pub(crate) state: Option<Span>,
+    pub(crate) context: Option<Span>,
+    pub(crate) rename: Option<LitStr>,
+    pub(crate) undocumented: Option<Span>,
+}
+
+const PARAM_OPTIONS: &[&str] = &["state", "context", "rename", "undocumented"];
+
+impl ParamOptions {
+    /// Reads and removes the `#[tool(...)]` attributes of a parameter.
+    pub(crate) fn take(attrs: &mut Vec<Attribute>, errors: &mut Errors) -> Self {
+        let mut options = Self::default();
+        attrs.retain(|attr| {
+            if !attr.path().is_ident("tool") {
+                return true;
+            }
+            let parsed = attr.parse_nested_meta(|meta| {
+                let span = meta
+                    .path
+                    .get_ident()
+                    .map_or_else(Span::call_site, |i| i.span());
+                if meta.path.is_ident("state") {
+                    options.state = Some(span);
+                } else if meta.path.is_ident("context") {
+                    options.context = Some(span);
+                } else if meta.path.is_ident("undocumented") {
+                    options.undocumented = Some(span);
+                } else if meta.path.is_ident("rename") {
+                    return set(&mut options.rename, &meta, errors);
+                } else {
+                    errors.push(unknown(&meta, PARAM_OPTIONS, "on a parameter"));
+                    return skip_value(&meta);
+                }
+                Ok(())
+            });
+            errors.ok(parsed);
+            false
+        });
+        options
+    }
+}
+
+fn set(
+    slot: &mut Option<LitStr>,
+    meta: &ParseNestedMeta<'_>,
+    errors: &mut Errors,
+) -> syn::Result<()> {
+    let value: LitStr = meta.value()?.parse()?;
+    if slot.is_some() {
+        errors.at(&meta.path, "this option is given twice");
+    }
+    *slot = Some(value);
+    Ok(())
+}
+
+fn unknown(meta: &ParseNestedMeta<'_>, known: &[&'static str], place: &str) -> syn::Error {
+    let word = meta
+        .path
+        .get_ident()
+        .map(ToString::to_string)
+        .unwrap_or_default();
+    let list = known
+        .iter()
+        .map(|k| format!("`{k}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let message = match did_you_mean(&word, known) {
+        Some(close) => {
+            format!("unknown option `{word}` {place}; did you mean `{close}`? (known: {list})")
+        }
+        None => format!("unknown option `{word}` {place} (known: {list})"),
+    };
+    syn::Error::new_spanned(&meta.path, message)
+}
+
+/// Consumes `= value` or `(...)` after an unknown option, so that parsing
+/// goes on to report the next mistake too.
+fn skip_value(meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
+    if meta.input.peek(syn::Token![=]) {
+        let _: syn::Expr = meta.value()?.parse()?;
+    } else if meta.input.peek(syn::token::Paren) {
+        let _: proc_macro2::Group = meta.input.parse()?;
+    }
+    Ok(())
+}
