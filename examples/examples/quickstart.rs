@@ -1,86 +1,106 @@
-//! Tools return what they naturally have; toolkit turns one turn of results
-//! into the messages each provider accepts.
+//! Define tools, show what the model sees, run one scripted turn and print
+//! the messages to send back.
 //!
-//! Run with `cargo run -p toolkit-examples --example quickstart`.
+//! Run with `cargo run -p toolkit-examples --example quickstart`. No network
+//! and no model: a scripted turn stands in for the model's answer.
 
-use serde::Serialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::json;
 use toolkit_core::emit::{self, EmitOptions};
-use toolkit_core::{Block, Image, IntoToolResult, Json, ToolCallResult, ToolResult};
+use toolkit_core::{Block, Image, Provider, Registry, ToolCall, ToolResult, tool, tools};
 
-/// A 1×1 PNG standing in for a real screenshot.
-const PIXEL_PNG: &str =
-    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC";
+/// A 1×1 PNG standing in for a real chart.
+const PIXEL_PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC";
 
+/// A city's weather.
 #[derive(Serialize)]
-struct Hit {
-    title: String,
-    score: f64,
+struct Weather {
+    city: String,
+    celsius: f64,
+    sky: &'static str,
 }
 
-/// Search returns structured data.
-fn search(query: &str) -> Json<Vec<Hit>> {
-    Json(vec![Hit {
-        title: format!("The Rust book, on {query}"),
-        score: 0.92,
-    }])
+/// Units for temperatures.
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+enum Unit {
+    /// Degrees Celsius.
+    Celsius,
+    /// Degrees Fahrenheit.
+    Fahrenheit,
 }
 
-/// A screenshot returns text and an image, with a note for the model.
-fn screenshot() -> Result<ToolResult, toolkit_core::ImageError> {
+/// Get the current weather in a city.
+#[tool]
+async fn weather(
+    /// The city's name.
+    city: String,
+    /// The unit for temperatures (Celsius when left out).
+    unit: Option<Unit>,
+) -> Weather {
+    let celsius = 11.5;
+    Weather {
+        celsius: match unit {
+            Some(Unit::Fahrenheit) => celsius * 9.0 / 5.0 + 32.0,
+            _ => celsius,
+        },
+        city,
+        sky: "overcast",
+    }
+}
+
+/// Draw a chart of the week's temperatures in a city.
+#[tool]
+fn chart(
+    /// The city's name.
+    city: String,
+) -> Result<ToolResult, toolkit_core::ImageError> {
     let image = Image::from_base64("image/png", PIXEL_PNG)?;
     Ok(
-        ToolResult::blocks([Block::text("The login page."), Block::image(image)])
-            .with_note("Viewport 1280x720.")
-            .with_attribute("capture_ms", 18),
+        ToolResult::blocks([Block::text(format!("Temperatures in {city}, this week.")), Block::image(image)])
+            .with_note("The chart's y axis is in degrees Celsius."),
     )
 }
 
-/// Fetching fails; the model is told why.
-fn fetch(url: &str) -> Result<String, std::io::Error> {
-    Err(std::io::Error::other(format!("{url}: connection refused")))
+/// Book a table at a restaurant.
+#[tool]
+async fn book_table(
+    /// The restaurant's name.
+    restaurant: String,
+    /// How many people.
+    people: u8,
+) -> Result<String, String> {
+    Err(format!("{restaurant} has no table for {people} tonight"))
 }
 
-fn main() {
-    // One assistant turn: the model asked for three calls at once. A real
-    // host takes these from the provider's response.
-    let scripted_turn = [
-        ("call_1", "search"),
-        ("call_2", "screenshot"),
-        ("call_3", "fetch"),
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let registry = Registry::builder()
+        .tools(tools![weather, chart, book_table])
+        .build()?;
+
+    println!("== The tools, as OpenAI receives them");
+    let definitions = registry.definitions(Provider::OpenAi)?;
+    println!("{}", serde_json::to_string_pretty(&definitions)?);
+
+    // What a model might answer: three calls at once.
+    let turn = [
+        ToolCall::new("call_1", "weather", json!({"city": "Lyon"})),
+        ToolCall::new("call_2", "chart", json!({"city": "Lyon"})),
+        ToolCall::new("call_3", "book_table", json!({"restaurant": "Le Bistrot", "people": 4})),
     ];
-    let results: Vec<ToolCallResult> = scripted_turn
-        .iter()
-        .map(|&(id, name)| {
-            let result = match name {
-                "search" => search("ownership").into_tool_result(),
-                "screenshot" => screenshot().into_tool_result(),
-                _ => fetch("http://127.0.0.1:9/").into_tool_result(),
-            };
-            ToolCallResult::new(id, name, result)
-        })
-        .collect();
+    println!("\n== The model calls");
+    println!("{}", serde_json::to_string_pretty(&turn)?);
+
+    let outcome = registry.run_turn(&turn).await;
 
     let options = EmitOptions::default();
-    let dialects = [
-        (
-            "OpenAI Chat Completions",
-            emit::openai_chat(&results, &options),
-        ),
-        (
-            "OpenAI Responses",
-            emit::openai_responses(&results, &options),
-        ),
-        ("Anthropic Messages", emit::anthropic(&results, &options)),
-        ("Gemini", emit::gemini(&results, &options)),
-        ("MCP", emit::mcp(&results, &options)),
-        ("Envelope", emit::envelope(&results, &options)),
-    ];
-    for (name, emitted) in dialects {
-        println!("== {name}");
-        let json = serde_json::to_string_pretty(&emitted.items).expect("JSON values serialize");
-        println!("{json}");
-        for problem in &emitted.problems {
-            eprintln!("problem: {problem}");
-        }
-    }
+    println!("\n== What to send back: OpenAI Chat Completions");
+    let openai = emit::openai_chat(&outcome.results, &options);
+    println!("{}", serde_json::to_string_pretty(&openai.items)?);
+    println!("\n== What to send back: Anthropic Messages");
+    let anthropic = emit::anthropic(&outcome.results, &options);
+    println!("{}", serde_json::to_string_pretty(&anthropic.items)?);
+    Ok(())
 }

@@ -5,4 +5,5 @@
 
 pub mod fixtures;
 pub mod judges;
+pub mod meta_schema;
 pub mod sdk_judges;

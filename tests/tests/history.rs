@@ -188,3 +188,58 @@ fn a_budget_folder_that_cannot_be_written_loses_nothing() {
     );
     std::fs::remove_file(&dir).unwrap();
 }
+
+#[tokio::test]
+async fn the_model_reads_a_saved_output_back_page_by_page() {
+    use toolkit_core::builtin::read_output;
+    use toolkit_core::{Registry, tools};
+
+    let dir = temp_dir("read");
+    let budget = OutputBudget::new(10, &dir);
+    let mut history = History::with_budget(budget.clone());
+    let long = "abcdefghij".repeat(2) + "tail";
+    history
+        .record(vec![call("c1", "extract", ToolResult::text(&long))])
+        .unwrap();
+    let name = history.saved_file(1, 0).unwrap().file_name().unwrap().to_str().unwrap().to_owned();
+
+    let registry = Registry::builder()
+        .tools(tools![read_output])
+        .state(budget)
+        .build()
+        .unwrap();
+    let read = |args: serde_json::Value| {
+        let registry = &registry;
+        async move { registry.call("read_output", &args).await.result }
+    };
+    let first = read(serde_json::json!({"file": name})).await;
+    assert_eq!(
+        first.as_text().unwrap(),
+        format!("[`{name}`, page 1 of 3. Read page 2 for more.]\nabcdefghij")
+    );
+    let last = read(serde_json::json!({"file": name, "page": 3})).await;
+    assert_eq!(last.as_text().unwrap(), format!("[`{name}`, page 3 of 3.]\ntail"));
+
+    let past = read(serde_json::json!({"file": name, "page": 4})).await;
+    assert!(past.error_message().unwrap().contains("has 3 page(s)"));
+
+    // Only files of the folder, by plain name.
+    let outside = temp_dir("read-outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::write(outside.join("secret.txt"), "secret").unwrap();
+    for sneaky in [
+        format!("../{}/secret.txt", outside.file_name().unwrap().to_str().unwrap()),
+        outside.join("secret.txt").display().to_string(),
+        "missing.txt".to_owned(),
+    ] {
+        let result = read(serde_json::json!({"file": sneaky})).await;
+        assert!(result.is_error(), "{sneaky}");
+        assert!(!result.to_text().contains("secret\n"), "{sneaky}");
+    }
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink(outside.join("secret.txt"), dir.join("link.txt")).unwrap();
+        let result = read(serde_json::json!({"file": "link.txt"})).await;
+        assert_eq!(result.error_message(), Some("there is no saved output named `link.txt`"));
+    }
+}

@@ -42,6 +42,7 @@ extern crate self as toolkit_core;
 mod action_model;
 mod block;
 mod budget;
+pub mod builtin;
 mod builder;
 mod call;
 mod call_error;

@@ -99,30 +99,27 @@ pub fn state<T: Clone + Send + Sync + 'static>(
 
 /// Runs a sync tool on tokio's blocking pool, so that it never holds up the
 /// runtime's worker threads.
-pub async fn run_blocking<F>(tool: &'static str, body: F) -> ToolResult
+pub async fn run_blocking<F>(tool: &'static str, body: F) -> Result<ToolResult, CallError>
 where
     F: FnOnce() -> ToolResult + Send + 'static,
 {
-    match tokio::runtime::Handle::try_current() {
-        Ok(runtime) => match runtime.spawn_blocking(body).await {
-            Ok(result) => result,
-            Err(error) if error.is_panic() => CallError::Panicked {
+    let runtime = tokio::runtime::Handle::try_current().map_err(|error| CallError::Runtime {
+        tool: tool.to_owned(),
+        message: error.to_string(),
+    })?;
+    runtime.spawn_blocking(body).await.map_err(|error| {
+        if error.is_panic() {
+            CallError::Panicked {
                 tool: tool.to_owned(),
                 message: crate::panic_message(error.into_panic().as_ref()),
             }
-            .to_result(),
-            Err(error) => CallError::Runtime {
+        } else {
+            CallError::Runtime {
                 tool: tool.to_owned(),
                 message: error.to_string(),
             }
-            .to_result(),
-        },
-        Err(error) => CallError::Runtime {
-            tool: tool.to_owned(),
-            message: error.to_string(),
         }
-        .to_result(),
-    }
+    })
 }
 
 /// The schemas of a tool whose argument struct is `T`, its parameters in

@@ -45,7 +45,8 @@ pub(crate) async fn drive(
         }
     };
     match finished {
-        Ok(Some(result)) => CallOutcome::ok(result),
+        Ok(Some(Ok(result))) => CallOutcome::ok(result),
+        Ok(Some(Err(error))) => CallOutcome::failed(error),
         Ok(None) => CallOutcome::failed(CallError::TimedOut {
             tool: tool.to_owned(),
             after: timeout.unwrap_or_default(),

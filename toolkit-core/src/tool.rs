@@ -10,8 +10,9 @@ use serde_json::Value;
 use crate::tool_schema::ToolSchema;
 use crate::{CallContext, CallError, ToolResult};
 
-/// The future of a running tool.
-pub type ToolFuture = Pin<Box<dyn Future<Output = ToolResult> + Send + 'static>>;
+/// The future of a running tool: its result, or why it could not finish
+/// (a sync tool that panicked on its thread, no runtime to run it on).
+pub type ToolFuture = Pin<Box<dyn Future<Output = Result<ToolResult, CallError>> + Send + 'static>>;
 
 /// The arguments of one call, as the provider sent them: JSON text (OpenAI's
 /// `arguments` string) or an already-parsed value (Anthropic's `input`,

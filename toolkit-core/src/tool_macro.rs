@@ -92,7 +92,9 @@
 ///
 /// `#[tool(name = "...", description = "...")]`. A name must match
 /// `^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$`, which every provider accepts; by
-/// default it is the function's name.
+/// default it is the function's name. `#[tool(catalogue = false)]` keeps the
+/// tool out of the global catalogue (for a library's tools that need setup
+/// before use).
 ///
 /// # Return values
 ///

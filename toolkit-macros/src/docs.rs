@@ -27,9 +27,12 @@ impl DocLines {
             }) = &meta.value
             {
                 let span = text.span();
-                for line in text.value().lines() {
+                // `split`, not `lines`: a bare `///` is an empty string,
+                // which `lines` would drop, and with it a paragraph break.
+                for line in text.value().split('\n') {
                     // rustdoc's convention: `/// text` is " text".
                     let line = line.strip_prefix(' ').unwrap_or(line);
+                    let line = line.strip_suffix('\r').unwrap_or(line);
                     lines.push((line.trim_end().to_owned(), span));
                 }
             }
@@ -125,8 +128,9 @@ fn split_entry(item: &str) -> Option<(String, String)> {
             (&quoted[..end], &quoted[end + 1..])
         }
         None => {
-            let end = item.find(|c: char| !(c.is_alphanumeric() || c == '_'))?;
-            (&item[..end], &item[end..])
+            let bare = item.strip_prefix("r#").unwrap_or(item);
+            let end = bare.find(|c: char| !(c.is_alphanumeric() || c == '_'))?;
+            (&bare[..end], &bare[end..])
         }
     };
     let rest = rest.trim_start();

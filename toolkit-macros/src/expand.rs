@@ -92,7 +92,7 @@ pub(crate) fn expand(tool: &ToolFn) -> TokenStream {
         quote! {
             ::std::boxed::Box::pin(async move {
                 let __value = #ident(#(#call_args),*).await;
-                #convert
+                ::core::result::Result::Ok(#convert)
             })
         }
     } else {
@@ -103,6 +103,13 @@ pub(crate) fn expand(tool: &ToolFn) -> TokenStream {
             }))
         }
     };
+    let submit = tool.in_catalogue.then(|| {
+        quote! {
+            __tk::inventory::submit! {
+                __tk::CatalogueEntry(&__DEFINITION)
+            }
+        }
+    });
     let args_struct = format_ident!("__{}ToolArguments", name_for_ident(name));
 
     quote! {
@@ -157,9 +164,7 @@ pub(crate) fn expand(tool: &ToolFn) -> TokenStream {
                 }
             }
 
-            __tk::inventory::submit! {
-                __tk::CatalogueEntry(&__DEFINITION)
-            }
+            #submit
         };
     }
 }

@@ -18,6 +18,8 @@ pub(crate) struct ToolFn {
     pub(crate) name: String,
     pub(crate) description: String,
     pub(crate) params: Vec<Param>,
+    /// Whether the tool joins the global catalogue.
+    pub(crate) in_catalogue: bool,
 }
 
 pub(crate) struct Param {
@@ -112,6 +114,7 @@ impl ToolFn {
             name,
             description,
             params,
+            in_catalogue: options.catalogue.is_none_or(|value| value.value),
         })
     }
 }

@@ -12,9 +12,12 @@ use crate::errors::{Errors, did_you_mean};
 pub(crate) struct ToolOptions {
     pub(crate) name: Option<LitStr>,
     pub(crate) description: Option<LitStr>,
+    /// `catalogue = false` keeps the tool out of the global catalogue, for
+    /// tools a library ships that need setup before use.
+    pub(crate) catalogue: Option<syn::LitBool>,
 }
 
-const TOOL_OPTIONS: &[&str] = &["name", "description"];
+const TOOL_OPTIONS: &[&str] = &["name", "description", "catalogue"];
 
 impl ToolOptions {
     pub(crate) fn parse(args: TokenStream, errors: &mut Errors) -> Self {
@@ -24,6 +27,12 @@ impl ToolOptions {
                 set(&mut options.name, &meta, errors)
             } else if meta.path.is_ident("description") {
                 set(&mut options.description, &meta, errors)
+            } else if meta.path.is_ident("catalogue") {
+                let value: syn::LitBool = meta.value()?.parse()?;
+                if options.catalogue.replace(value).is_some() {
+                    errors.at(&meta.path, "this option is given twice");
+                }
+                Ok(())
             } else {
                 errors.push(unknown(&meta, TOOL_OPTIONS, "on a tool"));
                 skip_value(&meta)

@@ -59,7 +59,22 @@ pub fn canonicalize(generated: &Value, param_order: &[&str]) -> Result<Json, Sch
             limit: MAX_JSON_DEPTH,
         });
     }
-    let mut root = Json::from(generated);
+    canonicalize_tree(Json::from(generated), param_order)
+}
+
+/// [`canonicalize`] on a tree, whose key order (unlike a `Value`'s) the
+/// caller controls: what the tests use to show that order does not matter.
+pub(crate) fn canonicalize_tree(
+    mut root: Json,
+    param_order: &[&str],
+) -> Result<Json, SchemaError> {
+    let depth = root.depth();
+    if depth > MAX_JSON_DEPTH {
+        return Err(SchemaError::TooDeep {
+            depth,
+            limit: MAX_JSON_DEPTH,
+        });
+    }
     check_root(&root)?;
 
     let mut defs = take_defs(&mut root)?;

@@ -172,6 +172,10 @@ pub(crate) fn fold_into_description(schema: &mut Json, folded: &[(String, Json)]
     if folded.is_empty() {
         return;
     }
+    // In keyword order, so the note reads the same whatever order the
+    // caller found the keywords in.
+    let mut folded = folded.to_vec();
+    folded.sort_by(|(a, _), (b, _)| rank(a).cmp(&rank(b)).then_with(|| a.cmp(b)));
     let listed = folded
         .iter()
         .map(|(keyword, value)| format!("{keyword}: {}", compact(value)))
@@ -222,7 +226,7 @@ mod tests {
         );
         assert_eq!(
             schema.get("description").and_then(Json::as_str),
-            Some("Name.\n\n{minLength: 3, format: \"uri\"}")
+            Some("Name.\n\n{format: \"uri\", minLength: 3}")
         );
         let mut bare = Json::object();
         fold_into_description(&mut bare, &[("default".into(), Json::Null)]);

@@ -57,11 +57,6 @@ const REJECTED: &[&str] = &[
     "dependentSchemas",
 ];
 
-/// How many `$ref`s with siblings may be inlined inside one another before
-/// giving up: only a definition that is nothing but a reference to another
-/// one can chain them, and only a broken schema chains more than a few.
-const MAX_INLINE_CHAIN: usize = 32;
-
 /// Primitive types that take the `["T", "null"]` form when nullable.
 const PRIMITIVES: &[&str] = &["string", "number", "integer", "boolean"];
 
@@ -116,12 +111,12 @@ pub fn openai_strict(canonical: &Json) -> Result<Json, LoweringError> {
         root: &root,
         defs: &defs,
     };
-    let mut lowered = lowering.node(&root, "", 0)?;
+    let mut lowered = lowering.node(&root, "", &[])?;
     if !defs.is_empty() {
         let mut bodies = Vec::with_capacity(defs.len());
         for (name, body) in &defs {
             let path = member_path("", "$defs", name);
-            bodies.push((name.clone(), lowering.node(body, &path, 0)?));
+            bodies.push((name.clone(), lowering.node(body, &path, &[])?));
         }
         lowered.insert("$defs", Json::Object(bodies));
     }
@@ -141,8 +136,9 @@ impl Lowering<'_> {
         LoweringError::new(Target::OpenAiStrict, path, kind)
     }
 
-    /// Lowers one schema. `chain` counts the `$ref`s inlined to get here.
-    fn node(&self, schema: &Json, path: &str, chain: usize) -> Result<Json, LoweringError> {
+    /// Lowers one schema. `inlining` lists the references being inlined
+    /// around it, innermost last.
+    fn node(&self, schema: &Json, path: &str, inlining: &[&str]) -> Result<Json, LoweringError> {
         let members = match schema {
             Json::Object(members) => members,
             Json::Bool(true) => return Err(self.error(path, Kind::Unconstrained)),
@@ -155,12 +151,30 @@ impl Lowering<'_> {
                 ));
             }
         };
-        if let Some(reference) = schema.get("$ref")
-            && members.len() > 1
-        {
-            return self.inline(schema, reference, path, chain);
+        if let Some(reference) = schema.get("$ref") {
+            let reference = reference.as_str().unwrap_or_default();
+            let body = self.resolve(reference, path)?;
+            if members.len() == 1 {
+                return Ok(schema.clone());
+            }
+            // Inside its own inlined body, a recursive reference stays a
+            // reference and loses its siblings (annotations such as the
+            // field's doc, which the outer copy carries): inlining it again
+            // would never end.
+            if inlining.contains(&reference) {
+                return Ok(Json::Object(vec![("$ref".into(), Json::string(reference))]));
+            }
+            let mut merged = schema.clone();
+            merged.remove("$ref");
+            for (keyword, value) in body.as_object().unwrap_or_default() {
+                if keyword != "$defs" && !merged.contains_key(keyword) {
+                    merged.insert(keyword.clone(), value.clone());
+                }
+            }
+            let inlining = [inlining, &[reference]].concat();
+            return self.node(&merged, path, &inlining);
         }
-        let constrained = ["type", "enum", "const", "anyOf", "oneOf", "$ref"]
+        let constrained = ["type", "enum", "const", "anyOf", "oneOf"]
             .iter()
             .any(|k| schema.contains_key(k));
         if !constrained {
@@ -180,18 +194,18 @@ impl Lowering<'_> {
                     out.insert("format", value.clone());
                 }
                 "description" | "enum" | "pattern" | "minimum" | "maximum" | "exclusiveMinimum"
-                | "exclusiveMaximum" | "multipleOf" | "minItems" | "maxItems" | "$ref" => {
+                | "exclusiveMaximum" | "multipleOf" | "minItems" | "maxItems" => {
                     out.insert(keyword.clone(), value.clone());
                 }
                 "const" => {
                     out.insert("enum", Json::Array(vec![value.clone()]));
                 }
                 "items" => {
-                    let items = self.node(value, &child_path(path, "items"), chain)?;
+                    let items = self.node(value, &child_path(path, "items"), inlining)?;
                     out.insert("items", items);
                 }
                 "properties" => {
-                    let properties = self.properties(schema, value, path, chain)?;
+                    let properties = self.properties(schema, value, path, inlining)?;
                     out.insert("properties", properties);
                 }
                 "anyOf" | "oneOf" => {
@@ -205,7 +219,7 @@ impl Lowering<'_> {
                     };
                     for (index, branch) in branches.iter().enumerate() {
                         let branch_path = index_path(path, keyword, index);
-                        union.push(self.node(branch, &branch_path, chain)?);
+                        union.push(self.node(branch, &branch_path, inlining)?);
                     }
                 }
                 "additionalProperties" if *value == Json::Bool(false) => {}
@@ -258,7 +272,7 @@ impl Lowering<'_> {
         schema: &Json,
         properties: &Json,
         path: &str,
-        chain: usize,
+        inlining: &[&str],
     ) -> Result<Json, LoweringError> {
         let Json::Object(entries) = properties else {
             return Err(self.error(
@@ -274,9 +288,22 @@ impl Lowering<'_> {
             .unwrap_or_default();
         let mut lowered = Vec::with_capacity(entries.len());
         for (name, sub) in entries {
-            let mut property = self.node(sub, &member_path(path, "properties", name), chain)?;
-            if !required.iter().any(|r| r.as_str() == Some(name)) {
-                property = nullable(property);
+            let sub_path = member_path(path, "properties", name);
+            if required.iter().any(|r| r.as_str() == Some(name)) {
+                lowered.push((name.clone(), self.node(sub, &sub_path, inlining)?));
+                continue;
+            }
+            // An optional reference with only a doc beside it: the doc goes
+            // on the nullable wrapper and the reference stays bare, rather
+            // than inlining the definition.
+            let mut sub = sub.clone();
+            let doc = match sub.as_object() {
+                Some([(a, _), (b, _)]) if a == "$ref" || b == "$ref" => sub.remove("description"),
+                _ => None,
+            };
+            let mut property = nullable(self.node(&sub, &sub_path, inlining)?);
+            if let Some(doc) = doc {
+                property.insert("description", doc);
             }
             lowered.push((name.clone(), property));
         }
@@ -306,46 +333,21 @@ impl Lowering<'_> {
         Ok(())
     }
 
-    /// Replaces a `$ref` that has sibling keywords by its target merged with
-    /// them (the siblings win), since strict mode ignores or rejects such
-    /// siblings.
-    fn inline(
-        &self,
-        schema: &Json,
-        reference: &Json,
-        path: &str,
-        chain: usize,
-    ) -> Result<Json, LoweringError> {
-        let text = reference.as_str().unwrap_or_default();
-        let body = match parse_ref(text) {
+    /// The schema a `$ref` points to.
+    fn resolve(&self, reference: &str, path: &str) -> Result<&Json, LoweringError> {
+        let body = match parse_ref(reference) {
             Some(RefTarget::Root) => Some(self.root),
             Some(RefTarget::Def(name)) => self.defs.get(&name),
             None => None,
         };
-        let Some(body) = body else {
-            return Err(self.error(
+        body.ok_or_else(|| {
+            self.error(
                 path,
                 Kind::MissingDefinition {
-                    reference: text.to_owned(),
+                    reference: reference.to_owned(),
                 },
-            ));
-        };
-        if chain >= MAX_INLINE_CHAIN {
-            return Err(self.error(
-                path,
-                Kind::Recursive {
-                    reference: text.to_owned(),
-                },
-            ));
-        }
-        let mut merged = schema.clone();
-        merged.remove("$ref");
-        for (keyword, value) in body.as_object().unwrap_or_default() {
-            if keyword != "$defs" && !merged.contains_key(keyword) {
-                merged.insert(keyword.clone(), value.clone());
-            }
-        }
-        self.node(&merged, path, chain + 1)
+            )
+        })
     }
 }
 

@@ -1,0 +1,51 @@
+//! Prints the example registry's tool definitions exactly as a provider
+//! receives them.
+//!
+//! `cargo run -q -p toolkit-examples --example inspect -- --provider P`, for P
+//! in `openai`, `openai-strict`, `responses`, `anthropic`, `gemini`, `mcp`.
+
+use std::process::ExitCode;
+
+use toolkit_core::Provider;
+
+fn main() -> ExitCode {
+    let provider = match provider_argument() {
+        Ok(provider) => provider,
+        Err(message) => {
+            eprintln!("inspect: {message}");
+            return ExitCode::from(2);
+        }
+    };
+    let registry = match toolkit_examples::registry() {
+        Ok(registry) => registry,
+        Err(error) => {
+            eprintln!("inspect: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match registry.definitions(provider) {
+        Ok(definitions) => {
+            let json = serde_json::to_string_pretty(&definitions).expect("definitions serialize");
+            println!("{json}");
+            ExitCode::SUCCESS
+        }
+        Err(error) => {
+            eprintln!("inspect: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The value of `--provider`.
+pub fn provider_argument() -> Result<Provider, String> {
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        let value = match arg.strip_prefix("--provider=") {
+            Some(value) => value.to_owned(),
+            None if arg == "--provider" => args.next().ok_or("--provider needs a value")?,
+            None => return Err(format!("unexpected argument `{arg}`; usage: --provider P")),
+        };
+        return value.parse().map_err(|error| format!("{error}"));
+    }
+    Err("usage: --provider P (openai, openai-strict, responses, anthropic, gemini, mcp)".into())
+}

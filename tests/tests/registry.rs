@@ -1,0 +1,474 @@
+//! The registry: building it, and dispatch that never panics and never loses
+//! an error.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use toolkit_core::{
+    CallContext, CallError, Problem, Provider, Registry, ToolCall, ToolResult, tool, tools,
+};
+
+/// A nested argument.
+#[derive(Deserialize, JsonSchema)]
+struct Window {
+    /// Where it starts.
+    start: Slot,
+}
+
+/// A time.
+#[derive(Deserialize, JsonSchema)]
+struct Slot {
+    /// Minutes past midnight.
+    minutes: u16,
+}
+
+/// Adds two numbers.
+#[tool]
+async fn add(
+    /// The first number.
+    a: i64,
+    /// The second number, 1 if left out.
+    b: Option<i64>,
+) -> String {
+    (a + b.unwrap_or(1)).to_string()
+}
+
+/// Books a window.
+#[tool]
+fn book(
+    /// The window.
+    window: Window,
+) -> String {
+    format!("booked at {}", window.start.minutes)
+}
+
+/// Takes no arguments.
+#[tool]
+fn ping() -> &'static str {
+    "pong"
+}
+
+/// Panics, as buggy code does.
+#[tool]
+async fn explode() -> String {
+    panic!("the tool hit a bug")
+}
+
+/// Panics in a sync tool.
+#[tool]
+fn explode_sync() -> String {
+    let empty: Vec<u8> = Vec::new();
+    empty[3].to_string()
+}
+
+/// Waits forever, unless cancelled.
+#[tool]
+async fn hang(#[tool(context)] call: CallContext) -> String {
+    call.cancellation().cancelled().await;
+    "cancelled".into()
+}
+
+/// Sleeps on its thread.
+#[tool]
+fn slow_sync(
+    /// How long, in milliseconds.
+    millis: u64,
+) -> String {
+    std::thread::sleep(Duration::from_millis(millis));
+    format!("slept {millis}ms")
+}
+
+/// Says which call it answers.
+#[tool]
+async fn whoami(#[tool(context)] call: CallContext) -> String {
+    format!("{} {}", call.tool_name(), call.call_id())
+}
+
+/// Counts calls in host state.
+#[tool]
+async fn count(#[tool(state)] counter: Arc<AtomicUsize>) -> String {
+    (counter.fetch_add(1, Ordering::SeqCst) + 1).to_string()
+}
+
+/// Takes a free-form map, which OpenAI strict mode cannot express.
+#[tool]
+async fn tag(
+    /// Labels by name.
+    labels: HashMap<String, String>,
+) -> usize {
+    labels.len()
+}
+
+fn registry() -> Registry {
+    Registry::builder()
+        .tools(tools![add, book, ping, explode, explode_sync, whoami])
+        .build()
+        .unwrap()
+}
+
+fn error_text(outcome: &toolkit_core::CallOutcome) -> &str {
+    assert!(outcome.result.is_error(), "{outcome:?}");
+    outcome.result.error_message().unwrap()
+}
+
+#[tokio::test]
+async fn calls_with_text_or_value_arguments() {
+    let registry = registry();
+    assert_eq!(registry.call("add", r#"{"a": 2, "b": 3}"#).await.result.as_text(), Ok("5"));
+    assert_eq!(registry.call("add", &json!({"a": 2})).await.result.as_text(), Ok("3"));
+    assert_eq!(registry.call("ping", "").await.result.as_text(), Ok("pong"));
+    assert_eq!(registry.call("ping", &Value::Null).await.result.as_text(), Ok("pong"));
+    let outcome = registry.call("book", r#"{"window": {"start": {"minutes": 90}}}"#).await;
+    assert_eq!(outcome.result.as_text(), Ok("booked at 90"));
+    assert!(outcome.error.is_none());
+}
+
+#[tokio::test]
+async fn malformed_json_is_an_error_result() {
+    let outcome = registry().call("add", r#"{"a": 2,"#).await;
+    assert!(error_text(&outcome).contains("not valid JSON"), "{outcome:?}");
+    assert!(matches!(outcome.error, Some(CallError::InvalidArguments { .. })));
+}
+
+#[tokio::test]
+async fn field_errors_name_the_path_the_expected_type_and_what_came() {
+    let registry = registry();
+    let missing = registry.call("add", r#"{"b": 1}"#).await;
+    assert_eq!(
+        error_text(&missing),
+        "invalid arguments for `add`: missing field `a`"
+    );
+
+    let unknown = registry.call("add", r#"{"a": 1, "c": 2}"#).await;
+    assert!(error_text(&unknown).contains("unknown field `c`, expected `a` or `b`"), "{unknown:?}");
+
+    let mistyped = registry.call("add", r#"{"a": "two"}"#).await;
+    assert_eq!(
+        error_text(&mistyped),
+        "invalid arguments for `add`: at `a`: invalid type: string \"two\", expected i64"
+    );
+    let Some(CallError::InvalidArguments { path, .. }) = &mistyped.error else {
+        panic!("{mistyped:?}")
+    };
+    assert_eq!(path.as_deref(), Some("a"));
+
+    let nested = registry
+        .call("book", &json!({"window": {"start": {"minutes": -5}}}))
+        .await;
+    assert!(
+        error_text(&nested).contains("at `window.start.minutes`: invalid value: integer `-5`, expected u16"),
+        "{nested:?}"
+    );
+}
+
+#[tokio::test]
+async fn unknown_tools_list_the_closest_names() {
+    let outcome = registry().call("addd", "{}").await;
+    assert_eq!(
+        error_text(&outcome),
+        "there is no tool named `addd`; did you mean `add`?"
+    );
+    let Some(CallError::UnknownTool { suggestions, .. }) = &outcome.error else {
+        panic!("{outcome:?}")
+    };
+    assert_eq!(suggestions, &["add"]);
+}
+
+#[tokio::test]
+async fn a_panicking_tool_is_caught_and_the_registry_keeps_working() {
+    let registry = registry();
+    for name in ["explode", "explode_sync"] {
+        let outcome = registry.call(name, "{}").await;
+        assert!(error_text(&outcome).contains("failed unexpectedly"), "{outcome:?}");
+        assert!(matches!(outcome.error, Some(CallError::Panicked { .. })));
+    }
+    assert!(error_text(&registry.call("explode", "{}").await).contains("the tool hit a bug"));
+    assert_eq!(registry.call("add", r#"{"a": 1}"#).await.result.as_text(), Ok("2"));
+}
+
+#[tokio::test]
+async fn a_tool_past_its_time_limit_is_stopped() {
+    let registry = Registry::builder()
+        .tools(tools![hang, slow_sync, add])
+        .timeout(Duration::from_secs(30))
+        .tool_timeout("hang", Duration::from_millis(50))
+        .tool_timeout("slow_sync", Duration::from_millis(50))
+        .build()
+        .unwrap();
+    let started = Instant::now();
+    let outcome = registry.call("hang", "{}").await;
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert!(matches!(outcome.error, Some(CallError::TimedOut { .. })), "{outcome:?}");
+    assert!(error_text(&outcome).contains("did not finish within 0.1s"), "{outcome:?}");
+
+    let outcome = registry.call("slow_sync", r#"{"millis": 500}"#).await;
+    assert!(matches!(outcome.error, Some(CallError::TimedOut { .. })), "{outcome:?}");
+    assert_eq!(registry.call("add", r#"{"a": 1}"#).await.result.as_text(), Ok("2"));
+}
+
+#[tokio::test]
+async fn cancellation_reaches_the_tool() {
+    let registry = Registry::builder().tools(tools![hang]).build().unwrap();
+    let cancellation = toolkit_core::Cancellation::new();
+    let call = ToolCall::new("c1", "hang", json!({}));
+    let (outcome, ()) = tokio::join!(registry.run(&call, &cancellation), async {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        cancellation.cancel();
+    });
+    assert_eq!(outcome.result.as_text(), Ok("cancelled"));
+}
+
+#[tokio::test]
+async fn hidden_parameters_get_state_and_context() {
+    let counter = Arc::new(AtomicUsize::new(0));
+    let registry = Registry::builder()
+        .tools(tools![count, whoami])
+        .state(Arc::clone(&counter))
+        .build()
+        .unwrap();
+    assert_eq!(registry.call("count", "{}").await.result.as_text(), Ok("1"));
+    assert_eq!(registry.call("count", "{}").await.result.as_text(), Ok("2"));
+    assert_eq!(counter.load(Ordering::SeqCst), 2);
+
+    let call = ToolCall::new("call_42", "whoami", json!({}));
+    let outcome = registry.run(&call, &toolkit_core::Cancellation::new()).await;
+    assert_eq!(outcome.result.as_text(), Ok("whoami call_42"));
+
+    // Hidden parameters are not in the schema.
+    let schema = <count as toolkit_core::Tool>::definition().schema().canonical().unwrap();
+    assert_eq!(
+        schema,
+        r#"{"type":"object","properties":{},"additionalProperties":false}"#
+    );
+}
+
+#[test]
+fn missing_state_fails_the_build() {
+    let error = Registry::builder().tools(tools![count]).build().unwrap_err();
+    assert_eq!(
+        error.problems(),
+        [Problem::MissingState {
+            tool: "count",
+            type_name: "Arc<AtomicUsize>",
+        }]
+    );
+    assert!(error.to_string().contains("provide it with `.state(...)`"));
+}
+
+mod elsewhere {
+    use toolkit_core::tool;
+
+    /// Another tool called `add`.
+    #[tool(name = "add")]
+    pub async fn plus(
+        /// A number.
+        a: i64,
+    ) -> String {
+        a.to_string()
+    }
+}
+
+#[test]
+fn duplicate_names_are_an_error_not_an_overwrite() {
+    let error = Registry::builder()
+        .tools(tools![add, elsewhere::plus])
+        .build()
+        .unwrap_err();
+    let [Problem::Duplicate { name, first, second }] = error.problems() else {
+        panic!("{error}")
+    };
+    assert_eq!(*name, "add");
+    assert!(first.ends_with("registry") && second.ends_with("registry::elsewhere"));
+
+    // The same definition twice is one tool.
+    let registry = Registry::builder().tools(tools![add, add]).build().unwrap();
+    assert_eq!(registry.names().collect::<Vec<_>>(), ["add"]);
+}
+
+#[test]
+fn every_problem_is_reported_at_once() {
+    let error = Registry::builder()
+        .tools(tools![add, count])
+        .exclude(["ad"])
+        .tool_timeout("nope", Duration::from_secs(1))
+        .build()
+        .unwrap_err();
+    assert_eq!(error.problems().len(), 3, "{error}");
+    let text = error.to_string();
+    assert!(text.starts_with("3 problems:"), "{text}");
+    assert!(text.contains("no tool is named `ad`; did you mean `add`?"), "{text}");
+}
+
+#[tokio::test]
+async fn excluded_and_disabled_tools() {
+    let registry = Registry::builder()
+        .tools(tools![add, ping, book])
+        .exclude(["book"])
+        .build()
+        .unwrap();
+    assert_eq!(registry.names().collect::<Vec<_>>(), ["add", "ping"]);
+    assert!(matches!(
+        registry.call("book", "{}").await.error,
+        Some(CallError::UnknownTool { .. })
+    ));
+
+    assert!(registry.set_enabled("ping", false));
+    assert!(!registry.is_enabled("ping"));
+    let outcome = registry.call("ping", "{}").await;
+    assert_eq!(error_text(&outcome), "the tool `ping` is disabled");
+    assert_eq!(registry.definitions(Provider::OpenAi).unwrap().len(), 1);
+    assert!(registry.set_enabled("ping", true));
+    assert_eq!(registry.call("ping", "{}").await.result.as_text(), Ok("pong"));
+    assert!(!registry.set_enabled("nope", true));
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_turn_runs_concurrently_and_answers_in_call_order() {
+    let registry = Registry::builder()
+        .tools(tools![slow_sync, add, whoami, explode])
+        .build()
+        .unwrap();
+    let calls = [
+        ToolCall::new("c1", "slow_sync", json!({"millis": 300})),
+        ToolCall::new("c2", "add", json!("{\"a\": 41}")),
+        ToolCall::new("c3", "whoami", json!({})),
+        ToolCall::new("c4", "explode", json!({})),
+        ToolCall::new("c5", "nope", json!({})),
+    ];
+    let started = Instant::now();
+    let turn = registry.run_turn(&calls).await;
+    let ids: Vec<&str> = turn.results.iter().map(|r| r.call_id.as_str()).collect();
+    assert_eq!(ids, ["c1", "c2", "c3", "c4", "c5"]);
+    assert_eq!(turn.results[0].result.as_text(), Ok("slept 300ms"));
+    assert_eq!(turn.results[1].result.as_text(), Ok("42"));
+    assert_eq!(turn.results[2].result.as_text(), Ok("whoami c3"));
+    assert!(turn.results[3].result.is_error());
+    let failed: Vec<usize> = turn.errors.iter().map(|(i, _)| *i).collect();
+    assert_eq!(failed, [3, 4]);
+    assert!(started.elapsed() < Duration::from_secs(3));
+}
+
+/// Waits at a barrier both calls of a turn must reach.
+#[tool]
+async fn meet(#[tool(state)] barrier: Arc<tokio::sync::Barrier>) -> String {
+    barrier.wait().await;
+    "met".into()
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn async_calls_of_a_turn_overlap() {
+    // Two calls that each wait for the other can only finish if they run
+    // at the same time.
+    let registry = Registry::builder()
+        .tools(tools![meet])
+        .state(Arc::new(tokio::sync::Barrier::new(2)))
+        .build()
+        .unwrap();
+    let calls = [
+        ToolCall::new("a", "meet", json!({})),
+        ToolCall::new("b", "meet", json!({})),
+    ];
+    let turn = tokio::time::timeout(Duration::from_secs(10), registry.run_turn(&calls))
+        .await
+        .expect("the calls ran one after the other");
+    assert!(turn.results.iter().all(|r| r.result.as_text() == Ok("met")));
+}
+
+/// Records when it ran.
+#[tool]
+async fn stamp(#[tool(state)] stamps: Arc<std::sync::Mutex<Vec<Instant>>>) -> String {
+    stamps.lock().unwrap().push(Instant::now());
+    "stamped".into()
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_sync_tool_does_not_block_the_runtime() {
+    // On a single-threaded runtime, an async call finishes while a sync call
+    // sleeps only if the sync call runs off the runtime's thread.
+    let stamps: Arc<std::sync::Mutex<Vec<Instant>>> = Arc::default();
+    let registry = Registry::builder()
+        .tools(tools![slow_sync, stamp])
+        .state(Arc::clone(&stamps))
+        .build()
+        .unwrap();
+    let started = Instant::now();
+    let calls = [
+        ToolCall::new("a", "slow_sync", json!({"millis": 500})),
+        ToolCall::new("b", "stamp", json!({})),
+    ];
+    registry.run_turn(&calls).await;
+    let stamped = stamps.lock().unwrap()[0];
+    assert!(stamped.duration_since(started) < Duration::from_millis(400));
+}
+
+#[test]
+fn strict_mode_problems_are_caught_when_the_registry_is_built() {
+    let error = Registry::builder()
+        .tools(tools![add, tag])
+        .require(Provider::OpenAiStrict)
+        .build()
+        .unwrap_err();
+    let [Problem::Provider { tool, provider, reason }] = error.problems() else {
+        panic!("{error}")
+    };
+    assert_eq!((*tool, *provider), ("tag", Provider::OpenAiStrict));
+    assert!(reason.contains("labels"), "{reason}");
+
+    // Without the requirement, the list for strict mode names the tool.
+    let registry = Registry::builder().tools(tools![add, tag]).build().unwrap();
+    let error = registry.definitions(Provider::OpenAiStrict).unwrap_err();
+    assert_eq!(error.tools[0].0, "tag");
+    // Responses says `strict: false` for it, `true` for the others.
+    let responses = registry.definitions(Provider::OpenAiResponses).unwrap().to_value();
+    assert_eq!(responses[0]["strict"], true);
+    assert_eq!(responses[1]["strict"], false);
+}
+
+#[tokio::test]
+async fn action_model() {
+    let registry = registry();
+    let schema: Value = serde_json::from_str(&registry.action_schema().unwrap()).unwrap();
+    assert_eq!(schema["maxProperties"], 1);
+    assert_eq!(schema["properties"]["add"]["description"], "Adds two numbers.");
+    assert_eq!(
+        schema["properties"]["add"]["properties"]["a"]["type"],
+        "integer"
+    );
+    let outcome = registry.call_action(&json!({"add": {"a": 1, "b": 2}})).await;
+    assert_eq!(outcome.result.as_text(), Ok("3"));
+    for bad in [json!({}), json!({"add": {}, "ping": {}}), json!([1]), json!("add")] {
+        let outcome = registry.call_action(&bad).await;
+        assert!(matches!(outcome.error, Some(CallError::InvalidAction { .. })), "{bad}");
+        assert!(error_text(&outcome).contains("exactly one key"));
+    }
+}
+
+#[test]
+fn plain_text_description() {
+    let text = registry().describe();
+    assert!(text.contains("add(a: integer, b?: integer)\n  Adds two numbers.\n  - a: The first number."), "{text}");
+    assert!(text.contains("ping()\n  Takes no arguments."), "{text}");
+}
+
+/// Ends the task.
+#[tool]
+fn finish() -> ToolResult {
+    ToolResult::text("done")
+        .finish(true)
+        .with_memory("Finished")
+        .with_attribute("elapsed_ms", 3)
+}
+
+#[tokio::test]
+async fn a_returned_tool_result_keeps_every_field() {
+    let registry = Registry::builder().tools(tools![finish]).build().unwrap();
+    let result = registry.call("finish", "{}").await.result;
+    assert_eq!(result.success(), Some(true));
+    assert_eq!(result.memory(), Some("Finished"));
+    assert_eq!(result.attributes()["elapsed_ms"], 3);
+}

@@ -1,0 +1,12 @@
+use toolkit_core::tool;
+
+/// Echoes a value.
+#[tool]
+fn echo<T>(
+    /// The value.
+    value: String,
+) -> String {
+    value
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use toolkit_core::tool;
+
+/// Not a function.
+#[tool]
+struct Search {
+    query: String,
+}
+
+fn main() {}

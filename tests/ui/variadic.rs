@@ -1,0 +1,13 @@
+use toolkit_core::tool;
+
+/// Sums numbers.
+#[tool]
+unsafe extern "C" fn sum(
+    /// How many follow.
+    count: u32,
+    ...
+) -> u32 {
+    count
+}
+
+fn main() {}
