@@ -12,7 +12,8 @@ use serde::{Deserialize, Serialize};
 use toolkit_core::{Block, Image, Registry, RegistryError, ToolResult, tool, tools};
 
 /// A 1×1 PNG standing in for a rendered page.
-pub const PIXEL_PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC";
+pub const PIXEL_PNG: &str =
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC";
 
 /// The documents the assistant can search: host state, handed to tools that
 /// ask for it and never shown in a schema.
@@ -45,7 +46,12 @@ impl DocumentIndex {
                 &["rust", "async"][..],
                 2023,
             ),
-            ("Tokio Tutorial", "tokio tasks channels", &["async"][..], 2021),
+            (
+                "Tokio Tutorial",
+                "tokio tasks channels",
+                &["async"][..],
+                2021,
+            ),
         ] {
             documents.insert(
                 title.to_owned(),
@@ -169,7 +175,10 @@ pub async fn create_event(
     /// The event to create.
     event: NewEvent,
 ) -> Created {
-    let id = format!("evt-{}", event.title.len() * 7 + usize::from(event.slot.minutes));
+    let id = format!(
+        "evt-{}",
+        event.title.len() * 7 + usize::from(event.slot.minutes)
+    );
     Created { id, event }
 }
 
@@ -180,11 +189,12 @@ pub async fn screenshot(
     url: String,
 ) -> Result<ToolResult, toolkit_core::ImageError> {
     let image = Image::from_base64("image/png", PIXEL_PNG)?;
-    Ok(
-        ToolResult::blocks([Block::text(format!("Screenshot of {url}.")), Block::image(image)])
-            .with_note("Viewport 1280x720, scrolled to the top.")
-            .with_memory(format!("Took a screenshot of {url}")),
-    )
+    Ok(ToolResult::blocks([
+        Block::text(format!("Screenshot of {url}.")),
+        Block::image(image),
+    ])
+    .with_note("Viewport 1280x720, scrolled to the top.")
+    .with_memory(format!("Took a screenshot of {url}")))
 }
 
 /// Fetch a web page's text.

@@ -11,7 +11,8 @@ use toolkit_core::emit::{self, EmitOptions};
 use toolkit_core::{Block, Image, Provider, Registry, ToolCall, ToolResult, tool, tools};
 
 /// A 1×1 PNG standing in for a real chart.
-const PIXEL_PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC";
+const PIXEL_PNG: &str =
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC";
 
 /// A city's weather.
 #[derive(Serialize)]
@@ -57,10 +58,11 @@ fn chart(
     city: String,
 ) -> Result<ToolResult, toolkit_core::ImageError> {
     let image = Image::from_base64("image/png", PIXEL_PNG)?;
-    Ok(
-        ToolResult::blocks([Block::text(format!("Temperatures in {city}, this week.")), Block::image(image)])
-            .with_note("The chart's y axis is in degrees Celsius."),
-    )
+    Ok(ToolResult::blocks([
+        Block::text(format!("Temperatures in {city}, this week.")),
+        Block::image(image),
+    ])
+    .with_note("The chart's y axis is in degrees Celsius."))
 }
 
 /// Book a table at a restaurant.
@@ -88,7 +90,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let turn = [
         ToolCall::new("call_1", "weather", json!({"city": "Lyon"})),
         ToolCall::new("call_2", "chart", json!({"city": "Lyon"})),
-        ToolCall::new("call_3", "book_table", json!({"restaurant": "Le Bistrot", "people": 4})),
+        ToolCall::new(
+            "call_3",
+            "book_table",
+            json!({"restaurant": "Le Bistrot", "people": 4}),
+        ),
     ];
     println!("\n== The model calls");
     println!("{}", serde_json::to_string_pretty(&turn)?);

@@ -48,8 +48,14 @@ mod tests {
             "properties": {"tree": {"$ref": "#/$defs/Tree"}},
             "$defs": {"Tree": {"type": "object", "properties": {"kids": {"type": "array", "items": {"$ref": "#/$defs/Tree"}}}}}
         }));
-        assert!(accepts(&json!({"type": "integer", "minimum": 1}), &json!(3)));
-        assert!(!accepts(&json!({"type": "integer", "minimum": 1}), &json!(0)));
+        assert!(accepts(
+            &json!({"type": "integer", "minimum": 1}),
+            &json!(3)
+        ));
+        assert!(!accepts(
+            &json!({"type": "integer", "minimum": 1}),
+            &json!(0)
+        ));
     }
 
     #[test]

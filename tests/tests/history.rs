@@ -201,7 +201,14 @@ async fn the_model_reads_a_saved_output_back_page_by_page() {
     history
         .record(vec![call("c1", "extract", ToolResult::text(&long))])
         .unwrap();
-    let name = history.saved_file(1, 0).unwrap().file_name().unwrap().to_str().unwrap().to_owned();
+    let name = history
+        .saved_file(1, 0)
+        .unwrap()
+        .file_name()
+        .unwrap()
+        .to_str()
+        .unwrap()
+        .to_owned();
 
     let registry = Registry::builder()
         .tools(tools![read_output])
@@ -218,7 +225,10 @@ async fn the_model_reads_a_saved_output_back_page_by_page() {
         format!("[`{name}`, page 1 of 3. Read page 2 for more.]\nabcdefghij")
     );
     let last = read(serde_json::json!({"file": name, "page": 3})).await;
-    assert_eq!(last.as_text().unwrap(), format!("[`{name}`, page 3 of 3.]\ntail"));
+    assert_eq!(
+        last.as_text().unwrap(),
+        format!("[`{name}`, page 3 of 3.]\ntail")
+    );
 
     let past = read(serde_json::json!({"file": name, "page": 4})).await;
     assert!(past.error_message().unwrap().contains("has 3 page(s)"));
@@ -228,7 +238,10 @@ async fn the_model_reads_a_saved_output_back_page_by_page() {
     std::fs::create_dir_all(&outside).unwrap();
     std::fs::write(outside.join("secret.txt"), "secret").unwrap();
     for sneaky in [
-        format!("../{}/secret.txt", outside.file_name().unwrap().to_str().unwrap()),
+        format!(
+            "../{}/secret.txt",
+            outside.file_name().unwrap().to_str().unwrap()
+        ),
         outside.join("secret.txt").display().to_string(),
         "missing.txt".to_owned(),
     ] {
@@ -240,6 +253,9 @@ async fn the_model_reads_a_saved_output_back_page_by_page() {
     {
         std::os::unix::fs::symlink(outside.join("secret.txt"), dir.join("link.txt")).unwrap();
         let result = read(serde_json::json!({"file": "link.txt"})).await;
-        assert_eq!(result.error_message(), Some("there is no saved output named `link.txt`"));
+        assert_eq!(
+            result.error_message(),
+            Some("there is no saved output named `link.txt`")
+        );
     }
 }

@@ -119,11 +119,30 @@ fn error_text(outcome: &toolkit_core::CallOutcome) -> &str {
 #[tokio::test]
 async fn calls_with_text_or_value_arguments() {
     let registry = registry();
-    assert_eq!(registry.call("add", r#"{"a": 2, "b": 3}"#).await.result.as_text(), Ok("5"));
-    assert_eq!(registry.call("add", &json!({"a": 2})).await.result.as_text(), Ok("3"));
+    assert_eq!(
+        registry
+            .call("add", r#"{"a": 2, "b": 3}"#)
+            .await
+            .result
+            .as_text(),
+        Ok("5")
+    );
+    assert_eq!(
+        registry
+            .call("add", &json!({"a": 2}))
+            .await
+            .result
+            .as_text(),
+        Ok("3")
+    );
     assert_eq!(registry.call("ping", "").await.result.as_text(), Ok("pong"));
-    assert_eq!(registry.call("ping", &Value::Null).await.result.as_text(), Ok("pong"));
-    let outcome = registry.call("book", r#"{"window": {"start": {"minutes": 90}}}"#).await;
+    assert_eq!(
+        registry.call("ping", &Value::Null).await.result.as_text(),
+        Ok("pong")
+    );
+    let outcome = registry
+        .call("book", r#"{"window": {"start": {"minutes": 90}}}"#)
+        .await;
     assert_eq!(outcome.result.as_text(), Ok("booked at 90"));
     assert!(outcome.error.is_none());
 }
@@ -131,8 +150,14 @@ async fn calls_with_text_or_value_arguments() {
 #[tokio::test]
 async fn malformed_json_is_an_error_result() {
     let outcome = registry().call("add", r#"{"a": 2,"#).await;
-    assert!(error_text(&outcome).contains("not valid JSON"), "{outcome:?}");
-    assert!(matches!(outcome.error, Some(CallError::InvalidArguments { .. })));
+    assert!(
+        error_text(&outcome).contains("not valid JSON"),
+        "{outcome:?}"
+    );
+    assert!(matches!(
+        outcome.error,
+        Some(CallError::InvalidArguments { .. })
+    ));
 }
 
 #[tokio::test]
@@ -145,7 +170,10 @@ async fn field_errors_name_the_path_the_expected_type_and_what_came() {
     );
 
     let unknown = registry.call("add", r#"{"a": 1, "c": 2}"#).await;
-    assert!(error_text(&unknown).contains("unknown field `c`, expected `a` or `b`"), "{unknown:?}");
+    assert!(
+        error_text(&unknown).contains("unknown field `c`, expected `a` or `b`"),
+        "{unknown:?}"
+    );
 
     let mistyped = registry.call("add", r#"{"a": "two"}"#).await;
     assert_eq!(
@@ -161,7 +189,8 @@ async fn field_errors_name_the_path_the_expected_type_and_what_came() {
         .call("book", &json!({"window": {"start": {"minutes": -5}}}))
         .await;
     assert!(
-        error_text(&nested).contains("at `window.start.minutes`: invalid value: integer `-5`, expected u16"),
+        error_text(&nested)
+            .contains("at `window.start.minutes`: invalid value: integer `-5`, expected u16"),
         "{nested:?}"
     );
 }
@@ -184,11 +213,17 @@ async fn a_panicking_tool_is_caught_and_the_registry_keeps_working() {
     let registry = registry();
     for name in ["explode", "explode_sync"] {
         let outcome = registry.call(name, "{}").await;
-        assert!(error_text(&outcome).contains("failed unexpectedly"), "{outcome:?}");
+        assert!(
+            error_text(&outcome).contains("failed unexpectedly"),
+            "{outcome:?}"
+        );
         assert!(matches!(outcome.error, Some(CallError::Panicked { .. })));
     }
     assert!(error_text(&registry.call("explode", "{}").await).contains("the tool hit a bug"));
-    assert_eq!(registry.call("add", r#"{"a": 1}"#).await.result.as_text(), Ok("2"));
+    assert_eq!(
+        registry.call("add", r#"{"a": 1}"#).await.result.as_text(),
+        Ok("2")
+    );
 }
 
 #[tokio::test]
@@ -203,12 +238,24 @@ async fn a_tool_past_its_time_limit_is_stopped() {
     let started = Instant::now();
     let outcome = registry.call("hang", "{}").await;
     assert!(started.elapsed() < Duration::from_secs(5));
-    assert!(matches!(outcome.error, Some(CallError::TimedOut { .. })), "{outcome:?}");
-    assert!(error_text(&outcome).contains("did not finish within 0.1s"), "{outcome:?}");
+    assert!(
+        matches!(outcome.error, Some(CallError::TimedOut { .. })),
+        "{outcome:?}"
+    );
+    assert!(
+        error_text(&outcome).contains("did not finish within 0.1s"),
+        "{outcome:?}"
+    );
 
     let outcome = registry.call("slow_sync", r#"{"millis": 500}"#).await;
-    assert!(matches!(outcome.error, Some(CallError::TimedOut { .. })), "{outcome:?}");
-    assert_eq!(registry.call("add", r#"{"a": 1}"#).await.result.as_text(), Ok("2"));
+    assert!(
+        matches!(outcome.error, Some(CallError::TimedOut { .. })),
+        "{outcome:?}"
+    );
+    assert_eq!(
+        registry.call("add", r#"{"a": 1}"#).await.result.as_text(),
+        Ok("2")
+    );
 }
 
 #[tokio::test]
@@ -236,11 +283,16 @@ async fn hidden_parameters_get_state_and_context() {
     assert_eq!(counter.load(Ordering::SeqCst), 2);
 
     let call = ToolCall::new("call_42", "whoami", json!({}));
-    let outcome = registry.run(&call, &toolkit_core::Cancellation::new()).await;
+    let outcome = registry
+        .run(&call, &toolkit_core::Cancellation::new())
+        .await;
     assert_eq!(outcome.result.as_text(), Ok("whoami call_42"));
 
     // Hidden parameters are not in the schema.
-    let schema = <count as toolkit_core::Tool>::definition().schema().canonical().unwrap();
+    let schema = <count as toolkit_core::Tool>::definition()
+        .schema()
+        .canonical()
+        .unwrap();
     assert_eq!(
         schema,
         r#"{"type":"object","properties":{},"additionalProperties":false}"#
@@ -249,7 +301,10 @@ async fn hidden_parameters_get_state_and_context() {
 
 #[test]
 fn missing_state_fails_the_build() {
-    let error = Registry::builder().tools(tools![count]).build().unwrap_err();
+    let error = Registry::builder()
+        .tools(tools![count])
+        .build()
+        .unwrap_err();
     assert_eq!(
         error.problems(),
         [Problem::MissingState {
@@ -279,7 +334,14 @@ fn duplicate_names_are_an_error_not_an_overwrite() {
         .tools(tools![add, elsewhere::plus])
         .build()
         .unwrap_err();
-    let [Problem::Duplicate { name, first, second }] = error.problems() else {
+    let [
+        Problem::Duplicate {
+            name,
+            first,
+            second,
+        },
+    ] = error.problems()
+    else {
         panic!("{error}")
     };
     assert_eq!(*name, "add");
@@ -301,7 +363,10 @@ fn every_problem_is_reported_at_once() {
     assert_eq!(error.problems().len(), 3, "{error}");
     let text = error.to_string();
     assert!(text.starts_with("3 problems:"), "{text}");
-    assert!(text.contains("no tool is named `ad`; did you mean `add`?"), "{text}");
+    assert!(
+        text.contains("no tool is named `ad`; did you mean `add`?"),
+        "{text}"
+    );
 }
 
 #[tokio::test]
@@ -323,7 +388,10 @@ async fn excluded_and_disabled_tools() {
     assert_eq!(error_text(&outcome), "the tool `ping` is disabled");
     assert_eq!(registry.definitions(Provider::OpenAi).unwrap().len(), 1);
     assert!(registry.set_enabled("ping", true));
-    assert_eq!(registry.call("ping", "{}").await.result.as_text(), Ok("pong"));
+    assert_eq!(
+        registry.call("ping", "{}").await.result.as_text(),
+        Ok("pong")
+    );
     assert!(!registry.set_enabled("nope", true));
 }
 
@@ -413,7 +481,14 @@ fn strict_mode_problems_are_caught_when_the_registry_is_built() {
         .require(Provider::OpenAiStrict)
         .build()
         .unwrap_err();
-    let [Problem::Provider { tool, provider, reason }] = error.problems() else {
+    let [
+        Problem::Provider {
+            tool,
+            provider,
+            reason,
+        },
+    ] = error.problems()
+    else {
         panic!("{error}")
     };
     assert_eq!((*tool, *provider), ("tag", Provider::OpenAiStrict));
@@ -424,7 +499,10 @@ fn strict_mode_problems_are_caught_when_the_registry_is_built() {
     let error = registry.definitions(Provider::OpenAiStrict).unwrap_err();
     assert_eq!(error.tools[0].0, "tag");
     // Responses says `strict: false` for it, `true` for the others.
-    let responses = registry.definitions(Provider::OpenAiResponses).unwrap().to_value();
+    let responses = registry
+        .definitions(Provider::OpenAiResponses)
+        .unwrap()
+        .to_value();
     assert_eq!(responses[0]["strict"], true);
     assert_eq!(responses[1]["strict"], false);
 }
@@ -434,16 +512,29 @@ async fn action_model() {
     let registry = registry();
     let schema: Value = serde_json::from_str(&registry.action_schema().unwrap()).unwrap();
     assert_eq!(schema["maxProperties"], 1);
-    assert_eq!(schema["properties"]["add"]["description"], "Adds two numbers.");
+    assert_eq!(
+        schema["properties"]["add"]["description"],
+        "Adds two numbers."
+    );
     assert_eq!(
         schema["properties"]["add"]["properties"]["a"]["type"],
         "integer"
     );
-    let outcome = registry.call_action(&json!({"add": {"a": 1, "b": 2}})).await;
+    let outcome = registry
+        .call_action(&json!({"add": {"a": 1, "b": 2}}))
+        .await;
     assert_eq!(outcome.result.as_text(), Ok("3"));
-    for bad in [json!({}), json!({"add": {}, "ping": {}}), json!([1]), json!("add")] {
+    for bad in [
+        json!({}),
+        json!({"add": {}, "ping": {}}),
+        json!([1]),
+        json!("add"),
+    ] {
         let outcome = registry.call_action(&bad).await;
-        assert!(matches!(outcome.error, Some(CallError::InvalidAction { .. })), "{bad}");
+        assert!(
+            matches!(outcome.error, Some(CallError::InvalidAction { .. })),
+            "{bad}"
+        );
         assert!(error_text(&outcome).contains("exactly one key"));
     }
 }
@@ -451,7 +542,12 @@ async fn action_model() {
 #[test]
 fn plain_text_description() {
     let text = registry().describe();
-    assert!(text.contains("add(a: integer, b?: integer)\n  Adds two numbers.\n  - a: The first number."), "{text}");
+    assert!(
+        text.contains(
+            "add(a: integer, b?: integer)\n  Adds two numbers.\n  - a: The first number."
+        ),
+        "{text}"
+    );
     assert!(text.contains("ping()\n  Takes no arguments."), "{text}");
 }
 

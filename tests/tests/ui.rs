@@ -15,7 +15,13 @@ fn ui() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("ui");
     let mut cases: Vec<String> = std::fs::read_dir(&dir)
         .expect("the ui directory")
-        .map(|entry| entry.expect("a ui case").file_name().to_string_lossy().into_owned())
+        .map(|entry| {
+            entry
+                .expect("a ui case")
+                .file_name()
+                .to_string_lossy()
+                .into_owned()
+        })
         .filter(|name| name.ends_with(".rs"))
         .collect();
     cases.sort();

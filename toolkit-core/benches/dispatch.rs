@@ -87,8 +87,7 @@ struct SearchArguments {
 }
 
 /// The arguments of every call, as OpenAI sends them: JSON text.
-const ARGUMENTS: &str =
-    r#"{"query": "rust async runtimes", "limit": 5, "tags": ["lang", "systems"], "order": "newest"}"#;
+const ARGUMENTS: &str = r#"{"query": "rust async runtimes", "limit": 5, "tags": ["lang", "systems"], "order": "newest"}"#;
 
 /// Calls per allocation count.
 const CALLS: u64 = 10_000;

@@ -34,11 +34,17 @@ pub fn read_output(
     #[tool(state)] budget: OutputBudget,
 ) -> Result<ToolResult, ReadOutputError> {
     let name = Path::new(&file);
-    let plain = matches!(name.components().collect::<Vec<_>>().as_slice(), [Component::Normal(_)]);
+    let plain = matches!(
+        name.components().collect::<Vec<_>>().as_slice(),
+        [Component::Normal(_)]
+    );
     if !plain {
         return Err(ReadOutputError::NotAName(file));
     }
-    let dir = budget.dir().canonicalize().map_err(|_| ReadOutputError::NoSuchFile(file.clone()))?;
+    let dir = budget
+        .dir()
+        .canonicalize()
+        .map_err(|_| ReadOutputError::NoSuchFile(file.clone()))?;
     let path = dir
         .join(name)
         .canonicalize()
@@ -47,7 +53,8 @@ pub fn read_output(
     if path.parent() != Some(dir.as_path()) {
         return Err(ReadOutputError::NoSuchFile(file));
     }
-    let text = std::fs::read_to_string(&path).map_err(|error| ReadOutputError::Unreadable(file.clone(), error.to_string()))?;
+    let text = std::fs::read_to_string(&path)
+        .map_err(|error| ReadOutputError::Unreadable(file.clone(), error.to_string()))?;
 
     let page_chars = budget.max_chars().max(1);
     let total_chars = text.chars().count();
@@ -99,7 +106,9 @@ impl fmt::Display for ReadOutputError {
                 "`{file}` is not a file name: give the name exactly as the notice about the cut output gave it"
             ),
             Self::NoSuchFile(file) => write!(f, "there is no saved output named `{file}`"),
-            Self::Unreadable(file, reason) => write!(f, "the saved output `{file}` could not be read: {reason}"),
+            Self::Unreadable(file, reason) => {
+                write!(f, "the saved output `{file}` could not be read: {reason}")
+            }
             Self::NoSuchPage { file, page, pages } => {
                 write!(f, "`{file}` has {pages} page(s); there is no page {page}")
             }

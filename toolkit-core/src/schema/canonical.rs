@@ -64,10 +64,7 @@ pub fn canonicalize(generated: &Value, param_order: &[&str]) -> Result<Json, Sch
 
 /// [`canonicalize`] on a tree, whose key order (unlike a `Value`'s) the
 /// caller controls: what the tests use to show that order does not matter.
-pub(crate) fn canonicalize_tree(
-    mut root: Json,
-    param_order: &[&str],
-) -> Result<Json, SchemaError> {
+pub(crate) fn canonicalize_tree(mut root: Json, param_order: &[&str]) -> Result<Json, SchemaError> {
     let depth = root.depth();
     if depth > MAX_JSON_DEPTH {
         return Err(SchemaError::TooDeep {

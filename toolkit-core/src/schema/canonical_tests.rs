@@ -67,7 +67,14 @@ fn root_properties_follow_param_order_nested_ones_are_alphabetical() {
     );
     // Names the order leaves out follow, alphabetically.
     let out = canonicalize(&generated, &["c"]).unwrap();
-    let names: Vec<&str> = out.get("properties").unwrap().as_object().unwrap().iter().map(|(n, _)| n.as_str()).collect();
+    let names: Vec<&str> = out
+        .get("properties")
+        .unwrap()
+        .as_object()
+        .unwrap()
+        .iter()
+        .map(|(n, _)| n.as_str())
+        .collect();
     assert_eq!(names, ["c", "a", "b"]);
 }
 
@@ -87,7 +94,10 @@ fn bad_param_order_is_an_error() {
 #[test]
 fn root_gets_type_and_empty_properties() {
     assert_eq!(
-        canonical(json!({"title": "NoArgs", "additionalProperties": false}), &[]),
+        canonical(
+            json!({"title": "NoArgs", "additionalProperties": false}),
+            &[]
+        ),
         json!({"type": "object", "properties": {}, "additionalProperties": false})
     );
     assert_eq!(
@@ -106,7 +116,10 @@ fn non_object_roots_are_errors() {
         json!({"type": ["object", "null"]}),
     ] {
         let error = canonicalize(&root, &[]).unwrap_err();
-        assert!(matches!(error, SchemaError::RootNotObject { .. }), "{root}: {error}");
+        assert!(
+            matches!(error, SchemaError::RootNotObject { .. }),
+            "{root}: {error}"
+        );
     }
 }
 
@@ -115,10 +128,16 @@ fn malformed_sub_schemas_are_errors_not_panics() {
     let error = canonicalize(&optional(json!({"type": "array", "items": 5})), &["p"]).unwrap_err();
     assert_eq!(
         error,
-        SchemaError::NotASchema { path: "properties.p.items".into(), found: "a number".into() }
+        SchemaError::NotASchema {
+            path: "properties.p.items".into(),
+            found: "a number".into()
+        }
     );
     let error = canonicalize(&optional(json!({"anyOf": {"type": "string"}})), &["p"]).unwrap_err();
-    assert!(error.to_string().contains("`properties.p.anyOf`"), "{error}");
+    assert!(
+        error.to_string().contains("`properties.p.anyOf`"),
+        "{error}"
+    );
     let error = canonicalize(&json!({"type": "object", "properties": []}), &[]).unwrap_err();
     assert!(matches!(error, SchemaError::NotASchema { .. }));
 }
@@ -130,7 +149,13 @@ fn deep_input_is_refused_before_recursing() {
         deep = json!({"type": "array", "items": deep});
     }
     let error = canonicalize(&optional(deep), &["p"]).unwrap_err();
-    assert!(matches!(error, SchemaError::TooDeep { limit: MAX_JSON_DEPTH, .. }));
+    assert!(matches!(
+        error,
+        SchemaError::TooDeep {
+            limit: MAX_JSON_DEPTH,
+            ..
+        }
+    ));
 }
 
 #[test]
@@ -148,7 +173,10 @@ fn required_nullable_keeps_its_null() {
         "properties": {"p": {"type": ["string", "null"]}},
         "required": ["p"]
     });
-    assert_eq!(canonical(generated, &["p"])["properties"]["p"], json!({"type": ["string", "null"]}));
+    assert_eq!(
+        canonical(generated, &["p"])["properties"]["p"],
+        json!({"type": ["string", "null"]})
+    );
 }
 
 #[test]
@@ -220,7 +248,9 @@ fn documented_unit_enum_becomes_a_flat_string_enum() {
 #[test]
 fn undocumented_variants_add_no_list() {
     assert_eq!(
-        canonical_p(json!({"oneOf": [{"type": "string", "const": "a"}, {"type": "string", "const": "b"}]})),
+        canonical_p(
+            json!({"oneOf": [{"type": "string", "const": "a"}, {"type": "string", "const": "b"}]})
+        ),
         json!({"type": "string", "enum": ["a", "b"]})
     );
 }
@@ -243,12 +273,30 @@ fn data_carrying_enums_stay_unions() {
 #[test]
 fn integer_formats_become_bounds() {
     let cases = [
-        ("int8", json!({"type": "integer", "minimum": -128, "maximum": 127})),
-        ("int16", json!({"type": "integer", "minimum": -32768, "maximum": 32767})),
-        ("int32", json!({"type": "integer", "minimum": -2_147_483_648i64, "maximum": 2_147_483_647})),
-        ("uint8", json!({"type": "integer", "minimum": 0, "maximum": 255})),
-        ("uint16", json!({"type": "integer", "minimum": 0, "maximum": 65535})),
-        ("uint32", json!({"type": "integer", "minimum": 0, "maximum": 4_294_967_295u64})),
+        (
+            "int8",
+            json!({"type": "integer", "minimum": -128, "maximum": 127}),
+        ),
+        (
+            "int16",
+            json!({"type": "integer", "minimum": -32768, "maximum": 32767}),
+        ),
+        (
+            "int32",
+            json!({"type": "integer", "minimum": -2_147_483_648i64, "maximum": 2_147_483_647}),
+        ),
+        (
+            "uint8",
+            json!({"type": "integer", "minimum": 0, "maximum": 255}),
+        ),
+        (
+            "uint16",
+            json!({"type": "integer", "minimum": 0, "maximum": 65535}),
+        ),
+        (
+            "uint32",
+            json!({"type": "integer", "minimum": 0, "maximum": 4_294_967_295u64}),
+        ),
         ("int64", json!({"type": "integer"})),
         ("int128", json!({"type": "integer"})),
         ("int", json!({"type": "integer"})),
@@ -257,7 +305,11 @@ fn integer_formats_become_bounds() {
         ("uint", json!({"type": "integer", "minimum": 0})),
     ];
     for (format, expected) in cases {
-        assert_eq!(canonical_p(json!({"type": "integer", "format": format})), expected, "{format}");
+        assert_eq!(
+            canonical_p(json!({"type": "integer", "format": format})),
+            expected,
+            "{format}"
+        );
     }
 }
 
@@ -280,9 +332,26 @@ fn tighter_bounds_are_kept() {
 
 #[test]
 fn float_formats_go_standard_formats_stay() {
-    assert_eq!(canonical_p(json!({"type": "number", "format": "double"})), json!({"type": "number"}));
-    assert_eq!(canonical_p(json!({"type": "number", "format": "float"})), json!({"type": "number"}));
-    for format in ["date-time", "date", "time", "duration", "email", "hostname", "ipv4", "ipv6", "uri", "uuid"] {
+    assert_eq!(
+        canonical_p(json!({"type": "number", "format": "double"})),
+        json!({"type": "number"})
+    );
+    assert_eq!(
+        canonical_p(json!({"type": "number", "format": "float"})),
+        json!({"type": "number"})
+    );
+    for format in [
+        "date-time",
+        "date",
+        "time",
+        "duration",
+        "email",
+        "hostname",
+        "ipv4",
+        "ipv6",
+        "uri",
+        "uuid",
+    ] {
         assert_eq!(
             canonical_p(json!({"type": "string", "format": format})),
             json!({"type": "string", "format": format})
@@ -346,17 +415,26 @@ fn non_recursive_definitions_are_inlined() {
 
 #[test]
 fn foreign_references_are_errors() {
-    let error = canonicalize(&optional(json!({"$ref": "https://example.com/x.json"})), &["p"]).unwrap_err();
+    let error = canonicalize(
+        &optional(json!({"$ref": "https://example.com/x.json"})),
+        &["p"],
+    )
+    .unwrap_err();
     assert_eq!(
         error,
-        SchemaError::UnsupportedRef { path: "properties.p".into(), reference: "\"https://example.com/x.json\"".into() }
+        SchemaError::UnsupportedRef {
+            path: "properties.p".into(),
+            reference: "\"https://example.com/x.json\"".into()
+        }
     );
 }
 
 #[test]
 fn maps_stay_open_and_objects_beside_unions_stay_open() {
     assert_eq!(
-        canonical_p(json!({"type": "object", "additionalProperties": {"type": "integer", "format": "int32"}})),
+        canonical_p(
+            json!({"type": "object", "additionalProperties": {"type": "integer", "format": "int32"}})
+        ),
         json!({"type": "object", "additionalProperties": {"type": "integer", "minimum": -2_147_483_648i64, "maximum": 2_147_483_647}})
     );
     // `#[serde(flatten)]` of an enum: the branches' properties belong to the
@@ -386,7 +464,9 @@ fn union_branches_are_closed_when_nothing_else_sees_their_properties() {
     assert_eq!(out["oneOf"][0]["additionalProperties"], json!(false));
     assert_eq!(out["oneOf"][1]["additionalProperties"], json!(false));
     // Under `allOf` or `not`, closing would change the meaning.
-    let out = canonical_p(json!({"allOf": [{"type": "object", "properties": {"a": {"type": "string"}}}]}));
+    let out = canonical_p(
+        json!({"allOf": [{"type": "object", "properties": {"a": {"type": "string"}}}]}),
+    );
     assert!(out["allOf"][0].get("additionalProperties").is_none());
 }
 
@@ -420,17 +500,24 @@ fn output_does_not_depend_on_input_key_order() {
         "required": ["query", "meta", "order"],
         "additionalProperties": false
     });
-    let expected = text(generated.clone(), &["query", "limit", "filter", "order", "meta"]);
+    let expected = text(
+        generated.clone(),
+        &["query", "limit", "filter", "order", "meta"],
+    );
     for rotation in 0..5 {
         let mut tree = Json::from(&generated);
         permute(&mut tree, rotation);
         let order = ["query", "limit", "filter", "order", "meta"];
         // The tree keeps the permuted order in every build ...
-        let out = canonicalize_tree(tree.clone(), &order).unwrap().to_json_string();
+        let out = canonicalize_tree(tree.clone(), &order)
+            .unwrap()
+            .to_json_string();
         assert_eq!(out, expected, "rotation {rotation}");
         // ... a `Value` only under serde_json's `preserve_order`: the
         // public entry point must agree either way.
-        let out = canonicalize(&tree.to_value(), &order).unwrap().to_json_string();
+        let out = canonicalize(&tree.to_value(), &order)
+            .unwrap()
+            .to_json_string();
         assert_eq!(out, expected, "rotation {rotation}");
     }
 }
@@ -446,7 +533,9 @@ pub(super) fn permute(tree: &mut Json, rotation: usize) {
                     members.reverse();
                 }
             }
-            members.iter_mut().for_each(|(_, value)| permute(value, rotation));
+            members
+                .iter_mut()
+                .for_each(|(_, value)| permute(value, rotation));
         }
         Json::Array(items) => items.iter_mut().for_each(|item| permute(item, rotation)),
         _ => {}

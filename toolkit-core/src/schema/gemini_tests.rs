@@ -45,8 +45,17 @@ fn type_arrays_become_nullable() {
         property(json!({"type": ["string", "null"]}), true),
         json!({"type": "string", "nullable": true})
     );
-    let error = lower(root(json!({"p": {"type": ["string", "integer"]}}), json!(["p"]))).unwrap_err();
-    assert_eq!(error.kind(), &LoweringErrorKind::TypeUnion { types: vec!["string".into(), "integer".into()] });
+    let error = lower(root(
+        json!({"p": {"type": ["string", "integer"]}}),
+        json!(["p"]),
+    ))
+    .unwrap_err();
+    assert_eq!(
+        error.kind(),
+        &LoweringErrorKind::TypeUnion {
+            types: vec!["string".into(), "integer".into()]
+        }
+    );
     assert_eq!(error.target(), Target::Gemini);
 }
 
@@ -69,7 +78,10 @@ fn enums_const_and_formats() {
         json!({"type": "string", "format": "date-time"})
     );
     assert_eq!(
-        property(json!({"type": "string", "format": "email", "description": "Mail."}), true),
+        property(
+            json!({"type": "string", "format": "email", "description": "Mail."}),
+            true
+        ),
         json!({"type": "string", "description": "Mail.\n\n{format: \"email\"}"})
     );
 }
@@ -77,11 +89,17 @@ fn enums_const_and_formats() {
 #[test]
 fn unknown_keys_move_into_the_description() {
     assert_eq!(
-        property(json!({"type": "number", "exclusiveMinimum": 0, "multipleOf": 0.5}), true),
+        property(
+            json!({"type": "number", "exclusiveMinimum": 0, "multipleOf": 0.5}),
+            true
+        ),
         json!({"type": "number", "description": "{exclusiveMinimum: 0, multipleOf: 0.5}"})
     );
     assert_eq!(
-        property(json!({"type": "array", "items": {"type": "string"}, "uniqueItems": true, "minItems": 1, "examples": [["a"]]}), true),
+        property(
+            json!({"type": "array", "items": {"type": "string"}, "uniqueItems": true, "minItems": 1, "examples": [["a"]]}),
+            true
+        ),
         json!({"type": "array", "items": {"type": "string"}, "minItems": 1, "description": "{uniqueItems: true}", "example": ["a"]})
     );
 }
@@ -101,9 +119,15 @@ fn objects_lose_additional_properties_and_gain_property_ordering() {
         })
     );
     // The ordering follows the schema's: here the parameter order.
-    let generated = root(json!({"a": {"type": "string"}, "b": {"type": "string"}}), json!(["a", "b"]));
+    let generated = root(
+        json!({"a": {"type": "string"}, "b": {"type": "string"}}),
+        json!(["a", "b"]),
+    );
     let lowered = gemini(&canonicalize(&generated, &["b", "a"]).unwrap()).unwrap();
-    assert_eq!(lowered.get("propertyOrdering").unwrap().to_value(), json!(["b", "a"]));
+    assert_eq!(
+        lowered.get("propertyOrdering").unwrap().to_value(),
+        json!(["b", "a"])
+    );
     assert!(lowered.get("additionalProperties").is_none());
 }
 
@@ -125,7 +149,10 @@ fn any_of_is_alone_on_its_node() {
     );
     // One branch is merged instead, the node's doc winning.
     assert_eq!(
-        property(json!({"description": "Outer.", "anyOf": [{"type": "string", "description": "Inner."}]}), true),
+        property(
+            json!({"description": "Outer.", "anyOf": [{"type": "string", "description": "Inner."}]}),
+            true
+        ),
         json!({"type": "string", "description": "Outer."})
     );
 }
@@ -133,15 +160,35 @@ fn any_of_is_alone_on_its_node() {
 #[test]
 fn what_gemini_cannot_express_is_an_error() {
     let cases = [
-        (json!({"$ref": "#/$defs/Tree"}), LoweringErrorKind::Recursive { reference: "#/$defs/Tree".into() }),
-        (json!({"type": "object", "additionalProperties": {"type": "integer"}}), LoweringErrorKind::FreeFormMap),
-        (json!({"type": "array", "prefixItems": [{"type": "string"}]}), LoweringErrorKind::Tuple),
+        (
+            json!({"$ref": "#/$defs/Tree"}),
+            LoweringErrorKind::Recursive {
+                reference: "#/$defs/Tree".into(),
+            },
+        ),
+        (
+            json!({"type": "object", "additionalProperties": {"type": "integer"}}),
+            LoweringErrorKind::FreeFormMap,
+        ),
+        (
+            json!({"type": "array", "prefixItems": [{"type": "string"}]}),
+            LoweringErrorKind::Tuple,
+        ),
         (json!(true), LoweringErrorKind::Unconstrained),
         (json!({}), LoweringErrorKind::Unconstrained),
-        (json!({"allOf": [{"type": "string"}]}), LoweringErrorKind::Unsupported { keyword: "allOf".into() }),
+        (
+            json!({"allOf": [{"type": "string"}]}),
+            LoweringErrorKind::Unsupported {
+                keyword: "allOf".into(),
+            },
+        ),
     ];
     for (schema, kind) in cases {
-        let error = lower(root(json!({"p": {"type": "array", "items": schema}}), json!(["p"]))).unwrap_err();
+        let error = lower(root(
+            json!({"p": {"type": "array", "items": schema}}),
+            json!(["p"]),
+        ))
+        .unwrap_err();
         assert_eq!(error.kind(), &kind);
         assert_eq!(error.path(), "properties.p.items");
     }

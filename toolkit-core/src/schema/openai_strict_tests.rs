@@ -8,7 +8,9 @@ fn strict(canonical: Value) -> Result<Value, LoweringError> {
 }
 
 fn strict_text(canonical: Value) -> String {
-    openai_strict(&Json::from(&canonical)).unwrap().to_json_string()
+    openai_strict(&Json::from(&canonical))
+        .unwrap()
+        .to_json_string()
 }
 
 fn root(properties: Value, required: Value) -> Value {
@@ -80,7 +82,12 @@ fn maps_and_open_objects_are_errors() {
     assert_eq!(error.path(), "properties.filter.properties.tags");
     assert_eq!(error.kind(), &LoweringErrorKind::FreeFormMap);
     assert!(error.to_string().contains("free-form map"), "{error}");
-    assert!(error.to_string().contains("not allowed in OpenAI strict mode"), "{error}");
+    assert!(
+        error
+            .to_string()
+            .contains("not allowed in OpenAI strict mode"),
+        "{error}"
+    );
 
     let error = error_of(root(json!({"o": {"type": "object"}}), json!(["o"])));
     assert_eq!(error.kind(), &LoweringErrorKind::FreeFormMap);
@@ -120,17 +127,41 @@ fn optional_union_gains_a_null_branch() {
 
 #[test]
 fn rejected_keywords_are_errors() {
-    for keyword in ["allOf", "not", "if", "then", "else", "dependentRequired", "dependentSchemas"] {
+    for keyword in [
+        "allOf",
+        "not",
+        "if",
+        "then",
+        "else",
+        "dependentRequired",
+        "dependentSchemas",
+    ] {
         let mut property = json!({"type": "string"});
         property[keyword] = json!([{"type": "string"}]);
         let error = error_of(root(json!({"p": property}), json!(["p"])));
         assert_eq!(error.path(), "properties.p", "{keyword}");
-        assert_eq!(error.kind(), &LoweringErrorKind::Unsupported { keyword: keyword.into() });
+        assert_eq!(
+            error.kind(),
+            &LoweringErrorKind::Unsupported {
+                keyword: keyword.into()
+            }
+        );
     }
-    let error = error_of(root(json!({"t": {"type": "array", "prefixItems": [{"type": "string"}]}}), json!(["t"])));
+    let error = error_of(root(
+        json!({"t": {"type": "array", "prefixItems": [{"type": "string"}]}}),
+        json!(["t"]),
+    ));
     assert_eq!(error.kind(), &LoweringErrorKind::Tuple);
-    let error = error_of(root(json!({"x": {"type": "string", "$anchor": "x"}}), json!(["x"])));
-    assert_eq!(error.kind(), &LoweringErrorKind::Unsupported { keyword: "$anchor".into() });
+    let error = error_of(root(
+        json!({"x": {"type": "string", "$anchor": "x"}}),
+        json!(["x"]),
+    ));
+    assert_eq!(
+        error.kind(),
+        &LoweringErrorKind::Unsupported {
+            keyword: "$anchor".into()
+        }
+    );
 }
 
 #[test]
@@ -145,9 +176,18 @@ fn unsupported_keywords_move_into_the_description() {
         json!(["name", "site", "when", "tags"]),
     ))
     .unwrap();
-    assert_eq!(out["properties"]["name"], json!({"type": "string", "description": "Name.\n\n{minLength: 3, maxLength: 10}"}));
-    assert_eq!(out["properties"]["site"], json!({"type": "string", "description": "{format: \"uri\"}"}));
-    assert_eq!(out["properties"]["when"], json!({"type": "string", "format": "date-time"}));
+    assert_eq!(
+        out["properties"]["name"],
+        json!({"type": "string", "description": "Name.\n\n{minLength: 3, maxLength: 10}"})
+    );
+    assert_eq!(
+        out["properties"]["site"],
+        json!({"type": "string", "description": "{format: \"uri\"}"})
+    );
+    assert_eq!(
+        out["properties"]["when"],
+        json!({"type": "string", "format": "date-time"})
+    );
     assert_eq!(
         out["properties"]["tags"],
         json!({"type": "array", "items": {"type": "string"}, "description": "{uniqueItems: true, default: []}"})
@@ -157,17 +197,34 @@ fn unsupported_keywords_move_into_the_description() {
 #[test]
 fn unconstrained_values_and_type_unions_are_errors() {
     let error = error_of(root(json!({"v": true}), json!(["v"])));
-    assert_eq!((error.path(), error.kind()), ("properties.v", &LoweringErrorKind::Unconstrained));
-    let error = error_of(root(json!({"v": {"description": "Anything."}}), json!(["v"])));
+    assert_eq!(
+        (error.path(), error.kind()),
+        ("properties.v", &LoweringErrorKind::Unconstrained)
+    );
+    let error = error_of(root(
+        json!({"v": {"description": "Anything."}}),
+        json!(["v"]),
+    ));
     assert_eq!(error.kind(), &LoweringErrorKind::Unconstrained);
-    let error = error_of(root(json!({"v": {"type": ["string", "integer"]}}), json!(["v"])));
-    assert_eq!(error.kind(), &LoweringErrorKind::TypeUnion { types: vec!["string".into(), "integer".into()] });
+    let error = error_of(root(
+        json!({"v": {"type": ["string", "integer"]}}),
+        json!(["v"]),
+    ));
+    assert_eq!(
+        error.kind(),
+        &LoweringErrorKind::TypeUnion {
+            types: vec!["string".into(), "integer".into()]
+        }
+    );
 }
 
 #[test]
 fn root_must_be_an_object() {
     let error = error_of(json!({"anyOf": [{"type": "object"}]}));
-    assert_eq!((error.path(), error.kind()), ("", &LoweringErrorKind::RootNotObject));
+    assert_eq!(
+        (error.path(), error.kind()),
+        ("", &LoweringErrorKind::RootNotObject)
+    );
 }
 
 #[test]
@@ -225,9 +282,18 @@ fn reference_chains_end_and_dangling_references_are_errors() {
     }))
     .unwrap();
     assert_eq!(out["properties"]["a"], json!({"$ref": "#/$defs/A"}));
-    assert_eq!(out["$defs"], json!({"A": {"$ref": "#/$defs/B"}, "B": {"$ref": "#/$defs/A"}}));
-    let error = error_of(root(json!({"a": {"$ref": "#/$defs/Gone", "description": "x"}}), json!(["a"])));
-    assert!(matches!(error.kind(), LoweringErrorKind::MissingDefinition { .. }), "{error}");
+    assert_eq!(
+        out["$defs"],
+        json!({"A": {"$ref": "#/$defs/B"}, "B": {"$ref": "#/$defs/A"}})
+    );
+    let error = error_of(root(
+        json!({"a": {"$ref": "#/$defs/Gone", "description": "x"}}),
+        json!(["a"]),
+    ));
+    assert!(
+        matches!(error.kind(), LoweringErrorKind::MissingDefinition { .. }),
+        "{error}"
+    );
     let error = error_of(root(json!({"a": {"$ref": "#/$defs/Gone"}}), json!(["a"])));
     assert_eq!(error.path(), "properties.a");
 }
@@ -244,38 +310,68 @@ fn nested(depth: usize) -> Value {
 fn nesting_limit() {
     assert!(strict(nested(MAX_OBJECT_DEPTH)).is_ok());
     let error = error_of(nested(MAX_OBJECT_DEPTH + 1));
-    assert_eq!(error.kind(), &LoweringErrorKind::TooDeep { depth: 11, limit: 10 });
-    assert_eq!(error.path(), "properties.n".repeat(1) + &".properties.n".repeat(9));
+    assert_eq!(
+        error.kind(),
+        &LoweringErrorKind::TooDeep {
+            depth: 11,
+            limit: 10
+        }
+    );
+    assert_eq!(
+        error.path(),
+        "properties.n".repeat(1) + &".properties.n".repeat(9)
+    );
 }
 
 #[test]
 fn property_count_limit() {
     let many = |count: usize| {
-        let properties: serde_json::Map<String, Value> =
-            (0..count).map(|i| (format!("p{i}"), json!({"type": "boolean"}))).collect();
+        let properties: serde_json::Map<String, Value> = (0..count)
+            .map(|i| (format!("p{i}"), json!({"type": "boolean"})))
+            .collect();
         root(Value::Object(properties), json!([]))
     };
     assert!(strict(many(MAX_PROPERTIES)).is_ok());
     assert_eq!(
         error_of(many(MAX_PROPERTIES + 1)).kind(),
-        &LoweringErrorKind::TooManyProperties { count: 5001, limit: 5000 }
+        &LoweringErrorKind::TooManyProperties {
+            count: 5001,
+            limit: 5000
+        }
     );
 }
 
 #[test]
 fn enum_limits() {
-    let values = |count: usize, width: usize| -> Vec<String> { (0..count).map(|i| format!("{i:0width$}")).collect() };
-    let with_enum = |values: Vec<String>| root(json!({"e": {"type": "string", "enum": values}}), json!(["e"]));
+    let values = |count: usize, width: usize| -> Vec<String> {
+        (0..count).map(|i| format!("{i:0width$}")).collect()
+    };
+    let with_enum = |values: Vec<String>| {
+        root(
+            json!({"e": {"type": "string", "enum": values}}),
+            json!(["e"]),
+        )
+    };
 
     assert!(strict(with_enum(values(MAX_ENUM_VALUES, 4))).is_ok());
     assert_eq!(
         error_of(with_enum(values(MAX_ENUM_VALUES + 1, 4))).kind(),
-        &LoweringErrorKind::TooManyEnumValues { count: 1001, limit: 1000 }
+        &LoweringErrorKind::TooManyEnumValues {
+            count: 1001,
+            limit: 1000
+        }
     );
     // 251 values of 60 characters: 15,060 characters.
     let error = error_of(with_enum(values(LARGE_ENUM + 1, 60)));
     assert_eq!(error.path(), "properties.e");
-    assert_eq!(error.kind(), &LoweringErrorKind::EnumTooLong { values: 251, count: 15_060, limit: 15_000 });
+    assert_eq!(
+        error.kind(),
+        &LoweringErrorKind::EnumTooLong {
+            values: 251,
+            count: 15_060,
+            limit: 15_000
+        }
+    );
     // 250 values may be longer.
     assert!(strict(with_enum(values(LARGE_ENUM, 60))).is_ok());
 }
@@ -291,7 +387,10 @@ fn character_limit() {
     assert!(strict(long(3000)).is_ok());
     assert_eq!(
         error_of(long(3001)).kind(),
-        &LoweringErrorKind::TooManyCharacters { count: 120_040, limit: 120_000 }
+        &LoweringErrorKind::TooManyCharacters {
+            count: 120_040,
+            limit: 120_000
+        }
     );
 }
 
