@@ -939,12 +939,3 @@ fn gemini_refuses_recursion_and_maps_precisely() {
         r#"{"type":"object","properties":{},"propertyOrdering":[]}"#
     );
 }
-#[test]
-fn zz_print() {
-    for (name, generated, order) in fixtures() {
-        let c = canonicalize(&generated, order).unwrap();
-        println!("== {name}\n{}\n-- strict: {}\n-- gemini: {}", c.to_json_string(),
-            openai_strict(&c).map(|s| s.to_json_string()).unwrap_or_else(|e| e.to_string()),
-            gemini(&c).map(|s| s.to_json_string()).unwrap_or_else(|e| e.to_string()));
-    }
-}
