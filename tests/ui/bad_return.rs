@@ -12,4 +12,13 @@ fn make(
     Opaque
 }
 
+/// Makes something opaque, or fails.
+#[tool]
+async fn try_make(
+    /// Whether to fail.
+    fail: bool,
+) -> Result<Opaque, String> {
+    if fail { Err("failed".into()) } else { Ok(Opaque) }
+}
+
 fn main() {}

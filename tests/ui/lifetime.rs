@@ -10,4 +10,13 @@ fn echo<'a>(
     value.into_owned()
 }
 
+/// Echoes a value, the lifetime elided.
+#[tool]
+fn elided(
+    /// The value.
+    value: Cow<'_, str>,
+) -> String {
+    value.into_owned()
+}
+
 fn main() {}

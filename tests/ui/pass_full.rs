@@ -1,5 +1,6 @@
 //! Every feature of `#[tool]` at once, compiled and checked.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use schemars::JsonSchema;
@@ -96,8 +97,9 @@ fn lookup(
 /// Plain text out.
 #[tool(description = "Say hello.")]
 fn hello(
-    /// Whom to greet.
-    name: String,
+    /// Whom to greet: `'static` borrows nothing, so `Cow<'static, str>` is
+    /// read as an owned string.
+    name: Cow<'static, str>,
 ) -> String {
     format!("hello, {name}")
 }

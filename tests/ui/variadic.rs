@@ -5,7 +5,7 @@ use toolkit_core::tool;
 unsafe extern "C" fn sum(
     /// How many follow.
     count: u32,
-    ...
+    args: ...
 ) -> u32 {
     count
 }

@@ -60,8 +60,11 @@ pub(crate) fn expand(tool: &ToolFn) -> TokenStream {
                     let #ident: #ty = __tk::state::<#ty>(&__context, #type_name)?;
                 })
             }
+            // Named in full, so that a parameter of another type is a plain
+            // "expected `T`, found `CallContext`" on its type.
             ParamKind::Context => Some(quote_spanned! {param.span()=>
-                let #ident: #ty = ::core::clone::Clone::clone(&__context);
+                let #ident: #ty =
+                    <::toolkit_core::CallContext as ::core::clone::Clone>::clone(&__context);
             }),
             ParamKind::Visible { .. } => None,
         }
@@ -73,19 +76,49 @@ pub(crate) fn expand(tool: &ToolFn) -> TokenStream {
             quote!(::toolkit_core::StateNeed::__new(::core::any::TypeId::of::<#ty>, #type_name))
         })
     });
+    // A parameter type that cannot be read from JSON or has no schema is
+    // reported on the type, with the fix, before the derives' own errors.
+    let param_checks = visible.iter().map(|(param, ..)| {
+        let ty = &param.ty;
+        quote_spanned! {param.span()=>
+            const _: () = __tk::assert_param::<#ty>();
+        }
+    });
     let call_args = tool.params.iter().map(|param| &param.ident);
 
-    let convert = {
-        let span = match &item.sig.output {
-            ReturnType::Type(_, ty) => ty.span(),
-            ReturnType::Default => item.sig.ident.span(),
-        };
-        quote_spanned! {span=>
+    let return_span = match &item.sig.output {
+        ReturnType::Type(_, ty) => ty.span(),
+        ReturnType::Default => item.sig.ident.span(),
+    };
+    // The three conversions of `__private`, tried in order, then a last
+    // resort that always applies and whose bound fails with the message
+    // below: a return type that converts neither way is reported on itself,
+    // not as a method that "exists but its trait bounds were not satisfied".
+    // (Named with `__`: a user type in the signature could be `ToolReturn`.)
+    let last_resort = quote_spanned! {return_span=>
+        #[diagnostic::on_unimplemented(
+            message = "`{Self}` cannot be returned by a tool",
+            label = "neither `IntoToolResult` nor `Serialize`",
+            note = "a tool returns text, `()`, a `ToolResult` or another `toolkit_core::IntoToolResult` type, any `serde::Serialize` value (sent as JSON), or `Result<T, E>` of either with `E: Display`",
+            note = "derive `serde::Serialize` for it, or implement `toolkit_core::IntoToolResult` for it"
+        )]
+        trait __ToolReturn {}
+        impl __ToolReturn for ::toolkit_core::ToolResult {}
+        trait __ViaNothing<T>: ::core::marker::Sized {
+            fn __into_tool_result(self) -> ::toolkit_core::ToolResult
+            where
+                T: __ToolReturn,
             {
-                #[allow(unused_imports)]
-                use __tk::{ViaIntoToolResult as _, ViaSerialize as _, ViaSerializeResult as _};
-                (&&&__tk::Wrap::new(__value)).__into_tool_result()
+                ::core::unreachable!()
             }
+        }
+        impl<T> __ViaNothing<T> for __tk::Wrap<T> {}
+    };
+    let convert = quote_spanned! {return_span=>
+        {
+            #[allow(unused_imports)]
+            use __tk::{ViaIntoToolResult as _, ViaSerialize as _, ViaSerializeResult as _};
+            (&&&__tk::Wrap::new(__value)).__into_tool_result()
         }
     };
     let start = if item.sig.asyncness.is_some() {
@@ -123,6 +156,9 @@ pub(crate) fn expand(tool: &ToolFn) -> TokenStream {
         #(#cfgs)*
         const _: () = {
             use ::toolkit_core::__private as __tk;
+
+            #(#param_checks)*
+            #last_resort
 
             #[derive(__tk::serde::Deserialize, __tk::schemars::JsonSchema)]
             #[serde(crate = "::toolkit_core::__private::serde", deny_unknown_fields)]

@@ -48,6 +48,9 @@ impl ToolFn {
     pub(crate) fn read(args: TokenStream, mut item: ItemFn, errors: &mut Errors) -> Option<Self> {
         let options = ToolOptions::parse(args, errors);
         check_signature(&item, errors);
+        // Reported above; left in, it would add rustc's own errors (C-variadic
+        // definitions are unstable) to ours.
+        item.sig.variadic = None;
 
         let docs = DocLines::of(&item.attrs);
         let argument_docs = docs.arguments();

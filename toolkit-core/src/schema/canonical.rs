@@ -6,9 +6,12 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use super::defs::{inline_non_recursive, reachable};
+use super::enums::flatten_unit_enum;
 use super::error::SchemaError;
 use super::json::Json;
 use super::keywords::{Holds, child_path, holds, index_path, member_path, order_schema};
+use super::nulls::strip_null;
+use super::numbers::normalize_numeric_format;
 
 /// The deepest JSON nesting (arrays and objects) a schema may have. Deep
 /// enough for any parameter type a person writes, shallow enough that the
@@ -74,6 +77,13 @@ pub(crate) fn canonicalize_tree(mut root: Json, param_order: &[&str]) -> Result<
     }
     check_root(&root)?;
 
+    // Before the passes, so the root is treated as the object it is
+    // (closed like any other).
+    root.insert("type", Json::from("object"));
+    if !root.contains_key("properties") {
+        root.insert("properties", Json::object());
+    }
+
     let mut defs = take_defs(&mut root)?;
     inline_non_recursive(&mut root, &mut defs)?;
 
@@ -82,10 +92,6 @@ pub(crate) fn canonicalize_tree(mut root: Json, param_order: &[&str]) -> Result<
         canonical_node(body, &member_path("", "$defs", name), true)?;
     }
 
-    root.insert("type", Json::from("object"));
-    if !root.contains_key("properties") {
-        root.insert("properties", Json::object());
-    }
     if let Some(Json::Object(properties)) = root.get_mut("properties") {
         order_params(properties, param_order)?;
     }
@@ -324,212 +330,6 @@ pub(crate) fn kind_of(value: &Json) -> String {
         Json::Object(_) => "an object",
     }
     .to_owned()
-}
-
-fn is_null_type(value: &Json) -> bool {
-    value.as_str() == Some("null")
-}
-
-/// A branch that only admits `null`: `{"type": "null"}`, `{"const": null}`
-/// or `{"enum": [null]}` (annotations aside).
-fn is_null_schema(branch: &Json) -> bool {
-    let Some(members) = branch.as_object() else {
-        return false;
-    };
-    let mut admits_only_null = false;
-    for (keyword, value) in members {
-        match keyword.as_str() {
-            "type" => admits_only_null |= is_null_type(value),
-            "const" => admits_only_null |= *value == Json::Null,
-            "enum" => admits_only_null |= value.as_array() == Some(&[Json::Null]),
-            "description" | "title" | "$comment" => {}
-            _ => return false,
-        }
-    }
-    admits_only_null
-}
-
-/// Removes the `null` alternative an `Option<T>` added: from a `type` array
-/// (and the `enum` schemars extends with `null`), or as a branch of
-/// `anyOf`/`oneOf`, merging the one remaining branch into the schema (the
-/// schema's own keys, such as a field's doc, win over the branch's, such
-/// as its type's doc).
-fn strip_null(schema: &mut Json) {
-    if let Some(Json::Array(types)) = schema.get_mut("type")
-        && types.len() > 1
-        && types.iter().any(is_null_type)
-    {
-        types.retain(|kind| !is_null_type(kind));
-        if let [single] = types.as_slice() {
-            let single = single.clone();
-            schema.insert("type", single);
-        }
-    }
-    // schemars extends a unit enum's values with `null` for `Option<E>`.
-    if let Some(Json::Array(values)) = schema.get_mut("enum")
-        && values.len() > 1
-        && values.contains(&Json::Null)
-    {
-        values.retain(|value| *value != Json::Null);
-    }
-    for keyword in ["anyOf", "oneOf"] {
-        let Some(Json::Array(branches)) = schema.get_mut(keyword) else {
-            continue;
-        };
-        if branches.len() < 2 || !branches.iter().any(is_null_schema) {
-            continue;
-        }
-        branches.retain(|branch| !is_null_schema(branch));
-        if let [single] = branches.as_slice() {
-            match single.clone() {
-                Json::Object(body) => {
-                    schema.remove(keyword);
-                    for (key, value) in body {
-                        if !schema.contains_key(&key) {
-                            schema.insert(key, value);
-                        }
-                    }
-                }
-                Json::Bool(true) => {
-                    schema.remove(keyword);
-                }
-                // `false` or junk: leave the one-branch union as it is.
-                _ => {}
-            }
-        }
-    }
-}
-
-/// A `oneOf`/`anyOf` branch that is one or more string constants, as
-/// schemars writes a unit variant (`const`) or a run of undocumented ones
-/// (`enum`): its values and its doc.
-fn unit_variant(branch: &Json) -> Option<(Vec<Json>, Option<String>)> {
-    let mut values = None;
-    let mut doc = None;
-    for (keyword, value) in branch.as_object()? {
-        match keyword.as_str() {
-            "type" if value.as_str() == Some("string") => {}
-            "const" if value.as_str().is_some() && values.is_none() => {
-                values = Some(vec![value.clone()]);
-            }
-            "enum" if values.is_none() => {
-                let items = value.as_array()?;
-                if items.is_empty() || items.iter().any(|item| item.as_str().is_none()) {
-                    return None;
-                }
-                values = Some(items.to_vec());
-            }
-            "description" => doc = Some(value.as_str()?.to_owned()),
-            _ => return None,
-        }
-    }
-    Some((values?, doc))
-}
-
-/// Rewrites a union of string constants (a unit enum whose variants have
-/// docs) as one `{"type": "string", "enum": [...]}`, listing the variant
-/// docs in the description: providers handle a flat `enum` best, and
-/// several reject `const` or `oneOf`.
-fn flatten_unit_enum(schema: &mut Json) {
-    if ["type", "enum", "const"]
-        .iter()
-        .any(|k| schema.contains_key(k))
-    {
-        return;
-    }
-    for keyword in ["oneOf", "anyOf"] {
-        let Some(Json::Array(branches)) = schema.get(keyword) else {
-            continue;
-        };
-        let Some(variants) = branches
-            .iter()
-            .map(unit_variant)
-            .collect::<Option<Vec<_>>>()
-        else {
-            continue;
-        };
-        let mut values = Vec::new();
-        let mut lines = Vec::new();
-        for (group, doc) in variants {
-            if let Some(doc) = doc.filter(|doc| !doc.trim().is_empty()) {
-                let names = group
-                    .iter()
-                    .filter_map(Json::as_str)
-                    .map(|name| format!("`{name}`"))
-                    .collect::<Vec<_>>()
-                    .join(", ");
-                // Continuation lines are indented to stay in the list item.
-                lines.push(format!("- {names}: {}", doc.trim().replace('\n', "\n  ")));
-            }
-            values.extend(group);
-        }
-        schema.remove(keyword);
-        schema.insert("type", Json::from("string"));
-        schema.insert("enum", Json::Array(values));
-        if !lines.is_empty() {
-            let list = lines.join("\n");
-            let text = match schema.get("description").and_then(Json::as_str) {
-                Some(intro) if !intro.trim().is_empty() => format!("{intro}\n\n{list}"),
-                _ => list,
-            };
-            schema.insert("description", Json::String(text));
-        }
-        return;
-    }
-}
-
-/// The range an integer `format` of schemars stands for, as
-/// `(minimum, maximum)`; `None` if `format` is not one of them. 64- and
-/// 128-bit bounds are left out: beyond 2^53 they are not exact in the
-/// doubles most JSON readers use, and no model will reach them.
-fn integer_range(format: &str) -> Option<(Option<i64>, Option<i64>)> {
-    Some(match format {
-        "int8" => (Some(i8::MIN.into()), Some(i8::MAX.into())),
-        "int16" => (Some(i16::MIN.into()), Some(i16::MAX.into())),
-        "int32" => (Some(i32::MIN.into()), Some(i32::MAX.into())),
-        "uint8" => (Some(0), Some(u8::MAX.into())),
-        "uint16" => (Some(0), Some(u16::MAX.into())),
-        "uint32" => (Some(0), Some(u32::MAX.into())),
-        "int64" | "int128" | "int" => (None, None),
-        "uint64" | "uint128" | "uint" => (Some(0), None),
-        _ => return None,
-    })
-}
-
-/// Replaces schemars' numeric `format`s, which are not JSON Schema formats
-/// and which strict dialects reject, by the bounds they imply.
-fn normalize_numeric_format(schema: &mut Json) {
-    let Some(format) = schema.get("format").and_then(Json::as_str) else {
-        return;
-    };
-    if matches!(format, "float" | "double") {
-        schema.remove("format");
-        return;
-    }
-    let Some((low, high)) = integer_range(format) else {
-        return;
-    };
-    schema.remove("format");
-    if let Some(low) = low {
-        tighten(schema, "minimum", low, |existing, bound| existing >= bound);
-    }
-    if let Some(high) = high {
-        tighten(schema, "maximum", high, |existing, bound| existing <= bound);
-    }
-}
-
-/// Sets `keyword` to `bound` unless it already holds a number at least as
-/// tight (e.g. `NonZeroU32`'s `minimum: 1`, or a `#[schemars(range)]`).
-fn tighten(schema: &mut Json, keyword: &str, bound: i64, tighter: fn(f64, f64) -> bool) {
-    let keeps = match schema.get(keyword) {
-        Some(Json::Number(existing)) => existing
-            .as_f64()
-            .is_some_and(|existing| tighter(existing, bound as f64)),
-        _ => false,
-    };
-    if !keeps {
-        schema.insert(keyword, Json::Number(bound.into()));
-    }
 }
 
 #[cfg(test)]

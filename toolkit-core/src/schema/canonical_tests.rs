@@ -100,9 +100,10 @@ fn root_gets_type_and_empty_properties() {
         ),
         json!({"type": "object", "properties": {}, "additionalProperties": false})
     );
+    // Closed like any struct: the arguments struct denies unknown fields.
     assert_eq!(
         text(json!({"type": "object"}), &[]),
-        r#"{"type":"object","properties":{}}"#
+        r#"{"type":"object","properties":{},"additionalProperties":false}"#
     );
 }
 
@@ -539,5 +540,26 @@ pub(super) fn permute(tree: &mut Json, rotation: usize) {
         }
         Json::Array(items) => items.iter_mut().for_each(|item| permute(item, rotation)),
         _ => {}
+    }
+}
+
+#[test]
+fn canonical_schemas_are_a_fixed_point() {
+    let inputs = [
+        json!({"type": "object"}),
+        json!({"type": "object", "properties": {"b": {"type": ["integer", "null"], "format": "uint8"}, "a": {"oneOf": [{"const": "x", "type": "string", "description": "X."}]}}, "required": ["a"]}),
+        json!({"type": "object", "properties": {"t": {"$ref": "#/$defs/T"}}, "$defs": {"T": {"type": "object", "properties": {"k": {"type": "array", "items": {"$ref": "#/$defs/T"}}}}}}),
+    ];
+    for input in inputs {
+        let order: Vec<String> = input["properties"]
+            .as_object()
+            .into_iter()
+            .flatten()
+            .map(|(k, _)| k.clone())
+            .collect();
+        let order: Vec<&str> = order.iter().map(String::as_str).collect();
+        let once = canonicalize(&input, &order).unwrap();
+        let twice = canonicalize_tree(once.clone(), &order).unwrap();
+        assert_eq!(once, twice, "{input}");
     }
 }

@@ -18,12 +18,12 @@
 //!
 //! | function | dialect | can fail |
 //! |---|---|---|
-//! | [`openai_strict`] | OpenAI Structured Outputs (`"strict": true`) | yes |
-//! | [`openai`] | OpenAI without strict mode | no |
-//! | [`openai_parameters`] | strict if possible, with the flag to send | no |
-//! | [`anthropic`] | Anthropic `input_schema` | no |
-//! | [`mcp`] | MCP `inputSchema` | no |
-//! | [`gemini`] | Gemini `parameters` (OpenAPI 3.0 subset) | yes |
+//! | [`openai_strict()`] | OpenAI Structured Outputs (`"strict": true`) | yes |
+//! | [`openai()`] | OpenAI without strict mode | no |
+//! | [`openai_parameters()`] | strict if possible, with the flag to send | no |
+//! | [`anthropic()`] | Anthropic `input_schema` | no |
+//! | [`mcp()`] | MCP `inputSchema` | no |
+//! | [`gemini()`] | Gemini `parameters` (OpenAPI 3.0 subset) | yes |
 //!
 //! Gemini's `parametersJsonSchema` takes the canonical schema itself.
 //!
@@ -56,11 +56,14 @@
 
 mod canonical;
 mod defs;
+mod enums;
 mod error;
 mod gemini;
 mod json;
 mod keywords;
 mod limits;
+mod nulls;
+mod numbers;
 mod openai_strict;
 mod plain;
 

@@ -72,7 +72,11 @@ const PRIMITIVES: &[&str] = &["string", "number", "integer", "boolean"];
 ///   errors;
 /// - unsupported keywords (`minLength`, `default`, a `format` outside the
 ///   accepted list, ...) move into the description as `{minLength: 3}`;
-/// - a `$ref` with sibling keywords is replaced by its definition;
+/// - a `$ref` with sibling keywords (strict mode ignores or rejects them) is
+///   replaced by its definition, once per path: inside that copy, a
+///   reference back to the same definition stays a bare `$ref`; an optional
+///   reference with only a doc beside it stays a `$ref` too, the doc going
+///   on its nullable `anyOf` wrapper;
 /// - OpenAI's size limits (5000 properties, 10 levels of objects, 120,000
 ///   characters of names and values, 1000 enum values, 15,000 characters
 ///   for an enum of more than 250 strings) are checked.
@@ -112,6 +116,11 @@ pub fn openai_strict(canonical: &Json) -> Result<Json, LoweringError> {
         defs: &defs,
     };
     let mut lowered = lowering.node(&root, "", &[])?;
+    // Only a root that refers to itself (`"$ref": "#"`) can lower to
+    // something other than an object.
+    if lowered.get("type").and_then(Json::as_str) != Some("object") {
+        return Err(error("", Kind::RootNotObject));
+    }
     if !defs.is_empty() {
         let mut bodies = Vec::with_capacity(defs.len());
         for (name, body) in &defs {

@@ -317,10 +317,7 @@ fn nesting_limit() {
             limit: 10
         }
     );
-    assert_eq!(
-        error.path(),
-        "properties.n".repeat(1) + &".properties.n".repeat(9)
-    );
+    assert_eq!(error.path(), ["properties.n"; 10].join("."));
 }
 
 #[test]
