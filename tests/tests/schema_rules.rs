@@ -748,7 +748,7 @@ fn search_photos_strict() {
     assert_eq!(properties["filter"]["anyOf"][1], json!({"type": "null"}));
     assert_eq!(
         properties["filter"]["anyOf"][0]["required"],
-        json!(["min_width", "tags", "title"])
+        json!(["tags", "min_width", "title"])
     );
     assert_eq!(
         properties["shape"]["anyOf"][0]["properties"]["kind"],
@@ -882,7 +882,7 @@ fn search_photos_gemini() {
     );
     assert_eq!(
         properties["filter"]["propertyOrdering"],
-        json!(["min_width", "tags", "title"])
+        json!(["tags", "min_width", "title"])
     );
     assert_eq!(
         properties["filter"]["properties"]["min_width"]["nullable"],

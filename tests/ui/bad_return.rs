@@ -18,7 +18,11 @@ async fn try_make(
     /// Whether to fail.
     fail: bool,
 ) -> Result<Opaque, String> {
-    if fail { Err("failed".into()) } else { Ok(Opaque) }
+    if fail {
+        Err("failed".into())
+    } else {
+        Ok(Opaque)
+    }
 }
 
 fn main() {}

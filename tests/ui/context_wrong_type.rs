@@ -2,9 +2,7 @@ use toolkit_core::tool;
 
 /// Reads the call's id.
 #[tool]
-fn call_id(
-    #[tool(context)] context: String,
-) -> String {
+fn call_id(#[tool(context)] context: String) -> String {
     context
 }
 

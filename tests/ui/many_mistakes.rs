@@ -4,8 +4,7 @@ use toolkit_core::tool;
 unsafe fn everything<T>(
     value: &str,
     (a, b): (u8, u8),
-    #[tool(renam = "v")]
-    other: impl Into<String>,
+    #[tool(renam = "v")] other: impl Into<String>,
 ) {
     let _ = (value, a, b, other.into());
 }

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use toolkit_core::{CallContext, Tool, tool, tools};
+use toolkit_core::{CallContext, Registry, Tool, tool, tools};
 
 /// Result ordering.
 #[derive(Deserialize, JsonSchema)]
@@ -104,6 +104,15 @@ fn hello(
     format!("hello, {name}")
 }
 
+/// The best hit: a `Serialize`-only struct, sent as JSON.
+#[tool]
+fn best(#[tool(state)] index: Index) -> Hit {
+    Hit {
+        title: format!("best of {}", index.name),
+        score: 2.0,
+    }
+}
+
 /// No parameters and no return value.
 #[tool]
 fn ping() {}
@@ -114,28 +123,65 @@ async fn fallible(
     /// Whether to fail.
     fail: bool,
 ) -> Result<String, String> {
-    if fail { Err("failed".into()) } else { Ok("ok".into()) }
+    if fail {
+        Err("failed".into())
+    } else {
+        Ok("ok".into())
+    }
 }
 
 fn main() {
-    let search = <search as Tool>::definition();
-    assert_eq!(search.name(), "search");
-    assert_eq!(search.description(), "Search the document index.\n\nReturns matching titles.");
+    let search_def = <search as Tool>::definition();
+    assert_eq!(search_def.name(), "search");
     assert_eq!(
-        search.params(),
+        search_def.description(),
+        "Search the document index.\n\nReturns matching titles."
+    );
+    assert_eq!(
+        search_def.params(),
         ["query", "limit", "order", "filter", "type", "drafts"]
     );
-    assert_eq!(search.states().len(), 1);
-
-    let lookup_def = <lookup as Tool>::definition();
-    assert_eq!(lookup_def.name(), "lookup-doc");
-    assert_eq!(lookup_def.params(), ["id"]);
-
+    assert_eq!(search_def.states().len(), 1);
+    assert_eq!(<lookup as Tool>::definition().name(), "lookup-doc");
+    assert_eq!(<lookup as Tool>::definition().params(), ["id"]);
     assert_eq!(<hello as Tool>::definition().description(), "Say hello.");
 
-    let all = tools![search, lookup, hello, ping, fallible];
-    assert_eq!(all.len(), 5);
-    for def in all {
+    let registry = Registry::builder()
+        .tools(tools![search, lookup, best, hello, ping, fallible])
+        .state(Index {
+            name: Arc::from("docs"),
+        })
+        .build()
+        .expect("every state is provided");
+    for def in registry.tools() {
         def.schema().canonical().expect("a valid schema");
     }
+
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async {
+        let text = |outcome: toolkit_core::CallOutcome| {
+            assert!(outcome.error.is_none(), "{:?}", outcome.error);
+            outcome.result.to_text()
+        };
+        let arguments = r#"{"query": "rust", "order": "newest", "filter": {"tags": []},
+            "type": "post", "drafts": false}"#;
+        assert_eq!(
+            text(registry.call("search", arguments).await),
+            r#"[{"title":"rust in docs","score":1.0}]"#
+        );
+        assert_eq!(
+            text(registry.call("lookup-doc", r#"{"id": 7}"#).await),
+            r#"{"title":"7 in docs","score":0.5}"#
+        );
+        assert_eq!(
+            text(registry.call("best", "{}").await),
+            r#"{"title":"best of docs","score":2.0}"#
+        );
+        assert_eq!(
+            text(registry.call("hello", r#"{"name": "you"}"#).await),
+            "hello, you"
+        );
+        let failed = registry.call("fallible", r#"{"fail": true}"#).await;
+        assert_eq!(failed.result.error_message(), Some("failed"));
+    });
 }

@@ -80,15 +80,14 @@ impl DocLines {
             if let Some(item) = trimmed
                 .strip_prefix("* ")
                 .or_else(|| trimmed.strip_prefix("- "))
+                && let Some((name, text)) = split_entry(item)
             {
-                if let Some((name, text)) = split_entry(item) {
-                    entries.push(ArgumentDoc {
-                        name,
-                        text,
-                        span: *span,
-                    });
-                    continue;
-                }
+                entries.push(ArgumentDoc {
+                    name,
+                    text,
+                    span: *span,
+                });
+                continue;
             }
             // A continuation of the entry above.
             if let Some(last) = entries.last_mut()

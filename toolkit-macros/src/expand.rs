@@ -69,13 +69,15 @@ pub(crate) fn expand(tool: &ToolFn) -> TokenStream {
             ParamKind::Visible { .. } => None,
         }
     });
-    let states = tool.params.iter().filter_map(|param| {
-        matches!(param.kind, ParamKind::State).then(|| {
+    let states = tool
+        .params
+        .iter()
+        .filter(|param| matches!(param.kind, ParamKind::State))
+        .map(|param| {
             let ty = &param.ty;
             let type_name = type_name(ty);
             quote!(::toolkit_core::StateNeed::__new(::core::any::TypeId::of::<#ty>, #type_name))
-        })
-    });
+        });
     // A parameter type that cannot be read from JSON or has no schema is
     // reported on the type, with the fix, before the derives' own errors.
     let param_checks = visible.iter().map(|(param, ..)| {

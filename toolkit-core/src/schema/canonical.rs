@@ -31,8 +31,11 @@ pub const MAX_JSON_DEPTH: usize = 256;
 /// - is an object schema at the root, with `properties` (possibly empty) in
 ///   `param_order`, then any property `param_order` does not name, such as
 ///   fields of a `#[serde(flatten)]` struct, alphabetically;
-/// - lists nested objects' properties alphabetically: nested declaration
-///   order is not knowable, because schemars only keeps it when serde_json's
+/// - lists nested objects' required properties in the order of
+///   `required` (declaration order: schemars writes it so whatever the
+///   build's features), then their optional properties alphabetically: the
+///   position of an optional field among the others is not knowable, because
+///   schemars only keeps declaration order in `properties` when serde_json's
 ///   `preserve_order` feature happens to be on, and output must not depend
 ///   on that;
 /// - keeps `required` as given;
@@ -290,10 +293,19 @@ fn canonical_node(schema: &mut Json, path: &str, closable: bool) -> Result<(), S
                         closable_position(keyword),
                     )?;
                 }
-                // Alphabetical, see `canonicalize`; the root's are put in
-                // parameter order afterwards.
+                // Required properties in `required`'s order, which schemars
+                // writes in declaration order whatever serde_json's
+                // features; then the optional ones alphabetically (see
+                // `canonicalize`). The root's are put in parameter order
+                // afterwards.
                 if keyword == "properties" {
-                    entries.sort_by(|(a, _), (b, _)| a.cmp(b));
+                    let rank = |name: &str| required.iter().position(|r| r == name);
+                    entries.sort_by(|(a, _), (b, _)| match (rank(a), rank(b)) {
+                        (Some(x), Some(y)) => x.cmp(&y),
+                        (Some(_), None) => std::cmp::Ordering::Less,
+                        (None, Some(_)) => std::cmp::Ordering::Greater,
+                        (None, None) => a.cmp(b),
+                    });
                 }
             }
             None => {}

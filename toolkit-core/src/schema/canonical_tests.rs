@@ -51,7 +51,7 @@ fn drops_title_and_schema_but_not_a_property_named_title() {
 }
 
 #[test]
-fn root_properties_follow_param_order_nested_ones_are_alphabetical() {
+fn root_properties_follow_param_order() {
     let generated = json!({
         "type": "object",
         "properties": {
@@ -65,7 +65,7 @@ fn root_properties_follow_param_order_nested_ones_are_alphabetical() {
         text(generated.clone(), &["c", "b", "a"]),
         r#"{"type":"object","properties":{"c":{"type":"string"},"b":{"type":"object","properties":{"a":{"type":"string"},"z":{"type":"string"}},"additionalProperties":false},"a":{"type":"string"}},"required":["c","b","a"],"additionalProperties":false}"#
     );
-    // Names the order leaves out follow, alphabetically.
+    // Names the order leaves out follow: required ones in `required`'s order.
     let out = canonicalize(&generated, &["c"]).unwrap();
     let names: Vec<&str> = out
         .get("properties")
@@ -75,7 +75,41 @@ fn root_properties_follow_param_order_nested_ones_are_alphabetical() {
         .iter()
         .map(|(n, _)| n.as_str())
         .collect();
-    assert_eq!(names, ["c", "a", "b"]);
+    assert_eq!(names, ["c", "b", "a"]);
+}
+
+#[test]
+fn nested_required_properties_keep_declaration_order() {
+    // schemars writes `required` in declaration order in every build, and
+    // `properties` alphabetically unless `preserve_order` is on.
+    let generated = json!({
+        "type": "object",
+        "properties": {
+            "event": {
+                "type": "object",
+                "properties": {
+                    "attendees": {"type": "array", "items": {"type": "string"}},
+                    "note": {"type": "string"},
+                    "slot": {"type": "string"},
+                    "alpha": {"type": "string"},
+                    "title": {"type": "string"}
+                },
+                "required": ["title", "slot", "attendees"]
+            }
+        },
+        "required": ["event"]
+    });
+    let out = canonicalize(&generated, &["event"]).unwrap();
+    let names: Vec<&str> = out
+        .get("properties")
+        .and_then(|p| p.get("event"))
+        .and_then(|e| e.get("properties"))
+        .and_then(Json::as_object)
+        .unwrap()
+        .iter()
+        .map(|(n, _)| n.as_str())
+        .collect();
+    assert_eq!(names, ["title", "slot", "attendees", "alpha", "note"]);
 }
 
 #[test]
