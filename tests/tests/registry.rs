@@ -568,3 +568,45 @@ async fn a_returned_tool_result_keeps_every_field() {
     assert_eq!(result.memory(), Some("Finished"));
     assert_eq!(result.attributes()["elapsed_ms"], 3);
 }
+
+/// Options with a default.
+#[derive(Deserialize, JsonSchema)]
+struct Options {
+    /// Say more.
+    #[serde(default)]
+    verbose: bool,
+}
+
+/// Reports its options.
+#[tool]
+async fn report(
+    /// How to report.
+    options: Options,
+) -> String {
+    format!("verbose: {}", options.verbose)
+}
+
+#[tokio::test]
+async fn null_for_a_defaulted_field_means_absent() {
+    // Strict-mode schemas make optional fields nullable, so models send null.
+    let schema = <report as toolkit_core::Tool>::definition()
+        .schema()
+        .lowered(Provider::OpenAiStrict)
+        .unwrap();
+    assert!(schema.contains(r#""type":["boolean","null"]"#), "{schema}");
+    let registry = Registry::builder().tools(tools![report]).build().unwrap();
+    for arguments in [r#"{"options": {"verbose": null}}"#, r#"{"options": {}}"#] {
+        assert_eq!(
+            registry.call("report", arguments).await.result.as_text(),
+            Ok("verbose: false"),
+            "{arguments}"
+        );
+    }
+    let outcome = registry
+        .call("report", r#"{"options": {"verbose": "yes"}}"#)
+        .await;
+    assert!(
+        error_text(&outcome).contains("at `options.verbose`"),
+        "{outcome:?}"
+    );
+}

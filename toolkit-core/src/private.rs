@@ -34,36 +34,56 @@ pub fn parse_arguments<T: DeserializeOwned>(
         path,
         message,
     };
-    match arguments {
+    let value = match arguments {
         Arguments::Text(text) => {
             let text = if text.trim().is_empty() { "{}" } else { text };
-            serde_json::from_str(text).map_err(|error| {
-                if !error.is_data() {
-                    return invalid(None, format!("the arguments are not valid JSON: {error}"));
-                }
-                let mut de = serde_json::Deserializer::from_str(text);
-                match serde_path_to_error::deserialize::<_, T>(&mut de) {
-                    Err(traced) => {
-                        let (path, message) = located(traced.path(), traced.inner());
-                        invalid(path, message)
-                    }
-                    Ok(_) => invalid(None, without_position(&error)),
-                }
-            })
+            let error = match serde_json::from_str(text) {
+                Ok(parsed) => return Ok(parsed),
+                Err(error) => error,
+            };
+            if !error.is_data() {
+                return Err(invalid(
+                    None,
+                    format!("the arguments are not valid JSON: {error}"),
+                ));
+            }
+            match serde_json::from_str::<Value>(text) {
+                Ok(value) => value,
+                Err(_) => return Err(invalid(None, without_position(&error))),
+            }
         }
-        Arguments::Value(value) => {
-            let empty = Value::Object(serde_json::Map::new());
-            let value = if value.is_null() { &empty } else { value };
-            T::deserialize(value).map_err(|error| {
-                match serde_path_to_error::deserialize::<_, T>(value) {
-                    Err(traced) => {
-                        let (path, message) = located(traced.path(), traced.inner());
-                        invalid(path, message)
-                    }
-                    Ok(_) => invalid(None, without_position(&error)),
-                }
-            })
+        Arguments::Value(Value::Null) => Value::Object(serde_json::Map::new()),
+        Arguments::Value(value) => match T::deserialize(value) {
+            Ok(parsed) => return Ok(parsed),
+            Err(_) => value.clone(),
+        },
+    };
+    // Strict-mode and Gemini schemas mark optional fields nullable, so a
+    // model may send `null` for a field that is merely defaulted
+    // (`#[serde(default)]`). Absent means the same to the tool.
+    let mut without_nulls = value.clone();
+    remove_null_fields(&mut without_nulls);
+    if let Ok(parsed) = T::deserialize(&without_nulls) {
+        return Ok(parsed);
+    }
+    // Parse again, tracking the path, to say where the problem is.
+    match serde_path_to_error::deserialize::<_, T>(&value) {
+        Err(traced) => {
+            let (path, message) = located(traced.path(), traced.inner());
+            Err(invalid(path, message))
         }
+        Ok(parsed) => Ok(parsed),
+    }
+}
+
+fn remove_null_fields(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            map.retain(|_, field| !field.is_null());
+            map.values_mut().for_each(remove_null_fields);
+        }
+        Value::Array(items) => items.iter_mut().for_each(remove_null_fields),
+        _ => {}
     }
 }
 

@@ -71,8 +71,7 @@ pub struct SearchArguments {
 }
 
 /// The arguments of every call, as OpenAI sends them: JSON text.
-pub const ARGUMENTS: &str =
-    r#"{"query": "rust async runtimes", "limit": 5, "tags": ["lang", "systems"], "order": "newest"}"#;
+pub const ARGUMENTS: &str = r#"{"query": "rust async runtimes", "limit": 5, "tags": ["lang", "systems"], "order": "newest"}"#;
 
 /// What `search` answers to [`ARGUMENTS`].
 pub const ANSWER: &str = "rust async runtimes: 5 hits at most, 2 tags, by newest";
