@@ -120,7 +120,7 @@ pub async fn search(
         .collect();
     match order {
         Order::Relevance => hits.sort_by(|a, b| b.2.cmp(&a.2).then(a.0.cmp(b.0))),
-        Order::Newest => hits.sort_by(|a, b| b.1.year.cmp(&a.1.year)),
+        Order::Newest => hits.sort_by_key(|hit| std::cmp::Reverse(hit.1.year)),
     }
     let limit = limit.unwrap_or(10) as usize;
     let titles: Vec<&str> = hits.iter().take(limit).map(|(t, ..)| t.as_str()).collect();

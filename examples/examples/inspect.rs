@@ -38,14 +38,19 @@ fn main() -> ExitCode {
 
 /// The value of `--provider`.
 pub fn provider_argument() -> Result<Provider, String> {
+    const USAGE: &str =
+        "usage: --provider P (openai, openai-strict, responses, anthropic, gemini, mcp)";
     let mut args = std::env::args().skip(1);
-    while let Some(arg) = args.next() {
-        let value = match arg.strip_prefix("--provider=") {
+    let value = match args.next() {
+        Some(arg) if arg == "--provider" => args.next().ok_or("--provider needs a value")?,
+        Some(arg) => match arg.strip_prefix("--provider=") {
             Some(value) => value.to_owned(),
-            None if arg == "--provider" => args.next().ok_or("--provider needs a value")?,
-            None => return Err(format!("unexpected argument `{arg}`; usage: --provider P")),
-        };
-        return value.parse().map_err(|error| format!("{error}"));
+            None => return Err(format!("unexpected argument `{arg}`; {USAGE}")),
+        },
+        None => return Err(USAGE.to_owned()),
+    };
+    if let Some(extra) = args.next() {
+        return Err(format!("unexpected argument `{extra}`; {USAGE}"));
     }
-    Err("usage: --provider P (openai, openai-strict, responses, anthropic, gemini, mcp)".into())
+    value.parse().map_err(|error| format!("{error}"))
 }

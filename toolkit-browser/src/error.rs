@@ -1,0 +1,185 @@
+//! What can go wrong, in words a model can act on.
+
+use std::fmt;
+use std::time::Duration;
+
+/// The command that installs Chromium on Debian and Ubuntu, quoted by
+/// [`BrowserError::NoBrowser`].
+pub const INSTALL_HINT: &str =
+    "apt-get update && apt-get install -y --no-install-recommends chromium";
+
+/// Everything a browser session can fail with. The `Display` text of each
+/// variant is written for the model that drives the browser: it says what
+/// happened and what to do next, so a tool can hand it over as is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum BrowserError {
+    /// No Chromium or Chrome executable was configured or found.
+    NoBrowser {
+        /// Where it was looked for.
+        detail: String,
+    },
+    /// The browser could not be started or connected to.
+    Launch {
+        /// The underlying reason.
+        detail: String,
+    },
+    /// The session was closed with [`Browser::close`](crate::Browser::close).
+    Closed,
+    /// The browser process is gone (it crashed or was killed) or the
+    /// DevTools connection broke. [`Browser::restart`](crate::Browser::restart)
+    /// starts a fresh one.
+    Disconnected {
+        /// What was observed.
+        detail: String,
+    },
+    /// An element number that does not exist (any more) on the current page.
+    StaleElement {
+        /// The number the caller asked for.
+        index: u32,
+    },
+    /// The element exists but a click at it would land elsewhere, or it has
+    /// no visible area.
+    NotClickable {
+        /// The element's number.
+        index: u32,
+        /// Why, in words (what covers it, or that it has no size).
+        reason: String,
+    },
+    /// Text was to be typed into an element that does not take text.
+    NotEditable {
+        /// The element's number.
+        index: u32,
+        /// A short description of the element (`<button>`, `<input
+        /// type=checkbox>`, `disabled <input>`).
+        element: String,
+    },
+    /// No open tab has this id.
+    NoSuchTab {
+        /// The id asked for.
+        id: String,
+        /// The ids of the open tabs.
+        open: Vec<String>,
+    },
+    /// The current tab has no earlier page to go back to.
+    NoHistory,
+    /// A navigation failed (DNS, connection refused, bad URL...).
+    Navigation {
+        /// The URL that failed to load.
+        url: String,
+        /// Chromium's reason (`net::ERR_CONNECTION_REFUSED`).
+        detail: String,
+    },
+    /// Something took longer than its time limit.
+    Timeout {
+        /// What was being done.
+        action: String,
+        /// The limit.
+        after: Duration,
+    },
+    /// An argument the caller passed makes no sense (an unknown key name,
+    /// a negative number of pages...).
+    InvalidInput {
+        /// What is wrong and what is accepted.
+        detail: String,
+    },
+    /// A script on the page threw, or the page answered in an unexpected
+    /// shape.
+    Script {
+        /// The exception's message.
+        detail: String,
+    },
+    /// The DevTools protocol returned an error.
+    Protocol {
+        /// The protocol's message.
+        detail: String,
+    },
+    /// A local file operation (the temporary profile) failed.
+    Io {
+        /// What failed.
+        detail: String,
+    },
+}
+
+impl BrowserError {
+    /// Whether the browser itself is unusable: the session must be
+    /// restarted before anything else can work.
+    pub fn is_fatal(&self) -> bool {
+        matches!(self, Self::Closed | Self::Disconnected { .. })
+    }
+
+    pub(crate) fn protocol(detail: impl fmt::Display) -> Self {
+        Self::Protocol {
+            detail: detail.to_string(),
+        }
+    }
+
+    pub(crate) fn script(detail: impl fmt::Display) -> Self {
+        Self::Script {
+            detail: detail.to_string(),
+        }
+    }
+
+    pub(crate) fn invalid(detail: impl fmt::Display) -> Self {
+        Self::InvalidInput {
+            detail: detail.to_string(),
+        }
+    }
+}
+
+impl fmt::Display for BrowserError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::NoBrowser { detail } => write!(
+                f,
+                "no Chromium or Chrome browser was found ({detail}); install one with \
+                 `{INSTALL_HINT}`, or set the CHROME environment variable to its path"
+            ),
+            Self::Launch { detail } => write!(f, "the browser could not be started: {detail}"),
+            Self::Closed => f.write_str(
+                "the browser session has been closed; restart the browser to continue",
+            ),
+            Self::Disconnected { detail } => write!(
+                f,
+                "the browser is no longer running ({detail}); the page and its element numbers \
+                 are lost: restart the browser, then navigate again"
+            ),
+            Self::StaleElement { index } => write!(
+                f,
+                "element [{index}] no longer exists on the page (the page changed since the map \
+                 was made); look at the new page map and use a number from it"
+            ),
+            Self::NotClickable { index, reason } => write!(
+                f,
+                "element [{index}] cannot be clicked: {reason}; look at the new page map (close \
+                 the covering dialog or scroll) and try again"
+            ),
+            Self::NotEditable { index, element } => write!(
+                f,
+                "element [{index}] is {element}, which does not take typed text; pick a text \
+                 field from the page map"
+            ),
+            Self::NoSuchTab { id, open } => {
+                write!(f, "there is no open tab with id `{id}`")?;
+                if open.is_empty() {
+                    f.write_str("; no tab is open")
+                } else {
+                    write!(f, "; the open tabs are {}", open.join(", "))
+                }
+            }
+            Self::NoHistory => f.write_str("this tab has no previous page to go back to"),
+            Self::Navigation { url, detail } => {
+                write!(f, "the page {url} could not be loaded: {detail}")
+            }
+            Self::Timeout { action, after } => {
+                write!(f, "{action} did not finish within {:.1}s", after.as_secs_f64())
+            }
+            Self::InvalidInput { detail } => f.write_str(detail),
+            Self::Script { detail } => write!(f, "a script on the page failed: {detail}"),
+            Self::Protocol { detail } => write!(f, "the browser refused the command: {detail}"),
+            Self::Io { detail } => write!(f, "a local file operation failed: {detail}"),
+        }
+    }
+}
+
+impl std::error::Error for BrowserError {}

@@ -1,0 +1,130 @@
+//! Each launched session's private profile folder, and the processes that
+//! use it.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use crate::error::BrowserError;
+
+/// A fresh, private profile folder, removed when dropped.
+///
+/// A fresh folder per session is what lets two sessions run side by side:
+/// Chromium locks its profile, and chromiumoxide's default
+/// (`$TMPDIR/chromiumoxide-runner`) is shared by every process.
+#[derive(Debug)]
+pub(crate) struct ProfileDir {
+    path: PathBuf,
+}
+
+impl ProfileDir {
+    /// Creates `toolkit-browser-<pid>-<n>-<nanos>` under `parent` (the
+    /// system's temporary folder by default), readable by this user only.
+    pub(crate) fn create(parent: Option<&Path>) -> Result<Self, BrowserError> {
+        use std::os::unix::fs::DirBuilderExt;
+        static COUNTER: AtomicU64 = AtomicU64::new(0);
+
+        let parent = parent.map_or_else(std::env::temp_dir, Path::to_path_buf);
+        std::fs::create_dir_all(&parent).map_err(|e| BrowserError::Io {
+            detail: format!("cannot create {}: {e}", parent.display()),
+        })?;
+        let nanos = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        // A few attempts: `create` (not `create_dir_all`) fails on an
+        // existing folder, so a name can never be shared by two sessions.
+        let mut last_error = None;
+        for _ in 0..8 {
+            let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+            let path = parent.join(format!(
+                "toolkit-browser-{}-{n}-{nanos:09}",
+                std::process::id()
+            ));
+            match std::fs::DirBuilder::new().mode(0o700).create(&path) {
+                Ok(()) => return Ok(Self { path }),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last_error = Some(e),
+                Err(e) => {
+                    return Err(BrowserError::Io {
+                        detail: format!("cannot create {}: {e}", path.display()),
+                    });
+                }
+            }
+        }
+        Err(BrowserError::Io {
+            detail: format!(
+                "cannot create a profile folder in {}: {}",
+                parent.display(),
+                last_error.map_or_else(String::new, |e| e.to_string())
+            ),
+        })
+    }
+
+    pub(crate) fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Removes the folder, retrying for a short while: Chromium's helper
+    /// processes can still be writing (crash reports, caches) for a few
+    /// milliseconds after the main process has exited.
+    pub(crate) fn remove(&self, patience: Duration) -> Result<(), BrowserError> {
+        let deadline = Instant::now() + patience;
+        loop {
+            match std::fs::remove_dir_all(&self.path) {
+                Ok(()) => return Ok(()),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+                Err(e) if Instant::now() >= deadline => {
+                    return Err(BrowserError::Io {
+                        detail: format!("cannot remove {}: {e}", self.path.display()),
+                    });
+                }
+                Err(_) => std::thread::sleep(Duration::from_millis(20)),
+            }
+        }
+    }
+}
+
+impl Drop for ProfileDir {
+    fn drop(&mut self) {
+        // Best effort: a graceful close has already removed it; after a
+        // kill, the helpers die within milliseconds.
+        let _ = self.remove(Duration::from_millis(500));
+    }
+}
+
+/// The ids of the live (non-zombie) processes whose command line mentions
+/// `needle`. Chromium passes `--user-data-dir` to its helper processes, so
+/// the profile path finds every process of one session. Linux only; empty
+/// elsewhere.
+pub fn processes_mentioning(needle: &Path) -> Vec<u32> {
+    let needle = needle.as_os_str().as_encoded_bytes();
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    let mut pids = Vec::new();
+    for entry in entries.flatten() {
+        let Some(pid) = entry.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else {
+            continue;
+        };
+        // A zombie keeps its /proc entry but has an empty command line, so
+        // it never matches: only processes that still run count.
+        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
+            continue;
+        };
+        if cmdline.windows(needle.len()).any(|w| w == needle) && !is_zombie(pid) {
+            pids.push(pid);
+        }
+    }
+    pids
+}
+
+fn is_zombie(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|stat| {
+            // The state follows the parenthesised command name, which may
+            // itself contain spaces or parentheses.
+            let rest = &stat[stat.rfind(')')? + 1..];
+            rest.split_whitespace().next().map(|s| s == "Z" || s == "X")
+        })
+        .unwrap_or(true)
+}
