@@ -610,3 +610,60 @@ async fn null_for_a_defaulted_field_means_absent() {
         "{outcome:?}"
     );
 }
+
+#[test]
+fn the_global_catalogue_holds_every_tool_of_the_program() {
+    // By module: only `elsewhere`'s tools.
+    let module = concat!(module_path!(), "::elsewhere");
+    let registry = Registry::builder()
+        .catalogue_module(module)
+        .build()
+        .unwrap();
+    let tools: Vec<_> = registry
+        .tools()
+        .map(|t| (t.name(), t.module_path()))
+        .collect();
+    assert_eq!(tools, [("add", module)]);
+
+    // By name, in module-path then name order.
+    let registry = Registry::builder()
+        .catalogue_names(["ping", "finish"])
+        .build()
+        .unwrap();
+    assert_eq!(registry.names().collect::<Vec<_>>(), ["finish", "ping"]);
+
+    let error = Registry::builder()
+        .catalogue_names(["pong"])
+        .build()
+        .unwrap_err();
+    assert!(
+        error.to_string().contains("no tool is named `pong`"),
+        "{error}"
+    );
+
+    // Everything: this file's tools, without the crate's own ready tools,
+    // which stay out of the catalogue. Two `add`s clash.
+    let error = Registry::builder().catalogue().build().unwrap_err();
+    assert!(
+        error
+            .problems()
+            .iter()
+            .any(|p| matches!(p, Problem::Duplicate { name: "add", .. })),
+        "{error}"
+    );
+    let all = Registry::builder()
+        .catalogue()
+        .exclude(["add"])
+        .state(Arc::new(AtomicUsize::new(0)))
+        .state(Arc::new(tokio::sync::Barrier::new(1)))
+        .state(Arc::new(std::sync::Mutex::new(Vec::<Instant>::new())))
+        .build();
+    // `exclude` leaves out both `add`s; everything else builds.
+    let all = all.unwrap();
+    let names: Vec<_> = all.names().collect();
+    assert!(
+        names.contains(&"ping") && names.contains(&"whoami"),
+        "{names:?}"
+    );
+    assert!(!names.contains(&"read_output"), "{names:?}");
+}

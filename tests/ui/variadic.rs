@@ -1,3 +1,5 @@
+// `...` parses in any function's signature (rustc rejects it later, outside
+// `extern` blocks), so a variadic definition does reach `#[tool]`.
 use toolkit_core::tool;
 
 /// Sums numbers.

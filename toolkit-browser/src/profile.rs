@@ -97,6 +97,9 @@ impl Drop for ProfileDir {
 /// elsewhere.
 pub fn processes_mentioning(needle: &Path) -> Vec<u32> {
     let needle = needle.as_os_str().as_encoded_bytes();
+    if needle.is_empty() {
+        return Vec::new();
+    }
     let Ok(entries) = std::fs::read_dir("/proc") else {
         return Vec::new();
     };

@@ -130,8 +130,28 @@ impl RegistryBuilder {
     /// reported, not only the first.
     pub fn build(self) -> Result<Registry, RegistryError> {
         let mut problems = Vec::new();
+        let all_names: Vec<&'static str> = self.defs.iter().map(|def| def.name()).collect();
+        let unknown = |name: &str, problems: &mut Vec<Problem>| {
+            if !all_names.contains(&name) {
+                problems.push(Problem::UnknownName {
+                    name: name.to_owned(),
+                    suggestions: crate::suggest::closest(name, all_names.iter().copied()),
+                });
+            }
+        };
+        for name in self.wanted_names.iter().chain(&self.excluded) {
+            unknown(name, &mut problems);
+        }
+        for (name, _) in &self.tool_timeouts {
+            unknown(name, &mut problems);
+        }
+        // Excluded first: leaving a tool out also settles its name clashes.
+        let kept = self
+            .defs
+            .into_iter()
+            .filter(|def| !self.excluded.iter().any(|name| name == def.name()));
         let mut entries: Vec<Entry> = Vec::new();
-        for def in self.defs {
+        for def in kept {
             if let Some(first) = entries.iter().find(|e| e.def.name() == def.name()) {
                 // The same definition reached twice (listed and from the
                 // catalogue, say) is one tool, not a clash.
@@ -150,25 +170,6 @@ impl RegistryBuilder {
                 timeout: self.timeout,
             });
         }
-        let names: Vec<&'static str> = entries.iter().map(|e| e.def.name()).collect();
-        let unknown = |name: &str, problems: &mut Vec<Problem>| {
-            if !names.contains(&name) {
-                problems.push(Problem::UnknownName {
-                    name: name.to_owned(),
-                    suggestions: crate::suggest::closest(name, names.iter().copied()),
-                });
-            }
-        };
-        for name in &self.wanted_names {
-            unknown(name, &mut problems);
-        }
-        for name in &self.excluded {
-            unknown(name, &mut problems);
-        }
-        for (name, _) in &self.tool_timeouts {
-            unknown(name, &mut problems);
-        }
-        entries.retain(|e| !self.excluded.iter().any(|name| name == e.def.name()));
         for entry in &mut entries {
             if let Some((_, limit)) = self
                 .tool_timeouts

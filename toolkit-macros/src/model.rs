@@ -178,16 +178,16 @@ fn param_kind(
             ));
             ParamKind::State
         }
-        (Some(span), None) | (None, Some(span)) => {
+        (Some(_), None) | (None, Some(_)) => {
             if let Some(rename) = &options.rename {
                 errors.at(
                     rename,
                     "only parameters the model fills in have a name in the schema; remove `rename`",
                 );
             }
-            if options.undocumented.is_some() {
+            if let Some(undocumented) = options.undocumented {
                 errors.push(syn::Error::new(
-                    span,
+                    undocumented,
                     "hidden parameters are not shown to the model and need no description; remove `undocumented`",
                 ));
             }

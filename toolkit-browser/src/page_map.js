@@ -1,0 +1,750 @@
+// The page-side half of toolkit-browser: the page map walker and the
+// element lookups that actions use. Evaluated as an expression, it is a
+// function that installs (once per document) a non-enumerable
+// `window.__toolkitBrowser` object and returns it. Every entry point is
+// called through `run(method, args)`, which returns a JSON string: either
+// `{"ok": result}` or `{"err": message}`, so exceptions never escape as
+// protocol errors and the Rust side parses one shape.
+//
+// Element numbers: a WeakMap element -> number and a Map number ->
+// WeakRef(element). A number is given once and never reused; it stays with
+// its element for as long as the element exists (even while it is hidden or
+// scrolled away), and a number whose element is gone, disconnected, or in a
+// frame that is gone is stale. The Rust side passes `base`, the next number
+// of the whole session, so numbers are unique across documents and tabs: a
+// number from the previous page can never name an element of this one.
+(function install(VERSION) {
+  'use strict';
+  const KEY = '__toolkitBrowser';
+  const existing = window[KEY];
+  if (existing && existing.version === VERSION) return existing;
+
+  const state = {
+    next: 1,
+    byEl: new WeakMap(),
+    byIndex: new Map(),
+    walks: 0,
+  };
+
+  const ROLES = new Set([
+    'button', 'link', 'checkbox', 'radio', 'tab', 'menuitem', 'menuitemcheckbox',
+    'menuitemradio', 'option', 'switch', 'combobox', 'textbox', 'searchbox',
+    'slider', 'spinbutton', 'listbox', 'treeitem',
+  ]);
+  const TEXT_INPUTS = new Set([
+    'text', 'search', 'url', 'tel', 'email', 'password', 'number', '',
+  ]);
+  const VALUE_INPUTS = new Set(['date', 'time', 'datetime-local', 'month', 'week', 'color', 'range']);
+  const SKIP_TEXT = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE']);
+
+  // ---------- small helpers ----------
+
+  function collapse(s) {
+    return s.replace(/\s+/g, ' ').trim();
+  }
+
+  function cut(s, max) {
+    if (s.length <= max) return s;
+    return s.slice(0, max - 1).trimEnd() + '\u2026';
+  }
+
+  // The first `max` characters of an element's text, without reading all of
+  // it: a container's textContent can be the whole page.
+  function shortText(el, max) {
+    const doc = el.ownerDocument;
+    const walker = doc.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    let out = '';
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      const p = n.parentNode;
+      if (p && SKIP_TEXT.has(p.nodeName)) continue;
+      out += n.data;
+      if (out.length > max * 3) break;
+    }
+    return cut(collapse(out), max);
+  }
+
+  function parentOf(el) {
+    if (el.parentElement) return el.parentElement;
+    const p = el.parentNode;
+    return p && p.host ? p.host : null;
+  }
+
+  // Whether `inner` is `outer` or inside it, crossing shadow boundaries.
+  function composedContains(outer, inner) {
+    for (let n = inner; n; n = n.parentNode || n.host) {
+      if (n === outer) return true;
+    }
+    return false;
+  }
+
+  function deepElementFromPoint(doc, x, y) {
+    let hit = doc.elementFromPoint(x, y);
+    while (hit && hit.shadowRoot) {
+      const inner = hit.shadowRoot.elementFromPoint(x, y);
+      if (!inner || inner === hit) break;
+      hit = inner;
+    }
+    return hit;
+  }
+
+  function shortDesc(el) {
+    if (!el || !el.tagName) return 'another element';
+    let s = '<' + el.localName;
+    if (el.id) s += ' id=' + cut(el.id, 30);
+    const cls = typeof el.className === 'string' ? collapse(el.className) : '';
+    if (cls) s += ' class="' + cut(cls, 40) + '"';
+    s += '>';
+    const t = shortText(el, 40);
+    if (t) s += ' ' + t;
+    return s;
+  }
+
+  // ---------- frames ----------
+
+  // A frame context: the document and where its viewport sits in the
+  // top-level viewport (`ox`, `oy`), plus the visible clip of the frame in
+  // top-level coordinates.
+  function topCtx(expand) {
+    const vw = window.innerWidth;
+    const vh = window.innerHeight;
+    return {
+      doc: document, win: window, frameEl: null, parent: null,
+      ox: 0, oy: 0, lx: 0, ly: 0, vw, vh,
+      clip: { left: 0, top: -expand, right: vw, bottom: vh + expand },
+      view: { left: 0, top: 0, right: vw, bottom: vh },
+    };
+  }
+
+  function intersect(a, b) {
+    return {
+      left: Math.max(a.left, b.left), top: Math.max(a.top, b.top),
+      right: Math.min(a.right, b.right), bottom: Math.min(a.bottom, b.bottom),
+    };
+  }
+
+  function childCtx(ctx, frameEl, expand) {
+    let doc = null;
+    try {
+      doc = frameEl.contentDocument;
+    } catch (e) {
+      doc = null;
+    }
+    if (!doc || !doc.documentElement) return null;
+    const win = doc.defaultView;
+    if (!win) return null;
+    const r = frameEl.getBoundingClientRect();
+    const cs = ctx.win.getComputedStyle(frameEl);
+    const lx = r.left + frameEl.clientLeft + (parseFloat(cs.paddingLeft) || 0);
+    const ly = r.top + frameEl.clientTop + (parseFloat(cs.paddingTop) || 0);
+    const ox = ctx.ox + lx;
+    const oy = ctx.oy + ly;
+    const vw = win.innerWidth;
+    const vh = win.innerHeight;
+    const box = { left: ox, top: oy, right: ox + vw, bottom: oy + vh };
+    return {
+      doc, win, frameEl, parent: ctx, ox, oy, lx, ly, vw, vh,
+      clip: intersect(ctx.clip, { left: box.left, top: box.top - expand, right: box.right, bottom: box.bottom + expand }),
+      view: intersect(ctx.view, box),
+    };
+  }
+
+  // The context of an element's frame, or null when the element's frame is
+  // gone or not reachable from the top document.
+  function ctxOf(el, expand) {
+    const chain = [];
+    let win = el.ownerDocument && el.ownerDocument.defaultView;
+    while (win && win !== window) {
+      let fe = null;
+      try {
+        fe = win.frameElement;
+      } catch (e) {
+        return null;
+      }
+      if (!fe || !fe.isConnected) return null;
+      chain.unshift(fe);
+      win = fe.ownerDocument.defaultView;
+    }
+    if (win !== window) return null;
+    let ctx = topCtx(expand);
+    for (const fe of chain) {
+      ctx = childCtx(ctx, fe, expand);
+      if (!ctx) return null;
+    }
+    return ctx;
+  }
+
+  // ---------- numbers ----------
+
+  function numberOf(el) {
+    let n = state.byEl.get(el);
+    let fresh = false;
+    if (n === undefined) {
+      n = state.next++;
+      state.byEl.set(el, n);
+      fresh = true;
+    }
+    // Set on every sighting: an element that was removed and put back keeps
+    // its number and becomes reachable again.
+    if (!state.byIndex.has(n)) state.byIndex.set(n, new WeakRef(el));
+    return [n, fresh];
+  }
+
+  function resolve(index) {
+    const ref = state.byIndex.get(index);
+    const el = ref && ref.deref();
+    if (!el || !el.isConnected) return null;
+    const ctx = ctxOf(el, 0);
+    return ctx ? [el, ctx] : null;
+  }
+
+  function prune() {
+    for (const [n, ref] of state.byIndex) {
+      if (!ref.deref()) state.byIndex.delete(n);
+    }
+  }
+
+  // ---------- what is interactive ----------
+
+  function hasClickAttr(el) {
+    return el.hasAttribute('onclick') || el.hasAttribute('onmousedown') ||
+      el.hasAttribute('onmouseup') || typeof el.onclick === 'function';
+  }
+
+  // Why `el` is interactive, or '' when it is not. The cursor heuristic,
+  // which needs the parent's facts, is applied by the walk.
+  function interactive(el, tag) {
+    switch (tag) {
+      case 'a':
+        if (el.hasAttribute('href')) return 'tag';
+        break;
+      case 'button': case 'select': case 'textarea': case 'summary':
+        return 'tag';
+      case 'input':
+        return el.type === 'hidden' ? '' : 'tag';
+      case 'details':
+        // Without a <summary> the browser draws a "Details" toggle.
+        return el.querySelector(':scope > summary') ? '' : 'tag';
+      case 'option':
+        // Options of a <select> are reached through the select.
+        if (el.closest('select, datalist')) return '';
+        break;
+      case 'label': {
+        // A custom-styled checkbox: the real input is invisible, the label
+        // is what a person clicks.
+        const c = el.control;
+        if (c && c.localName === 'input' &&
+          !c.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true })) return 'label';
+        break;
+      }
+      default:
+        break;
+    }
+    const role = el.getAttribute('role');
+    if (role && ROLES.has(role.trim().split(/\s+/)[0].toLowerCase())) return 'role';
+    if (hasClickAttr(el)) return 'onclick';
+    if (el.hasAttribute('tabindex') && el.tabIndex >= 0) return 'tabindex';
+    if (el.isContentEditable) {
+      const p = parentOf(el);
+      if (!p || !p.isContentEditable) return 'editable';
+    }
+    return '';
+  }
+
+  // ---------- description ----------
+
+  function accessibleName(el, tag) {
+    const doc = el.getRootNode();
+    const ids = el.getAttribute('aria-labelledby');
+    if (ids && doc.getElementById) {
+      const s = ids.split(/\s+/).map((id) => doc.getElementById(id))
+        .filter(Boolean).map((n) => shortText(n, 80)).join(' ').trim();
+      if (s) return s;
+    }
+    const aria = el.getAttribute('aria-label');
+    if (aria && aria.trim()) return collapse(aria);
+    if (el.labels && el.labels.length) {
+      const s = Array.from(el.labels).map((l) => shortText(l, 80)).join(' ').trim();
+      if (s) return s;
+    }
+    if (tag === 'input' && (el.type === 'submit' || el.type === 'button' || el.type === 'reset')) {
+      if (el.value) return collapse(el.value);
+    }
+    if (tag === 'input' && el.type === 'image' && el.alt) return collapse(el.alt);
+    if (tag === 'a' || tag === 'button' || tag === 'summary' || el.hasAttribute('role')) {
+      const t = shortText(el, 80);
+      if (t) return t;
+      const img = el.querySelector('img[alt], [aria-label], svg title');
+      if (img) {
+        const s = img.getAttribute('alt') || img.getAttribute('aria-label') || img.textContent;
+        if (s && s.trim()) return collapse(s);
+      }
+    }
+    const title = el.getAttribute('title');
+    if (title && title.trim()) return collapse(title);
+    return '';
+  }
+
+  function valueOf(el, tag) {
+    if (tag === 'select') {
+      return Array.from(el.selectedOptions || []).map((o) => collapse(o.text)).join(', ');
+    }
+    if (tag === 'textarea') return el.value;
+    if (tag === 'input') {
+      const t = el.type;
+      if (t === 'checkbox' || t === 'radio' || t === 'file' || t === 'submit' ||
+        t === 'button' || t === 'reset' || t === 'image') {
+        if (t === 'file' && el.files && el.files.length) {
+          return Array.from(el.files).map((f) => f.name).join(', ');
+        }
+        return null;
+      }
+      if (t === 'password') return el.value ? '\u2022'.repeat(Math.min(el.value.length, 12)) : '';
+      return el.value;
+    }
+    if (el.isContentEditable) return shortText(el, 200);
+    const v = el.getAttribute('aria-valuetext') || el.getAttribute('aria-valuenow');
+    return v === null ? null : v;
+  }
+
+  function triState(v) {
+    if (v === null || v === undefined) return null;
+    if (v === true || v === 'true') return true;
+    if (v === false || v === 'false') return false;
+    return null;
+  }
+
+  function describe(el, ctx, n, fresh, maxText, rect) {
+    const tag = el.localName;
+    const d = { i: n, tag };
+    const role = el.getAttribute('role');
+    if (role) d.role = role.trim().split(/\s+/)[0];
+    const name = accessibleName(el, tag);
+    if (name) d.name = cut(name, maxText);
+    if (tag === 'input') d.type = el.type;
+    const fieldName = el.getAttribute('name');
+    if (fieldName && (tag === 'input' || tag === 'select' || tag === 'textarea' || tag === 'button')) {
+      d.field = cut(fieldName, 40);
+    }
+    if (tag === 'a') {
+      const href = el.getAttribute('href');
+      if (href !== null) d.href = cut(href, maxText);
+      const target = el.getAttribute('target');
+      if (target) d.target = target;
+    }
+    const ph = el.getAttribute('placeholder');
+    if (ph) d.placeholder = cut(collapse(ph), maxText);
+    const value = valueOf(el, tag);
+    if (value !== null && value !== undefined) d.value = cut(value, maxText * 2);
+    if (tag !== 'input' && tag !== 'select' && tag !== 'textarea' && !el.isContentEditable) {
+      const t = shortText(el, maxText);
+      if (t) d.text = t;
+    }
+    if (tag === 'label' && el.control) {
+      d.checked = el.control.checked;
+    } else if (tag === 'input' && (el.type === 'checkbox' || el.type === 'radio')) {
+      d.checked = el.checked;
+    } else {
+      const c = triState(el.getAttribute('aria-checked'));
+      if (c !== null) d.checked = c;
+    }
+    const sel = triState(el.getAttribute('aria-selected'));
+    if (sel !== null) d.selected = sel;
+    let exp = triState(el.getAttribute('aria-expanded'));
+    if (exp === null && tag === 'summary' && el.parentElement && el.parentElement.localName === 'details') {
+      exp = el.parentElement.open;
+    }
+    if (tag === 'details') exp = el.open;
+    if (exp !== null) d.expanded = exp;
+    if (el.disabled === true || el.getAttribute('aria-disabled') === 'true') d.disabled = true;
+    if (fresh) d.new = true;
+    if (ctx && ctx.frameEl) d.frame = true;
+    if (el.getRootNode() instanceof ShadowRoot) d.shadow = true;
+    if (rect) {
+      d.x = Math.round(rect.left + ctx.ox);
+      d.y = Math.round(rect.top + ctx.oy);
+      d.w = Math.round(rect.width);
+      d.h = Math.round(rect.height);
+    }
+    return d;
+  }
+
+  // ---------- visibility and hit testing ----------
+
+  function visibleBox(el) {
+    if (!el.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true })) return null;
+    const r = el.getBoundingClientRect();
+    if (r.width > 0 && r.height > 0) return r;
+    // An inline wrapper of blocks can have an empty box of its own while its
+    // fragments are visible.
+    for (const cr of el.getClientRects()) {
+      if (cr.width > 0 && cr.height > 0) return cr;
+    }
+    return null;
+  }
+
+  // Whether a hit at `hit` reaches `el`: the element itself, something inside
+  // it, an ancestor (the element lets clicks through, so the click lands
+  // where a person's would), or a label of it.
+  function hitReaches(el, hit) {
+    if (!hit) return false;
+    if (composedContains(el, hit) || composedContains(hit, el)) return true;
+    const label = hit.closest && hit.closest('label');
+    return !!(label && label.control === el);
+  }
+
+  // Hit-tests `el` at the point (x, y) of its own frame's viewport, and
+  // each enclosing frame element at the same point in its parent. Returns
+  // null when the point reaches the element, else what is hit instead.
+  function occluder(el, ctx, x, y) {
+    const hit = deepElementFromPoint(ctx.doc, x, y);
+    if (!hitReaches(el, hit)) return hit || ctx.doc.documentElement;
+    if (ctx.frameEl) return occluder(ctx.frameEl, ctx.parent, x + ctx.lx, y + ctx.ly);
+    return null;
+  }
+
+  // Candidate points (frame coordinates) inside the visible part of the
+  // element's fragments: the centre of each fragment, then the centre of
+  // its quarters.
+  function candidatePoints(el, ctx) {
+    const view = ctx.view;
+    const centres = [];
+    const others = [];
+    for (const cr of Array.from(el.getClientRects()).slice(0, 4)) {
+      const r = intersect(
+        { left: cr.left + ctx.ox, top: cr.top + ctx.oy, right: cr.right + ctx.ox, bottom: cr.bottom + ctx.oy },
+        view);
+      const w = r.right - r.left;
+      const h = r.bottom - r.top;
+      if (w < 1 || h < 1) continue;
+      // Centres first: the most likely to reach the element, and where a
+      // person clicks; the quarter points catch partly covered elements.
+      centres.push([r.left + w / 2, r.top + h / 2]);
+      others.push([r.left + w / 4, r.top + h / 4], [r.left + (3 * w) / 4, r.top + (3 * h) / 4],
+        [r.left + w / 4, r.top + (3 * h) / 4], [r.left + (3 * w) / 4, r.top + h / 4]);
+    }
+    return centres.concat(others).map(([x, y]) => [x - ctx.ox, y - ctx.oy]);
+  }
+
+  // ---------- the walk ----------
+
+  function walk(opts) {
+    const expand = opts.expand;
+    const maxText = opts.maxText;
+    const maxElements = opts.maxElements;
+    state.next = Math.max(state.next, opts.base);
+    const firstWalk = state.walks === 0;
+    state.walks += 1;
+    prune();
+
+    const out = [];
+    let truncated = false;
+    let crossOriginFrames = 0;
+    // Per-walk facts about each visited element, for its descendants:
+    // whether it (or an ancestor) is explicitly interactive, and whether it
+    // shows a pointer cursor.
+    const info = new Map();
+
+    function visit(root, ctx) {
+      const all = root.querySelectorAll('*');
+      for (let k = 0; k < all.length; k++) {
+        if (out.length >= maxElements) {
+          truncated = true;
+          return;
+        }
+        const el = all[k];
+        const tag = el.localName;
+        const parent = parentOf(el);
+        const pinfo = parent ? info.get(parent) : undefined;
+        let why = interactive(el, tag);
+        let pointer = false;
+        if (!why && !(pinfo && pinfo.inside)) {
+          // Script-driven controls (a <div> with a click listener) usually
+          // show a pointer cursor; count the outermost such element only,
+          // since the cursor is inherited by everything inside.
+          pointer = ctx.win.getComputedStyle(el).cursor === 'pointer';
+          if (pointer && !(pinfo && pinfo.pointer)) why = 'cursor';
+        } else if (pinfo && pinfo.pointer) {
+          pointer = true;
+        }
+        info.set(el, { inside: !!why || !!(pinfo && pinfo.inside), pointer });
+
+        if (why) {
+          const box = visibleBox(el);
+          if (box && inClip(box, ctx) && notOccluded(el, ctx)) {
+            const [n, fresh] = numberOf(el);
+            out.push(describe(el, ctx, n, fresh && !firstWalk, maxText, box));
+          }
+        }
+        if (el.shadowRoot) visit(el.shadowRoot, ctx);
+        if (tag === 'iframe' || tag === 'frame') {
+          const vis = visibleBox(el);
+          if (!vis) continue;
+          const child = childCtx(ctx, el, expand);
+          if (child) {
+            if (child.clip.bottom > child.clip.top && child.clip.right > child.clip.left) {
+              visit(child.doc, child);
+            }
+          } else {
+            crossOriginFrames += 1;
+          }
+        }
+      }
+    }
+
+    function inClip(r, ctx) {
+      const c = ctx.clip;
+      return r.right + ctx.ox > c.left && r.left + ctx.ox < c.right &&
+        r.bottom + ctx.oy > c.top && r.top + ctx.oy < c.bottom;
+    }
+
+    function notOccluded(el, ctx) {
+      const pts = candidatePoints(el, ctx);
+      // Entirely outside the real viewport (in the extended band): cannot
+      // be hit-tested, counted as visible.
+      if (pts.length === 0) return true;
+      for (let k = 0; k < pts.length; k++) {
+        if (occluder(el, ctx, pts[k][0], pts[k][1]) === null) return true;
+      }
+      return false;
+    }
+
+    visit(document, topCtx(expand));
+
+    const se = document.scrollingElement || document.documentElement;
+    return {
+      url: location.href,
+      title: document.title,
+      elements: out,
+      truncated,
+      crossOriginFrames,
+      scroll: {
+        x: Math.round(window.scrollX),
+        y: Math.round(window.scrollY),
+        width: se ? se.scrollWidth : 0,
+        height: se ? se.scrollHeight : 0,
+        vw: window.innerWidth,
+        vh: window.innerHeight,
+      },
+      next: state.next,
+    };
+  }
+
+  // ---------- entry points for actions ----------
+
+  function fullyInView(el, ctx) {
+    const r = el.getBoundingClientRect();
+    const v = ctx.view;
+    return r.width > 0 && r.height > 0 &&
+      r.left + ctx.ox >= v.left && r.right + ctx.ox <= v.right &&
+      r.top + ctx.oy >= v.top && r.bottom + ctx.oy <= v.bottom;
+  }
+
+  function bringIntoView(el, ctx) {
+    if (fullyInView(el, ctx)) return ctx;
+    el.scrollIntoView({ block: 'center', inline: 'nearest', behavior: 'instant' });
+    // Offsets of enclosing frames may have moved with the scroll.
+    return ctxOf(el, 0);
+  }
+
+  function elementInfo(args) {
+    const found = resolve(args.index);
+    if (!found) return { stale: true };
+    const [el, ctx] = found;
+    const box = visibleBox(el);
+    return { el: describe(el, ctx, args.index, false, args.maxText, box), visible: !!box };
+  }
+
+  // Scrolls the element into view and finds a point (top-level viewport
+  // coordinates) where a click reaches it.
+  function clickPoint(args) {
+    const found = resolve(args.index);
+    if (!found) return { stale: true };
+    let [el, ctx] = found;
+    const before = describe(el, ctx, args.index, false, args.maxText, null);
+    if (!visibleBox(el)) {
+      return { el: before, notClickable: 'it is hidden or has no size on the page' };
+    }
+    ctx = bringIntoView(el, ctx);
+    if (!ctx) return { stale: true };
+    const pts = candidatePoints(el, ctx);
+    if (pts.length === 0) {
+      return { el: before, notClickable: 'it is outside the visible part of the page' };
+    }
+    let blocker = null;
+    for (const [x, y] of pts) {
+      const o = occluder(el, ctx, x, y);
+      if (o === null) {
+        return { el: before, x: x + ctx.ox, y: y + ctx.oy, target: el.getAttribute && el.getAttribute('target') };
+      }
+      if (!blocker) blocker = o;
+    }
+    return { el: before, notClickable: 'it is covered by ' + shortDesc(blocker) };
+  }
+
+  function isTextInput(el) {
+    if (el.localName === 'textarea') return true;
+    if (el.localName === 'input') return TEXT_INPUTS.has(el.type) || VALUE_INPUTS.has(el.type);
+    return el.isContentEditable;
+  }
+
+  function editableOf(el) {
+    if (isTextInput(el)) return el;
+    const roots = [el];
+    if (el.shadowRoot) roots.push(el.shadowRoot);
+    for (const r of roots) {
+      const inner = r.querySelectorAll('input, textarea, [contenteditable]');
+      for (const c of inner) {
+        if (isTextInput(c)) return c;
+      }
+    }
+    return null;
+  }
+
+  function fieldValue(t) {
+    if (t.localName === 'input' || t.localName === 'textarea') return t.value;
+    return t.innerText;
+  }
+
+  function editDesc(el) {
+    let s = '<' + el.localName;
+    if (el.localName === 'input') s += ' type=' + el.type;
+    return s + '>';
+  }
+
+  // Focuses the element's text field and selects what `clear` replaces.
+  // Value-only inputs (dates, colours, ranges) are set here directly, since
+  // typed text does not reach them.
+  function focusField(args) {
+    const found = resolve(args.index);
+    if (!found) return { stale: true };
+    let [el, ctx] = found;
+    const t = editableOf(el);
+    if (!t) return { notEditable: editDesc(el) };
+    if (t.disabled) return { notEditable: 'a disabled ' + editDesc(t) };
+    if (t.readOnly) return { notEditable: 'a read-only ' + editDesc(t) };
+    ctx = bringIntoView(t, ctx) || ctx;
+    t.focus({ preventScroll: true });
+    if (t.localName === 'input' && VALUE_INPUTS.has(t.type)) {
+      const setter = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value').set;
+      setter.call(t, args.text);
+      t.dispatchEvent(new Event('input', { bubbles: true }));
+      t.dispatchEvent(new Event('change', { bubbles: true }));
+      return { done: true, value: t.value };
+    }
+    if (t.localName === 'input' || t.localName === 'textarea') {
+      if (args.clear) {
+        t.select();
+      } else {
+        try {
+          const n = t.value.length;
+          t.setSelectionRange(n, n);
+        } catch (e) {
+          // email and number inputs have no selection API; the caret stays.
+        }
+      }
+    } else {
+      const sel = t.ownerDocument.getSelection();
+      const range = t.ownerDocument.createRange();
+      range.selectNodeContents(t);
+      if (!args.clear) range.collapse(false);
+      sel.removeAllRanges();
+      sel.addRange(range);
+    }
+    return { empty: fieldValue(t) === '' };
+  }
+
+  function readField(args) {
+    const found = resolve(args.index);
+    if (!found) return { stale: true };
+    const t = editableOf(found[0]);
+    if (!t) return { stale: true };
+    return { value: fieldValue(t) };
+  }
+
+  function canScroll(el, win) {
+    if (el.scrollHeight <= el.clientHeight + 1) return false;
+    const oy = win.getComputedStyle(el).overflowY;
+    return oy === 'auto' || oy === 'scroll' || oy === 'overlay';
+  }
+
+  function pageScroller() {
+    const se = document.scrollingElement || document.documentElement;
+    const style = getComputedStyle(document.body || se);
+    const rootStyle = getComputedStyle(se);
+    if (se.scrollHeight > window.innerHeight + 1 && rootStyle.overflowY !== 'hidden' &&
+      style.overflowY !== 'hidden') {
+      return null;
+    }
+    // The document does not scroll (an app shell): the largest visible
+    // scrollable element stands in for the page.
+    let best = null;
+    let bestArea = 0;
+    for (const el of document.body ? document.body.querySelectorAll('*') : []) {
+      if (!canScroll(el, window)) continue;
+      const r = el.getBoundingClientRect();
+      const area = Math.max(0, Math.min(r.right, innerWidth) - Math.max(r.left, 0)) *
+        Math.max(0, Math.min(r.bottom, innerHeight) - Math.max(r.top, 0));
+      if (area > bestArea) {
+        best = el;
+        bestArea = area;
+      }
+    }
+    return best;
+  }
+
+  function scroll(args) {
+    let target = null;
+    if (args.index !== null && args.index !== undefined) {
+      const found = resolve(args.index);
+      if (!found) return { stale: true };
+      for (let el = found[0]; el; el = parentOf(el)) {
+        const win = el.ownerDocument.defaultView;
+        if (el === el.ownerDocument.scrollingElement) break;
+        if (canScroll(el, win)) {
+          target = el;
+          break;
+        }
+      }
+    } else {
+      target = pageScroller();
+    }
+    const isPage = target === null;
+    const viewport = isPage ? window.innerHeight : target.clientHeight;
+    const before = isPage ? window.scrollY : target.scrollTop;
+    const dy = args.pages * viewport * (args.down ? 1 : -1);
+    if (isPage) {
+      window.scrollBy({ top: dy, behavior: 'instant' });
+    } else {
+      target.scrollBy({ top: dy, behavior: 'instant' });
+    }
+    const after = isPage ? window.scrollY : target.scrollTop;
+    const se = document.scrollingElement || document.documentElement;
+    const height = isPage ? se.scrollHeight : target.scrollHeight;
+    return {
+      container: isPage ? null : shortDesc(target),
+      moved: Math.round(after - before),
+      above: Math.round(after),
+      below: Math.max(0, Math.round(height - viewport - after)),
+      viewport: Math.round(viewport),
+    };
+  }
+
+  function pageInfo() {
+    return { url: location.href, title: document.title, ready: document.readyState };
+  }
+
+  const methods = { walk, elementInfo, clickPoint, focusField, readField, scroll, pageInfo };
+
+  const api = {
+    version: VERSION,
+    run(method, args) {
+      try {
+        return JSON.stringify({ ok: methods[method](args) });
+      } catch (e) {
+        return JSON.stringify({ err: String((e && e.message) || e) });
+      }
+    },
+  };
+  Object.defineProperty(window, KEY, { value: api, configurable: true, enumerable: false, writable: false });
+  return api;
+})
