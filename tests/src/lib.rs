@@ -7,3 +7,4 @@ pub mod fixtures;
 pub mod judges;
 pub mod meta_schema;
 pub mod sdk_judges;
+pub mod browser_fixtures;

@@ -1,6 +1,5 @@
 //! How a session is launched: which browser, which window, which flags.
 
-use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -35,6 +34,8 @@ pub const BASE_ARGS: &[&str] = &[
     "disable-component-update",
     "disable-sync",
     "disable-breakpad",
+    // No new-tab page at start: the session opens its own first tab.
+    "no-startup-window",
 ];
 
 /// The configuration of a launched session. Build one with
@@ -124,8 +125,8 @@ impl Default for BrowserConfigBuilder {
                 args: Vec::new(),
                 profile_parent: None,
                 launch_timeout: Duration::from_secs(20),
-                command_timeout: Duration::from_secs(30),
-                navigation_timeout: Duration::from_secs(20),
+                command_timeout: Duration::from_secs(20),
+                navigation_timeout: Duration::from_secs(30),
                 close_timeout: Duration::from_secs(5),
             },
         }
@@ -190,13 +191,15 @@ impl BrowserConfigBuilder {
         self
     }
 
-    /// How long one DevTools command may take (default 30 s).
+    /// How long one DevTools command may take (default 20 s; a longer
+    /// limit is capped by the navigation limit, which chromiumoxide applies
+    /// to every command).
     pub fn command_timeout(mut self, limit: Duration) -> Self {
         self.config.command_timeout = limit;
         self
     }
 
-    /// How long a navigation may take to load (default 20 s).
+    /// How long a navigation may take to load (default 30 s).
     pub fn navigation_timeout(mut self, limit: Duration) -> Self {
         self.config.navigation_timeout = limit;
         self
@@ -239,7 +242,7 @@ pub fn find_executable() -> Result<PathBuf, BrowserError> {
             detail: format!("CHROME is set to {}, which does not exist", path.display()),
         });
     }
-    let path_var = std::env::var_os("PATH").unwrap_or_else(OsString::new);
+    let path_var = std::env::var_os("PATH").unwrap_or_default();
     for name in EXECUTABLE_NAMES {
         for dir in std::env::split_paths(&path_var) {
             let candidate = dir.join(name);

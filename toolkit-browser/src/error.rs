@@ -136,9 +136,9 @@ impl fmt::Display for BrowserError {
                  `{INSTALL_HINT}`, or set the CHROME environment variable to its path"
             ),
             Self::Launch { detail } => write!(f, "the browser could not be started: {detail}"),
-            Self::Closed => f.write_str(
-                "the browser session has been closed; restart the browser to continue",
-            ),
+            Self::Closed => {
+                f.write_str("the browser session has been closed; restart the browser to continue")
+            }
             Self::Disconnected { detail } => write!(
                 f,
                 "the browser is no longer running ({detail}); the page and its element numbers \
@@ -172,7 +172,11 @@ impl fmt::Display for BrowserError {
                 write!(f, "the page {url} could not be loaded: {detail}")
             }
             Self::Timeout { action, after } => {
-                write!(f, "{action} did not finish within {:.1}s", after.as_secs_f64())
+                write!(
+                    f,
+                    "{action} did not finish within {:.1}s",
+                    after.as_secs_f64()
+                )
             }
             Self::InvalidInput { detail } => f.write_str(detail),
             Self::Script { detail } => write!(f, "a script on the page failed: {detail}"),

@@ -1,2 +1,98 @@
 //! Browser actions for LLM agents, driving a real headless Chromium over the
-//! DevTools protocol. The actions are ordinary `toolkit-core` tools.
+//! DevTools protocol (chromiumoxide, on tokio).
+//!
+//! This is the foundation the ready tools are built on:
+//!
+//! - [`Browser`]: a session. [`Browser::launch`] starts a local Chromium
+//!   (found through [`BrowserConfig`], `CHROME` or the `PATH`) with its own
+//!   temporary profile; [`Browser::connect`] attaches to a running one.
+//!   [`Browser::close`] leaves no process and no folder behind;
+//!   [`Browser::restart`] recovers from a crash. A `Browser` is cheap to
+//!   clone, so tools take it as registry state:
+//!   `#[tool(state)] browser: Browser`.
+//! - The page map ([`Browser::page_map`], [`PageMap::render`]): the visible
+//!   interactive elements of the current tab, shadow roots and same-origin
+//!   iframes included, each with a number it keeps for as long as it
+//!   exists. A number that no longer exists is
+//!   [`BrowserError::StaleElement`], never a silent success.
+//! - Trusted input: [`Browser::click`], [`Browser::type_text`],
+//!   [`Browser::press_keys`], plus [`Browser::navigate`],
+//!   [`Browser::go_back`], [`Browser::scroll`], [`Browser::screenshot`] and
+//!   the tabs ([`Browser::tabs`], [`Browser::switch_tab`], ...). A tab
+//!   opened by the agent's own click becomes current and is reported in
+//!   [`Effects::new_tab`].
+//!
+//! Every error's `Display` text is written for the model: what happened and
+//! what to do next.
+//!
+//! # How the page map works
+//!
+//! A script (`page_map.js`, embedded) walks the page in an isolated world of
+//! its own: the page's scripts share the DOM with it but cannot see it, fake
+//! its answers or break it by patching built-ins.
+//!
+//! - **Interactive** means: links with `href`, buttons, inputs (not
+//!   `type=hidden`), selects, textareas, `<summary>`, interactive ARIA roles,
+//!   `onclick`-style attributes, `tabindex >= 0`, the outermost
+//!   `contenteditable`, the outermost element showing a pointer cursor (a
+//!   script-driven control), a `<label>` standing in for an invisible
+//!   custom checkbox, and scroll containers (so they can be scrolled).
+//! - **Visible** means: `checkVisibility` (display, visibility, opacity,
+//!   closed `<details>`), a non-zero box, within the viewport extended by
+//!   [`VIEWPORT_EXPANSION_PX`] above and below, not clipped away by an
+//!   ancestor that hides its overflow, and not covered. Covering is tested
+//!   with `elementFromPoint` (through shadow roots and frames, at the centre
+//!   and then the quarter points of the visible part), but only for elements
+//!   that a positioned element overlaps: a hit test costs about 0.1 ms, and
+//!   in normal flow nothing else can cover an element.
+//! - **Numbers** live in the page: a `WeakMap` element → number and a `Map`
+//!   number → `WeakRef(element)`. An element keeps its number across maps
+//!   and DOM changes for as long as it exists; numbers are never reused,
+//!   and the session passes its next number into each document, so a number
+//!   is unique across documents, tabs and restarts. A number whose element
+//!   is gone, disconnected, or in a frame that is gone is stale.
+//!
+//! # Waiting
+//!
+//! - [`Browser::navigate`] waits for the new document's load event
+//!   (chromiumoxide's `Page.navigate`, which cannot see the old document's);
+//!   a fragment of the current page is scrolled to without waiting.
+//! - [`Browser::click`] and [`Browser::press_keys`] subscribe to the
+//!   navigation and new-tab events *before* acting (subscribing after races
+//!   the action), then make one round trip to the page, which flushes the
+//!   events the input caused. A requested navigation is waited for (load,
+//!   or the frame stopping, or a same-document change); a requested new tab
+//!   is waited for, switched to and brought to the front. A click that
+//!   causes neither costs no extra wait.
+//! - [`Browser::page_map`] maps a document still being parsed again,
+//!   shortly after.
+//!
+//! # Why each action brings its tab to the front
+//!
+//! Chromium stalls input sent to a background tab until the renderer's
+//! input-ack timeout (about 5 s per mouse event), and a popup takes the
+//! front. Every click and key press therefore brings the acting tab to the
+//! front first (about a millisecond when it already is).
+
+#![deny(missing_docs)]
+
+mod config;
+mod error;
+mod input;
+mod keys;
+mod page_map;
+mod profile;
+mod session;
+mod tabs;
+
+pub use config::{
+    BASE_ARGS, BrowserConfig, BrowserConfigBuilder, EXECUTABLE_NAMES, find_executable,
+};
+pub use error::{BrowserError, INSTALL_HINT};
+pub use input::{ClickOutcome, Effects, PageInfo, ScrollOutcome, TypeOutcome};
+pub use page_map::{
+    Element, MAX_ELEMENTS, MAX_TEXT_CHARS, PageMap, ScrollPosition, VIEWPORT_EXPANSION_PX,
+};
+pub use profile::processes_mentioning;
+pub use session::Browser;
+pub use tabs::TabInfo;

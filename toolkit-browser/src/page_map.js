@@ -1,10 +1,12 @@
 // The page-side half of toolkit-browser: the page map walker and the
 // element lookups that actions use. Evaluated as an expression, it is a
 // function that installs (once per document) a non-enumerable
-// `window.__toolkitBrowser` object and returns it. Every entry point is
-// called through `run(method, args)`, which returns a JSON string: either
-// `{"ok": result}` or `{"err": message}`, so exceptions never escape as
-// protocol errors and the Rust side parses one shape.
+// `window.__toolkitBrowser` object and returns it. It runs in an isolated
+// world of its own (see `Session::world`): the page's scripts share the DOM
+// but can neither see this object nor tamper with the built-ins it uses.
+// Every entry point is called through `run(method, args)`, which returns a
+// JSON string: either `{"ok": result}` or `{"err": message}`, so exceptions
+// never escape as protocol errors and the Rust side parses one shape.
 //
 // Element numbers: a WeakMap element -> number and a Map number ->
 // WeakRef(element). A number is given once and never reused; it stays with
@@ -45,7 +47,17 @@
 
   function cut(s, max) {
     if (s.length <= max) return s;
-    return s.slice(0, max - 1).trimEnd() + '\u2026';
+    let end = max - 1;
+    // Never between the two halves of a surrogate pair (an emoji).
+    const c = s.charCodeAt(end - 1);
+    if (c >= 0xd800 && c <= 0xdbff) end -= 1;
+    return s.slice(0, end).trimEnd() + '\u2026';
+  }
+
+  // Strings as the page holds them may contain lone surrogates, which JSON
+  // parsers (serde_json) reject: they become U+FFFD.
+  function wellFormed(key, value) {
+    return typeof value === 'string' ? value.toWellFormed() : value;
   }
 
   // The first `max` characters of an element's text, without reading all of
@@ -54,9 +66,14 @@
     const doc = el.ownerDocument;
     const walker = doc.createTreeWalker(el, NodeFilter.SHOW_TEXT);
     let out = '';
+    let lastParent = null;
     for (let n = walker.nextNode(); n; n = walker.nextNode()) {
       const p = n.parentNode;
       if (p && SKIP_TEXT.has(p.nodeName)) continue;
+      // Text of different elements ("<div>a</div><div>b</div>") is
+      // separated; the collapse below removes doubled spaces.
+      if (p !== lastParent && out) out += ' ';
+      lastParent = p;
       out += n.data;
       if (out.length > max * 3) break;
     }
@@ -175,18 +192,16 @@
 
   // ---------- numbers ----------
 
+  // An element keeps its number while it lives, even if it is removed and
+  // put back (React reorders nodes this way): only the element itself,
+  // through the WeakMap, leads to its number.
   function numberOf(el) {
-    let n = state.byEl.get(el);
-    let fresh = false;
-    if (n === undefined) {
-      n = state.next++;
-      state.byEl.set(el, n);
-      fresh = true;
-    }
-    // Set on every sighting: an element that was removed and put back keeps
-    // its number and becomes reachable again.
-    if (!state.byIndex.has(n)) state.byIndex.set(n, new WeakRef(el));
-    return [n, fresh];
+    const known = state.byEl.get(el);
+    if (known !== undefined) return [known, false];
+    const n = state.next++;
+    state.byEl.set(el, n);
+    state.byIndex.set(n, new WeakRef(el));
+    return [n, true];
   }
 
   function resolve(index) {
@@ -197,6 +212,8 @@
     return ctx ? [el, ctx] : null;
   }
 
+  // Forgets numbers whose element has been garbage-collected, so the map
+  // does not grow with every element a long-lived page ever showed.
   function prune() {
     for (const [n, ref] of state.byIndex) {
       if (!ref.deref()) state.byIndex.delete(n);
@@ -205,6 +222,9 @@
 
   // ---------- what is interactive ----------
 
+  // `el.onclick` is per world: a handler the page assigned as a property is
+  // invisible from this isolated world (attributes are not); the cursor
+  // heuristic catches most of those.
   function hasClickAttr(el) {
     return el.hasAttribute('onclick') || el.hasAttribute('onmousedown') ||
       el.hasAttribute('onmouseup') || typeof el.onclick === 'function';
@@ -368,6 +388,11 @@
     return d;
   }
 
+  function scrollState(el, d) {
+    d.sa = Math.round(el.scrollTop);
+    d.sb = Math.max(0, Math.round(el.scrollHeight - el.clientHeight - el.scrollTop));
+  }
+
   // ---------- visibility and hit testing ----------
 
   function visibleBox(el) {
@@ -405,8 +430,8 @@
   // Candidate points (frame coordinates) inside the visible part of the
   // element's fragments: the centre of each fragment, then the centre of
   // its quarters.
-  function candidatePoints(el, ctx) {
-    const view = ctx.view;
+  function candidatePoints(el, ctx, clip) {
+    const view = clip ? intersect(ctx.view, clip) : ctx.view;
     const centres = [];
     const others = [];
     for (const cr of Array.from(el.getClientRects()).slice(0, 4)) {
@@ -427,7 +452,41 @@
 
   // ---------- the walk ----------
 
+  function toTop(r, ctx) {
+    return { left: r.left + ctx.ox, top: r.top + ctx.oy, right: r.right + ctx.ox, bottom: r.bottom + ctx.oy };
+  }
+
+  function isEmpty(r) {
+    return r.right - r.left < 1 || r.bottom - r.top < 1;
+  }
+
+  function overlaps(a, b) {
+    return a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+  }
+
+  // The clip of the nearest ancestors that hide their overflow, in
+  // top-level coordinates, computed on first use: most clipping elements
+  // hold nothing interactive.
+  function clipRect(src) {
+    if (!src) return null;
+    if (src.rect === undefined) {
+      const own = toTop(src.el.getBoundingClientRect(), src.ctx);
+      const outer = clipRect(src.parent);
+      src.rect = outer ? intersect(own, outer) : own;
+    }
+    return src.rect;
+  }
+
+  // The walk runs in two passes. The first visits every element (open
+  // shadow roots and same-origin frames included) and notes the interactive
+  // ones, the positioned elements that could cover them, and which
+  // ancestors clip them. The second keeps the candidates that are visible,
+  // inside the (extended) viewport and not clipped away, and hit-tests only
+  // those a positioned element overlaps: `elementFromPoint` costs about
+  // 0.1 ms, too much to spend on each of a thousand elements, and in normal
+  // flow nothing else can cover an element.
   function walk(opts) {
+    const started = performance.now();
     const expand = opts.expand;
     const maxText = opts.maxText;
     const maxElements = opts.maxElements;
@@ -436,54 +495,59 @@
     state.walks += 1;
     prune();
 
-    const out = [];
-    let truncated = false;
+    const candidates = [];
+    const positioned = [];
     let crossOriginFrames = 0;
     // Per-walk facts about each visited element, for its descendants:
-    // whether it (or an ancestor) is explicitly interactive, and whether it
-    // shows a pointer cursor.
+    // inside an interactive element, showing a pointer cursor, and the
+    // clipping ancestors.
     const info = new Map();
 
     function visit(root, ctx) {
       const all = root.querySelectorAll('*');
       for (let k = 0; k < all.length; k++) {
-        if (out.length >= maxElements) {
-          truncated = true;
-          return;
-        }
         const el = all[k];
         const tag = el.localName;
         const parent = parentOf(el);
         const pinfo = parent ? info.get(parent) : undefined;
+        const cs = ctx.win.getComputedStyle(el);
         let why = interactive(el, tag);
-        let pointer = false;
+        let pointer = !!(pinfo && pinfo.pointer);
         if (!why && !(pinfo && pinfo.inside)) {
           // Script-driven controls (a <div> with a click listener) usually
           // show a pointer cursor; count the outermost such element only,
           // since the cursor is inherited by everything inside.
-          pointer = ctx.win.getComputedStyle(el).cursor === 'pointer';
+          pointer = cs.cursor === 'pointer';
           if (pointer && !(pinfo && pinfo.pointer)) why = 'cursor';
-        } else if (pinfo && pinfo.pointer) {
-          pointer = true;
         }
-        info.set(el, { inside: !!why || !!(pinfo && pinfo.inside), pointer });
+        const position = cs.position;
+        // A fixed element escapes its ancestors' clips.
+        const clip = position === 'fixed' ? null : (pinfo ? pinfo.clip : null);
+        let childClip = clip;
+        if (cs.overflowX !== 'visible' || cs.overflowY !== 'visible') {
+          childClip = { el, ctx, parent: clip, rect: undefined };
+        }
+        info.set(el, { inside: !!why || !!(pinfo && pinfo.inside), pointer, clip: childClip });
 
-        if (why) {
-          const box = visibleBox(el);
-          if (box && inClip(box, ctx) && notOccluded(el, ctx)) {
-            const [n, fresh] = numberOf(el);
-            out.push(describe(el, ctx, n, fresh && !firstWalk, maxText, box));
-          }
+        // A scroll container holding no visible control would leave the
+        // model no number to scroll it by; it gets one of its own.
+        let scroller = false;
+        if (tag !== 'textarea' && tag !== 'select' && (cs.overflowY === 'auto' || cs.overflowY === 'scroll') &&
+          el !== ctx.doc.scrollingElement && el !== ctx.doc.body && el.scrollHeight > el.clientHeight + 1) {
+          scroller = true;
+          if (!why) why = 'scroll';
+        }
+        if (why) candidates.push({ el, ctx, clip, scroller });
+        if ((position === 'fixed' || position === 'sticky' || position === 'absolute' ||
+          (position === 'relative' && cs.zIndex !== 'auto')) && cs.pointerEvents !== 'none') {
+          positioned.push({ el, ctx });
         }
         if (el.shadowRoot) visit(el.shadowRoot, ctx);
         if (tag === 'iframe' || tag === 'frame') {
-          const vis = visibleBox(el);
-          if (!vis) continue;
+          if (!visibleBox(el)) continue;
           const child = childCtx(ctx, el, expand);
           if (child) {
-            if (child.clip.bottom > child.clip.top && child.clip.right > child.clip.left) {
-              visit(child.doc, child);
-            }
+            if (!isEmpty(child.clip)) visit(child.doc, child);
           } else {
             crossOriginFrames += 1;
           }
@@ -491,16 +555,49 @@
       }
     }
 
-    function inClip(r, ctx) {
-      const c = ctx.clip;
-      return r.right + ctx.ox > c.left && r.left + ctx.ox < c.right &&
-        r.bottom + ctx.oy > c.top && r.top + ctx.oy < c.bottom;
+    visit(document, topCtx(expand));
+
+    const covers = [];
+    for (const p of positioned) {
+      const box = visibleBox(p.el);
+      if (box) covers.push({ el: p.el, rect: toTop(box, p.ctx) });
     }
 
-    function notOccluded(el, ctx) {
-      const pts = candidatePoints(el, ctx);
-      // Entirely outside the real viewport (in the extended band): cannot
-      // be hit-tested, counted as visible.
+    function mayBeCovered(el, rect) {
+      for (let k = 0; k < covers.length; k++) {
+        const c = covers[k];
+        if (c.el !== el && overlaps(c.rect, rect) &&
+          !composedContains(c.el, el) && !composedContains(el, c.el)) return true;
+      }
+      return false;
+    }
+
+    const out = [];
+    let truncated = false;
+    for (const c of candidates) {
+      if (out.length >= maxElements) {
+        truncated = true;
+        break;
+      }
+      const box = visibleBox(c.el);
+      if (!box) continue;
+      const rect = toTop(box, c.ctx);
+      const clip = clipRect(c.clip);
+      let shown = intersect(rect, c.ctx.clip);
+      if (clip) shown = intersect(shown, clip);
+      if (isEmpty(shown)) continue;
+      if (mayBeCovered(c.el, shown) && !reachable(c.el, c.ctx, clip)) continue;
+      const [n, fresh] = numberOf(c.el);
+      const d = describe(c.el, c.ctx, n, fresh && !firstWalk, maxText, box);
+      if (c.scroller) scrollState(c.el, d);
+      out.push(d);
+    }
+
+    // Whether a click in the visible part of the element reaches it. An
+    // element entirely in the band beyond the viewport cannot be
+    // hit-tested and counts as reachable.
+    function reachable(el, ctx, clip) {
+      const pts = candidatePoints(el, ctx, clip);
       if (pts.length === 0) return true;
       for (let k = 0; k < pts.length; k++) {
         if (occluder(el, ctx, pts[k][0], pts[k][1]) === null) return true;
@@ -508,12 +605,11 @@
       return false;
     }
 
-    visit(document, topCtx(expand));
-
     const se = document.scrollingElement || document.documentElement;
     return {
       url: location.href,
       title: document.title,
+      ready: document.readyState,
       elements: out,
       truncated,
       crossOriginFrames,
@@ -526,6 +622,7 @@
         vh: window.innerHeight,
       },
       next: state.next,
+      ms: performance.now() - started,
     };
   }
 
@@ -551,7 +648,9 @@
     if (!found) return { stale: true };
     const [el, ctx] = found;
     const box = visibleBox(el);
-    return { el: describe(el, ctx, args.index, false, args.maxText, box), visible: !!box };
+    const d = describe(el, ctx, args.index, false, args.maxText, box);
+    if (canScroll(el, ctx.win) && el !== el.ownerDocument.scrollingElement) scrollState(el, d);
+    return { el: d, visible: !!box };
   }
 
   // Scrolls the element into view and finds a point (top-level viewport
@@ -622,14 +721,16 @@
     if (!t) return { notEditable: editDesc(el) };
     if (t.disabled) return { notEditable: 'a disabled ' + editDesc(t) };
     if (t.readOnly) return { notEditable: 'a read-only ' + editDesc(t) };
+    const desc = describe(el, ctx, args.index, false, args.maxText, null);
     ctx = bringIntoView(t, ctx) || ctx;
     t.focus({ preventScroll: true });
+    const before = fieldValue(t);
     if (t.localName === 'input' && VALUE_INPUTS.has(t.type)) {
       const setter = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value').set;
       setter.call(t, args.text);
       t.dispatchEvent(new Event('input', { bubbles: true }));
       t.dispatchEvent(new Event('change', { bubbles: true }));
-      return { done: true, value: t.value };
+      return { el: desc, done: true, value: t.value, before };
     }
     if (t.localName === 'input' || t.localName === 'textarea') {
       if (args.clear) {
@@ -650,7 +751,7 @@
       sel.removeAllRanges();
       sel.addRange(range);
     }
-    return { empty: fieldValue(t) === '' };
+    return { el: desc, empty: before === '', before };
   }
 
   function readField(args) {
@@ -739,7 +840,7 @@
     version: VERSION,
     run(method, args) {
       try {
-        return JSON.stringify({ ok: methods[method](args) });
+        return JSON.stringify({ ok: methods[method](args) }, wellFormed);
       } catch (e) {
         return JSON.stringify({ err: String((e && e.message) || e) });
       }

@@ -66,15 +66,15 @@ impl ProfileDir {
     /// Removes the folder, retrying for a short while: Chromium's helper
     /// processes can still be writing (crash reports, caches) for a few
     /// milliseconds after the main process has exited.
-    pub(crate) fn remove(&self, patience: Duration) -> Result<(), BrowserError> {
+    pub(crate) fn remove_path(path: &Path, patience: Duration) -> Result<(), BrowserError> {
         let deadline = Instant::now() + patience;
         loop {
-            match std::fs::remove_dir_all(&self.path) {
+            match std::fs::remove_dir_all(path) {
                 Ok(()) => return Ok(()),
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
                 Err(e) if Instant::now() >= deadline => {
                     return Err(BrowserError::Io {
-                        detail: format!("cannot remove {}: {e}", self.path.display()),
+                        detail: format!("cannot remove {}: {e}", path.display()),
                     });
                 }
                 Err(_) => std::thread::sleep(Duration::from_millis(20)),
@@ -87,7 +87,7 @@ impl Drop for ProfileDir {
     fn drop(&mut self) {
         // Best effort: a graceful close has already removed it; after a
         // kill, the helpers die within milliseconds.
-        let _ = self.remove(Duration::from_millis(500));
+        let _ = Self::remove_path(&self.path, Duration::from_millis(200));
     }
 }
 
@@ -105,7 +105,11 @@ pub fn processes_mentioning(needle: &Path) -> Vec<u32> {
     };
     let mut pids = Vec::new();
     for entry in entries.flatten() {
-        let Some(pid) = entry.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|s| s.parse::<u32>().ok())
+        else {
             continue;
         };
         // A zombie keeps its /proc entry but has an empty command line, so

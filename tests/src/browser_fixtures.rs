@@ -1,0 +1,349 @@
+//! Support for the browser tests: a local HTTP server for fixture pages,
+//! the fixture pages themselves, and finding Chromium.
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use toolkit_browser::{BrowserConfig, find_executable};
+
+/// The variable that lets the browser tests pass without Chromium.
+pub const SKIP_VAR: &str = "TOOLKIT_SKIP_BROWSER_TESTS";
+
+/// The configuration for a browser test, with profiles under `profiles`.
+/// Without Chromium the test fails with how to install it, unless
+/// [`SKIP_VAR`]`=1`: then `None` (the caller returns) after printing
+/// `SKIPPED`.
+pub fn browser_config(test: &str, profiles: impl Into<PathBuf>) -> Option<BrowserConfig> {
+    match find_executable() {
+        Ok(executable) => Some(
+            BrowserConfig::builder()
+                .executable(executable)
+                .profile_parent(profiles)
+                .build(),
+        ),
+        Err(error) if std::env::var(SKIP_VAR).as_deref() == Ok("1") => {
+            eprintln!("SKIPPED {test}: {error}");
+            None
+        }
+        Err(error) => {
+            panic!("{error}\n\nThe browser tests need Chromium (or set {SKIP_VAR}=1 to skip them).")
+        }
+    }
+}
+
+/// What the server answers for one path.
+#[derive(Debug, Clone)]
+pub enum Route {
+    /// `200 OK` with this HTML.
+    Html(String),
+    /// `302 Found` to this location.
+    Redirect(String),
+    /// This HTML after a delay.
+    Slow(Duration, String),
+    /// `204 No Content`: a navigation to it stays on the current page.
+    NoContent,
+}
+
+/// A minimal HTTP/1.1 server on 127.0.0.1 (a free port), one thread per
+/// connection, `Connection: close`. Lives until the test process exits.
+#[derive(Debug)]
+pub struct TestServer {
+    base: String,
+}
+
+impl TestServer {
+    /// Starts serving `routes` (path without the query string → answer);
+    /// anything else is `404`.
+    pub fn start<I, P>(routes: I) -> Arc<Self>
+    where
+        I: IntoIterator<Item = (P, Route)>,
+        P: Into<String>,
+    {
+        let routes: Arc<HashMap<String, Route>> =
+            Arc::new(routes.into_iter().map(|(p, r)| (p.into(), r)).collect());
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
+        let addr = listener.local_addr().expect("local address");
+        std::thread::spawn(move || {
+            for stream in listener.incoming().flatten() {
+                let routes = Arc::clone(&routes);
+                std::thread::spawn(move || {
+                    let _ = serve(stream, &routes);
+                });
+            }
+        });
+        Arc::new(Self {
+            base: format!("http://{addr}"),
+        })
+    }
+
+    /// The absolute URL of `path`.
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+
+    /// `http://127.0.0.1:<port>`.
+    pub fn base(&self) -> &str {
+        &self.base
+    }
+}
+
+fn serve(stream: TcpStream, routes: &HashMap<String, Route>) -> std::io::Result<()> {
+    stream.set_read_timeout(Some(Duration::from_secs(10)))?;
+    let mut reader = BufReader::new(stream.try_clone()?);
+    let mut request_line = String::new();
+    reader.read_line(&mut request_line)?;
+    let mut content_length = 0usize;
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line)? == 0 || line == "\r\n" || line == "\n" {
+            break;
+        }
+        if let Some((name, value)) = line.split_once(':')
+            && name.eq_ignore_ascii_case("content-length")
+        {
+            content_length = value.trim().parse().unwrap_or(0);
+        }
+    }
+    let mut body = vec![0; content_length.min(1 << 20)];
+    reader.read_exact(&mut body)?;
+
+    let target = request_line.split_whitespace().nth(1).unwrap_or("/");
+    let path = target.split(['?', '#']).next().unwrap_or("/");
+    let (status, headers, body) = match routes.get(path) {
+        Some(Route::Html(html)) => ("200 OK", String::new(), html.clone()),
+        Some(Route::Slow(delay, html)) => {
+            std::thread::sleep(*delay);
+            ("200 OK", String::new(), html.clone())
+        }
+        Some(Route::Redirect(to)) => ("302 Found", format!("Location: {to}\r\n"), String::new()),
+        Some(Route::NoContent) => ("204 No Content", String::new(), String::new()),
+        None => (
+            "404 Not Found",
+            String::new(),
+            "<h1>Not found</h1>".to_owned(),
+        ),
+    };
+    let mut out = stream;
+    write!(
+        out,
+        "HTTP/1.1 {status}\r\nContent-Type: text/html; charset=utf-8\r\n\
+         Content-Length: {}\r\nCache-Control: no-store\r\nConnection: close\r\n{headers}\r\n{body}",
+        body.len()
+    )?;
+    out.flush()
+}
+
+/// Wraps a body in a page with a title.
+pub fn page(title: &str, body: &str) -> String {
+    format!(
+        "<!doctype html><html><head><meta charset=utf-8><title>{title}</title></head>\
+         <body>{body}</body></html>"
+    )
+}
+
+/// The page-map fixture: a form, links, ARIA widgets, an open shadow root,
+/// a same-origin iframe (`/frame`), and elements that must not be mapped
+/// (hidden, transparent, zero-sized, covered, inside a closed `<details>`,
+/// far below the viewport).
+pub fn form_page() -> String {
+    page(
+        "Fixture form",
+        r#"
+<style>
+  body { margin: 8px; font: 14px sans-serif; }
+  #overlay { position: fixed; left: 0; top: 700px; width: 500px; height: 90px;
+             background: #eee; z-index: 10; }
+  #covered { position: absolute; left: 20px; top: 720px; }
+</style>
+<my-widget id="widget"></my-widget>
+<iframe id="frame" src="/frame" style="width:420px;height:120px;border:2px solid #000"></iframe>
+<form action="/submitted" method="get">
+  <label for="q">Query</label>
+  <input id="q" name="q" type="text" placeholder="Search" value="rust">
+  <input type="hidden" name="secret" value="x">
+  <select name="lang"><option>Rust</option><option selected>Go</option></select>
+  <textarea name="notes" placeholder="Notes"></textarea>
+  <input type="checkbox" name="agree" id="agree"><label for="agree">I agree</label>
+  <button type="submit">Search</button>
+</form>
+<p><a href="/docs">Docs</a> <a href="/about" title="About us">About</a></p>
+<div role="button" tabindex="0" aria-label="Close dialog">x</div>
+<div onclick="void 0">Clickable div</div>
+<span tabindex="0">Focusable span</span>
+<div contenteditable="true">Editable text</div>
+<details><summary>More</summary><a href="/inner">Inner link</a></details>
+<button style="display:none">Display none</button>
+<button style="visibility:hidden">Visibility hidden</button>
+<button style="opacity:0">Opacity zero</button>
+<button style="width:0;height:0;padding:0;border:0;overflow:hidden;font-size:0">Zero size</button>
+<div id="overlay">An overlay</div>
+<button id="covered">Covered button</button>
+<div style="position:absolute;top:3000px"><button>Far below</button></div>
+<script>
+  customElements.define('my-widget', class extends HTMLElement {
+    constructor() {
+      super();
+      const root = this.attachShadow({ mode: 'open' });
+      root.innerHTML = '<button id="sb">Shadow button</button> <input placeholder="Shadow input">';
+    }
+  });
+  const closed = document.createElement('div');
+  closed.attachShadow({ mode: 'closed' }).innerHTML = '<button>Closed shadow button</button>';
+  document.body.appendChild(closed);
+</script>
+"#,
+    )
+}
+
+/// The iframe of [`form_page`].
+pub fn frame_page() -> String {
+    page(
+        "Frame",
+        r#"<button id="fb" onclick="document.body.dataset.clicked = 'yes'">Frame button</button>
+<a href="/x">Frame link</a> <input id="fi" placeholder="Frame input">"#,
+    )
+}
+
+/// A counter whose button counts trusted clicks only.
+pub fn counter_page() -> String {
+    page(
+        "Counter",
+        r#"<button id="inc">Increment</button> <span id="out">0</span>
+<script>
+  let count = 0;
+  document.getElementById('inc').addEventListener('click', (e) => {
+    if (e.isTrusted) count += 1;
+    document.getElementById('out').textContent = String(count);
+  });
+</script>"#,
+    )
+}
+
+/// Text fields of every kind, each counting its trusted `input` events.
+pub fn inputs_page() -> String {
+    page(
+        "Inputs",
+        r#"<form action="/submitted" method="get">
+<input id="t" name="t" placeholder="Text">
+<textarea id="ta" name="ta"></textarea>
+<div id="ce" contenteditable="true"></div>
+<input id="n" type="number" name="n">
+<input id="d" type="date" name="d">
+<button id="b" type="button">Not a field</button>
+<input id="ro" readonly value="fixed">
+</form>
+<script>
+  window.trusted = 0;
+  document.addEventListener('input', (e) => { if (e.isTrusted) window.trusted += 1; }, true);
+</script>"#,
+    )
+}
+
+/// `count` interactive elements (buttons, links, inputs, checkboxes) in a
+/// dense grid, all within the mapped band below the viewport.
+pub fn many_elements_page(count: usize) -> String {
+    let mut body = String::from(
+        "<style>body{margin:0;font:10px sans-serif} .g{display:grid;\
+         grid-template-columns:repeat(25,48px);gap:2px} .g>*{height:24px;margin:0;\
+         box-sizing:border-box;overflow:hidden;width:48px}</style><div class=g>",
+    );
+    for i in 0..count {
+        let item = match i % 4 {
+            0 => format!("<button>B{i}</button>"),
+            1 => format!("<a href=\"/l{i}\">L{i}</a>"),
+            2 => format!("<input name=i{i} placeholder=\"I{i}\">"),
+            _ => format!("<input type=checkbox name=c{i}>"),
+        };
+        body.push_str(&item);
+    }
+    body.push_str("</div>");
+    page("Many elements", &body)
+}
+
+/// The routes every browser test can use.
+pub fn standard_routes() -> Vec<(&'static str, Route)> {
+    vec![
+        ("/form", Route::Html(form_page())),
+        ("/frame", Route::Html(frame_page())),
+        ("/counter", Route::Html(counter_page())),
+        ("/inputs", Route::Html(inputs_page())),
+        ("/many", Route::Html(many_elements_page(1000))),
+        (
+            "/docs",
+            Route::Html(page(
+                "Docs",
+                "<h1>Docs</h1><a href=\"/form\">Back to the form</a>",
+            )),
+        ),
+        ("/about", Route::Html(page("About", "<h1>About</h1>"))),
+        (
+            "/submitted",
+            Route::Html(page("Submitted", "<h1>Thanks</h1>")),
+        ),
+        ("/redirect", Route::Redirect("/docs".into())),
+        ("/nocontent", Route::NoContent),
+        (
+            "/unicode",
+            Route::Html(page(
+                "Ünïcødé",
+                "<button id=long>ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789\
+                 ABCDEFGHIJKLMNOP🚀🚀🚀🚀 trailing text</button>\
+                 <button id=lone></button>\
+                 <script>document.getElementById('lone').textContent = 'half \\uD83D pair';\
+                 document.title += ' \\uDE00';</script>",
+            )),
+        ),
+        (
+            "/links",
+            Route::Html(page(
+                "Links",
+                r##"<a href="#section">Fragment</a>
+<button onclick="history.pushState({}, '', '/spa/next'); document.title = 'SPA next'">Push state</button>
+<a href="/nocontent">No content</a>
+<div id="section" style="margin-top:2000px">Section</div>"##,
+            )),
+        ),
+        (
+            "/slow",
+            Route::Slow(Duration::from_millis(300), page("Slow", "<p>late</p>")),
+        ),
+        (
+            "/popup",
+            Route::Html(page(
+                "Popup opener",
+                r#"<a id="blank" href="/docs" target="_blank">Open docs in a new tab</a>
+<button id="open" onclick="window.open('/about')">window.open</button>
+<a id="same" href="/docs">Same tab</a>"#,
+            )),
+        ),
+        (
+            "/long",
+            Route::Html(page(
+                "Long",
+                "<div style=\"height:4000px\">tall</div><button>Bottom</button>\
+                 <div id=box style=\"height:200px;overflow:auto\">\
+                 <div style=\"height:1000px\">inner</div><button id=inner>Inner</button></div>",
+            )),
+        ),
+        (
+            "/dialog",
+            Route::Html(page(
+                "Dialog",
+                r#"<button id="al" onclick="alert('hello from the page'); document.title = 'after alert'">Alert</button>"#,
+            )),
+        ),
+    ]
+}
+
+/// Sends `SIGKILL` to `pid` (through `kill(1)`, so the tests need no libc).
+pub fn kill_9(pid: u32) {
+    let status = std::process::Command::new("kill")
+        .args(["-9", &pid.to_string()])
+        .status()
+        .expect("run kill");
+    assert!(status.success(), "kill -9 {pid} failed: {status}");
+}

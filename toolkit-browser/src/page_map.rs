@@ -1,0 +1,508 @@
+//! The page map: the visible interactive elements of the current tab, each
+//! with a number, and the compact text the model reads.
+
+use std::fmt::Write as _;
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::BrowserError;
+use crate::session::Browser;
+use crate::tabs::TabInfo;
+
+/// How far beyond the viewport, above and below, elements are still mapped
+/// (browser-use's `viewport_threshold`): the model sees what one scroll
+/// would reveal, and elements further away do not crowd the map.
+pub const VIEWPORT_EXPANSION_PX: u32 = 1000;
+
+/// Longest text (names, placeholders, link text) kept per element, in
+/// characters.
+pub const MAX_TEXT_CHARS: u32 = 80;
+
+/// At most this many elements are mapped; a page with more is cut and says
+/// so ([`PageMap::truncated`]).
+pub const MAX_ELEMENTS: u32 = 5000;
+
+/// How long [`Browser::page_map`] waits for a document that is still being
+/// parsed.
+const LOADING_GRACE: Duration = Duration::from_secs(3);
+
+/// One interactive element of the page map.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Element {
+    /// The element's number: it keeps it for as long as it exists, and no
+    /// other element of the session ever gets it.
+    #[serde(rename = "i")]
+    pub index: u32,
+    /// The tag name, lower case (`input`, `button`, `my-widget`).
+    pub tag: String,
+    /// The explicit ARIA role, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub role: Option<String>,
+    /// The accessible name: `aria-labelledby`, `aria-label`, the `<label>`,
+    /// the text of a link or button, `alt`, or `title`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// The `type` of an `<input>`.
+    #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
+    pub input_type: Option<String>,
+    /// The form field's `name` attribute.
+    #[serde(default, rename = "field", skip_serializing_if = "Option::is_none")]
+    pub field_name: Option<String>,
+    /// A link's `href`, as written in the page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub href: Option<String>,
+    /// A link's `target` (`_blank` opens a new tab).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<String>,
+    /// The placeholder of a text field.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub placeholder: Option<String>,
+    /// The current value of a field (selected options of a `<select>`,
+    /// bullets for a password).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<String>,
+    /// The start of the element's text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// Whether a checkbox, radio or `aria-checked` element is checked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checked: Option<bool>,
+    /// `aria-selected`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selected: Option<bool>,
+    /// `aria-expanded`, or whether a `<details>` is open.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expanded: Option<bool>,
+    /// Disabled (`disabled` or `aria-disabled="true"`).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub disabled: bool,
+    /// First mapped in this map, on a page that was mapped before (so the
+    /// model can see what its last action revealed).
+    #[serde(default, rename = "new", skip_serializing_if = "is_false")]
+    pub is_new: bool,
+    /// Inside a (same-origin) iframe.
+    #[serde(default, rename = "frame", skip_serializing_if = "is_false")]
+    pub in_iframe: bool,
+    /// Inside an open shadow root.
+    #[serde(default, rename = "shadow", skip_serializing_if = "is_false")]
+    pub in_shadow_root: bool,
+    /// For a scroll container: pixels of its content above its visible part.
+    #[serde(default, rename = "sa", skip_serializing_if = "Option::is_none")]
+    pub scroll_above: Option<i64>,
+    /// For a scroll container: pixels of its content below its visible part.
+    #[serde(default, rename = "sb", skip_serializing_if = "Option::is_none")]
+    pub scroll_below: Option<i64>,
+    /// Left edge in the top-level viewport, CSS pixels.
+    #[serde(default)]
+    pub x: i64,
+    /// Top edge in the top-level viewport, CSS pixels.
+    #[serde(default)]
+    pub y: i64,
+    /// Width, CSS pixels.
+    #[serde(default)]
+    pub w: i64,
+    /// Height, CSS pixels.
+    #[serde(default)]
+    pub h: i64,
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde's skip_serializing_if signature
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+impl Element {
+    /// The element as one line for the model:
+    /// `[12]<input type=text name=q placeholder="Search"> value="rust"`,
+    /// `[13]<button> Search`, `*[14]<a href=/docs> Docs` (new),
+    /// `[15]<div scroll="0 px above, 800 px below"> News…` (a scroll
+    /// container).
+    pub fn render(&self) -> String {
+        let mut line = String::with_capacity(64);
+        if self.is_new {
+            line.push('*');
+        }
+        let _ = write!(line, "[{}]<{}", self.index, self.tag);
+        let mut token = |key: &str, value: &Option<String>| {
+            if let Some(v) = value {
+                let _ = write!(line, " {key}={}", token_value(v));
+            }
+        };
+        token("role", &self.role);
+        token("type", &self.input_type);
+        token("name", &self.field_name);
+        token("href", &self.href);
+        token("target", &self.target);
+        let shown_text = self.text.as_deref().unwrap_or_default();
+        if let Some(name) = self.name.as_deref().filter(|n| *n != shown_text) {
+            let _ = write!(line, " label={}", quoted(name));
+        }
+        if let Some(p) = &self.placeholder {
+            let _ = write!(line, " placeholder={}", quoted(p));
+        }
+        for (flag, state) in [
+            ("checked", self.checked),
+            ("selected", self.selected),
+            ("expanded", self.expanded),
+        ] {
+            match state {
+                Some(true) => {
+                    let _ = write!(line, " {flag}");
+                }
+                Some(false) => {
+                    let _ = write!(line, " {flag}=false");
+                }
+                None => {}
+            }
+        }
+        if self.disabled {
+            line.push_str(" disabled");
+        }
+        if let (Some(above), Some(below)) = (self.scroll_above, self.scroll_below) {
+            let _ = write!(line, " scroll=\"{above} px above, {below} px below\"");
+        }
+        line.push('>');
+        if let Some(v) = &self.value {
+            let _ = write!(line, " value={}", quoted(v));
+        }
+        if !shown_text.is_empty() {
+            line.push(' ');
+            line.push_str(shown_text);
+        }
+        line
+    }
+}
+
+/// An attribute value written bare when it is one plain token, quoted
+/// otherwise.
+fn token_value(v: &str) -> String {
+    if !v.is_empty()
+        && !v
+            .chars()
+            .any(|c| c.is_whitespace() || matches!(c, '"' | '\'' | '<' | '>' | '='))
+    {
+        v.to_owned()
+    } else {
+        quoted(v)
+    }
+}
+
+fn quoted(v: &str) -> String {
+    let mut out = String::with_capacity(v.len() + 2);
+    out.push('"');
+    for c in v.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => {}
+            '\t' => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// Where the viewport is on the page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ScrollPosition {
+    /// Horizontal scroll offset, CSS pixels.
+    pub x: i64,
+    /// Vertical scroll offset, CSS pixels.
+    pub y: i64,
+    /// The page's full width.
+    pub width: i64,
+    /// The page's full height.
+    pub height: i64,
+    /// The viewport's width.
+    #[serde(rename = "vw")]
+    pub viewport_width: i64,
+    /// The viewport's height.
+    #[serde(rename = "vh")]
+    pub viewport_height: i64,
+}
+
+impl ScrollPosition {
+    /// Pixels of the page above the viewport.
+    pub fn pixels_above(&self) -> i64 {
+        self.y.max(0)
+    }
+
+    /// Pixels of the page below the viewport.
+    pub fn pixels_below(&self) -> i64 {
+        (self.height - self.y - self.viewport_height).max(0)
+    }
+
+    /// [`pixels_above`](Self::pixels_above) in viewport heights.
+    pub fn pages_above(&self) -> f64 {
+        pages(self.pixels_above(), self.viewport_height)
+    }
+
+    /// [`pixels_below`](Self::pixels_below) in viewport heights.
+    pub fn pages_below(&self) -> f64 {
+        pages(self.pixels_below(), self.viewport_height)
+    }
+}
+
+#[allow(clippy::cast_precision_loss)] // page sizes are far below 2^52 px
+fn pages(px: i64, viewport: i64) -> f64 {
+    if viewport <= 0 {
+        0.0
+    } else {
+        px as f64 / viewport as f64
+    }
+}
+
+/// The state of the current tab as the model sees it: its URL and title,
+/// the open tabs, the scroll position, and the visible interactive elements
+/// (within [`VIEWPORT_EXPANSION_PX`] of the viewport), each numbered.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PageMap {
+    /// The current tab's URL.
+    pub url: String,
+    /// The current tab's title.
+    pub title: String,
+    /// The open tabs, the current one marked.
+    pub tabs: Vec<TabInfo>,
+    /// Where the viewport is on the page.
+    pub scroll: ScrollPosition,
+    /// The interactive elements, in document order.
+    pub elements: Vec<Element>,
+    /// The page had more than [`MAX_ELEMENTS`] elements to map.
+    pub truncated: bool,
+    /// Frames from another origin, whose content is not mapped.
+    pub cross_origin_frames: u32,
+    /// How long the walk took inside the page, milliseconds (for the
+    /// host's timings; not rendered).
+    pub walk_ms: f64,
+}
+
+impl PageMap {
+    /// The element with this number, if the map has it.
+    pub fn get(&self, index: u32) -> Option<&Element> {
+        self.elements.iter().find(|e| e.index == index)
+    }
+
+    /// The map as compact text for the model:
+    ///
+    /// ```text
+    /// URL: http://127.0.0.1:8080/search
+    /// Title: Search
+    /// Tabs:
+    ///   Tab 1a2b: Search — http://127.0.0.1:8080/search (current)
+    /// Scroll: 0 px above (0.0 pages), 1200 px below (1.5 pages)
+    /// Interactive elements ([number]<tag ...> text; * = new since the last map):
+    /// [12]<input type=text name=q placeholder="Search"> value="rust"
+    /// [13]<button> Search
+    /// [14]<a href=/docs> Docs
+    /// ```
+    pub fn render(&self) -> String {
+        let mut out = String::with_capacity(128 + self.elements.len() * 48);
+        let _ = writeln!(out, "URL: {}", self.url);
+        let _ = writeln!(out, "Title: {}", self.title);
+        if !self.tabs.is_empty() {
+            out.push_str("Tabs:\n");
+            for tab in &self.tabs {
+                let _ = writeln!(out, "  {tab}");
+            }
+        }
+        let s = &self.scroll;
+        let _ = writeln!(
+            out,
+            "Scroll: {} px above ({:.1} pages), {} px below ({:.1} pages)",
+            s.pixels_above(),
+            s.pages_above(),
+            s.pixels_below(),
+            s.pages_below()
+        );
+        if self.elements.is_empty() {
+            out.push_str("Interactive elements: none visible");
+            if s.pixels_below() > 0 {
+                out.push_str(" (scroll down to see more of the page)");
+            }
+            out.push('\n');
+        } else {
+            out.push_str(
+                "Interactive elements ([number]<tag ...> text; * = new since the last map):\n",
+            );
+            for element in &self.elements {
+                out.push_str(&element.render());
+                out.push('\n');
+            }
+        }
+        if self.truncated {
+            let _ = writeln!(
+                out,
+                "(the page has more interactive elements than the {MAX_ELEMENTS} shown)"
+            );
+        }
+        if self.cross_origin_frames > 0 {
+            let _ = writeln!(
+                out,
+                "({} frame(s) from other sites are not mapped)",
+                self.cross_origin_frames
+            );
+        }
+        out
+    }
+}
+
+/// What the page-side walk returns.
+#[derive(Deserialize)]
+struct Walk {
+    url: String,
+    title: String,
+    ready: String,
+    elements: Vec<Element>,
+    truncated: bool,
+    #[serde(rename = "crossOriginFrames")]
+    cross_origin_frames: u32,
+    scroll: ScrollPosition,
+    next: u32,
+    ms: f64,
+}
+
+/// What the page-side lookup of one element returns.
+#[derive(Deserialize)]
+struct Lookup {
+    #[serde(default)]
+    stale: bool,
+    el: Option<Element>,
+}
+
+impl Browser {
+    /// Maps the current tab: walks the page (open shadow roots and
+    /// same-origin iframes included) for visible, unobstructed interactive
+    /// elements and numbers them, and lists the tabs.
+    ///
+    /// # Errors
+    ///
+    /// A dead or closed session, or a page that breaks the walk.
+    pub async fn page_map(&self) -> Result<PageMap, BrowserError> {
+        let mut session = self.live().await?;
+        // First the tabs: if the current tab has gone, this picks another.
+        let tabs = session.tab_list().await?;
+        let page = session.current.clone();
+        let args = serde_json::json!({
+            "base": self.next_index(),
+            "expand": VIEWPORT_EXPANSION_PX,
+            "maxText": MAX_TEXT_CHARS,
+            "maxElements": MAX_ELEMENTS,
+        });
+        // A document still being parsed is mapped again shortly: what it
+        // shows now is not what the model will act on.
+        let deadline = Instant::now() + LOADING_GRACE;
+        let walk = loop {
+            let walk: Walk = session.call(&page, "walk", args.clone()).await?;
+            self.advance_index(walk.next);
+            if walk.ready != "loading" || Instant::now() >= deadline {
+                break walk;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        };
+        Ok(PageMap {
+            url: walk.url,
+            title: walk.title,
+            tabs,
+            scroll: walk.scroll,
+            elements: walk.elements,
+            truncated: walk.truncated,
+            cross_origin_frames: walk.cross_origin_frames,
+            walk_ms: walk.ms,
+        })
+    }
+
+    /// The element numbered `index` on the current tab, described as it is
+    /// now (its value may have changed since the map was made).
+    ///
+    /// # Errors
+    ///
+    /// [`BrowserError::StaleElement`] when no element of the current page
+    /// has that number any more (or never had): the model should read the
+    /// new page map.
+    pub async fn element(&self, index: u32) -> Result<Element, BrowserError> {
+        let mut session = self.live().await?;
+        let page = session.current.clone();
+        let args = serde_json::json!({ "index": index, "maxText": MAX_TEXT_CHARS });
+        let found: Lookup = session.call(&page, "elementInfo", args).await?;
+        match found.el {
+            Some(element) if !found.stale => Ok(element),
+            _ => Err(BrowserError::StaleElement { index }),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn element(json: &str) -> Element {
+        serde_json::from_str(json).expect("a walk element")
+    }
+
+    #[test]
+    fn elements_render_as_compact_lines() {
+        let input = element(
+            r#"{"i":12,"tag":"input","type":"text","field":"q","placeholder":"Search",
+                "value":"rust","name":"Query","x":1,"y":2,"w":3,"h":4}"#,
+        );
+        assert_eq!(
+            input.render(),
+            r#"[12]<input type=text name=q label="Query" placeholder="Search"> value="rust""#
+        );
+        let button = element(r#"{"i":13,"tag":"button","name":"Search","text":"Search"}"#);
+        assert_eq!(button.render(), "[13]<button> Search");
+        let link = element(r#"{"i":14,"tag":"a","href":"/a b","text":"Docs","new":true}"#);
+        assert_eq!(link.render(), r#"*[14]<a href="/a b"> Docs"#);
+        let check = element(
+            r#"{"i":15,"tag":"div","role":"checkbox","checked":false,"disabled":true,
+                "name":"Say \"hi\"\nnow"}"#,
+        );
+        assert_eq!(
+            check.render(),
+            r#"[15]<div role=checkbox label="Say \"hi\"\nnow" checked=false disabled>"#
+        );
+        let scroller = element(r#"{"i":16,"tag":"div","sa":0,"sb":800,"text":"News"}"#);
+        assert_eq!(
+            scroller.render(),
+            r#"[16]<div scroll="0 px above, 800 px below"> News"#
+        );
+    }
+
+    #[test]
+    fn the_map_has_header_lines() {
+        let map = PageMap {
+            url: "http://127.0.0.1/".into(),
+            title: "Home".into(),
+            tabs: vec![TabInfo {
+                id: "1a2b".into(),
+                url: "http://127.0.0.1/".into(),
+                title: "Home".into(),
+                current: true,
+            }],
+            scroll: ScrollPosition {
+                x: 0,
+                y: 400,
+                width: 1280,
+                height: 2400,
+                viewport_width: 1280,
+                viewport_height: 800,
+            },
+            elements: vec![element(r#"{"i":1,"tag":"button","text":"Go"}"#)],
+            truncated: false,
+            cross_origin_frames: 1,
+            walk_ms: 1.0,
+        };
+        assert_eq!(
+            map.render(),
+            "URL: http://127.0.0.1/\nTitle: Home\nTabs:\n  \
+             Tab 1a2b: Home \u{2014} http://127.0.0.1/ (current)\n\
+             Scroll: 400 px above (0.5 pages), 1200 px below (1.5 pages)\n\
+             Interactive elements ([number]<tag ...> text; * = new since the last map):\n\
+             [1]<button> Go\n\
+             (1 frame(s) from other sites are not mapped)\n"
+        );
+    }
+}
