@@ -3,8 +3,8 @@
 //! and MCP, types written from the providers' documentation for Anthropic
 //! and Gemini.
 
+pub mod browser_fixtures;
 pub mod fixtures;
 pub mod judges;
 pub mod meta_schema;
 pub mod sdk_judges;
-pub mod browser_fixtures;
