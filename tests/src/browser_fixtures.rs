@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use toolkit_browser::{BrowserConfig, find_executable};
@@ -46,6 +46,24 @@ pub enum Route {
     Slow(Duration, String),
     /// `204 No Content`: a navigation to it stays on the current page.
     NoContent,
+    /// `302 Found` to this path on the same server, under another host
+    /// name (`localhost` for `127.0.0.1`): another site, for the
+    /// allowed-domain tests.
+    RedirectAs {
+        /// The host name in the `Location`.
+        host: String,
+        /// The path.
+        path: String,
+    },
+}
+
+/// One request the server answered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Request {
+    /// The `Host` header (`127.0.0.1:PORT`, `localhost:PORT`).
+    pub host: String,
+    /// The path with its query.
+    pub target: String,
 }
 
 /// A minimal HTTP/1.1 server on 127.0.0.1 (a free port), one thread per
@@ -53,6 +71,8 @@ pub enum Route {
 #[derive(Debug)]
 pub struct TestServer {
     base: String,
+    port: u16,
+    log: Arc<Mutex<Vec<Request>>>,
 }
 
 impl TestServer {
@@ -67,17 +87,38 @@ impl TestServer {
             Arc::new(routes.into_iter().map(|(p, r)| (p.into(), r)).collect());
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
         let addr = listener.local_addr().expect("local address");
+        let log: Arc<Mutex<Vec<Request>>> = Arc::default();
+        let server_log = Arc::clone(&log);
         std::thread::spawn(move || {
             for stream in listener.incoming().flatten() {
                 let routes = Arc::clone(&routes);
+                let log = Arc::clone(&server_log);
                 std::thread::spawn(move || {
-                    let _ = serve(stream, &routes);
+                    let _ = serve(stream, &routes, addr.port(), &log);
                 });
             }
         });
         Arc::new(Self {
             base: format!("http://{addr}"),
+            port: addr.port(),
+            log,
         })
+    }
+
+    /// The port the server listens on.
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// `path` on this server under the host name `host`
+    /// (`http://localhost:PORT/path`).
+    pub fn url_as(&self, host: &str, path: &str) -> String {
+        format!("http://{host}:{}{path}", self.port)
+    }
+
+    /// Every request answered so far, oldest first.
+    pub fn requests(&self) -> Vec<Request> {
+        self.log.lock().map(|l| l.clone()).unwrap_or_default()
     }
 
     /// The absolute URL of `path`.
@@ -91,27 +132,41 @@ impl TestServer {
     }
 }
 
-fn serve(stream: TcpStream, routes: &HashMap<String, Route>) -> std::io::Result<()> {
+fn serve(
+    stream: TcpStream,
+    routes: &HashMap<String, Route>,
+    port: u16,
+    log: &Mutex<Vec<Request>>,
+) -> std::io::Result<()> {
     stream.set_read_timeout(Some(Duration::from_secs(10)))?;
     let mut reader = BufReader::new(stream.try_clone()?);
     let mut request_line = String::new();
     reader.read_line(&mut request_line)?;
     let mut content_length = 0usize;
+    let mut host = String::new();
     loop {
         let mut line = String::new();
         if reader.read_line(&mut line)? == 0 || line == "\r\n" || line == "\n" {
             break;
         }
-        if let Some((name, value)) = line.split_once(':')
-            && name.eq_ignore_ascii_case("content-length")
-        {
-            content_length = value.trim().parse().unwrap_or(0);
+        if let Some((name, value)) = line.split_once(':') {
+            if name.eq_ignore_ascii_case("content-length") {
+                content_length = value.trim().parse().unwrap_or(0);
+            } else if name.eq_ignore_ascii_case("host") {
+                value.trim().clone_into(&mut host);
+            }
         }
     }
     let mut body = vec![0; content_length.min(1 << 20)];
     reader.read_exact(&mut body)?;
 
     let target = request_line.split_whitespace().nth(1).unwrap_or("/");
+    if let Ok(mut log) = log.lock() {
+        log.push(Request {
+            host,
+            target: target.to_owned(),
+        });
+    }
     let path = target.split(['?', '#']).next().unwrap_or("/");
     let (status, headers, body) = match routes.get(path) {
         Some(Route::Html(html)) => ("200 OK", String::new(), html.clone()),
@@ -121,6 +176,11 @@ fn serve(stream: TcpStream, routes: &HashMap<String, Route>) -> std::io::Result<
         }
         Some(Route::Redirect(to)) => ("302 Found", format!("Location: {to}\r\n"), String::new()),
         Some(Route::NoContent) => ("204 No Content", String::new(), String::new()),
+        Some(Route::RedirectAs { host, path }) => (
+            "302 Found",
+            format!("Location: http://{host}:{port}{path}\r\n"),
+            String::new(),
+        ),
         None => (
             "404 Not Found",
             String::new(),
@@ -346,4 +406,201 @@ pub fn kill_9(pid: u32) {
         .status()
         .expect("run kill");
     assert!(status.success(), "kill -9 {pid} failed: {status}");
+}
+
+/// An order form: a text field, a native `<select>` (with a disabled
+/// option), a custom ARIA combobox whose listbox is hidden until opened,
+/// and a submit button. `window.sizeEvents` counts the select's `input` and
+/// `change` events.
+pub fn order_page() -> String {
+    page(
+        "Order",
+        r#"
+<form action="/submitted" method="get">
+  <label for="name">Name</label> <input id="name" name="name">
+  <label for="size">Size</label>
+  <select id="size" name="size">
+    <option value="s">Small</option><option value="m" selected>Medium</option>
+    <option value="l">Large</option><option value="xl" disabled>XL (sold out)</option>
+  </select>
+  <span id="colour-label">Colour</span>
+  <button type="button" id="colour" role="combobox" aria-expanded="false"
+          aria-controls="colours" aria-labelledby="colour-label">Pick a colour</button>
+  <ul id="colours" role="listbox" hidden style="list-style:none;margin:0;padding:0">
+    <li role="option" data-value="red" style="padding:4px;cursor:pointer">Red</li>
+    <li role="option" data-value="green" style="padding:4px;cursor:pointer">Green</li>
+    <li role="option" data-value="blue" aria-disabled="true" style="padding:4px">Blue</li>
+  </ul>
+  <input type="hidden" name="colour" id="colour-value">
+  <button type="submit">Order</button>
+</form>
+<script>
+  window.sizeEvents = 0;
+  const size = document.getElementById('size');
+  size.addEventListener('input', () => { window.sizeEvents += 1; });
+  size.addEventListener('change', () => { window.sizeEvents += 1; });
+  const combo = document.getElementById('colour');
+  const list = document.getElementById('colours');
+  combo.addEventListener('click', () => {
+    list.hidden = !list.hidden;
+    combo.setAttribute('aria-expanded', String(!list.hidden));
+  });
+  for (const option of list.querySelectorAll('[role=option]')) {
+    option.addEventListener('click', (e) => {
+      if (!e.isTrusted || option.getAttribute('aria-disabled') === 'true') return;
+      for (const o of list.querySelectorAll('[role=option]')) o.setAttribute('aria-selected', 'false');
+      option.setAttribute('aria-selected', 'true');
+      combo.textContent = option.textContent;
+      document.getElementById('colour-value').value = option.dataset.value;
+      list.hidden = true;
+      combo.setAttribute('aria-expanded', 'false');
+    });
+  }
+</script>
+"#,
+    )
+}
+
+/// An open shadow root and a same-origin iframe (`/widgets-frame`), each
+/// with a button that changes its own text when clicked (trusted clicks
+/// only) and a text field.
+pub fn widgets_page() -> String {
+    page(
+        "Widgets",
+        r#"
+<h1>Widgets</h1>
+<fancy-card></fancy-card>
+<iframe src="/widgets-frame" style="width:500px;height:150px"></iframe>
+<script>
+  customElements.define('fancy-card', class extends HTMLElement {
+    constructor() {
+      super();
+      const root = this.attachShadow({ mode: 'open' });
+      root.innerHTML = '<p>Shadow text</p><button id="sb">Shadow button</button>' +
+        '<input id="si" placeholder="Shadow field">';
+      const b = root.getElementById('sb');
+      b.addEventListener('click', (e) => { if (e.isTrusted) b.textContent = 'Shadow clicked'; });
+    }
+  });
+</script>
+"#,
+    )
+}
+
+/// The iframe of [`widgets_page`].
+pub fn widgets_frame_page() -> String {
+    page(
+        "Widgets frame",
+        r#"<p>Frame text</p><button id="fb">Frame button</button>
+<input id="fi" placeholder="Frame field">
+<script>
+  const b = document.getElementById('fb');
+  b.addEventListener('click', (e) => { if (e.isTrusted) b.textContent = 'Frame clicked'; });
+</script>"#,
+    )
+}
+
+/// A long article (well over 10,000 characters) with headings, a list, a
+/// table, links and, near the end, the sentence "The hidden treasure is
+/// buried here".
+pub fn article_page() -> String {
+    let mut body = String::from(
+        "<h1>The long article</h1>\
+         <p>An introduction with <a href=\"/docs\">a link to the docs</a>.</p>\
+         <ul><li>First point</li><li>Second point<ol><li>Nested one</li></ol></li></ul>\
+         <table><tr><th>Name</th><th>Price</th></tr><tr><td>Apple</td><td>1.20</td></tr>\
+         <tr><td>Pear</td><td>0.90</td></tr></table>\
+         <p style=\"display:none\">Invisible paragraph</p>",
+    );
+    for k in 1..=60 {
+        body.push_str(&format!(
+            "<h2>Section {k}</h2><p>Paragraph {k}: {}</p>",
+            "Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor \
+             incididunt ut labore et dolore magna aliqua. Ut enim ad minim veniam, quis \
+             nostrud exercitation ullamco laboris nisi ut aliquip ex ea commodo consequat. "
+        ));
+    }
+    body.push_str(
+        "<p id=\"treasure\">The hidden treasure is buried here.</p>\
+         <p>Closing words.</p><button>Bottom button</button>",
+    );
+    page("Article", &body)
+}
+
+/// A file input whose page shows the chosen file's name and text.
+pub fn upload_page() -> String {
+    page(
+        "Upload",
+        r#"<label for="doc">Document</label> <input type="file" id="doc" name="doc">
+<button id="plain">Not a file input</button>
+<pre id="out">nothing yet</pre>
+<script>
+  document.getElementById('doc').addEventListener('change', async (e) => {
+    const f = e.target.files[0];
+    document.getElementById('out').textContent = 'Got ' + f.name + ': ' + (await f.text());
+  });
+</script>"#,
+    )
+}
+
+/// A login form whose page echoes the password field (a text field, so
+/// the value would show in the page map) in its title and in a fixed
+/// banner that appears on the first keystroke, covering the "Behind the
+/// banner" button.
+pub fn login_page() -> String {
+    page(
+        "Login",
+        r#"<form action="/welcome" method="get">
+  <label for="user">User</label> <input id="user" name="user">
+  <label for="pw">Password</label> <input id="pw" name="pw" type="text">
+  <button type="submit">Log in</button>
+</form>
+<button id="behind" style="position:absolute;top:300px;left:10px">Behind the banner</button>
+<div id="echo" style="display:none;position:fixed;top:280px;left:0;width:600px;height:80px;background:#ffd;z-index:5">
+  nothing typed</div>
+<script>
+  const pw = document.getElementById('pw');
+  pw.addEventListener('input', () => {
+    const echo = document.getElementById('echo');
+    echo.textContent = 'You typed ' + pw.value;
+    echo.style.display = 'block';
+    document.title = 'Login as ' + pw.value;
+  });
+</script>"#,
+    )
+}
+
+/// Ways off the allowed site: a link that redirects to another host, the
+/// same in a new tab, and a form that submits to it.
+pub fn guarded_page() -> String {
+    page(
+        "Guarded",
+        r#"<a id="out" href="/out">Redirecting link</a>
+<a id="out-tab" href="/out" target="_blank">Redirect in a new tab</a>
+<form action="/out" method="get"><input id="q" name="q" placeholder="Query"></form>"#,
+    )
+}
+
+/// The routes of the action tests, beside [`standard_routes`].
+pub fn action_routes() -> Vec<(&'static str, Route)> {
+    vec![
+        ("/order", Route::Html(order_page())),
+        ("/widgets", Route::Html(widgets_page())),
+        ("/widgets-frame", Route::Html(widgets_frame_page())),
+        ("/article", Route::Html(article_page())),
+        ("/upload", Route::Html(upload_page())),
+        ("/login", Route::Html(login_page())),
+        (
+            "/welcome",
+            Route::Html(page("Welcome", "<h1>Welcome back</h1>")),
+        ),
+        ("/guarded", Route::Html(guarded_page())),
+        (
+            "/out",
+            Route::RedirectAs {
+                host: "localhost".into(),
+                path: "/docs".into(),
+            },
+        ),
+    ]
 }

@@ -99,6 +99,23 @@ pub enum BrowserError {
         /// What failed.
         detail: String,
     },
+    /// A navigation was stopped by the [`SafetyPolicy`](crate::SafetyPolicy):
+    /// the page was never loaded.
+    Blocked {
+        /// The URL that was refused (after redirects, the hop that was).
+        url: String,
+        /// Why (`localhost is not an allowed domain (allowed: 127.0.0.1)`).
+        reason: String,
+        /// What was done about it, as a sentence (`The tab went back to
+        /// "Search" (https://...)`), if anything.
+        then: Option<String>,
+    },
+    /// The [`SafetyPolicy`](crate::SafetyPolicy) does not allow what was
+    /// asked (a file outside the files folder, an unknown secret...).
+    Refused {
+        /// What was refused and why, for the model.
+        detail: String,
+    },
 }
 
 impl BrowserError {
@@ -182,6 +199,18 @@ impl fmt::Display for BrowserError {
             Self::Script { detail } => write!(f, "a script on the page failed: {detail}"),
             Self::Protocol { detail } => write!(f, "the browser refused the command: {detail}"),
             Self::Io { detail } => write!(f, "a local file operation failed: {detail}"),
+            Self::Blocked { url, reason, then } => {
+                write!(
+                    f,
+                    "the navigation to {url} was blocked: {reason}; the page was not loaded, \
+                     so stay on the allowed sites"
+                )?;
+                match then {
+                    Some(then) => write!(f, ". {then}."),
+                    None => Ok(()),
+                }
+            }
+            Self::Refused { detail } => f.write_str(detail),
         }
     }
 }

@@ -524,11 +524,16 @@ impl Browser {
     ///
     /// # Errors
     ///
-    /// [`BrowserError::Navigation`] when the page cannot be loaded (the
-    /// message carries Chromium's reason), [`BrowserError::Timeout`] past
-    /// the navigation time limit (the page may still be usable).
+    /// [`BrowserError::Blocked`] when the [policy](Self::set_policy) does
+    /// not allow the URL (nothing is loaded), [`BrowserError::Navigation`]
+    /// when the page cannot be loaded (the message carries Chromium's
+    /// reason; a redirect the policy stopped is
+    /// `net::ERR_BLOCKED_BY_CLIENT`, and [`take_blocked`](Self::take_blocked)
+    /// says which hop), [`BrowserError::Timeout`] past the navigation time
+    /// limit (the page may still be usable).
     pub async fn navigate(&self, url: &str) -> Result<PageInfo, BrowserError> {
         let url = normalize_url(url)?;
+        self.check_policy(&url)?;
         let mut session = self.live().await?;
         let page = session.current.clone();
         // A fragment of the current document scrolls within it: Chromium
@@ -572,7 +577,8 @@ impl Browser {
     ///
     /// # Errors
     ///
-    /// [`BrowserError::NoHistory`] on the tab's first page.
+    /// [`BrowserError::NoHistory`] on the tab's first page (the blank page
+    /// a tab opens with does not count as one).
     pub async fn go_back(&self) -> Result<PageInfo, BrowserError> {
         let mut session = self.live().await?;
         let page = session.current.clone();
@@ -584,9 +590,12 @@ impl Browser {
             )
             .await?;
         let target = history.current_index - 1;
+        // The blank page a tab starts on is not a page to go back to (and
+        // Chromium detaches the session on the way back to it).
         let entry = usize::try_from(target)
             .ok()
             .and_then(|i| history.entries.get(i))
+            .filter(|e| e.url != "about:blank")
             .ok_or(BrowserError::NoHistory)?;
         session
             .exec(
@@ -656,14 +665,32 @@ impl Browser {
         }
     }
 
-    /// A PNG screenshot of the current tab's viewport.
+    /// A PNG screenshot of the current tab's viewport. With secrets in the
+    /// [policy](Self::set_policy), text fields and elements holding one
+    /// draw bullets while the screenshot is taken.
     ///
     /// # Errors
     ///
     /// A dead session or a time limit.
     pub async fn screenshot(&self) -> Result<Vec<u8>, BrowserError> {
+        Ok(self.screenshot_masked().await?.0)
+    }
+
+    /// [`screenshot`](Self::screenshot), and how many elements were masked
+    /// because they hold a secret.
+    pub(crate) async fn screenshot_masked(&self) -> Result<(Vec<u8>, u32), BrowserError> {
+        let secrets = self.policy().map(|p| p.secret_values()).unwrap_or_default();
         let mut session = self.live().await?;
         let page = session.current.clone();
+        let mut masked = 0;
+        if !secrets.is_empty() {
+            let args = serde_json::json!({ "values": secrets });
+            let reply: serde_json::Value = session.call(&page, "mask", args).await?;
+            masked = reply["masked"]
+                .as_u64()
+                .and_then(|n| u32::try_from(n).ok())
+                .unwrap_or_default();
+        }
         let params = chromiumoxide::page::ScreenshotParams::builder()
             .format(CaptureScreenshotFormat::Png)
             .build();
@@ -673,7 +700,14 @@ impl Browser {
             Ok(Err(e)) => Err(Fail::Cdp(e)),
             Err(_) => Err(Fail::Elapsed(limit)),
         };
-        shot.map_err(|f| session.classify(f, "taking a screenshot"))
+        if masked > 0 {
+            // Best effort: a page that navigated meanwhile has nothing left
+            // to unmask.
+            let _: Result<serde_json::Value, _> =
+                session.call(&page, "unmask", serde_json::Value::Null).await;
+        }
+        let bytes = shot.map_err(|f| session.classify(f, "taking a screenshot"))?;
+        Ok((bytes, masked))
     }
 
     /// The current tab's URL and title.
@@ -702,13 +736,30 @@ impl Browser {
     }
 }
 
+impl Browser {
+    /// [`evaluate`](Self::evaluate), then waits for what the script started
+    /// (a navigation, a new tab) as [`click`](Self::click) does.
+    pub(crate) async fn evaluate_settled(
+        &self,
+        expression: &str,
+    ) -> Result<(serde_json::Value, Effects), BrowserError> {
+        let mut session = self.live().await?;
+        let page = session.current.clone();
+        let watch = session.watch(&page).await?;
+        let result = session.eval_raw(&page, expression).await;
+        let value = result.map_err(|f| session.classify(f, "evaluating the script"))?;
+        let effects = session.settle(watch, &page, false).await?;
+        Ok((value, effects))
+    }
+}
+
 /// The URL without its `#fragment`.
 fn strip_fragment(url: &str) -> &str {
     url.split_once('#').map_or(url, |(base, _)| base)
 }
 
 /// Completes a URL the way an address bar would.
-fn normalize_url(url: &str) -> Result<String, BrowserError> {
+pub(crate) fn normalize_url(url: &str) -> Result<String, BrowserError> {
     let url = url.trim();
     if url.is_empty() {
         return Err(BrowserError::invalid("the URL is empty"));

@@ -1,7 +1,29 @@
 //! Browser actions for LLM agents, driving a real headless Chromium over the
 //! DevTools protocol (chromiumoxide, on tokio).
 //!
-//! This is the foundation the ready tools are built on:
+//! The ready actions (`navigate`, `click`, `input`, `extract`, `done`...)
+//! are `toolkit-core` tools in [`actions`]; [`registry`] returns a registry
+//! builder holding them, the session and the [`SafetyPolicy`] (allowed
+//! domains, enforced on every top-level page load, redirects included;
+//! secrets the model types as `<secret>name</secret>` and never sees; the
+//! one folder files may come from). At each step the host shows the model
+//! [`Browser::page_map`]`().render()`; the guide's browser chapter
+//! (`docs/browser.md`) walks through a whole agent loop.
+//!
+//! ```no_run
+//! use toolkit_browser::{Browser, BrowserConfig, SafetyPolicy};
+//!
+//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! let browser = Browser::launch(BrowserConfig::default()).await?;
+//! let policy = SafetyPolicy::builder().allow_domains(["*.example.com"]).build()?;
+//! let registry = toolkit_browser::registry(browser.clone(), policy).build()?;
+//! registry.call("navigate", r#"{"url": "www.example.com"}"#).await;
+//! println!("{}", browser.page_map().await?.render());
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! Underneath is the session:
 //!
 //! - [`Browser`]: a session. [`Browser::launch`] starts a local Chromium
 //!   (found through [`BrowserConfig`], `CHROME` or the `PATH`) with its own
@@ -76,23 +98,37 @@
 
 #![deny(missing_docs)]
 
+pub mod actions;
 mod config;
+mod content;
+mod domains;
 mod error;
+mod forms;
+mod guard;
 mod input;
 mod keys;
 mod page_map;
 mod profile;
+mod safety;
+mod secrets;
 mod session;
 mod tabs;
 
+pub use actions::{DEFAULT_ACTIONS, default_tools, registry};
 pub use config::{
     BASE_ARGS, BrowserConfig, BrowserConfigBuilder, EXECUTABLE_NAMES, find_executable,
 };
+pub use content::{MAX_PAGE_TEXT_CHARS, PageText, TextMatch};
+pub use domains::{DomainPattern, PatternError};
 pub use error::{BrowserError, INSTALL_HINT};
+pub use forms::{Dropdown, DropdownOption, Selection, Upload};
+pub use guard::BlockedNavigation;
 pub use input::{ClickOutcome, Effects, PageInfo, ScrollOutcome, TypeOutcome};
 pub use page_map::{
     Element, MAX_ELEMENTS, MAX_TEXT_CHARS, PageMap, ScrollPosition, VIEWPORT_EXPANSION_PX,
 };
 pub use profile::processes_mentioning;
+pub use safety::{PolicyError, SafetyPolicy, SafetyPolicyBuilder};
+pub use secrets::{SECRET_CLOSE, SECRET_OPEN};
 pub use session::Browser;
 pub use tabs::TabInfo;

@@ -15,7 +15,10 @@
 // frame that is gone is stale. The Rust side passes `base`, the next number
 // of the whole session, so numbers are unique across documents and tabs: a
 // number from the previous page can never name an element of this one.
-(function install(VERSION) {
+//
+// `EXTRACT` is the markdown converter of `markdown.js`, passed in by the
+// Rust side so that each file stays about one thing.
+(function install(VERSION, EXTRACT) {
   'use strict';
   const KEY = '__toolkitBrowser';
   const existing = window[KEY];
@@ -834,10 +837,370 @@
     return { url: location.href, title: document.title, ready: document.readyState };
   }
 
-  const methods = { walk, elementInfo, clickPoint, focusField, readField, scroll, pageInfo };
+  // ---------- dropdowns ----------
+
+  const OPTION_ROLES = '[role=option],[role=menuitem],[role=menuitemradio],' +
+    '[role=menuitemcheckbox],[role=treeitem]';
+
+  function roleOf(el) {
+    const r = el.getAttribute && el.getAttribute('role');
+    return r ? r.trim().split(/\s+/)[0].toLowerCase() : '';
+  }
+
+  // The element an ARIA widget names in `aria-controls` / `aria-owns`.
+  function controlled(el) {
+    const root = el.getRootNode();
+    for (const attr of ['aria-controls', 'aria-owns']) {
+      const ids = (el.getAttribute(attr) || '').split(/\s+/).filter(Boolean);
+      for (const id of ids) {
+        const found = (root.getElementById ? root.getElementById(id) : null) ||
+          el.ownerDocument.getElementById(id);
+        if (found) return found;
+      }
+    }
+    return null;
+  }
+
+  // What a dropdown is made of: a native <select> (the element or one it
+  // holds), or an ARIA listbox or menu (the element, the one it controls,
+  // or one inside it).
+  function dropdownOf(el) {
+    const select = el.localName === 'select' ? el
+      : (el.localName === 'label' && el.control && el.control.localName === 'select') ? el.control
+        : el.querySelector('select');
+    if (select) return { select };
+    let box = null;
+    const role = roleOf(el);
+    if (role === 'listbox' || role === 'menu' || role === 'tree') box = el;
+    if (!box) box = controlled(el);
+    if (!box) box = el.querySelector('[role=listbox],[role=menu],[role=tree]');
+    if (!box && (role === 'option' || role === 'menuitem')) box = el.closest('[role=listbox],[role=menu]');
+    if (!box) return null;
+    return { box, trigger: box === el ? null : el };
+  }
+
+  function optionList(dd, maxText) {
+    if (dd.select) {
+      return Array.from(dd.select.options).map((o) => ({
+        text: cut(collapse(o.text), maxText), value: o.value, selected: o.selected,
+        disabled: o.disabled || (o.parentElement && o.parentElement.localName === 'optgroup' && o.parentElement.disabled),
+        node: o,
+      }));
+    }
+    return Array.from(dd.box.querySelectorAll(OPTION_ROLES)).map((o) => ({
+      text: shortText(o, maxText) || collapse(o.getAttribute('aria-label') || ''),
+      value: o.getAttribute('data-value') || o.getAttribute('value') || '',
+      selected: o.getAttribute('aria-selected') === 'true' || o.getAttribute('aria-checked') === 'true',
+      disabled: o.getAttribute('aria-disabled') === 'true',
+      node: o,
+    }));
+  }
+
+  function plainOptions(list) {
+    return list.map((o) => ({ text: o.text, value: o.value, selected: o.selected, disabled: !!o.disabled }));
+  }
+
+  function dropdownOptions(args) {
+    const found = resolve(args.index);
+    if (!found) return { stale: true };
+    const [el, ctx] = found;
+    const desc = describe(el, ctx, args.index, false, args.maxText, null);
+    const dd = dropdownOf(el);
+    if (!dd) return { el: desc, notDropdown: true };
+    const list = optionList(dd, args.maxText);
+    const expanded = triState(el.getAttribute('aria-expanded'));
+    return {
+      el: desc, native: !!dd.select, multiple: !!(dd.select && dd.select.multiple),
+      options: plainOptions(list), collapsed: expanded === false,
+    };
+  }
+
+  // Finds the option `wanted` names: its exact text, its value, the same
+  // ignoring case, then a unique part of a text.
+  function matchOption(list, wanted) {
+    const w = collapse(wanted);
+    const lw = w.toLowerCase();
+    const tries = [
+      (o) => o.text === w, (o) => o.value !== '' && o.value === w,
+      (o) => o.text.toLowerCase() === lw, (o) => o.value !== '' && o.value.toLowerCase() === lw,
+    ];
+    for (const t of tries) {
+      const hit = list.find(t);
+      if (hit) return hit;
+    }
+    const partial = list.filter((o) => lw && o.text.toLowerCase().includes(lw));
+    return partial.length === 1 ? partial[0] : null;
+  }
+
+  // Selects an option of a native <select> here (setting the value as the
+  // browser's own picker does, then firing `input` and `change`), or
+  // numbers an ARIA option so the Rust side clicks it like a person.
+  function selectOption(args) {
+    const found = resolve(args.index);
+    if (!found) return { stale: true };
+    const [el, ctx] = found;
+    state.next = Math.max(state.next, args.base);
+    const desc = describe(el, ctx, args.index, false, args.maxText, null);
+    const dd = dropdownOf(el);
+    if (!dd) return { el: desc, notDropdown: true, next: state.next };
+    const list = optionList(dd, args.maxText);
+    const hit = matchOption(list, args.wanted);
+    if (!hit) return { el: desc, noMatch: true, options: plainOptions(list), next: state.next };
+    if (hit.disabled) return { el: desc, disabledOption: hit.text, next: state.next };
+    if (dd.select) {
+      const s = dd.select;
+      if (s.disabled) return { el: desc, disabledSelect: true, next: state.next };
+      s.focus({ preventScroll: true });
+      if (s.multiple) {
+        hit.node.selected = true;
+      } else {
+        const setter = Object.getOwnPropertyDescriptor(HTMLSelectElement.prototype, 'selectedIndex').set;
+        setter.call(s, hit.node.index);
+      }
+      s.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
+      s.dispatchEvent(new Event('change', { bubbles: true }));
+      return {
+        el: desc, native: true, text: hit.text, value: hit.value,
+        selected: hit.node.selected, next: state.next,
+      };
+    }
+    const [n] = numberOf(hit.node);
+    return { el: desc, native: false, text: hit.text, value: hit.value, option: n, next: state.next };
+  }
+
+  // ---------- files ----------
+
+  function fileInputOf(el) {
+    if (el.localName === 'input') return el.type === 'file' ? el : null;
+    if (el.localName === 'label' && el.control) return el.control.type === 'file' ? el.control : null;
+    const roots = [el];
+    if (el.shadowRoot) roots.push(el.shadowRoot);
+    for (const r of roots) {
+      const inner = r.querySelector('input[type=file]');
+      if (inner) return inner;
+    }
+    return null;
+  }
+
+  function fileInput(args) {
+    const found = resolve(args.index);
+    if (!found) return { stale: true };
+    const [el, ctx] = found;
+    const desc = describe(el, ctx, args.index, false, args.maxText, null);
+    const input = fileInputOf(el);
+    if (!input) return { el: desc, notFile: editDesc(el) };
+    if (input.disabled) return { el: desc, notFile: 'a disabled ' + editDesc(input) };
+    return { el: desc, multiple: input.multiple, accept: input.accept || null };
+  }
+
+  function fileNames(args) {
+    const found = resolve(args.index);
+    const input = found && fileInputOf(found[0]);
+    if (!input) return { stale: true };
+    return { names: Array.from(input.files || []).map((f) => f.name) };
+  }
+
+  // ---------- text search ----------
+
+  // Visible text nodes in document order, through open shadow roots (in
+  // their composed order, slots included) and same-origin frames.
+  function textNodes(maxChars) {
+    const out = [];
+    let total = 0;
+    const seen = new Set();
+    function shown(el) {
+      if (!el) return true;
+      let v = seen.has(el);
+      if (!v) {
+        if (!el.checkVisibility({ checkVisibilityCSS: true })) return false;
+        seen.add(el);
+        v = true;
+      }
+      return v;
+    }
+    function visit(node) {
+      if (total > maxChars) return;
+      if (node.nodeType === 3) {
+        const p = node.parentElement;
+        // White space between elements is kept: it is what separates the
+        // words of "<label>User</label> <label>Password</label>".
+        if (!(p && SKIP_TEXT.has(p.nodeName)) && shown(p)) {
+          out.push(node);
+          total += node.data.length;
+        }
+        return;
+      }
+      if (node.nodeType !== 1 && node.nodeType !== 9 && node.nodeType !== 11) return;
+      if (node.nodeType === 1) {
+        if (SKIP_TEXT.has(node.nodeName)) return;
+        if (node.localName === 'iframe' || node.localName === 'frame') {
+          let doc = null;
+          try { doc = node.contentDocument; } catch (e) { doc = null; }
+          if (doc && doc.body) visit(doc.body);
+          return;
+        }
+        if (node.localName === 'slot') {
+          const assigned = node.assignedNodes({ flatten: true });
+          if (assigned.length) {
+            for (const a of assigned) visit(a);
+            return;
+          }
+        }
+        if (node.shadowRoot) {
+          visit(node.shadowRoot);
+          return;
+        }
+      }
+      for (let c = node.firstChild; c; c = c.nextSibling) visit(c);
+    }
+    visit(document.body || document.documentElement);
+    return out;
+  }
+
+  function isInline(el, cache) {
+    if (!el) return true;
+    let v = cache.get(el);
+    if (v === undefined) {
+      const d = el.ownerDocument.defaultView.getComputedStyle(el).display;
+      v = d === 'inline' || d === 'contents';
+      cache.set(el, v);
+    }
+    return v;
+  }
+
+  // Scrolls to the first occurrence of `text` (case and runs of white
+  // space ignored) and says how many there are.
+  function findText(args) {
+    const needle = collapse(args.text).toLowerCase();
+    if (!needle) return { found: 0 };
+    const nodes = textNodes(4000000);
+    // The page's text as one string, white space collapsed, with where
+    // each character came from.
+    let hay = '';
+    let orig = '';
+    const mapNode = [];
+    const mapOff = [];
+    const display = new Map();
+    let lastParent = null;
+    let pendingSpace = false;
+    for (let k = 0; k < nodes.length; k++) {
+      const n = nodes[k];
+      const p = n.parentElement;
+      if (lastParent && p !== lastParent && (!isInline(p, display) || !isInline(lastParent, display))) {
+        pendingSpace = true;
+      }
+      lastParent = p;
+      const data = n.data;
+      for (let i = 0; i < data.length; i++) {
+        const ch = data[i];
+        const code = data.charCodeAt(i);
+        const space = code < 128 ? (code === 32 || (code >= 9 && code <= 13)) : /\s/.test(ch);
+        if (space) {
+          pendingSpace = true;
+          continue;
+        }
+        if (pendingSpace && hay.length) {
+          hay += ' ';
+          orig += ' ';
+          mapNode.push(k);
+          mapOff.push(i);
+        }
+        pendingSpace = false;
+        const low = ch.toLowerCase();
+        hay += low.length === 1 ? low : ch;
+        orig += ch;
+        mapNode.push(k);
+        mapOff.push(i);
+      }
+    }
+    const hits = [];
+    for (let at = hay.indexOf(needle); at !== -1 && hits.length < 1000; at = hay.indexOf(needle, at + 1)) {
+      hits.push(at);
+    }
+    if (!hits.length) return { found: 0 };
+    const which = Math.min(Math.max((args.nth || 1) - 1, 0), hits.length - 1);
+    const at = hits[which];
+    const end = at + needle.length - 1;
+    const startNode = nodes[mapNode[at]];
+    const endNode = nodes[mapNode[end]];
+    const target = startNode.parentElement;
+    if (target) target.scrollIntoView({ block: 'center', inline: 'nearest', behavior: 'instant' });
+    const range = startNode.ownerDocument.createRange();
+    range.setStart(startNode, mapOff[at]);
+    range.setEnd(endNode, mapOff[end] + 1);
+    const r = range.getBoundingClientRect();
+    const before = orig.slice(Math.max(0, at - 60), at);
+    const after = orig.slice(end + 1, end + 61);
+    return {
+      found: hits.length, nth: which + 1, y: Math.round(r.top),
+      context: (at > 60 ? '\u2026' : '') + before + orig.slice(at, end + 1) + after +
+        (end + 61 < orig.length ? '\u2026' : ''),
+      scroll: Math.round(window.scrollY),
+    };
+  }
+
+  // ---------- secrets in screenshots ----------
+
+  const masked = [];
+
+  // Makes text fields and elements that hold one of `values` draw bullets
+  // (`-webkit-text-security`) until `unmask`, so a screenshot shows no
+  // secret. Password fields already do.
+  function mask(args) {
+    const values = args.values.filter(Boolean);
+    if (!values.length) return { masked: 0 };
+    const holds = (s) => typeof s === 'string' && values.some((v) => s.includes(v));
+    const targets = new Set();
+    function visitFields(root) {
+      for (const f of root.querySelectorAll('input, textarea')) {
+        if (holds(f.value)) targets.add(f);
+      }
+      for (const host of root.querySelectorAll('*')) {
+        if (host.shadowRoot) visitFields(host.shadowRoot);
+        if (host.localName === 'iframe' || host.localName === 'frame') {
+          let doc = null;
+          try { doc = host.contentDocument; } catch (e) { doc = null; }
+          if (doc) visitFields(doc);
+        }
+      }
+    }
+    visitFields(document);
+    for (const n of textNodes(4000000)) {
+      if (holds(n.data) && n.parentElement) targets.add(n.parentElement);
+    }
+    for (const el of targets) {
+      masked.push([el, el.style.getPropertyValue('-webkit-text-security'),
+        el.style.getPropertyPriority('-webkit-text-security')]);
+      el.style.setProperty('-webkit-text-security', 'disc', 'important');
+    }
+    return { masked: targets.size };
+  }
+
+  function unmask() {
+    while (masked.length) {
+      const [el, value, priority] = masked.pop();
+      if (value) el.style.setProperty('-webkit-text-security', value, priority);
+      else el.style.removeProperty('-webkit-text-security');
+    }
+    return { masked: 0 };
+  }
+
+  function extract(args) {
+    return EXTRACT(args);
+  }
+
+  const methods = {
+    walk, elementInfo, clickPoint, focusField, readField, scroll, pageInfo,
+    dropdownOptions, selectOption, fileInput, fileNames, findText, mask, unmask, extract,
+  };
 
   const api = {
     version: VERSION,
+    // The file input of element `index`, as a node for DOM.setFileInputFiles.
+    fileNode(index) {
+      const found = resolve(index);
+      return found ? fileInputOf(found[0]) : null;
+    },
     run(method, args) {
       try {
         return JSON.stringify({ ok: methods[method](args) }, wellFormed);

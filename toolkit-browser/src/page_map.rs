@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 
 use crate::error::BrowserError;
+use crate::secrets::Redactor;
 use crate::session::Browser;
 use crate::tabs::TabInfo;
 
@@ -174,6 +175,26 @@ impl Element {
     }
 }
 
+impl Element {
+    /// Replaces secret values in every text of the element.
+    pub(crate) fn redact(&mut self, r: &Redactor) {
+        for field in [
+            &mut self.role,
+            &mut self.name,
+            &mut self.input_type,
+            &mut self.field_name,
+            &mut self.href,
+            &mut self.target,
+            &mut self.placeholder,
+            &mut self.value,
+            &mut self.text,
+        ] {
+            r.redact_option(field);
+        }
+        r.redact_in_place(&mut self.tag);
+    }
+}
+
 /// An attribute value written bare when it is one plain token, quoted
 /// otherwise.
 fn token_value(v: &str) -> String {
@@ -280,6 +301,19 @@ pub struct PageMap {
 }
 
 impl PageMap {
+    /// Replaces secret values in every text of the map.
+    pub(crate) fn redact(&mut self, r: &Redactor) {
+        r.redact_in_place(&mut self.url);
+        r.redact_in_place(&mut self.title);
+        for tab in &mut self.tabs {
+            r.redact_in_place(&mut tab.url);
+            r.redact_in_place(&mut tab.title);
+        }
+        for element in &mut self.elements {
+            element.redact(r);
+        }
+    }
+
     /// The element with this number, if the map has it.
     pub fn get(&self, index: u32) -> Option<&Element> {
         self.elements.iter().find(|e| e.index == index)
@@ -402,7 +436,7 @@ impl Browser {
             }
             tokio::time::sleep(Duration::from_millis(50)).await;
         };
-        Ok(PageMap {
+        let mut map = PageMap {
             url: walk.url,
             title: walk.title,
             tabs,
@@ -411,7 +445,13 @@ impl Browser {
             truncated: walk.truncated,
             cross_origin_frames: walk.cross_origin_frames,
             walk_ms: walk.ms,
-        })
+        };
+        // The map is what the model reads at every step: a secret typed
+        // into a field (or echoed by the page) must not show in it.
+        if let Some(policy) = self.policy().filter(crate::SafetyPolicy::has_secrets) {
+            map.redact(policy.redactor());
+        }
+        Ok(map)
     }
 
     /// The element numbered `index` on the current tab, described as it is
@@ -427,8 +467,14 @@ impl Browser {
         let page = session.current.clone();
         let args = serde_json::json!({ "index": index, "maxText": MAX_TEXT_CHARS });
         let found: Lookup = session.call(&page, "elementInfo", args).await?;
+        drop(session);
         match found.el {
-            Some(element) if !found.stale => Ok(element),
+            Some(mut element) if !found.stale => {
+                if let Some(policy) = self.policy().filter(crate::SafetyPolicy::has_secrets) {
+                    element.redact(policy.redactor());
+                }
+                Ok(element)
+            }
             _ => Err(BrowserError::StaleElement { index }),
         }
     }

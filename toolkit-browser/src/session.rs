@@ -4,7 +4,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex as StdMutex};
 use std::time::{Duration, Instant};
 
@@ -12,7 +12,9 @@ use chromiumoxide::cdp::browser_protocol::page::{
     CreateIsolatedWorldParams, EventJavascriptDialogOpening, HandleJavaScriptDialogParams,
 };
 use chromiumoxide::cdp::browser_protocol::target::{GetTargetsParams, TargetId, TargetInfo};
-use chromiumoxide::cdp::js_protocol::runtime::{EvaluateParams, ExecutionContextId};
+use chromiumoxide::cdp::js_protocol::runtime::{
+    EvaluateParams, ExecutionContextId, RemoteObjectId,
+};
 use chromiumoxide::error::CdpError;
 use chromiumoxide::handler::viewport::Viewport;
 use chromiumoxide::{Command, Handler, Page};
@@ -23,14 +25,20 @@ use tokio::task::JoinHandle;
 
 use crate::config::{BrowserConfig, launch_args};
 use crate::error::BrowserError;
+use crate::guard::{BlockedLog, BlockedNavigation, Guard};
 use crate::profile::{ProfileDir, processes_mentioning};
+use crate::safety::SafetyPolicy;
 use crate::tabs::TabBook;
 
 /// The page-side script (see `page_map.js`), and the version it installs
 /// under: bump it whenever the script changes, so a document that still
 /// holds an older copy gets the new one.
 const SCRIPT: &str = include_str!("page_map.js");
-const SCRIPT_VERSION: u32 = 1;
+const SCRIPT_VERSION: u32 = 2;
+
+/// The markdown converter behind `extract` (see `markdown.js`), handed to
+/// the page script when it is installed.
+const MARKDOWN: &str = include_str!("markdown.js");
 
 /// The name of the isolated world the page script runs in.
 const WORLD_NAME: &str = "toolkit-browser";
@@ -77,6 +85,16 @@ struct Inner {
     /// The next element number of the whole session. It lives outside the
     /// session so a restart never hands out a number again.
     next_index: AtomicU32,
+    /// The safety policy, if the host set one.
+    policy: StdMutex<Option<SafetyPolicy>>,
+    /// Bumped by every `set_policy`; a session whose guard was started for
+    /// an older policy starts a new one.
+    policy_generation: AtomicU64,
+    /// What the navigation guard blocked since it was last read. Outside
+    /// the session so that it survives a restart.
+    blocked: BlockedLog,
+    /// Held by each action for its whole run (see `Browser::action_turn`).
+    turn: Mutex<()>,
 }
 
 struct State {
@@ -140,6 +158,10 @@ impl Browser {
                     closed: false,
                 }),
                 next_index: AtomicU32::new(1),
+                policy: StdMutex::new(None),
+                policy_generation: AtomicU64::new(0),
+                blocked: BlockedLog::default(),
+                turn: Mutex::new(()),
             }),
         })
     }
@@ -186,7 +208,7 @@ impl Browser {
     /// Whether the browser is running and connected (false after
     /// [`close`](Self::close), a crash or a kill).
     pub async fn is_alive(&self) -> bool {
-        self.live().await.is_ok()
+        self.session().await.is_ok()
     }
 
     /// The main browser process id, for a launched session that is running.
@@ -231,8 +253,87 @@ impl Browser {
             .unwrap_or_default()
     }
 
-    /// The running session, or why there is none.
+    /// Sets the safety policy this session enforces (replacing any earlier
+    /// one): from the next operation on, [`navigate`](Self::navigate) and
+    /// [`open_tab`](Self::open_tab) refuse what it does not allow, the page
+    /// map shows secrets as placeholders, and, when it allows only some
+    /// domains, a navigation guard checks every top-level page load of every
+    /// tab (links, forms, scripts, redirects, popups) before it starts, and
+    /// stops the disallowed ones ([`take_blocked`](Self::take_blocked) lists
+    /// them). The guard survives [`restart`](Self::restart).
+    ///
+    /// A connected session's guard watches the whole browser, the user's own
+    /// tabs included.
+    pub fn set_policy(&self, policy: SafetyPolicy) {
+        *lock_ignoring_poison(&self.inner.policy) = Some(policy);
+        self.inner.policy_generation.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// The safety policy set with [`set_policy`](Self::set_policy).
+    pub fn policy(&self) -> Option<SafetyPolicy> {
+        lock_ignoring_poison(&self.inner.policy).clone()
+    }
+
+    /// The top-level navigations the guard stopped since the last call,
+    /// oldest first.
+    pub fn take_blocked(&self) -> Vec<BlockedNavigation> {
+        std::mem::take(&mut *lock_ignoring_poison(&self.inner.blocked))
+    }
+
+    /// Waits for the actions before this one to finish, and keeps the next
+    /// ones waiting until the returned guard is dropped. A host may run one
+    /// turn's tool calls concurrently (`Registry::run_turn`); an action is
+    /// several operations on the session, and two actions interleaved would
+    /// act on each other's pages. The lock is fair and an uncontended lock
+    /// is taken without waiting, so actions run in the order they were
+    /// called.
+    pub(crate) async fn action_turn(&self) -> MutexGuard<'_, ()> {
+        self.inner.turn.lock().await
+    }
+
+    /// Refuses `url` when the policy does not allow it.
+    pub(crate) fn check_policy(&self, url: &str) -> Result<(), BrowserError> {
+        match self.policy() {
+            Some(policy) => policy
+                .check_url(url)
+                .map_err(|reason| BrowserError::Blocked {
+                    url: url.to_owned(),
+                    reason,
+                    then: None,
+                }),
+            None => Ok(()),
+        }
+    }
+
+    /// The running session, or why there is none. Its navigation guard is
+    /// brought in line with the current policy first.
     pub(crate) async fn live(&self) -> Result<MappedMutexGuard<'_, Session>, BrowserError> {
+        let mut session = self.session().await?;
+        let generation = self.inner.policy_generation.load(Ordering::SeqCst);
+        // A guard whose connection failed is started again: a live browser
+        // must never go unguarded.
+        let guard_died = session.guard.as_ref().is_some_and(Guard::is_finished);
+        if session.guard_generation != generation || guard_died {
+            match self.policy().filter(SafetyPolicy::restricts_domains) {
+                Some(policy) => {
+                    let limit = session.config.launch_timeout;
+                    let log = Arc::clone(&self.inner.blocked);
+                    let started = crate::guard::start(&session.ws_url, policy, log, limit).await;
+                    // Fail closed: without a guard no operation runs. The
+                    // new guard replaces the old one only once it is
+                    // intercepting, so no page load slips between the two.
+                    let guard = started.map_err(|e| session.death().unwrap_or(e))?;
+                    session.guard = Some(guard);
+                }
+                None => session.guard = None,
+            }
+            session.guard_generation = generation;
+        }
+        Ok(session)
+    }
+
+    /// The running session, or why there is none.
+    async fn session(&self) -> Result<MappedMutexGuard<'_, Session>, BrowserError> {
         let guard = self.inner.state.lock().await;
         let closed = guard.closed;
         let mut session =
@@ -305,6 +406,10 @@ pub(crate) struct Session {
     /// Per tab, the context of the isolated world in its current document.
     worlds: HashMap<TargetId, ExecutionContextId>,
     pub(crate) config: BrowserConfig,
+    /// The navigation guard, when the policy restricts domains.
+    guard: Option<Guard>,
+    /// The policy generation the guard was set up for (0: none yet).
+    guard_generation: u64,
     // Last: dropped after `cdp`, whose drop kills the browser, so the
     // folder is removed once nothing uses it any more.
     profile: Option<ProfileDir>,
@@ -456,6 +561,8 @@ impl Session {
             watched: HashSet::new(),
             worlds: HashMap::new(),
             config: config.clone(),
+            guard: None,
+            guard_generation: 0,
             profile,
         };
         session.tabs.opened(first.target_id());
@@ -495,14 +602,17 @@ impl Session {
         // closes) or the handler stops.
         tokio::spawn(async move {
             while let Some(dialog) = opening.next().await {
-                let mut params = HandleJavaScriptDialogParams::new(true);
-                params.prompt_text = dialog.default_prompt.clone();
-                let _ = page.execute(params).await;
+                // Noted before it is accepted: the page is blocked until
+                // then, so an action that waits for the page afterwards
+                // finds the note.
                 lock_ignoring_poison(&log).push(format!(
                     "{} dialog: {}",
                     dialog.r#type.as_ref(),
                     dialog.message
                 ));
+                let mut params = HandleJavaScriptDialogParams::new(true);
+                params.prompt_text = dialog.default_prompt.clone();
+                let _ = page.execute(params).await;
             }
         });
     }
@@ -684,6 +794,29 @@ impl Session {
         decode(method, &text)
     }
 
+    /// A remote handle on the element the page script's `getter` returns
+    /// for `index` (`fileNode`...), for protocol commands that take a node
+    /// (`DOM.setFileInputFiles`). `None` when the getter finds nothing.
+    pub(crate) async fn element_object(
+        &mut self,
+        page: &Page,
+        getter: &str,
+        index: u32,
+    ) -> Result<Option<RemoteObjectId>, BrowserError> {
+        // Installs the script in the current document if it is not there.
+        let _: serde_json::Value = self.call(page, "pageInfo", serde_json::Value::Null).await?;
+        let world = self.world(page).await;
+        let world = world.map_err(|f| self.classify(f, "finding the element"))?;
+        let mut params = EvaluateParams::new(format!("window.__toolkitBrowser.{getter}({index})"));
+        params.context_id = Some(world);
+        params.return_by_value = Some(false);
+        let returned = self.exec(page, params, "finding the element").await?;
+        if let Some(details) = returned.exception_details {
+            return Err(BrowserError::script(details.text));
+        }
+        Ok(returned.result.object_id)
+    }
+
     /// [`call`](Self::call) without decoding. A document replaced since the
     /// world was created (a navigation) takes the world with it; a new one
     /// is created in the new document, for a short while.
@@ -704,7 +837,9 @@ impl Session {
                 match self.eval_in(page, Some(world), &quick).await? {
                     serde_json::Value::String(text) => Ok(text),
                     _ => {
-                        let full = format!("({SCRIPT})({SCRIPT_VERSION}).run({method:?}, {args})");
+                        let full = format!(
+                            "({SCRIPT})({SCRIPT_VERSION}, {MARKDOWN}).run({method:?}, {args})"
+                        );
                         match self.eval_in(page, Some(world), &full).await? {
                             serde_json::Value::String(text) => Ok(text),
                             other => Err(Fail::Cdp(CdpError::msg(format!(
@@ -804,6 +939,8 @@ fn is_context_gone(fail: &Fail) -> bool {
         || message.contains("Inspected target navigated or closed")
         || message.contains("No frame for given id found")
         || message.contains("has no main frame")
+        // A frame between two documents (going back) for a moment.
+        || message.contains("Not attached to an active page")
 }
 
 /// Decodes the `{"ok": ...}` / `{"err": ...}` envelope of the page script.

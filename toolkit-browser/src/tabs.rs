@@ -316,9 +316,11 @@ impl Browser {
     ///
     /// # Errors
     ///
-    /// [`BrowserError::Navigation`] when the URL cannot be loaded,
-    /// [`BrowserError::Timeout`] past the navigation time limit.
+    /// [`BrowserError::Blocked`] when the [policy](Self::set_policy) does
+    /// not allow the URL, [`BrowserError::Navigation`] when the URL cannot
+    /// be loaded, [`BrowserError::Timeout`] past the navigation time limit.
     pub async fn open_tab(&self, url: &str) -> Result<TabInfo, BrowserError> {
+        self.check_policy(url)?;
         let mut session = self.live().await?;
         let page = session.new_tab(url).await.map_err(|e| match e {
             BrowserError::Protocol { detail } => BrowserError::Navigation {

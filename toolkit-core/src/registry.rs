@@ -1,6 +1,7 @@
 //! The registry: a program's tools by name, and safe dispatch.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -50,12 +51,37 @@ use crate::{
 /// ```
 pub struct Registry {
     entries: Vec<Entry>,
-    index: HashMap<&'static str, usize>,
+    index: HashMap<&'static str, usize, BuildHasherDefault<NameHasher>>,
     state: Arc<StateMap>,
     // Shared by every `call`, so that a call allocates nothing for an id or
     // a signal it does not have.
     no_call_id: Arc<str>,
     never_cancelled: Cancellation,
+}
+
+/// Hashes tool names for the registry's index with FNV-1a rather than
+/// std's SipHash: names are short and fixed when the registry is built (a
+/// call never adds one, so hash flooding is no concern), and the lookup is
+/// on every call's path, where SipHash cost more than a tenth of the
+/// dispatch overhead (docs/performance.md, "Dispatch").
+struct NameHasher(u64);
+
+impl Default for NameHasher {
+    fn default() -> Self {
+        Self(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Hasher for NameHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.0 = (self.0 ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
 }
 
 pub(crate) struct Entry {

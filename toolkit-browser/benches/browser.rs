@@ -1,0 +1,340 @@
+//! toolkit-browser on a real headless Chromium (docs/performance.md,
+//! "Browser"). One browser, one session, two tabs, pages served from
+//! 127.0.0.1 by the benchmark itself:
+//!
+//! - `page_map/1000_elements`: [`Browser::page_map`] of a page with 1,000
+//!   interactive elements, every one of them mapped (target: under 50 ms).
+//! - `actions/click` and `actions/type_text`: [`Browser::click`] on a
+//!   counter button and [`Browser::type_text`] (clearing, then inserting
+//!   11 characters, then reading the value back) into a text field
+//!   (target: each under 60 ms median).
+//! - The memory of the session with its two tabs (target: under 500 MiB):
+//!   PSS and RSS summed over the browser's process tree (the main process
+//!   from [`Browser::pid`] and its descendants), printed once the tabs are
+//!   loaded and again after every benchmark has run.
+//!
+//! Reference points split those figures: one `Runtime.evaluate` round trip
+//! (`round_trip/evaluate`), one `Target.getTargets` (`round_trip/tabs`,
+//! which every page map starts with), and the Rust side of a map of 1,000
+//! elements (`page_map/decode_1000`, `page_map/render_1000`). With
+//! `--bench`, the benchmark also prints per-call percentiles and the time
+//! the walk itself took inside the page.
+//!
+//! `TOOLKIT_BENCH_CHROME_ARGS` (space-separated) adds Chromium flags to
+//! the launch, for experiments: for instance, what a flag saves in memory.
+//!
+//! Without Chromium (none configured through `CHROME` nor on the `PATH`)
+//! the benchmark says so and exits successfully. Under `cargo test
+//! --benches` each benchmark runs once.
+
+use std::hint::black_box;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use criterion::{BenchmarkGroup, Criterion, SamplingMode, measurement::WallTime};
+use tokio::runtime::Runtime;
+use toolkit_browser::{Browser, BrowserConfig, Element, PageMap, find_executable};
+
+#[path = "support/fixtures.rs"]
+mod fixtures;
+#[path = "support/memory.rs"]
+mod memory;
+
+fn main() {
+    let executable = match find_executable() {
+        Ok(path) => path,
+        Err(error) => {
+            // The error says what was looked for and how to install one.
+            println!("SKIPPED the browser benchmarks: {error}");
+            return;
+        }
+    };
+    // `cargo bench` passes `--bench`; `cargo test --benches` does not, and
+    // criterion then runs each benchmark once.
+    let measuring = std::env::args().any(|a| a == "--bench");
+    let mut criterion = Criterion::default().configure_from_args();
+    run(&mut criterion, executable, measuring);
+    criterion.final_summary();
+}
+
+/// The open session and what the benchmarks act on.
+struct Setup {
+    runtime: Runtime,
+    browser: Browser,
+    /// The tab showing the 1,000 elements.
+    many_tab: String,
+    /// The tab showing the counter and the text field.
+    controls_tab: String,
+}
+
+fn run(c: &mut Criterion, executable: PathBuf, measuring: bool) {
+    let setup = launch(executable, measuring);
+    let Setup {
+        runtime: rt,
+        browser,
+        ..
+    } = &setup;
+
+    // ---------- the page map ----------
+    switch(&setup, &setup.many_tab);
+    let map = rt.block_on(browser.page_map()).expect("map /many");
+    check_many(&map);
+    let elements_json = serde_json::to_string(&map.elements).expect("elements as JSON");
+
+    let mut group = c.benchmark_group("page_map");
+    browser_sampling(&mut group);
+    group.bench_function("1000_elements", |b| {
+        b.iter(|| black_box(rt.block_on(browser.page_map()).expect("page map")));
+    });
+    group.finish();
+
+    let mut group = c.benchmark_group("page_map");
+    group.bench_function("decode_1000", |b| {
+        b.iter(|| {
+            let elements: Vec<Element> =
+                serde_json::from_str(black_box(&elements_json)).expect("decode");
+            black_box(elements)
+        });
+    });
+    group.bench_function("render_1000", |b| b.iter(|| black_box(&map).render()));
+    group.finish();
+
+    let mut group = c.benchmark_group("round_trip");
+    browser_sampling(&mut group);
+    group.bench_function("evaluate", |b| {
+        b.iter(|| black_box(rt.block_on(browser.evaluate("1")).expect("evaluate")));
+    });
+    group.bench_function("tabs", |b| {
+        b.iter(|| black_box(rt.block_on(browser.tabs()).expect("tabs")));
+    });
+    group.finish();
+
+    if measuring {
+        let mut walks = Vec::new();
+        let totals = per_call(100, || {
+            let map = rt.block_on(browser.page_map()).expect("page map");
+            walks.push(Duration::from_secs_f64(map.walk_ms / 1000.0));
+        });
+        walks.sort_unstable();
+        println!(
+            "page_map/1000_elements per call: {}; the walk inside the page: median {:.2?}",
+            percentiles(&totals),
+            walks[walks.len() / 2]
+        );
+    }
+
+    // ---------- click and type ----------
+    switch(&setup, &setup.controls_tab);
+    let map = rt.block_on(browser.page_map()).expect("map /controls");
+    let button = find(&map, |e| e.text.as_deref() == Some("Increment"));
+    let field = find(&map, |e| e.placeholder.as_deref() == Some("Text"));
+    let text = "hello world";
+
+    let mut group = c.benchmark_group("actions");
+    browser_sampling(&mut group);
+    group.bench_function("click", |b| {
+        b.iter(|| {
+            let outcome = rt.block_on(browser.click(button)).expect("click");
+            assert!(!outcome.effects.navigated && outcome.effects.new_tab.is_none());
+            black_box(outcome)
+        });
+    });
+    group.bench_function("type_text", |b| {
+        b.iter(|| {
+            let typed = rt
+                .block_on(browser.type_text(field, text, true))
+                .expect("type");
+            assert!(typed.matches);
+            black_box(typed)
+        });
+    });
+    group.finish();
+
+    if measuring {
+        let clicks = per_call(200, || {
+            rt.block_on(browser.click(button)).expect("click");
+        });
+        println!("actions/click per call: {}", percentiles(&clicks));
+        let typings = per_call(200, || {
+            rt.block_on(browser.type_text(field, text, true))
+                .expect("type");
+        });
+        println!("actions/type_text per call: {}", percentiles(&typings));
+    }
+
+    // The page saw what the benchmarks did: trusted clicks and input.
+    let clicks = rt
+        .block_on(browser.evaluate("window.clicks"))
+        .expect("read the counter");
+    let inputs = rt
+        .block_on(browser.evaluate("window.inputs"))
+        .expect("read the input count");
+    let value = rt
+        .block_on(browser.evaluate("document.getElementById('t').value"))
+        .expect("read the field");
+    assert!(clicks.as_u64().is_some_and(|n| n > 0), "clicks: {clicks}");
+    assert!(inputs.as_u64().is_some_and(|n| n > 0), "inputs: {inputs}");
+    assert_eq!(value, text);
+
+    report_memory("two tabs, after the benchmarks", browser, rt, measuring);
+
+    let Setup {
+        runtime, browser, ..
+    } = setup;
+    runtime
+        .block_on(browser.close())
+        .expect("close the browser");
+}
+
+/// Starts the fixture server, launches the browser, and opens the two tabs,
+/// reporting the memory at each step.
+fn launch(executable: PathBuf, measuring: bool) -> Setup {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("a tokio runtime");
+    let server = fixtures::Server::start();
+    let extra = std::env::var("TOOLKIT_BENCH_CHROME_ARGS").unwrap_or_default();
+    if !extra.trim().is_empty() {
+        println!("extra Chromium flags: {extra}");
+    }
+    let config = BrowserConfig::builder()
+        .executable(&executable)
+        .args(extra.split_whitespace())
+        .build();
+    let browser = runtime
+        .block_on(Browser::launch(config))
+        .unwrap_or_else(|e| panic!("cannot launch {}: {e}", executable.display()));
+    report_memory("one blank tab", &browser, &runtime, measuring);
+    runtime
+        .block_on(browser.navigate(&server.url("/many")))
+        .expect("load /many");
+    report_memory("one tab showing /many", &browser, &runtime, measuring);
+    let many_tab = runtime
+        .block_on(browser.current_tab())
+        .expect("the first tab")
+        .id;
+    let controls_tab = runtime
+        .block_on(browser.open_tab(&server.url("/controls")))
+        .expect("open /controls in a second tab")
+        .id;
+    let tabs = runtime.block_on(browser.tabs()).expect("the tabs");
+    assert_eq!(tabs.len(), 2, "{tabs:?}");
+    report_memory("two tabs, just loaded", &browser, &runtime, measuring);
+    Setup {
+        runtime,
+        browser,
+        many_tab,
+        controls_tab,
+    }
+}
+
+/// Criterion's settings for a benchmark that talks to the browser: each
+/// call takes milliseconds, so every sample runs the same number of
+/// iterations (flat sampling) and the measurement is longer than the
+/// default.
+fn browser_sampling(group: &mut BenchmarkGroup<'_, WallTime>) {
+    group
+        .sampling_mode(SamplingMode::Flat)
+        .sample_size(50)
+        .warm_up_time(Duration::from_secs(2))
+        .measurement_time(Duration::from_secs(10));
+}
+
+fn switch(setup: &Setup, tab: &str) {
+    setup
+        .runtime
+        .block_on(setup.browser.switch_tab(tab))
+        .expect("switch tabs");
+}
+
+/// The map of `/many` must hold every one of its elements, each with its
+/// own number.
+fn check_many(map: &PageMap) {
+    assert_eq!(
+        map.elements.len(),
+        fixtures::MANY,
+        "every element of the grid is mapped"
+    );
+    assert!(!map.truncated);
+    let mut numbers: Vec<u32> = map.elements.iter().map(|e| e.index).collect();
+    numbers.sort_unstable();
+    numbers.dedup();
+    assert_eq!(numbers.len(), fixtures::MANY, "numbers are distinct");
+    for tag in ["button", "a", "input", "select"] {
+        assert!(
+            map.elements.iter().any(|e| e.tag == tag),
+            "the grid has a <{tag}>"
+        );
+    }
+}
+
+fn find(map: &PageMap, what: impl Fn(&Element) -> bool) -> u32 {
+    map.elements
+        .iter()
+        .find(|e| what(e))
+        .unwrap_or_else(|| panic!("not in the map:\n{}", map.render()))
+        .index
+}
+
+/// Prints the memory of the browser's process tree. When measuring, the
+/// browser is first left idle for a second, so that the processes a step
+/// starts in the background (a spare renderer) are counted.
+fn report_memory(when: &str, browser: &Browser, rt: &Runtime, measuring: bool) {
+    if measuring {
+        std::thread::sleep(Duration::from_secs(1));
+    }
+    let pid = rt
+        .block_on(browser.pid())
+        .expect("a launched session has a pid");
+    let usage = memory::usage_of_tree(pid);
+    println!("memory, {when}: {}", usage.summary());
+    if measuring {
+        print!("{}", usage.breakdown());
+    }
+    // Chromium's processes all name the profile folder; one that is not in
+    // the tree (reparented by a double fork) would be missing above.
+    if let Some(profile) = rt.block_on(browser.profile_dir()) {
+        let outside: Vec<u32> = toolkit_browser::processes_mentioning(&profile)
+            .into_iter()
+            .filter(|p| !usage.processes.iter().any(|q| q.pid == *p))
+            .collect();
+        if !outside.is_empty() {
+            println!("    outside the tree but using the profile: {outside:?}");
+        }
+    }
+    let others = memory::same_executable_outside(&usage);
+    if !others.is_empty() {
+        println!(
+            "    note: {} processes of other sessions run the same executable; they share \
+             its pages, so this PSS reads lower than for this session alone",
+            others.len()
+        );
+    }
+}
+
+/// Runs `call` `n` times, timing each call.
+fn per_call(n: usize, mut call: impl FnMut()) -> Vec<Duration> {
+    let mut times = Vec::with_capacity(n);
+    for _ in 0..n {
+        let started = Instant::now();
+        call();
+        times.push(started.elapsed());
+    }
+    times.sort_unstable();
+    times
+}
+
+/// `p50 …, p90 …, max …` of sorted durations.
+fn percentiles(sorted: &[Duration]) -> String {
+    let at = |q: usize| sorted[(sorted.len() * q / 100).min(sorted.len() - 1)];
+    format!(
+        "p50 {:.2?}, p90 {:.2?}, p99 {:.2?}, max {:.2?} ({} calls)",
+        at(50),
+        at(90),
+        at(99),
+        sorted[sorted.len() - 1],
+        sorted.len()
+    )
+}

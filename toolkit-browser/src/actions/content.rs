@@ -1,0 +1,205 @@
+//! Reading the page: `extract`, `find_text`, `screenshot`.
+
+use toolkit_core::{ToolResult, tool};
+
+use super::{EXTRACT_PAGE_CHARS, Reply, here, page_line, respond};
+use crate::error::BrowserError;
+use crate::safety::SafetyPolicy;
+use crate::session::Browser;
+
+/// Read the current page's text as markdown (headings, paragraphs, links,
+/// lists, tables), 10000 characters at a time.
+///
+/// A longer page says where the next part starts: call extract again with
+/// that start.
+#[tool(catalogue = false)]
+pub async fn extract(
+    /// The character offset to start reading at (default 0), as the
+    /// previous part gave it.
+    start: Option<u32>,
+    #[tool(state)] browser: Browser,
+    #[tool(state)] policy: SafetyPolicy,
+) -> ToolResult {
+    // One action at a time, in call order (see `Browser::action_turn`).
+    let _turn = browser.action_turn().await;
+    let outcome = async {
+        let text = browser.page_text().await?;
+        // Redacted before it is cut, so that no part can hold a piece of a
+        // secret, and offsets refer to what the model reads.
+        let markdown = policy.redact(&text.markdown);
+        let start = start.unwrap_or(0) as usize;
+        let part = page_of(&markdown, start, EXTRACT_PAGE_CHARS);
+        let page = page_line(&text.title, &text.url);
+        if part.total == 0 {
+            return Ok(
+                Reply::text(format!("The page {page} has no readable text."))
+                    .memory(format!("Read {}: no text", text.url)),
+            );
+        }
+        if start >= part.total {
+            return Err(BrowserError::invalid(format!(
+                "start {start} is past the end of the page's text, which has {} characters",
+                part.total
+            )));
+        }
+        let mut body = format!(
+            "Text of {page}, characters {start}-{} of {}:\n\n{}",
+            part.end, part.total, part.text
+        );
+        if part.end < part.total {
+            body.push_str(&format!(
+                "\n\n[{} more characters: call extract with start={} to read on.]",
+                part.total - part.end,
+                part.end
+            ));
+        } else if text.truncated {
+            body.push_str("\n\n[The page has more text than can be read.]");
+        }
+        Ok(Reply::text(body).show_once().memory(format!(
+            "Read characters {start}-{} of {} of the text of {}",
+            part.end, part.total, text.url
+        )))
+    }
+    .await;
+    respond(&browser, &policy, outcome).await
+}
+
+/// One part of a text.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Part {
+    /// The part.
+    pub(crate) text: String,
+    /// The offset after it, in characters.
+    pub(crate) end: usize,
+    /// The whole text's length, in characters.
+    pub(crate) total: usize,
+}
+
+/// The part of `text` from character `start`, at most `size` characters,
+/// ending at a line break (else a space) in its last quarter when there is
+/// one, so that the next part starts on a fresh line.
+pub(crate) fn page_of(text: &str, start: usize, size: usize) -> Part {
+    let chars: Vec<char> = text.chars().collect();
+    let total = chars.len();
+    if start >= total {
+        return Part {
+            text: String::new(),
+            end: total,
+            total,
+        };
+    }
+    let hard_end = (start + size).min(total);
+    let mut end = hard_end;
+    if hard_end < total {
+        let floor = start + size * 3 / 4;
+        let window = &chars[floor..hard_end];
+        if let Some(k) = window.iter().rposition(|c| *c == '\n') {
+            end = floor + k + 1;
+        } else if let Some(k) = window.iter().rposition(|c| *c == ' ') {
+            end = floor + k + 1;
+        }
+    }
+    Part {
+        text: chars[start..end].iter().collect(),
+        end,
+        total,
+    }
+}
+
+/// Scroll to a text on the current page (case does not matter) and show
+/// where it is.
+#[tool(catalogue = false)]
+pub async fn find_text(
+    /// The text to find.
+    text: String,
+    /// Which occurrence to scroll to, from 1 (default 1).
+    occurrence: Option<u32>,
+    #[tool(state)] browser: Browser,
+    #[tool(state)] policy: SafetyPolicy,
+) -> ToolResult {
+    // One action at a time, in call order (see `Browser::action_turn`).
+    let _turn = browser.action_turn().await;
+    let outcome = async {
+        let found = browser.find_text(&text, occurrence.unwrap_or(1)).await?;
+        let Some(found) = found else {
+            return Err(BrowserError::invalid(format!(
+                "the text {text:?} is not on the page (hidden text does not count); try \
+                 fewer words, or extract to read the page"
+            )));
+        };
+        let which = if found.found == 1 {
+            "the only occurrence".to_owned()
+        } else {
+            format!("occurrence {} of {}", found.nth, found.found)
+        };
+        Ok(Reply::text(format!(
+            "Scrolled to {which} of {text:?}: {:?}.",
+            found.context
+        ))
+        .memory(format!("Scrolled to {text:?} ({which})")))
+    }
+    .await;
+    respond(&browser, &policy, outcome).await
+}
+
+/// Take a screenshot of the visible part of the current page, to see
+/// layout, images or anything the page map does not show.
+#[tool(catalogue = false)]
+pub async fn screenshot(
+    #[tool(state)] browser: Browser,
+    #[tool(state)] policy: SafetyPolicy,
+) -> ToolResult {
+    // One action at a time, in call order (see `Browser::action_turn`).
+    let _turn = browser.action_turn().await;
+    let outcome = async {
+        let (png, masked) = browser.screenshot_masked().await?;
+        let (width, height) = browser.config().viewport();
+        let page = here(&browser).await?;
+        let info = browser.page_info().await?;
+        Ok(Reply::text(format!(
+            "Screenshot of {page}: the visible {width}x{height} part of the page."
+        ))
+        .png(png)
+        .show_once()
+        .memory(format!("Took a screenshot of {}", info.url))
+        .attribute("masked_secret_elements", masked))
+    }
+    .await;
+    respond(&browser, &policy, outcome).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::page_of;
+
+    #[test]
+    fn parts_end_at_line_breaks_and_cover_the_text() {
+        let text = "line one\nline two\nline three\n".repeat(50);
+        let total = text.chars().count();
+        let mut start = 0;
+        let mut joined = String::new();
+        while start < total {
+            let part = page_of(&text, start, 100);
+            assert!(part.end > start && part.end - start <= 100);
+            if part.end < total {
+                assert!(part.text.ends_with('\n'), "{:?}", part.text);
+            }
+            joined.push_str(&part.text);
+            start = part.end;
+        }
+        assert_eq!(joined, text);
+    }
+
+    #[test]
+    fn offsets_count_characters_not_bytes() {
+        let text = "é".repeat(30);
+        let part = page_of(&text, 10, 10);
+        assert_eq!(
+            (part.text.chars().count(), part.end, part.total),
+            (10, 20, 30)
+        );
+        assert_eq!(page_of(&text, 40, 10).text, "");
+        let words = "word ".repeat(10);
+        assert!(page_of(&words, 0, 12).text.ends_with(' '));
+    }
+}

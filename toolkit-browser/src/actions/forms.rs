@@ -1,0 +1,152 @@
+//! Dropdowns and files: `dropdown_options`, `select_option`, `upload_file`.
+
+use std::fmt::Write as _;
+
+use toolkit_core::{ToolResult, tool};
+
+use super::{Reply, check_navigation, effects_sentence, label, respond};
+use crate::error::BrowserError;
+use crate::forms::option_list;
+use crate::safety::SafetyPolicy;
+use crate::session::Browser;
+
+/// List the options of the dropdown numbered `index` in the page map: a
+/// `<select>`, or a custom dropdown (an ARIA listbox or menu).
+#[tool(catalogue = false)]
+pub async fn dropdown_options(
+    /// The dropdown's number in the page map.
+    index: u32,
+    #[tool(state)] browser: Browser,
+    #[tool(state)] policy: SafetyPolicy,
+) -> ToolResult {
+    // One action at a time, in call order (see `Browser::action_turn`).
+    let _turn = browser.action_turn().await;
+    let outcome = async {
+        let dropdown = browser.dropdown_options(index).await?;
+        let what = label(&dropdown.element);
+        if dropdown.options.is_empty() {
+            let hint = if dropdown.collapsed {
+                "; it is closed, and its options may appear only once it is open: click it, \
+                 then list them again"
+            } else {
+                ""
+            };
+            return Err(BrowserError::invalid(format!(
+                "dropdown {what} has no options{hint}"
+            )));
+        }
+        let mut text = format!("{what} has {} option(s):", dropdown.options.len());
+        for (k, option) in dropdown.options.iter().enumerate().take(200) {
+            let _ = write!(text, "\n{}. {:?}", k + 1, option.text);
+            if !option.value.is_empty() && option.value != option.text {
+                let _ = write!(text, " (value {:?})", option.value);
+            }
+            if option.selected {
+                text.push_str(" [selected]");
+            }
+            if option.disabled {
+                text.push_str(" [disabled]");
+            }
+        }
+        if dropdown.options.len() > 200 {
+            let _ = write!(text, "\n(and {} more)", dropdown.options.len() - 200);
+        }
+        let _ = write!(
+            text,
+            "\nChoose one with select_option, by its text or value."
+        );
+        if dropdown.multiple {
+            text.push_str(" It takes several options: choose them one at a time.");
+        }
+        Ok(Reply::text(text).show_once().memory(format!(
+            "Options of {what}: {}",
+            option_list(&dropdown.options, 10)
+        )))
+    }
+    .await;
+    respond(&browser, &policy, outcome).await
+}
+
+/// Choose an option of the dropdown numbered `index` (a `<select>` or a
+/// custom dropdown), by the option's text or value, as listed by
+/// dropdown_options.
+#[tool(catalogue = false)]
+pub async fn select_option(
+    /// The dropdown's number in the page map.
+    index: u32,
+    /// The option's text or value (case does not matter; a part of the text
+    /// works when no other option shares it).
+    option: String,
+    #[tool(state)] browser: Browser,
+    #[tool(state)] policy: SafetyPolicy,
+) -> ToolResult {
+    // One action at a time, in call order (see `Browser::action_turn`).
+    let _turn = browser.action_turn().await;
+    let outcome = async {
+        let before = browser.current_tab().await?;
+        let chosen = browser.select_option(index, &option).await;
+        if let Err(e) = &chosen
+            && e.is_fatal()
+        {
+            return Err(e.clone());
+        }
+        // Choosing a custom option is a click, which may navigate.
+        check_navigation(&browser, &policy, Some(&before.id)).await?;
+        let chosen = chosen?;
+        let what = label(&chosen.element);
+        let mut reply = Reply::text(format!("Selected {:?} in {what}.", chosen.text))
+            .memory(format!("Selected {:?} in {what}", chosen.text));
+        if !chosen.confirmed {
+            reply = reply.say(
+                "The dropdown does not show it as selected yet: check the page map before \
+                 going on.",
+            );
+        }
+        if let Some(effects) = &chosen.effects {
+            reply = reply.say(effects_sentence(&browser, effects).await?);
+        }
+        Ok(reply)
+    }
+    .await;
+    respond(&browser, &policy, outcome).await
+}
+
+/// Choose a file for the file input numbered `index`, as a person would in
+/// the file dialog. Only files in the folder the host provides can be used;
+/// give the path relative to it.
+#[tool(catalogue = false)]
+pub async fn upload_file(
+    /// The file input's number in the page map (or its label's).
+    index: u32,
+    /// The file's path, relative to the files folder.
+    path: String,
+    #[tool(state)] browser: Browser,
+    #[tool(state)] policy: SafetyPolicy,
+) -> ToolResult {
+    // One action at a time, in call order (see `Browser::action_turn`).
+    let _turn = browser.action_turn().await;
+    let outcome = async {
+        let file = policy.resolve_file(&path)?;
+        let upload = browser
+            .upload_file(index, std::slice::from_ref(&file))
+            .await?;
+        let what = label(&upload.element);
+        let name = file
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| path.clone());
+        if !upload.names.contains(&name) {
+            return Err(BrowserError::script(format!(
+                "the file input {what} did not take the file {name:?} (it holds {:?})",
+                upload.names
+            )));
+        }
+        let size = std::fs::metadata(&file).map(|m| m.len()).unwrap_or(0);
+        Ok(Reply::text(format!(
+            "Chose the file {name:?} ({size} bytes) for {what}."
+        ))
+        .memory(format!("Chose the file {name:?} for {what}")))
+    }
+    .await;
+    respond(&browser, &policy, outcome).await
+}

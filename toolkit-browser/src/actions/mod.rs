@@ -1,0 +1,482 @@
+//! The ready browser actions an agent calls, as `toolkit-core` tools.
+//!
+//! Each action is a `#[tool]` whose session ([`Browser`]) and
+//! [`SafetyPolicy`] are hidden state parameters, so the model sees only
+//! its own arguments. [`registry`] returns a registry builder preloaded
+//! with [`default_tools`] and both states: the host can leave actions out
+//! (`.exclude(["upload_file"])`), add its own tools beside them, and
+//! [`evaluate`] (off by default) with `.tools(tools![toolkit_browser::actions::evaluate])`.
+//!
+//! Every action answers with a short text for the model, a memory line
+//! where one helps later steps, and an **error** result whenever it could
+//! not do what was asked (a stale element number, a blocked navigation, an
+//! option that does not exist...): never a reported success. Every text it
+//! returns (result, memory, error) passes through the policy's redaction,
+//! so a secret's value never comes back out.
+//!
+//! The tools stay out of the global catalogue (`catalogue = false`): they
+//! need a session and a policy, which only [`registry`] provides.
+
+mod completion;
+mod content;
+mod forms;
+mod interaction;
+mod navigation;
+mod script;
+mod tabs;
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use toolkit_core::{Block, Image, Registry, RegistryBuilder, ToolDef, ToolResult, tools};
+
+use crate::error::BrowserError;
+use crate::page_map::Element;
+use crate::safety::SafetyPolicy;
+use crate::session::Browser;
+
+pub use completion::done;
+pub use content::{extract, find_text, screenshot};
+pub use forms::{dropdown_options, select_option, upload_file};
+pub use interaction::{click, input, scroll, send_keys};
+pub use navigation::{go_back, navigate, wait};
+pub use script::evaluate;
+pub use tabs::{close_tab, switch_tab};
+
+/// The names of the actions [`registry`] registers, in that order.
+/// [`evaluate`] is not among them: running the model's JavaScript is for
+/// the host to switch on.
+pub const DEFAULT_ACTIONS: &[&str] = &[
+    "navigate",
+    "go_back",
+    "wait",
+    "click",
+    "input",
+    "dropdown_options",
+    "select_option",
+    "scroll",
+    "send_keys",
+    "switch_tab",
+    "close_tab",
+    "extract",
+    "find_text",
+    "screenshot",
+    "upload_file",
+    "done",
+];
+
+/// The longest wait the `wait` action allows, in seconds.
+pub const MAX_WAIT_SECONDS: f64 = 10.0;
+
+/// How many characters of page text one `extract` call returns.
+pub const EXTRACT_PAGE_CHARS: usize = 10_000;
+
+/// The definitions of the default actions (see [`DEFAULT_ACTIONS`]).
+pub fn default_tools() -> Vec<&'static ToolDef> {
+    tools![
+        navigate,
+        go_back,
+        wait,
+        click,
+        input,
+        dropdown_options,
+        select_option,
+        scroll,
+        send_keys,
+        switch_tab,
+        close_tab,
+        extract,
+        find_text,
+        screenshot,
+        upload_file,
+        done,
+    ]
+    .to_vec()
+}
+
+/// A registry builder holding the default browser actions and their state:
+/// the session and the policy. The policy is also installed in the session
+/// ([`Browser::set_policy`]), so the page map and every navigation obey it.
+///
+/// ```no_run
+/// use toolkit_browser::{Browser, BrowserConfig, SafetyPolicy};
+/// use toolkit_core::tools;
+///
+/// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+/// let browser = Browser::launch(BrowserConfig::default()).await?;
+/// let policy = SafetyPolicy::builder()
+///     .allow_domains(["*.example.com"])
+///     .secret("password", "hunter2")
+///     .build()?;
+/// let registry = toolkit_browser::registry(browser.clone(), policy)
+///     .exclude(["upload_file"])
+///     .tools(tools![toolkit_browser::actions::evaluate]) // off unless added
+///     .build()?;
+/// let outcome = registry
+///     .call("navigate", r#"{"url": "https://www.example.com"}"#)
+///     .await;
+/// println!("{}", outcome.result.to_text());
+/// println!("{}", browser.page_map().await?.render());
+/// # Ok(())
+/// # }
+/// ```
+pub fn registry(browser: Browser, policy: SafetyPolicy) -> RegistryBuilder {
+    browser.set_policy(policy.clone());
+    Registry::builder()
+        .tools(default_tools())
+        .state(browser)
+        .state(policy)
+}
+
+/// What an action has to say, before redaction turns it into a
+/// [`ToolResult`].
+#[derive(Default)]
+pub(crate) struct Reply {
+    text: String,
+    memory: Option<String>,
+    png: Option<Vec<u8>>,
+    show_once: bool,
+    error: Option<BrowserError>,
+    done: Option<bool>,
+    attachments: Vec<PathBuf>,
+    attributes: Vec<(&'static str, serde_json::Value)>,
+}
+
+impl Reply {
+    pub(crate) fn text(text: impl Into<String>) -> Self {
+        Self {
+            text: text.into(),
+            ..Self::default()
+        }
+    }
+
+    pub(crate) fn memory(mut self, memory: impl Into<String>) -> Self {
+        self.memory = Some(memory.into());
+        self
+    }
+
+    pub(crate) fn png(mut self, bytes: Vec<u8>) -> Self {
+        self.png = Some(bytes);
+        self
+    }
+
+    /// Long content (page text, a screenshot) is shown at the next step
+    /// only; later steps keep the memory line.
+    pub(crate) fn show_once(mut self) -> Self {
+        self.show_once = true;
+        self
+    }
+
+    /// Marks the action as failed, keeping the text of what it did do.
+    pub(crate) fn failed(mut self, error: BrowserError) -> Self {
+        self.error = Some(error);
+        self
+    }
+
+    pub(crate) fn finish(mut self, success: bool) -> Self {
+        self.done = Some(success);
+        self
+    }
+
+    pub(crate) fn attach(mut self, path: PathBuf) -> Self {
+        self.attachments.push(path);
+        self
+    }
+
+    pub(crate) fn attribute(
+        mut self,
+        key: &'static str,
+        value: impl Into<serde_json::Value>,
+    ) -> Self {
+        self.attributes.push((key, value.into()));
+        self
+    }
+
+    /// Adds a sentence to the text.
+    pub(crate) fn say(mut self, sentence: impl AsRef<str>) -> Self {
+        let sentence = sentence.as_ref();
+        if !sentence.is_empty() {
+            if !self.text.is_empty() {
+                self.text
+                    .push(if self.text.ends_with('\n') { '\n' } else { ' ' });
+            }
+            self.text.push_str(sentence);
+        }
+        self
+    }
+}
+
+impl From<BrowserError> for Reply {
+    fn from(error: BrowserError) -> Self {
+        Self::default().failed(error)
+    }
+}
+
+/// The end of every action: notes the dialogs the page showed meanwhile,
+/// redacts every text, and builds the result.
+pub(crate) async fn respond(
+    browser: &Browser,
+    policy: &SafetyPolicy,
+    outcome: Result<Reply, BrowserError>,
+) -> ToolResult {
+    let mut reply = outcome.unwrap_or_else(Reply::from);
+    let dialogs = browser.take_dialogs().await;
+    if !dialogs.is_empty() {
+        reply = reply.say(format!(
+            "Dialogs the page showed (accepted automatically): {}.",
+            dialogs.join("; ")
+        ));
+    }
+    build(policy, reply)
+}
+
+/// Builds the result from a reply, redacting every text in it. The only
+/// place a browser tool's result is made.
+pub(crate) fn build(policy: &SafetyPolicy, reply: Reply) -> ToolResult {
+    let redact = |text: &str| policy.redact(text).into_owned();
+    let text = redact(&reply.text);
+    let mut result = match reply.png {
+        Some(bytes) => match Image::png(&bytes) {
+            Ok(image) => ToolResult::blocks([Block::text(text), Block::image(image)]),
+            Err(e) => ToolResult::text(text)
+                .with_error(format!("the screenshot is not a valid PNG image: {e}")),
+        },
+        None if text.is_empty() => ToolResult::blocks([]),
+        None => ToolResult::text(text),
+    };
+    if let Some(error) = &reply.error {
+        result = result
+            .with_error(redact(&error.to_string()))
+            .with_attribute("error_kind", error_kind(error));
+        if error.is_fatal() {
+            // For the host: the session must be restarted
+            // (`Browser::restart`) before any action can work again.
+            result = result.with_attribute("browser_fatal", true);
+        }
+    }
+    if let Some(memory) = &reply.memory {
+        result = result.with_memory(redact(memory));
+    }
+    if reply.show_once && reply.error.is_none() {
+        result = result.show_once();
+    }
+    if let Some(success) = reply.done {
+        result = result.finish(success);
+    }
+    for path in reply.attachments {
+        result = result.with_attachment(path);
+    }
+    for (key, value) in reply.attributes {
+        let value = match value {
+            serde_json::Value::String(s) => serde_json::Value::String(redact(&s)),
+            other => other,
+        };
+        result = result.with_attribute(key, value);
+    }
+    result
+}
+
+/// A short name of the error's kind, for the host (an attribute).
+fn error_kind(error: &BrowserError) -> &'static str {
+    match error {
+        BrowserError::NoBrowser { .. } => "no_browser",
+        BrowserError::Launch { .. } => "launch",
+        BrowserError::Closed => "closed",
+        BrowserError::Disconnected { .. } => "disconnected",
+        BrowserError::StaleElement { .. } => "stale_element",
+        BrowserError::NotClickable { .. } => "not_clickable",
+        BrowserError::NotEditable { .. } => "not_editable",
+        BrowserError::NoSuchTab { .. } => "no_such_tab",
+        BrowserError::NoHistory => "no_history",
+        BrowserError::Navigation { .. } => "navigation",
+        BrowserError::Timeout { .. } => "timeout",
+        BrowserError::InvalidInput { .. } => "invalid_input",
+        BrowserError::Script { .. } => "script",
+        BrowserError::Protocol { .. } => "protocol",
+        BrowserError::Io { .. } => "io",
+        BrowserError::Blocked { .. } => "blocked",
+        BrowserError::Refused { .. } => "refused",
+    }
+}
+
+/// An element as the model's messages name it:
+/// `[12] <input type=text name=q> "Query"`.
+pub(crate) fn label(element: &Element) -> String {
+    let mut out = format!("[{}] <{}", element.index, element.tag);
+    if let Some(t) = &element.input_type {
+        let _ = write!(out, " type={t}");
+    }
+    if let Some(r) = &element.role {
+        let _ = write!(out, " role={r}");
+    }
+    if let Some(n) = &element.field_name {
+        let _ = write!(out, " name={n}");
+    }
+    out.push('>');
+    let words = element
+        .name
+        .as_deref()
+        .or(element.text.as_deref())
+        .or(element.placeholder.as_deref())
+        .or(element.href.as_deref())
+        .filter(|w| !w.is_empty());
+    if let Some(words) = words {
+        let _ = write!(out, " {:?}", cut(words, 60));
+    }
+    out
+}
+
+/// `text` cut to `max` characters, with an ellipsis when cut.
+pub(crate) fn cut(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_owned();
+    }
+    let mut out: String = text.chars().take(max.saturating_sub(1)).collect();
+    out.push('\u{2026}');
+    out
+}
+
+/// `"Title" (url)` of the current tab, or the URL alone when untitled.
+pub(crate) async fn here(browser: &Browser) -> Result<String, BrowserError> {
+    let info = browser.page_info().await?;
+    Ok(page_line(&info.title, &info.url))
+}
+
+pub(crate) fn page_line(title: &str, url: &str) -> String {
+    if title.trim().is_empty() {
+        url.to_owned()
+    } else {
+        format!("{:?} ({url})", cut(title.trim(), 80))
+    }
+}
+
+/// After anything that may have navigated: a top-level navigation the
+/// policy stopped (the guard's log), or a page the policy does not allow,
+/// is an error, and the tab is brought back to an allowed page: a tab this
+/// action opened (`opened`, with the tab that was current before) is
+/// closed, any other goes back one page.
+pub(crate) async fn check_navigation(
+    browser: &Browser,
+    policy: &SafetyPolicy,
+    opened: Option<&str>,
+) -> Result<(), BrowserError> {
+    let blocked = browser.take_blocked();
+    let info = browser.page_info().await?;
+    let disallowed = policy.check_url(&info.url).err();
+    let on_error_page = info.url.starts_with("chrome-error:");
+    if blocked.is_empty() && disallowed.is_none() {
+        return Ok(());
+    }
+    let (url, reason) = match (blocked.into_iter().next(), disallowed) {
+        (Some(first), _) => (first.url, first.reason),
+        (None, Some(reason)) => (info.url.clone(), reason),
+        (None, None) => return Ok(()),
+    };
+    let mut then = None;
+    if on_error_page || policy.check_url(&info.url).is_err() {
+        match restore(browser, opened).await {
+            Ok(line) => then = Some(line),
+            Err(e) if e.is_fatal() => return Err(e),
+            Err(_) => {}
+        }
+    }
+    Err(BrowserError::Blocked { url, reason, then })
+}
+
+/// Leaves a blocked or disallowed page; says where the tab is now.
+async fn restore(browser: &Browser, opened: Option<&str>) -> Result<String, BrowserError> {
+    if let Some(previous) = opened {
+        let current = browser.current_tab().await?;
+        if current.id != previous {
+            browser.close_tab(&current.id).await?;
+            // Closing picks the most recent tab; the one the action started
+            // from is the one the model knows.
+            let back = browser.switch_tab(previous).await?;
+            return Ok(format!(
+                "The tab it opened was closed, and {} is current again",
+                tab_line(&back)
+            ));
+        }
+    }
+    match browser.go_back().await {
+        Ok(info) => Ok(format!(
+            "The tab went back to {}",
+            page_line(&info.title, &info.url)
+        )),
+        Err(BrowserError::NoHistory) => {
+            let info = browser.navigate("about:blank").await?;
+            Ok(format!("The tab shows {} instead", info.url))
+        }
+        Err(e) => Err(e),
+    }
+}
+
+pub(crate) fn tab_line(tab: &crate::TabInfo) -> String {
+    format!("Tab {} {}", tab.id, page_line(&tab.title, &tab.url))
+}
+
+/// The sentence describing what an input caused (a tab, a navigation).
+pub(crate) async fn effects_sentence(
+    browser: &Browser,
+    effects: &crate::Effects,
+) -> Result<String, BrowserError> {
+    if let Some(tab) = &effects.new_tab {
+        let info = browser.page_info().await?;
+        return Ok(format!(
+            "It opened a new tab, which is now current: Tab {} {}.",
+            tab.id,
+            page_line(&info.title, &info.url)
+        ));
+    }
+    if effects.navigated {
+        let now = here(browser).await?;
+        if effects.still_loading {
+            return Ok(format!("The page is now {now}, still loading."));
+        }
+        return Ok(format!("The page is now {now}."));
+    }
+    Ok(String::new())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_default_action_is_listed_once() {
+        let names: Vec<&str> = default_tools().iter().map(|d| d.name()).collect();
+        assert_eq!(names, DEFAULT_ACTIONS);
+    }
+
+    #[test]
+    fn results_are_redacted_everywhere() {
+        let policy = SafetyPolicy::builder()
+            .secret("pw", "hunter2")
+            .build()
+            .unwrap();
+        let reply = Reply::text("typed hunter2")
+            .memory("memory hunter2")
+            .attribute("raw", "hunter2")
+            .failed(BrowserError::Script {
+                detail: "threw hunter2".into(),
+            });
+        let result = build(&policy, reply);
+        let all = format!("{result:?}");
+        assert!(!all.contains("hunter2"), "{all}");
+        assert_eq!(
+            result.error_message(),
+            Some("a script on the page failed: threw <secret>pw</secret>")
+        );
+        assert_eq!(result.memory(), Some("memory <secret>pw</secret>"));
+    }
+
+    #[test]
+    fn labels_name_the_element() {
+        let el: Element = serde_json::from_str(
+            r#"{"i":12,"tag":"input","type":"text","field":"q","name":"Query"}"#,
+        )
+        .unwrap();
+        assert_eq!(label(&el), r#"[12] <input type=text name=q> "Query""#);
+        assert_eq!(cut("abcdef", 4), "abc\u{2026}");
+    }
+}

@@ -1,0 +1,139 @@
+//! Going places: `navigate`, `go_back`, `wait`.
+
+use std::time::Duration;
+
+use toolkit_core::{ToolResult, tool};
+
+use super::{MAX_WAIT_SECONDS, Reply, check_navigation, here, page_line, respond};
+use crate::error::BrowserError;
+use crate::input::normalize_url;
+use crate::safety::SafetyPolicy;
+use crate::session::Browser;
+
+/// Open a URL in the current tab, or in a new tab, and wait for it to load.
+///
+/// A URL without a scheme gets https:// (http:// for localhost). Only web
+/// pages on allowed sites can be opened; anything else is refused with the
+/// reason.
+#[tool(catalogue = false)]
+pub async fn navigate(
+    /// The URL to open.
+    url: String,
+    /// Open it in a new tab (which becomes the current tab) instead of the
+    /// current one. Default false.
+    new_tab: Option<bool>,
+    #[tool(state)] browser: Browser,
+    #[tool(state)] policy: SafetyPolicy,
+) -> ToolResult {
+    // One action at a time, in call order (see `Browser::action_turn`).
+    let _turn = browser.action_turn().await;
+    let outcome = open(&browser, &policy, &url, new_tab.unwrap_or(false)).await;
+    respond(&browser, &policy, outcome).await
+}
+
+async fn open(
+    browser: &Browser,
+    policy: &SafetyPolicy,
+    url: &str,
+    new_tab: bool,
+) -> Result<Reply, BrowserError> {
+    // A refused URL loads nothing and opens no tab.
+    browser.check_policy(&normalize_url(url)?)?;
+    let previous = if new_tab {
+        let before = browser.current_tab().await?;
+        browser.open_tab("about:blank").await?;
+        Some(before.id)
+    } else {
+        None
+    };
+    let loaded = browser.navigate(url).await;
+    if let Err(e) = &loaded
+        && e.is_fatal()
+    {
+        return Err(e.clone());
+    }
+    check_navigation(browser, policy, previous.as_deref()).await?;
+    if let (Err(_), Some(previous)) = (&loaded, &previous) {
+        // The page did not load: the tab opened for it goes again.
+        let tab = browser.current_tab().await?;
+        if tab.id != *previous {
+            browser.close_tab(&tab.id).await?;
+            browser.switch_tab(previous).await?;
+        }
+    }
+    let info = loaded?;
+    let page = page_line(&info.title, &info.url);
+    if new_tab {
+        let tab = browser.current_tab().await?;
+        Ok(Reply::text(format!(
+            "Opened {page} in a new tab, Tab {}, now current.",
+            tab.id
+        ))
+        .memory(format!("Opened {} in new tab {}", info.url, tab.id)))
+    } else {
+        Ok(Reply::text(format!("Opened {page}.")).memory(format!("Opened {}", info.url)))
+    }
+}
+
+/// Go back to the previous page of the current tab.
+#[tool(catalogue = false)]
+pub async fn go_back(
+    #[tool(state)] browser: Browser,
+    #[tool(state)] policy: SafetyPolicy,
+) -> ToolResult {
+    // One action at a time, in call order (see `Browser::action_turn`).
+    let _turn = browser.action_turn().await;
+    let outcome = async {
+        let went = browser.go_back().await;
+        if let Err(e) = &went
+            && e.is_fatal()
+        {
+            return Err(e.clone());
+        }
+        check_navigation(&browser, &policy, None).await?;
+        let info = went?;
+        let page = page_line(&info.title, &info.url);
+        Ok(Reply::text(format!("Went back to {page}."))
+            .memory(format!("Went back to {}", info.url)))
+    }
+    .await;
+    respond(&browser, &policy, outcome).await
+}
+
+/// Wait for the page to change (content still loading, an animation, a
+/// search running), then look at the page again.
+///
+/// At most 10 seconds per call; a longer wait is cut to 10 seconds.
+#[tool(catalogue = false)]
+pub async fn wait(
+    /// How many seconds to wait (fractions allowed; default 3, at most 10).
+    seconds: Option<f64>,
+    #[tool(state)] browser: Browser,
+    #[tool(state)] policy: SafetyPolicy,
+) -> ToolResult {
+    // One action at a time, in call order (see `Browser::action_turn`).
+    let _turn = browser.action_turn().await;
+    let outcome = async {
+        let asked = seconds.unwrap_or(3.0);
+        if !asked.is_finite() || asked < 0.0 {
+            return Err(BrowserError::invalid(format!(
+                "cannot wait {asked} seconds: give a number from 0 to {MAX_WAIT_SECONDS}"
+            )));
+        }
+        let waited = asked.min(MAX_WAIT_SECONDS);
+        // A dead browser is said at once rather than after the wait.
+        browser.page_info().await?;
+        tokio::time::sleep(Duration::from_secs_f64(waited)).await;
+        check_navigation(&browser, &policy, None).await?;
+        let mut reply =
+            Reply::text(format!("Waited {waited} s.")).memory(format!("Waited {waited} s"));
+        if asked > MAX_WAIT_SECONDS {
+            reply = reply.say(format!(
+                "(That is the longest one wait can take; {asked} s were asked.)"
+            ));
+        }
+        Ok(reply.say(format!("The page is {}.", here(&browser).await?)))
+    }
+    .await;
+    respond(&browser, &policy, outcome).await
+}

@@ -1,0 +1,60 @@
+//! Running the model's JavaScript: `evaluate`, off unless the host adds it.
+
+use toolkit_core::{ToolResult, tool};
+
+use super::{Reply, check_navigation, cut, effects_sentence, respond};
+use crate::safety::SafetyPolicy;
+use crate::session::Browser;
+
+/// The most characters of a script's result returned to the model.
+const MAX_RESULT_CHARS: usize = 20_000;
+
+/// Run JavaScript in the current page and return its value as JSON
+/// (a promise is awaited). Use it only when no other action can do the job.
+///
+/// The code is one expression; for statements, wrap them in a function:
+/// (() => { ...; return value; })()
+///
+/// # Off by default
+///
+/// Not in [`DEFAULT_ACTIONS`](super::DEFAULT_ACTIONS): running code the
+/// model wrote is the host's decision. Add it with
+/// `.tools(tools![toolkit_browser::actions::evaluate])`. The page's own
+/// scripts see what it does; navigations it causes obey the policy, and
+/// its result is redacted like every other.
+#[tool(catalogue = false)]
+pub async fn evaluate(
+    /// The JavaScript expression to run.
+    code: String,
+    #[tool(state)] browser: Browser,
+    #[tool(state)] policy: SafetyPolicy,
+) -> ToolResult {
+    // One action at a time, in call order (see `Browser::action_turn`).
+    let _turn = browser.action_turn().await;
+    let outcome = async {
+        let before = browser.current_tab().await?;
+        let value = browser.evaluate_settled(&code).await;
+        if let Err(e) = &value
+            && e.is_fatal()
+        {
+            return Err(e.clone());
+        }
+        check_navigation(&browser, &policy, Some(&before.id)).await?;
+        let (value, effects) = value?;
+        let shown = match &value {
+            serde_json::Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        let total = shown.chars().count();
+        let mut text = format!("Result: {}", cut(&shown, MAX_RESULT_CHARS));
+        if total > MAX_RESULT_CHARS {
+            text.push_str(&format!(" [cut: the result has {total} characters]"));
+        }
+        Ok(Reply::text(text)
+            .show_once()
+            .say(effects_sentence(&browser, &effects).await?)
+            .memory(format!("Ran a script; it returned {}", cut(&shown, 80))))
+    }
+    .await;
+    respond(&browser, &policy, outcome).await
+}

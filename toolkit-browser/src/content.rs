@@ -1,0 +1,106 @@
+//! Reading the page: its text as markdown, and finding a text on it.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::BrowserError;
+use crate::session::Browser;
+
+/// The most characters of markdown [`Browser::page_text`] converts; a page
+/// with more is cut there ([`PageText::truncated`]).
+pub const MAX_PAGE_TEXT_CHARS: u32 = 2_000_000;
+
+/// The readable text of a page (see [`Browser::page_text`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PageText {
+    /// The page's URL.
+    pub url: String,
+    /// The page's title.
+    pub title: String,
+    /// The text as markdown.
+    pub markdown: String,
+    /// The page had more text than [`MAX_PAGE_TEXT_CHARS`].
+    pub truncated: bool,
+}
+
+/// Where [`Browser::find_text`] found a text.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TextMatch {
+    /// How many times the text occurs (counting stops at 1000).
+    pub found: u32,
+    /// Which occurrence was scrolled to, from 1.
+    pub nth: u32,
+    /// The occurrence with some text around it.
+    pub context: String,
+    /// The vertical scroll position afterwards, CSS pixels.
+    #[serde(rename = "scroll")]
+    pub scroll_y: i64,
+}
+
+#[derive(Deserialize)]
+struct FindReply {
+    found: u32,
+    #[serde(default)]
+    nth: u32,
+    #[serde(default)]
+    context: String,
+    #[serde(default)]
+    scroll: i64,
+}
+
+impl Browser {
+    /// The current tab's readable text as markdown: headings, paragraphs,
+    /// links with absolute URLs, lists, tables, preformatted text and
+    /// quotes, including open shadow roots and same-origin frames, without
+    /// hidden elements and form field values. Secrets of the
+    /// [policy](Self::set_policy) are shown as placeholders.
+    ///
+    /// # Errors
+    ///
+    /// A dead session, or a page that breaks the conversion.
+    pub async fn page_text(&self) -> Result<PageText, BrowserError> {
+        let mut text: PageText = {
+            let mut session = self.live().await?;
+            let page = session.current.clone();
+            let args = serde_json::json!({ "maxChars": MAX_PAGE_TEXT_CHARS });
+            session.call(&page, "extract", args).await?
+        };
+        if let Some(policy) = self.policy() {
+            let r = policy.redactor();
+            r.redact_in_place(&mut text.markdown);
+            r.redact_in_place(&mut text.url);
+            r.redact_in_place(&mut text.title);
+        }
+        Ok(text)
+    }
+
+    /// Scrolls to occurrence `nth` (from 1; the first when out of range) of
+    /// `text` on the current tab (ignoring case and runs of white space;
+    /// through open shadow roots, same-origin frames and scroll
+    /// containers). `None` when the text is not on the page.
+    ///
+    /// # Errors
+    ///
+    /// [`BrowserError::InvalidInput`] for an empty text, or a dead session.
+    pub async fn find_text(&self, text: &str, nth: u32) -> Result<Option<TextMatch>, BrowserError> {
+        if text.trim().is_empty() {
+            return Err(BrowserError::invalid("the text to find is empty"));
+        }
+        let mut session = self.live().await?;
+        let page = session.current.clone();
+        let args = serde_json::json!({ "text": text, "nth": nth.max(1) });
+        let reply: FindReply = session.call(&page, "findText", args).await?;
+        if reply.found == 0 {
+            return Ok(None);
+        }
+        let mut context = reply.context;
+        if let Some(policy) = self.policy() {
+            policy.redactor().redact_in_place(&mut context);
+        }
+        Ok(Some(TextMatch {
+            found: reply.found,
+            nth: reply.nth,
+            context,
+            scroll_y: reply.scroll,
+        }))
+    }
+}

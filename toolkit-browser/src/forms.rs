@@ -1,0 +1,355 @@
+//! Dropdowns and file inputs: the form controls that typing and clicking
+//! do not cover.
+
+use std::path::PathBuf;
+
+use chromiumoxide::cdp::browser_protocol::dom::SetFileInputFilesParams;
+use serde::{Deserialize, Serialize};
+
+use crate::error::BrowserError;
+use crate::input::Effects;
+use crate::page_map::{Element, MAX_TEXT_CHARS};
+use crate::session::Browser;
+
+/// One option of a dropdown.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DropdownOption {
+    /// The option's text.
+    pub text: String,
+    /// Its value (`<option value>`, or an ARIA option's `data-value` or
+    /// `value`; empty when it has none).
+    #[serde(default)]
+    pub value: String,
+    /// Whether it is selected now.
+    #[serde(default)]
+    pub selected: bool,
+    /// Whether it cannot be chosen.
+    #[serde(default)]
+    pub disabled: bool,
+}
+
+/// A dropdown and its options.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Dropdown {
+    /// The element asked about.
+    pub element: Element,
+    /// A native `<select>` (else an ARIA listbox or menu).
+    pub native: bool,
+    /// A `<select multiple>`.
+    pub multiple: bool,
+    /// An ARIA widget that says it is collapsed (`aria-expanded=false`):
+    /// its options may appear only once it is opened.
+    pub collapsed: bool,
+    /// The options, in order.
+    pub options: Vec<DropdownOption>,
+}
+
+/// What [`Browser::select_option`] did.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Selection {
+    /// The dropdown, as it was before.
+    pub element: Element,
+    /// The chosen option's text.
+    pub text: String,
+    /// The chosen option's value.
+    pub value: String,
+    /// Whether the dropdown shows the option as selected afterwards.
+    pub confirmed: bool,
+    /// For an ARIA dropdown, what clicking the option caused (a navigation,
+    /// a new tab).
+    pub effects: Option<Effects>,
+}
+
+/// What [`Browser::upload_file`] did.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Upload {
+    /// The element asked about.
+    pub element: Element,
+    /// The names of the files the input holds afterwards.
+    pub names: Vec<String>,
+}
+
+#[derive(Deserialize)]
+struct OptionsReply {
+    #[serde(default)]
+    stale: bool,
+    el: Option<Element>,
+    #[serde(default, rename = "notDropdown")]
+    not_dropdown: bool,
+    #[serde(default)]
+    native: bool,
+    #[serde(default)]
+    multiple: bool,
+    #[serde(default)]
+    collapsed: bool,
+    #[serde(default)]
+    options: Vec<DropdownOption>,
+}
+
+#[derive(Deserialize)]
+struct SelectReply {
+    #[serde(default)]
+    stale: bool,
+    el: Option<Element>,
+    #[serde(default, rename = "notDropdown")]
+    not_dropdown: bool,
+    #[serde(default, rename = "noMatch")]
+    no_match: bool,
+    #[serde(default)]
+    options: Vec<DropdownOption>,
+    #[serde(rename = "disabledOption")]
+    disabled_option: Option<String>,
+    #[serde(default, rename = "disabledSelect")]
+    disabled_select: bool,
+    #[serde(default)]
+    native: bool,
+    #[serde(default)]
+    text: String,
+    #[serde(default)]
+    value: String,
+    #[serde(default)]
+    selected: bool,
+    /// The number given to an ARIA option, to click.
+    option: Option<u32>,
+    #[serde(default)]
+    next: u32,
+}
+
+#[derive(Deserialize)]
+struct FileReply {
+    #[serde(default)]
+    stale: bool,
+    el: Option<Element>,
+    #[serde(rename = "notFile")]
+    not_file: Option<String>,
+    #[serde(default)]
+    multiple: bool,
+}
+
+#[derive(Deserialize)]
+struct NamesReply {
+    #[serde(default)]
+    stale: bool,
+    #[serde(default)]
+    names: Vec<String>,
+}
+
+fn not_a_dropdown(index: u32, element: &Element) -> BrowserError {
+    BrowserError::invalid(format!(
+        "element [{index}] is a <{}>, not a dropdown: dropdown options work on <select> \
+         elements and on ARIA listboxes and menus; click other elements instead",
+        element.tag
+    ))
+}
+
+/// The options as one line for messages: `"Rust", "Go" (selected)`.
+pub(crate) fn option_list(options: &[DropdownOption], limit: usize) -> String {
+    let mut shown: Vec<String> = options
+        .iter()
+        .take(limit)
+        .map(|o| {
+            let mut s = format!("{:?}", o.text);
+            if o.selected {
+                s.push_str(" (selected)");
+            }
+            if o.disabled {
+                s.push_str(" (disabled)");
+            }
+            s
+        })
+        .collect();
+    if options.len() > limit {
+        shown.push(format!("and {} more", options.len() - limit));
+    }
+    shown.join(", ")
+}
+
+impl Browser {
+    /// The options of dropdown `index`: a native `<select>` (or a label or
+    /// wrapper holding one), or an ARIA listbox or menu (the element, the
+    /// one it names in `aria-controls`/`aria-owns`, or one inside it).
+    ///
+    /// # Errors
+    ///
+    /// [`BrowserError::StaleElement`], or [`BrowserError::InvalidInput`]
+    /// for an element that is not a dropdown.
+    pub async fn dropdown_options(&self, index: u32) -> Result<Dropdown, BrowserError> {
+        let mut session = self.live().await?;
+        let page = session.current.clone();
+        let args = serde_json::json!({ "index": index, "maxText": MAX_TEXT_CHARS });
+        let reply: OptionsReply = session.call(&page, "dropdownOptions", args).await?;
+        let (Some(element), false) = (reply.el, reply.stale) else {
+            return Err(BrowserError::StaleElement { index });
+        };
+        if reply.not_dropdown {
+            return Err(not_a_dropdown(index, &element));
+        }
+        Ok(Dropdown {
+            element,
+            native: reply.native,
+            multiple: reply.multiple,
+            collapsed: reply.collapsed,
+            options: reply.options,
+        })
+    }
+
+    /// Chooses the option `wanted` names (its text, its value, either
+    /// ignoring case, or a part of one text that no other shares) in
+    /// dropdown `index`. A native `<select>` is set as its own picker would
+    /// (with `input` and `change` events); an ARIA option is clicked like a
+    /// person would, after opening the dropdown if it is closed.
+    ///
+    /// # Errors
+    ///
+    /// [`BrowserError::StaleElement`]; [`BrowserError::InvalidInput`] for an
+    /// element that is not a dropdown, a disabled option or dropdown, or no
+    /// matching option (the message lists the options).
+    pub async fn select_option(&self, index: u32, wanted: &str) -> Result<Selection, BrowserError> {
+        let reply: SelectReply = {
+            let mut session = self.live().await?;
+            let page = session.current.clone();
+            let args = serde_json::json!({
+                "index": index,
+                "wanted": wanted,
+                "base": self.next_index(),
+                "maxText": MAX_TEXT_CHARS,
+            });
+            session.call(&page, "selectOption", args).await?
+        };
+        self.advance_index(reply.next);
+        let (Some(element), false) = (reply.el, reply.stale) else {
+            return Err(BrowserError::StaleElement { index });
+        };
+        if reply.not_dropdown {
+            return Err(not_a_dropdown(index, &element));
+        }
+        if reply.no_match {
+            return Err(BrowserError::invalid(format!(
+                "dropdown [{index}] has no option {wanted:?}; its options are {}",
+                option_list(&reply.options, 30)
+            )));
+        }
+        if let Some(text) = reply.disabled_option {
+            return Err(BrowserError::invalid(format!(
+                "the option {text:?} of dropdown [{index}] is disabled and cannot be chosen"
+            )));
+        }
+        if reply.disabled_select {
+            return Err(BrowserError::invalid(format!(
+                "dropdown [{index}] is disabled; nothing can be chosen in it"
+            )));
+        }
+        if reply.native {
+            return Ok(Selection {
+                element,
+                text: reply.text,
+                value: reply.value,
+                confirmed: reply.selected,
+                effects: None,
+            });
+        }
+        let Some(option) = reply.option else {
+            return Err(BrowserError::script("the option to click is missing"));
+        };
+        let clicked = match self.click(option).await {
+            Err(BrowserError::NotClickable { .. }) => {
+                // The list is closed: open it, then pick.
+                self.click(index).await?;
+                self.click(option).await
+            }
+            other => other,
+        };
+        let effects = clicked
+            .map_err(|e| match e {
+                BrowserError::NotClickable { reason, .. } => BrowserError::NotClickable {
+                    index,
+                    reason: format!("its option {:?} {reason}", reply.text),
+                },
+                other => other,
+            })?
+            .effects;
+        let confirmed = self.confirm_selection(index, option, &reply.text).await;
+        Ok(Selection {
+            element,
+            text: reply.text,
+            value: reply.value,
+            confirmed,
+            effects: Some(effects),
+        })
+    }
+
+    /// Whether an ARIA dropdown shows `text` as chosen: the option says it
+    /// is selected, or the dropdown's own text or value now shows it.
+    async fn confirm_selection(&self, index: u32, option: u32, text: &str) -> bool {
+        if let Ok(chosen) = self.element(option).await
+            && chosen.selected == Some(true)
+        {
+            return true;
+        }
+        if let Ok(dropdown) = self.dropdown_options(index).await
+            && dropdown
+                .options
+                .iter()
+                .any(|o| o.selected && o.text == text)
+        {
+            return true;
+        }
+        match self.element(index).await {
+            Ok(el) => [el.value, el.text, el.name]
+                .iter()
+                .flatten()
+                .any(|shown| shown.contains(text)),
+            Err(_) => false,
+        }
+    }
+
+    /// Puts files into file input `index` (an `<input type=file>`, a label
+    /// for one, or an element holding one) through `DOM.setFileInputFiles`,
+    /// as a person choosing them in the file dialog would (the page gets
+    /// `input` and `change` events). Paths are used as given: check them
+    /// first (see [`SafetyPolicy::resolve_file`](crate::SafetyPolicy::resolve_file)).
+    ///
+    /// # Errors
+    ///
+    /// [`BrowserError::StaleElement`]; [`BrowserError::InvalidInput`] for an
+    /// element that is no file input, or several files for an input that
+    /// takes one.
+    pub async fn upload_file(&self, index: u32, files: &[PathBuf]) -> Result<Upload, BrowserError> {
+        let mut session = self.live().await?;
+        let page = session.current.clone();
+        let args = serde_json::json!({ "index": index, "maxText": MAX_TEXT_CHARS });
+        let reply: FileReply = session.call(&page, "fileInput", args).await?;
+        let (Some(element), false) = (reply.el, reply.stale) else {
+            return Err(BrowserError::StaleElement { index });
+        };
+        if let Some(what) = reply.not_file {
+            return Err(BrowserError::invalid(format!(
+                "element [{index}] is {what}, not a file input; pick an <input type=file> (or \
+                 its label) from the page map"
+            )));
+        }
+        if files.len() > 1 && !reply.multiple {
+            return Err(BrowserError::invalid(format!(
+                "file input [{index}] takes one file, not {}",
+                files.len()
+            )));
+        }
+        let node = session
+            .element_object(&page, "fileNode", index)
+            .await?
+            .ok_or(BrowserError::StaleElement { index })?;
+        let mut params =
+            SetFileInputFilesParams::new(files.iter().map(|p| p.display().to_string()).collect());
+        params.object_id = Some(node);
+        session.exec(&page, params, "choosing the file").await?;
+        let args = serde_json::json!({ "index": index });
+        let names: NamesReply = session.call(&page, "fileNames", args).await?;
+        if names.stale {
+            return Err(BrowserError::StaleElement { index });
+        }
+        Ok(Upload {
+            element,
+            names: names.names,
+        })
+    }
+}
