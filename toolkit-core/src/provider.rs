@@ -162,8 +162,9 @@ impl Registry {
     ///
     /// Fails, naming each tool and the reason, when a tool's schema cannot
     /// be lowered for the provider (a free-form map under OpenAI strict
-    /// mode, a recursive type for Gemini). [`RegistryBuilder::require`]
-    /// (crate::RegistryBuilder::require) moves that check to build time.
+    /// mode, a recursive type for Gemini).
+    /// [`RegistryBuilder::require`](crate::RegistryBuilder::require) moves
+    /// that check to build time.
     pub fn definitions(&self, provider: Provider) -> Result<Definitions, DefinitionsError> {
         let mut items = Vec::new();
         let mut failures = Vec::new();

@@ -117,8 +117,9 @@
 /// implementing [`Tool`](crate::Tool), so
 /// [`tools![search, fetch]`](crate::tools) lists definitions by function
 /// name. Every `#[tool]` in the program also joins a global catalogue at
-/// link time, from which [`RegistryBuilder::catalogue`]
-/// (crate::RegistryBuilder::catalogue) and its siblings build registries by
+/// link time, from which
+/// [`RegistryBuilder::catalogue`](crate::RegistryBuilder::catalogue) and its
+/// siblings build registries by
 /// module or by name.
 ///
 /// # Mistakes are compile errors
