@@ -33,6 +33,24 @@ fn blocks_keep_their_order() {
 }
 
 #[test]
+fn blocks_of_any_count_keep_every_field() {
+    for count in 0..4 {
+        let blocks: Vec<Block> = (0..count).map(|i| Block::text(i.to_string())).collect();
+        let result = ToolResult::blocks(blocks.clone())
+            .with_error("partial")
+            .with_memory("m")
+            .finish(false);
+        assert_eq!(result.content(), blocks.as_slice(), "{count} block(s)");
+        assert_eq!(result.error_message(), Some("partial"));
+        assert_eq!(result.memory(), Some("m"));
+        assert_eq!(result.success(), Some(false));
+        let copy = result.clone().with_note("n");
+        assert_eq!(copy.content(), blocks.as_slice());
+        assert_eq!(result.note(), None, "a clone's extras are its own");
+    }
+}
+
+#[test]
 fn single_text_of_anything_else_is_an_error_not_a_panic() {
     let two = ToolResult::blocks([Block::text("a"), Block::text("b")]);
     let error = two.as_text().unwrap_err();

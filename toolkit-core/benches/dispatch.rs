@@ -7,8 +7,15 @@
 //! await the same `async fn`, so only dispatch differs. The allocations per
 //! call are counted by the `dispatch_allocations` benchmark, whose counting
 //! allocator would slow every allocation timed here.
+//!
+//! Criterion times one path after the other, so a machine whose speed drifts
+//! (a virtual machine's neighbours, frequency scaling) moves the ratio
+//! between them. After criterion's runs, `--bench` also times the two paths
+//! in alternating rounds and prints the median of the rounds' ratios, which
+//! such drift cancels out of.
 
 use std::hint::black_box;
+use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
 
@@ -35,6 +42,67 @@ fn bench(c: &mut Criterion) {
         b.iter(|| registry_call(&runtime, &registry, black_box(ARGUMENTS)))
     });
     group.finish();
+
+    if std::env::args().any(|arg| arg == "--bench") {
+        paired(&runtime, &registry);
+    }
+}
+
+/// Rounds of the paired comparison, and calls of each path per round.
+const ROUNDS: usize = 301;
+const CALLS_PER_ROUND: u32 = 2_000;
+
+/// Times both paths in alternating rounds and prints the ratio per round:
+/// median and the 10th and 90th percentiles.
+fn paired(runtime: &tokio::runtime::Runtime, registry: &toolkit_core::Registry) {
+    let time = |f: &dyn Fn()| {
+        let start = Instant::now();
+        for _ in 0..CALLS_PER_ROUND {
+            f();
+        }
+        start.elapsed() / CALLS_PER_ROUND
+    };
+    let hand = || {
+        black_box(hand_written(runtime, black_box(ARGUMENTS)));
+    };
+    let tool = || {
+        black_box(registry_call(runtime, registry, black_box(ARGUMENTS)));
+    };
+    let mut ratios = Vec::with_capacity(ROUNDS);
+    let mut hand_times = Vec::with_capacity(ROUNDS);
+    let mut tool_times = Vec::with_capacity(ROUNDS);
+    for round in 0..ROUNDS {
+        // Each path goes first in half the rounds.
+        let (h, t) = if round % 2 == 0 {
+            let h = time(&hand);
+            (h, time(&tool))
+        } else {
+            let t = time(&tool);
+            (time(&hand), t)
+        };
+        ratios.push(t.as_secs_f64() / h.as_secs_f64());
+        hand_times.push(h);
+        tool_times.push(t);
+    }
+    ratios.sort_by(f64::total_cmp);
+    hand_times.sort_unstable();
+    tool_times.sort_unstable();
+    let at = |q: usize| ROUNDS * q / 100;
+    let median = |times: &[Duration]| times[ROUNDS / 2];
+    println!(
+        "dispatch/paired: {ROUNDS} alternating rounds of {CALLS_PER_ROUND} calls of each path"
+    );
+    println!(
+        "  per call, median round: hand_written {} ns, registry_call {} ns",
+        median(&hand_times).as_nanos(),
+        median(&tool_times).as_nanos()
+    );
+    println!(
+        "  registry_call / hand_written per round: median {:.3} (p10 {:.3}, p90 {:.3}; target at most 1.3)",
+        ratios[ROUNDS / 2],
+        ratios[at(10)],
+        ratios[at(90)]
+    );
 }
 
 criterion_group!(benches, bench);

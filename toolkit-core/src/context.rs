@@ -40,20 +40,6 @@ pub struct CallContext {
 }
 
 impl CallContext {
-    pub(crate) fn new(
-        call_id: Arc<str>,
-        tool_name: &'static str,
-        cancellation: Cancellation,
-        state: Arc<StateMap>,
-    ) -> Self {
-        Self {
-            call_id,
-            tool_name,
-            cancellation,
-            state,
-        }
-    }
-
     /// The id the provider gave the call.
     pub fn call_id(&self) -> &str {
         &self.call_id
@@ -82,6 +68,57 @@ impl fmt::Debug for CallContext {
             .field("tool_name", &self.tool_name)
             .field("cancelled", &self.cancellation.is_cancelled())
             .finish_non_exhaustive()
+    }
+}
+
+/// The call being answered, borrowed from the registry and the caller: what
+/// the code `#[tool]` generates reads hidden parameters from. Not a public
+/// API.
+///
+/// Borrowed, so that a tool without hidden parameters costs its call no
+/// reference counts; a [`CallContext`] is made only for a tool that asks.
+#[doc(hidden)]
+pub struct CallSite<'a> {
+    call_id: &'a str,
+    tool_name: &'static str,
+    cancellation: &'a Cancellation,
+    state: &'a Arc<StateMap>,
+}
+
+impl<'a> CallSite<'a> {
+    pub(crate) fn new(
+        call_id: &'a str,
+        tool_name: &'static str,
+        cancellation: &'a Cancellation,
+        state: &'a Arc<StateMap>,
+    ) -> Self {
+        Self {
+            call_id,
+            tool_name,
+            cancellation,
+            state,
+        }
+    }
+
+    /// The name of the tool being called.
+    pub fn tool_name(&self) -> &'static str {
+        self.tool_name
+    }
+
+    /// The call's context, for a `#[tool(context)]` parameter.
+    pub fn context(&self) -> CallContext {
+        CallContext {
+            call_id: Arc::from(self.call_id),
+            tool_name: self.tool_name,
+            cancellation: self.cancellation.clone(),
+            state: Arc::clone(self.state),
+        }
+    }
+
+    /// A clone of the host's state of type `T`, for a `#[tool(state)]`
+    /// parameter.
+    pub fn state<T: Clone + Send + Sync + 'static>(&self) -> Option<T> {
+        self.state.get::<T>()
     }
 }
 

@@ -30,7 +30,13 @@ use serde::{Deserialize, Serialize};
 /// ```
 #[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(try_from = "ImageParts", into = "ImageParts")]
-pub struct Image {
+pub struct Image(Arc<ImageData>);
+
+// Shared, so that an image costs a content block one pointer: most blocks
+// are text, and every result moves through several async layers on the
+// way out of a call.
+#[derive(Clone, PartialEq, Eq)]
+struct ImageData {
     mime_type: String,
     source: ImageSource,
 }
@@ -48,6 +54,10 @@ pub enum ImageSource {
 }
 
 impl Image {
+    fn new(mime_type: String, source: ImageSource) -> Self {
+        Self(Arc::new(ImageData { mime_type, source }))
+    }
+
     /// An image from raw bytes, encoded to base64 once, here.
     ///
     /// The bytes must match `mime_type` for the formats the providers accept
@@ -55,10 +65,10 @@ impl Image {
     pub fn from_bytes(mime_type: &str, bytes: &[u8]) -> Result<Self, ImageError> {
         let mime_type = image_mime(mime_type)?;
         check_signature(&mime_type, bytes)?;
-        Ok(Self {
+        Ok(Self::new(
             mime_type,
-            source: ImageSource::Base64(STANDARD.encode(bytes).into()),
-        })
+            ImageSource::Base64(STANDARD.encode(bytes).into()),
+        ))
     }
 
     /// A PNG image from its bytes.
@@ -85,10 +95,7 @@ impl Image {
                     reason: error.to_string(),
                 })?;
         check_signature(&mime_type, &bytes)?;
-        Ok(Self {
-            mime_type,
-            source: ImageSource::Base64(data.into()),
-        })
+        Ok(Self::new(mime_type, ImageSource::Base64(data.into())))
     }
 
     /// An image stored in a file, read when the result is emitted.
@@ -96,10 +103,10 @@ impl Image {
     /// The path is checked against the host's allowed folder at emission time,
     /// because only the host knows that folder.
     pub fn from_path(mime_type: &str, path: impl Into<PathBuf>) -> Result<Self, ImageError> {
-        Ok(Self {
-            mime_type: image_mime(mime_type)?,
-            source: ImageSource::Path(path.into()),
-        })
+        Ok(Self::new(
+            image_mime(mime_type)?,
+            ImageSource::Path(path.into()),
+        ))
     }
 
     /// An image stored in a file, its MIME type taken from the extension
@@ -128,12 +135,12 @@ impl Image {
 
     /// The MIME type, lower-case, such as `image/png`.
     pub fn mime_type(&self) -> &str {
-        &self.mime_type
+        &self.0.mime_type
     }
 
     /// Where the bytes come from.
     pub fn source(&self) -> &ImageSource {
-        &self.source
+        &self.0.source
     }
 
     /// The base64 data, loading and checking the file for a path image.
@@ -141,7 +148,7 @@ impl Image {
     /// `allowed_dir` is the folder path images must lie in; `None` refuses
     /// every path image.
     pub(crate) fn load_base64(&self, allowed_dir: Option<&Path>) -> Result<Arc<str>, ImageError> {
-        match &self.source {
+        match &self.0.source {
             ImageSource::Base64(data) => Ok(Arc::clone(data)),
             ImageSource::Path(path) => {
                 let path = resolve_inside(path, allowed_dir)?;
@@ -149,7 +156,7 @@ impl Image {
                     path: path.clone(),
                     reason: error.to_string(),
                 })?;
-                check_signature(&self.mime_type, &bytes)?;
+                check_signature(&self.0.mime_type, &bytes)?;
                 Ok(STANDARD.encode(bytes).into())
             }
         }
@@ -159,8 +166,8 @@ impl Image {
 impl fmt::Debug for Image {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut s = f.debug_struct("Image");
-        s.field("mime_type", &self.mime_type);
-        match &self.source {
+        s.field("mime_type", &self.0.mime_type);
+        match &self.0.source {
             // Megabytes of base64 help nobody reading a log.
             ImageSource::Base64(data) => s.field("base64_len", &data.len()),
             ImageSource::Path(path) => s.field("path", path),
@@ -190,12 +197,13 @@ impl TryFrom<ImageParts> for Image {
 
 impl From<Image> for ImageParts {
     fn from(image: Image) -> Self {
-        let (data, path) = match image.source {
+        let ImageData { mime_type, source } = Arc::unwrap_or_clone(image.0);
+        let (data, path) = match source {
             ImageSource::Base64(data) => (Some(data.to_string()), None),
             ImageSource::Path(path) => (None, Some(path)),
         };
         Self {
-            mime_type: image.mime_type,
+            mime_type,
             data,
             path,
         }

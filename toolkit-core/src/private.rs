@@ -13,8 +13,9 @@ pub use schemars;
 pub use serde;
 pub use serde_json;
 
+pub use crate::context::CallSite;
 use crate::tool_schema::ToolSchema;
-use crate::{Arguments, CallContext, CallError, IntoToolResult, ToolDef, ToolResult};
+use crate::{Arguments, CallError, IntoToolResult, ToolDef, ToolResult};
 
 /// A `#[tool]` in the program's global catalogue.
 pub struct CatalogueEntry(pub &'static ToolDef);
@@ -36,9 +37,14 @@ pub fn parse_arguments<T: DeserializeOwned>(
     };
     let value = match arguments {
         Arguments::Text(text) => {
-            let text = if text.trim().is_empty() { "{}" } else { text };
             let error = match serde_json::from_str(text) {
                 Ok(parsed) => return Ok(parsed),
+                // Blank arguments, as some models send for a tool without
+                // parameters, mean no arguments. Checked only here, so a
+                // well-formed call does not pay for the scan.
+                Err(error) if error.is_eof() && text.trim().is_empty() => {
+                    return parse_arguments(Arguments::Text("{}"), tool);
+                }
                 Err(error) => error,
             };
             if !error.is_data() {
@@ -108,11 +114,11 @@ fn without_position(error: &serde_json::Error) -> String {
 
 /// The host's value for a `#[tool(state)]` parameter.
 pub fn state<T: Clone + Send + Sync + 'static>(
-    context: &CallContext,
+    site: &CallSite<'_>,
     type_name: &str,
 ) -> Result<T, CallError> {
-    context.state::<T>().ok_or_else(|| CallError::MissingState {
-        tool: context.tool_name().to_owned(),
+    site.state::<T>().ok_or_else(|| CallError::MissingState {
+        tool: site.tool_name().to_owned(),
         type_name: type_name.to_owned(),
     })
 }

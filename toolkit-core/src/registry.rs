@@ -9,11 +9,10 @@ use std::time::Duration;
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::context::StateMap;
-use crate::run::{drive, join_all};
+use crate::context::{CallSite, StateMap};
+use crate::run::{Drive, join_all};
 use crate::{
-    Arguments, CallContext, CallError, CallOutcome, Cancellation, RegistryBuilder, ToolCallResult,
-    ToolDef,
+    Arguments, CallError, CallOutcome, Cancellation, RegistryBuilder, ToolCallResult, ToolDef,
 };
 
 /// A set of tools, looked up by name, and the host state they share.
@@ -53,9 +52,8 @@ pub struct Registry {
     entries: Vec<Entry>,
     index: HashMap<&'static str, usize, BuildHasherDefault<NameHasher>>,
     state: Arc<StateMap>,
-    // Shared by every `call`, so that a call allocates nothing for an id or
-    // a signal it does not have.
-    no_call_id: Arc<str>,
+    // Shared by every `call`, so that a call allocates nothing for a signal
+    // it does not have.
     never_cancelled: Cancellation,
 }
 
@@ -150,7 +148,6 @@ impl Registry {
             entries,
             index,
             state: Arc::new(state),
-            no_call_id: Arc::from(""),
             never_cancelled: Cancellation::new(),
         }
     }
@@ -163,21 +160,15 @@ impl Registry {
     /// panicking tool; a timeout: each becomes an error result for the model
     /// and a [`CallError`] for the host, in the [`CallOutcome`].
     pub async fn call<'a>(&self, name: &str, arguments: impl Into<Arguments<'a>>) -> CallOutcome {
-        let call_id = Arc::clone(&self.no_call_id);
-        self.dispatch(call_id, name, arguments.into(), &self.never_cancelled)
+        self.dispatch("", name, arguments.into(), &self.never_cancelled)
             .await
     }
 
     /// Runs one call the model made, with a cancellation signal the host can
     /// raise.
     pub async fn run(&self, call: &ToolCall, cancellation: &Cancellation) -> CallOutcome {
-        self.dispatch(
-            call.id.as_str().into(),
-            &call.name,
-            call.arguments(),
-            cancellation,
-        )
-        .await
+        self.dispatch(&call.id, &call.name, call.arguments(), cancellation)
+            .await
     }
 
     /// Runs one turn's calls concurrently and returns their results in call
@@ -216,31 +207,36 @@ impl Registry {
 
     async fn dispatch(
         &self,
-        call_id: Arc<str>,
+        call_id: &str,
         name: &str,
         arguments: Arguments<'_>,
         cancellation: &Cancellation,
     ) -> CallOutcome {
-        let entry = match self.entry(name) {
-            Ok(entry) => entry,
-            Err(error) => return CallOutcome::failed(error),
-        };
+        match self.start(call_id, name, arguments, cancellation) {
+            Ok(started) => CallOutcome::from_result(started.await),
+            Err(error) => CallOutcome::failed(error),
+        }
+    }
+
+    /// Finds the tool, parses the arguments and starts the tool's future.
+    fn start(
+        &self,
+        call_id: &str,
+        name: &str,
+        arguments: Arguments<'_>,
+        cancellation: &Cancellation,
+    ) -> Result<Drive, CallError> {
+        let entry = self.entry(name)?;
         let def = entry.def;
-        let context = CallContext::new(
-            call_id,
-            def.name(),
-            cancellation.clone(),
-            Arc::clone(&self.state),
-        );
+        let site = CallSite::new(call_id, def.name(), cancellation, &self.state);
         // Parsing the arguments may panic only in a user's Deserialize impl;
         // that is caught like a panic in the tool itself.
         let started = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            def.invoke(arguments, context)
+            def.invoke(arguments, &site)
         }));
         match started {
-            Ok(Ok(future)) => drive(def.name(), future, entry.timeout).await,
-            Ok(Err(error)) => CallOutcome::failed(error),
-            Err(payload) => CallOutcome::failed(CallError::Panicked {
+            Ok(future) => Ok(Drive::new(def.name(), future?, entry.timeout)),
+            Err(payload) => Err(CallError::Panicked {
                 tool: def.name().to_owned(),
                 message: crate::panic_message(payload.as_ref()),
             }),

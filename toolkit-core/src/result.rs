@@ -43,20 +43,33 @@ use crate::{Block, Envelope};
 #[derive(Clone)]
 pub struct ToolResult {
     body: Body,
-    error: Option<String>,
     completion: Completion,
-    memory: Option<String>,
     show_once: bool,
+    // Most results carry none of these; keeping them behind one pointer
+    // keeps the result small, and every call moves it through several
+    // async layers (docs/performance.md, "Dispatch").
+    extras: Option<Box<Extras>>,
+}
+
+#[derive(Clone, Debug)]
+enum Body {
+    // Most tools answer with one block; holding it inline saves the
+    // call a heap allocation.
+    One([Block; 1]),
+    Blocks(Vec<Block>),
+    Lazy(LazyText),
+}
+
+#[derive(Clone, Default)]
+struct Extras {
+    error: Option<String>,
+    memory: Option<String>,
     attachments: Vec<PathBuf>,
     note: Option<String>,
     attributes: BTreeMap<String, Value>,
 }
 
-#[derive(Clone, Debug)]
-enum Body {
-    Blocks(Vec<Block>),
-    Lazy(LazyText),
-}
+static NO_ATTRIBUTES: BTreeMap<String, Value> = BTreeMap::new();
 
 /// Whether a tool ended the whole task, and if so how.
 ///
@@ -78,19 +91,19 @@ impl ToolResult {
     fn with_body(body: Body) -> Self {
         Self {
             body,
-            error: None,
             completion: Completion::Continue,
-            memory: None,
             show_once: false,
-            attachments: Vec::new(),
-            note: None,
-            attributes: BTreeMap::new(),
+            extras: None,
         }
+    }
+
+    fn extras_mut(&mut self) -> &mut Extras {
+        self.extras.get_or_insert_with(Box::default)
     }
 
     /// A result holding one text block.
     pub fn text(text: impl Into<String>) -> Self {
-        Self::with_body(Body::Blocks(vec![Block::text(text)]))
+        Self::with_body(Body::One([Block::text(text)]))
     }
 
     /// A result whose text is computed by `supplier` when it is first needed,
@@ -121,7 +134,7 @@ impl ToolResult {
 
     /// A result holding `blocks`, in order.
     pub fn blocks(blocks: impl IntoIterator<Item = Block>) -> Self {
-        Self::with_body(Body::Blocks(blocks.into_iter().collect()))
+        Self::with_body(Body::of(blocks.into_iter().collect()))
     }
 
     /// A failed result with no content: `message` tells the model what went
@@ -132,7 +145,7 @@ impl ToolResult {
 
     /// A structured JSON result.
     pub fn json(value: impl Into<Value>) -> Self {
-        Self::blocks([Block::json(value)])
+        Self::with_body(Body::One([Block::json(value)]))
     }
 
     /// A result holding what `value` serializes to, as structured JSON, or an
@@ -149,7 +162,7 @@ impl ToolResult {
     /// Marks the result as failed; content already present is kept and shown
     /// after the error.
     pub fn with_error(mut self, message: impl Into<String>) -> Self {
-        self.error = Some(message.into());
+        self.extras_mut().error = Some(message.into());
         self
     }
 
@@ -161,7 +174,7 @@ impl ToolResult {
 
     /// A short line the agent keeps in the model's context at every later step.
     pub fn with_memory(mut self, memory: impl Into<String>) -> Self {
-        self.memory = Some(memory.into());
+        self.extras_mut().memory = Some(memory.into());
         self
     }
 
@@ -174,27 +187,30 @@ impl ToolResult {
 
     /// Adds a file to show the user. Attachments are not sent to the model.
     pub fn with_attachment(mut self, path: impl Into<PathBuf>) -> Self {
-        self.attachments.push(path.into());
+        self.extras_mut().attachments.push(path.into());
         self
     }
 
     /// A note for the model, sent with the result where each provider shows
     /// it (see the emission chapter of the guide).
     pub fn with_note(mut self, note: impl Into<String>) -> Self {
-        self.note = Some(note.into());
+        self.extras_mut().note = Some(note.into());
         self
     }
 
     /// Host-side data (timings, raw values, ids). Attributes are never sent to
     /// the model.
     pub fn with_attribute(mut self, key: impl Into<String>, value: impl Into<Value>) -> Self {
-        self.attributes.insert(key.into(), value.into());
+        self.extras_mut()
+            .attributes
+            .insert(key.into(), value.into());
         self
     }
 
     /// The content blocks, in order. Computes a lazy text if it has not run.
     pub fn content(&self) -> &[Block] {
         match &self.body {
+            Body::One(block) => block,
             Body::Blocks(blocks) => blocks,
             Body::Lazy(lazy) => match lazy.force() {
                 Computed::Text(block) => block,
@@ -237,7 +253,11 @@ impl ToolResult {
     /// panicked counts once it has been computed; this method does not
     /// compute it.
     pub fn error_message(&self) -> Option<&str> {
-        if let Some(error) = &self.error {
+        if let Some(error) = self
+            .extras
+            .as_ref()
+            .and_then(|extras| extras.error.as_ref())
+        {
             return Some(error);
         }
         match &self.body {
@@ -245,7 +265,7 @@ impl ToolResult {
                 Some(Computed::Panicked(message)) => Some(message),
                 _ => None,
             },
-            Body::Blocks(_) => None,
+            Body::One(_) | Body::Blocks(_) => None,
         }
     }
 
@@ -274,7 +294,7 @@ impl ToolResult {
 
     /// The line kept in the model's context at every later step.
     pub fn memory(&self) -> Option<&str> {
-        self.memory.as_deref()
+        self.extras.as_ref()?.memory.as_deref()
     }
 
     /// Whether the content is shown at the next step only.
@@ -284,17 +304,21 @@ impl ToolResult {
 
     /// Files to show the user.
     pub fn attachments(&self) -> &[PathBuf] {
-        &self.attachments
+        self.extras
+            .as_ref()
+            .map_or(&[], |extras| extras.attachments.as_slice())
     }
 
     /// The note for the model.
     pub fn note(&self) -> Option<&str> {
-        self.note.as_deref()
+        self.extras.as_ref()?.note.as_deref()
     }
 
     /// Host-side data, never sent to the model.
     pub fn attributes(&self) -> &BTreeMap<String, Value> {
-        &self.attributes
+        self.extras
+            .as_ref()
+            .map_or(&NO_ATTRIBUTES, |extras| &extras.attributes)
     }
 
     /// Whether the content holds at least one image.
@@ -318,8 +342,21 @@ impl ToolResult {
     /// The same result with its content replaced, every other field kept.
     pub(crate) fn replace_content(&self, blocks: Vec<Block>) -> Self {
         Self {
-            body: Body::Blocks(blocks),
+            body: Body::of(blocks),
             ..self.clone()
+        }
+    }
+}
+
+impl Body {
+    fn of(mut blocks: Vec<Block>) -> Self {
+        match blocks.pop() {
+            Some(only) if blocks.is_empty() => Self::One([only]),
+            Some(last) => {
+                blocks.push(last);
+                Self::Blocks(blocks)
+            }
+            None => Self::Blocks(blocks),
         }
     }
 }
@@ -328,17 +365,24 @@ impl fmt::Debug for ToolResult {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut s = f.debug_struct("ToolResult");
         match &self.body {
+            Body::One(block) => s.field("content", block),
             Body::Blocks(blocks) => s.field("content", blocks),
             Body::Lazy(lazy) => s.field("content", lazy),
         };
-        s.field("error", &self.error)
-            .field("completion", &self.completion)
-            .field("memory", &self.memory)
-            .field("show_once", &self.show_once)
-            .field("attachments", &self.attachments)
-            .field("note", &self.note)
-            .field("attributes", &self.attributes)
-            .finish()
+        s.field(
+            "error",
+            &self
+                .extras
+                .as_ref()
+                .and_then(|extras| extras.error.as_ref()),
+        )
+        .field("completion", &self.completion)
+        .field("memory", &self.memory())
+        .field("show_once", &self.show_once)
+        .field("attachments", &self.attachments())
+        .field("note", &self.note())
+        .field("attributes", self.attributes())
+        .finish()
     }
 }
 

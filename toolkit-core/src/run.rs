@@ -7,54 +7,52 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use crate::{CallError, CallOutcome, ToolFuture};
+use crate::{CallError, ToolFuture, ToolResult};
 
-/// Polls a future with panics caught, so that a panicking tool becomes an
-/// error result and the registry keeps working.
-struct CatchUnwind<F>(F);
+/// A started tool, run to its end with panics caught, so that a panicking
+/// tool becomes an error result and the registry keeps working.
+///
+/// One hand-written future rather than nested `async fn`s: every layer
+/// would move the call's output once more on its way out, and dispatch is
+/// on every call's path (docs/performance.md, "Dispatch").
+pub(crate) struct Drive {
+    tool: &'static str,
+    future: ToolFuture,
+}
 
-impl<F: Future + Unpin> Future for CatchUnwind<F> {
-    type Output = Result<F::Output, String>;
+impl Drive {
+    pub(crate) fn new(tool: &'static str, future: ToolFuture, timeout: Option<Duration>) -> Self {
+        let future = match timeout {
+            None => future,
+            // The timer is made inside the guarded future: tokio panics when
+            // the runtime has no time driver, and that must not escape either.
+            Some(limit) => Box::pin(async move {
+                match tokio::time::timeout(limit, future).await {
+                    Ok(finished) => finished,
+                    Err(_) => Err(CallError::TimedOut {
+                        tool: tool.to_owned(),
+                        after: limit,
+                    }),
+                }
+            }),
+        };
+        Self { tool, future }
+    }
+}
+
+impl Future for Drive {
+    type Output = Result<ToolResult, CallError>;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         // The future is dropped right after a panic, never polled again, so
         // no broken state it may hold is observed.
-        match catch_unwind(AssertUnwindSafe(|| Pin::new(&mut self.0).poll(cx))) {
-            Ok(Poll::Ready(output)) => Poll::Ready(Ok(output)),
-            Ok(Poll::Pending) => Poll::Pending,
-            Err(payload) => Poll::Ready(Err(crate::panic_message(payload.as_ref()))),
+        match catch_unwind(AssertUnwindSafe(|| self.future.as_mut().poll(cx))) {
+            Ok(poll) => poll,
+            Err(payload) => Poll::Ready(Err(CallError::Panicked {
+                tool: self.tool.to_owned(),
+                message: crate::panic_message(payload.as_ref()),
+            })),
         }
-    }
-}
-
-/// Runs a started tool to its outcome.
-pub(crate) async fn drive(
-    tool: &'static str,
-    future: ToolFuture,
-    timeout: Option<Duration>,
-) -> CallOutcome {
-    let finished = match timeout {
-        None => CatchUnwind(future).await.map(Some),
-        // The timer is inside the guard too: tokio panics when the runtime
-        // has no time driver, and that must not escape either.
-        Some(limit) => {
-            CatchUnwind(Box::pin(async move {
-                tokio::time::timeout(limit, future).await.ok()
-            }))
-            .await
-        }
-    };
-    match finished {
-        Ok(Some(Ok(result))) => CallOutcome::ok(result),
-        Ok(Some(Err(error))) => CallOutcome::failed(error),
-        Ok(None) => CallOutcome::failed(CallError::TimedOut {
-            tool: tool.to_owned(),
-            after: timeout.unwrap_or_default(),
-        }),
-        Err(message) => CallOutcome::failed(CallError::Panicked {
-            tool: tool.to_owned(),
-            message,
-        }),
     }
 }
 

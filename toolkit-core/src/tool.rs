@@ -7,8 +7,9 @@ use std::pin::Pin;
 
 use serde_json::Value;
 
+use crate::context::CallSite;
 use crate::tool_schema::ToolSchema;
-use crate::{CallContext, CallError, ToolResult};
+use crate::{CallError, ToolResult};
 
 /// The future of a running tool: its result, or why it could not finish
 /// (a sync tool that panicked on its thread, no runtime to run it on).
@@ -44,7 +45,7 @@ impl<'a> From<&'a Value> for Arguments<'a> {
 }
 
 /// Parses a call's arguments and starts the tool.
-pub(crate) type Invoke = fn(Arguments<'_>, CallContext) -> Result<ToolFuture, CallError>;
+pub(crate) type Invoke = fn(Arguments<'_>, &CallSite<'_>) -> Result<ToolFuture, CallError>;
 
 /// A host value a tool needs, named for error messages.
 #[derive(Clone, Copy)]
@@ -91,7 +92,7 @@ impl ToolDef {
         params: &'static [&'static str],
         states: &'static [StateNeed],
         schema: fn() -> &'static ToolSchema,
-        invoke: fn(Arguments<'_>, CallContext) -> Result<ToolFuture, CallError>,
+        invoke: fn(Arguments<'_>, &CallSite<'_>) -> Result<ToolFuture, CallError>,
     ) -> Self {
         Self {
             name,
@@ -139,9 +140,9 @@ impl ToolDef {
     pub(crate) fn invoke(
         &self,
         arguments: Arguments<'_>,
-        context: CallContext,
+        site: &CallSite<'_>,
     ) -> Result<ToolFuture, CallError> {
-        (self.invoke)(arguments, context)
+        (self.invoke)(arguments, site)
     }
 }
 

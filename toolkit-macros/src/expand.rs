@@ -57,14 +57,13 @@ pub(crate) fn expand(tool: &ToolFn) -> TokenStream {
             ParamKind::State => {
                 let type_name = type_name(ty);
                 Some(quote_spanned! {param.span()=>
-                    let #ident: #ty = __tk::state::<#ty>(&__context, #type_name)?;
+                    let #ident: #ty = __tk::state::<#ty>(__site, #type_name)?;
                 })
             }
             // Named in full, so that a parameter of another type is a plain
             // "expected `T`, found `CallContext`" on its type.
             ParamKind::Context => Some(quote_spanned! {param.span()=>
-                let #ident: #ty =
-                    <::toolkit_core::CallContext as ::core::clone::Clone>::clone(&__context);
+                let #ident: #ty = __tk::CallSite::context(__site);
             }),
             ParamKind::Visible { .. } => None,
         }
@@ -178,7 +177,7 @@ pub(crate) fn expand(tool: &ToolFn) -> TokenStream {
 
             fn __invoke(
                 __arguments: ::toolkit_core::Arguments<'_>,
-                __context: ::toolkit_core::CallContext,
+                __site: &__tk::CallSite<'_>,
             ) -> ::core::result::Result<::toolkit_core::ToolFuture, ::toolkit_core::CallError> {
                 let #args_struct { #(#field_idents),* } =
                     __tk::parse_arguments::<#args_struct>(__arguments, #name)?;
