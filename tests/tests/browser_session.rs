@@ -18,7 +18,9 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use toolkit_browser::{Browser, BrowserError, PageMap, processes_mentioning};
+use toolkit_browser::{
+    Browser, BrowserConfig, BrowserError, PageMap, find_executable, processes_mentioning,
+};
 use toolkit_tests::browser_fixtures::{TestServer, browser_config, kill_9, standard_routes};
 
 fn profiles() -> PathBuf {
@@ -79,6 +81,61 @@ async fn launch_and_close_leave_no_process_and_no_profile_behind() {
     assert_eq!(error, BrowserError::Closed);
     assert!(error.to_string().contains("restart"), "{error}");
     browser.close().await.expect("closing twice is fine");
+}
+
+/// Chromium reads one `--disable-features` only (the last); the session's
+/// own features, chromiumoxide's and the host's must all reach it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn feature_lists_from_every_source_merge_into_one_switch() {
+    if browser_config("feature_lists", profiles()).is_none() {
+        return;
+    }
+    let config = BrowserConfig::builder()
+        .executable(find_executable().expect("found above"))
+        .profile_parent(profiles())
+        .arg("--disable-features=ToolkitProbeA,ToolkitProbeB")
+        .arg("enable-features=ToolkitProbeC")
+        .arg("--lang=de")
+        .build();
+    let browser = Browser::launch(config).await.expect("launch Chromium");
+    let pid = browser.pid().await.expect("a launched session has a pid");
+    let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).expect("the main process runs");
+    let flags: Vec<String> = cmdline
+        .split(|&byte| byte == 0)
+        .map(|flag| String::from_utf8_lossy(flag).into_owned())
+        .collect();
+    browser.close().await.expect("close");
+
+    let switch = |name: &str| -> Vec<&String> {
+        flags
+            .iter()
+            .filter(|flag| flag.starts_with(&format!("--{name}=")))
+            .collect()
+    };
+    let has_all = |name: &str, features: &[&str]| {
+        let found = switch(name);
+        assert_eq!(found.len(), 1, "one --{name} in {flags:?}");
+        for feature in features {
+            assert!(
+                found[0].split(['=', ',']).any(|part| part == *feature),
+                "{feature} missing from {}",
+                found[0]
+            );
+        }
+    };
+    // chromiumoxide's own, the session's, the host's.
+    has_all(
+        "disable-features",
+        &[
+            "TranslateUI",
+            "WebUIOmniboxPopup",
+            "WebUIOmniboxAimPopup",
+            "ToolkitProbeA",
+            "ToolkitProbeB",
+        ],
+    );
+    has_all("enable-features", &["NetworkService", "ToolkitProbeC"]);
+    assert_eq!(switch("lang"), ["--lang=de"]);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -15,12 +15,14 @@ pub const EXECUTABLE_NAMES: &[&str] = &[
     "chrome",
 ];
 
-/// Flags every launched session gets, on top of chromiumoxide's defaults
-/// (which already include `--disable-dev-shm-usage`, `--no-first-run`,
-/// `--disable-background-networking` and `--disable-sync`; they are repeated
-/// here so the list is complete on its own and survives a change of
-/// defaults). `--no-sandbox` is added separately (see
-/// [`BrowserConfigBuilder::sandbox`]).
+/// Every flag a launched session gets, besides those its configuration
+/// decides (profile folder, window size, headless mode, sandbox, DevTools
+/// port). chromiumoxide's own defaults are turned off: with them, a host's
+/// `--lang=de` or `--disable-features=...` sat beside chromiumoxide's
+/// `--lang=en_US` or `--disable-features=TranslateUI` in an order that
+/// changed from launch to launch, and Chromium honours only the last. The
+/// host's flags ([`BrowserConfigBuilder::arg`]) replace a flag of the same
+/// name here, or, for a features list, add to it.
 pub const BASE_ARGS: &[&str] = &[
     // No GPU process: nothing to accelerate headless, and one process less.
     "disable-gpu",
@@ -34,8 +36,46 @@ pub const BASE_ARGS: &[&str] = &[
     "disable-component-update",
     "disable-sync",
     "disable-breakpad",
+    "disable-client-side-phishing-detection",
+    "disable-default-apps",
+    "disable-component-extensions-with-background-pages",
+    "metrics-recording-only",
+    // No OS keyring: no prompt, nothing stored outside the profile.
+    "password-store=basic",
+    "use-mock-keychain",
     // No new-tab page at start: the session opens its own first tab.
     "no-startup-window",
+    // The agent acts on one tab while pages in others keep running: no
+    // throttled timers, no frozen background renderers.
+    "disable-background-timer-throttling",
+    "disable-backgrounding-occluded-windows",
+    "disable-renderer-backgrounding",
+    // A page that a script opens in a new tab opens; the session follows it.
+    "disable-popup-blocking",
+    // A reload after a form post must not wait on a dialog nobody sees; a
+    // busy page must not be reported hung.
+    "disable-prompt-on-repost",
+    "disable-hang-monitor",
+    "disable-ipc-flooding-protection",
+    // The same colours in every screenshot, whatever the machine.
+    "force-color-profile=srgb",
+    // Pages in one language unless the host says otherwise.
+    "lang=en_US",
+    "enable-automation",
+    "enable-features=NetworkService,NetworkServiceInProcess",
+    // No translation bar; and no preloaded address-bar popup, a WebUI page
+    // in a renderer of its own (about 50 MiB) that a headless session
+    // never shows.
+    "disable-features=TranslateUI,WebUIOmniboxPopup,WebUIOmniboxAimPopup",
+];
+
+/// Switches whose value is a comma-separated list: every value given for
+/// one of them is merged into a single switch.
+const LIST_SWITCHES: &[&str] = &[
+    "enable-features",
+    "disable-features",
+    "enable-blink-features",
+    "disable-blink-features",
 ];
 
 /// The configuration of a launched session. Build one with
@@ -162,7 +202,11 @@ impl BrowserConfigBuilder {
     }
 
     /// One more command-line flag, with or without its leading `--`
-    /// (`"lang=de"`, `"--mute-audio"`).
+    /// (`"lang=de"`, `"--mute-audio"`). A flag of [`BASE_ARGS`] with the
+    /// same name is replaced; features lists (`--enable-features=...`,
+    /// `--disable-features=...` and their Blink forms) add to the session's
+    /// own instead. Set the window, headless mode and sandbox with this
+    /// builder's methods, not with flags.
     pub fn arg(mut self, arg: impl Into<String>) -> Self {
         self.config.args.push(arg.into());
         self
@@ -287,16 +331,93 @@ fn running_as_root() -> bool {
         .unwrap_or(false)
 }
 
-/// The full argument list for one launch, without the leading `--`
-/// (chromiumoxide adds it), for a session whose profile lives in `profile`.
+/// The full argument list for one launch, without the leading `--`: each
+/// flag once, in order, a host's flag replacing a base flag of the same
+/// name and features lists merged.
 pub(crate) fn launch_args(config: &BrowserConfig) -> Vec<String> {
-    let mut args: Vec<String> = BASE_ARGS.iter().map(|a| (*a).to_owned()).collect();
-    args.extend(
-        config
-            .args
+    let mut flags: Vec<(&str, Option<String>)> = Vec::new();
+    let given = BASE_ARGS
+        .iter()
+        .copied()
+        .chain(config.args.iter().map(|a| a.trim_start_matches('-')))
+        .filter(|a| !a.is_empty());
+    for flag in given {
+        let (name, value) = match flag.split_once('=') {
+            Some((name, value)) => (name, Some(value)),
+            None => (flag, None),
+        };
+        match flags.iter_mut().find(|(seen, _)| *seen == name) {
+            Some((_, Some(values))) if LIST_SWITCHES.contains(&name) => {
+                if let Some(value) = value.filter(|v| !v.is_empty()) {
+                    values.push(',');
+                    values.push_str(value);
+                }
+            }
+            Some((_, old)) => *old = value.map(str::to_owned),
+            None => flags.push((name, value.map(str::to_owned))),
+        }
+    }
+    flags
+        .into_iter()
+        .map(|(name, value)| match value {
+            Some(value) => format!("{name}={value}"),
+            None => name.to_owned(),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(extra: &[&str]) -> Vec<String> {
+        let config = extra
             .iter()
-            .map(|a| a.trim_start_matches('-').to_owned())
-            .filter(|a| !a.is_empty()),
-    );
-    args
+            .fold(BrowserConfig::builder(), |builder, arg| builder.arg(*arg))
+            .build();
+        launch_args(&config)
+    }
+
+    fn named<'a>(args: &'a [String], name: &str) -> Vec<&'a str> {
+        args.iter()
+            .filter(|arg| *arg == name || arg.starts_with(&format!("{name}=")))
+            .map(String::as_str)
+            .collect()
+    }
+
+    #[test]
+    fn every_base_flag_once() {
+        assert_eq!(args(&[]), BASE_ARGS);
+    }
+
+    #[test]
+    fn a_host_flag_replaces_the_base_flag_of_its_name() {
+        let host = args(&["--lang=de", "--disable-gpu", "mute-audio"]);
+        assert_eq!(named(&host, "lang"), ["lang=de"]);
+        assert_eq!(named(&host, "disable-gpu"), ["disable-gpu"]);
+        assert_eq!(host.last().map(String::as_str), Some("mute-audio"));
+        assert_eq!(host.len(), BASE_ARGS.len() + 1);
+    }
+
+    #[test]
+    fn features_lists_merge_into_one_switch() {
+        let host = args(&[
+            "--disable-features=A,B",
+            "disable-features=C",
+            "enable-features=D",
+        ]);
+        assert_eq!(
+            named(&host, "disable-features"),
+            ["disable-features=TranslateUI,WebUIOmniboxPopup,WebUIOmniboxAimPopup,A,B,C"]
+        );
+        assert_eq!(
+            named(&host, "enable-features"),
+            ["enable-features=NetworkService,NetworkServiceInProcess,D"]
+        );
+        let first = args(&["enable-blink-features=E"]);
+        assert_eq!(
+            named(&first, "enable-blink-features"),
+            ["enable-blink-features=E"]
+        );
+    }
 }

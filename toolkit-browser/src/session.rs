@@ -472,6 +472,9 @@ impl Session {
             // chromiumoxide also abandons navigations after this limit; a
             // navigation it still waits for would hold up the next one.
             .request_timeout(config.navigation_timeout)
+            // The whole list is ours (see `BASE_ARGS`), so that each flag
+            // appears once.
+            .disable_default_args()
             .args(launch_args(config));
         if !config.sandbox {
             builder = builder.no_sandbox();
