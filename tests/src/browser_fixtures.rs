@@ -1,14 +1,17 @@
 //! Support for the browser tests: a local HTTP server for fixture pages,
-//! the fixture pages themselves, and finding Chromium.
+//! the fixture pages themselves, finding Chromium, and running scenarios in
+//! one shared browser.
 
 use std::collections::HashMap;
+use std::future::Future;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::PathBuf;
+use std::pin::Pin;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use toolkit_browser::{BrowserConfig, find_executable};
+use toolkit_browser::{Browser, BrowserConfig, find_executable};
 
 /// The variable that lets the browser tests pass without Chromium.
 pub const SKIP_VAR: &str = "TOOLKIT_SKIP_BROWSER_TESTS";
@@ -603,4 +606,84 @@ pub fn action_routes() -> Vec<(&'static str, Route)> {
             },
         ),
     ]
+}
+
+/// One scenario of a shared-browser test, run in a tab of its own.
+pub type Scenario = fn(Browser, Arc<TestServer>) -> Pin<Box<dyn Future<Output = ()> + Send>>;
+
+/// The named scenarios, for [`run_scenarios`]: `scenarios![a, b]` for
+/// `async fn a(browser: Browser, server: Arc<TestServer>)`, ...
+#[macro_export]
+macro_rules! scenarios {
+    ($($name:ident),* $(,)?) => {
+        vec![$((
+            stringify!($name),
+            (|b, s| ::std::boxed::Box::pin($name(b, s)))
+                as $crate::browser_fixtures::Scenario,
+        )),*]
+    };
+}
+
+/// Runs every scenario (or only the one named by `BROWSER_SCENARIO`) in
+/// `browser`, one after the other, each starting from one blank tab; a
+/// scenario that panics is reported and the others still run (the browser
+/// is restarted if it died). Then closes the browser, and fails naming
+/// every failed scenario.
+pub async fn run_scenarios(
+    browser: Browser,
+    server: Arc<TestServer>,
+    all: Vec<(&'static str, Scenario)>,
+) {
+    let only = std::env::var("BROWSER_SCENARIO").ok();
+    let mut failures = Vec::new();
+    for (name, scenario) in all {
+        if only.as_deref().is_some_and(|o| o != name) {
+            continue;
+        }
+        let started = Instant::now();
+        let run = tokio::spawn(scenario(browser.clone(), Arc::clone(&server))).await;
+        match run {
+            Ok(()) => eprintln!("ok {name} ({:?})", started.elapsed()),
+            Err(e) => {
+                let message = e
+                    .try_into_panic()
+                    .ok()
+                    .and_then(|p| {
+                        p.downcast_ref::<String>()
+                            .cloned()
+                            .or_else(|| p.downcast_ref::<&str>().map(|s| (*s).to_owned()))
+                    })
+                    .unwrap_or_else(|| "cancelled".into());
+                eprintln!("FAILED {name}: {message}");
+                failures.push(format!("{name}: {message}"));
+            }
+        }
+        if !browser.is_alive().await {
+            browser
+                .restart()
+                .await
+                .expect("restart after a failed scenario");
+        }
+        reset_tabs(&browser).await;
+    }
+    browser.close().await.expect("close the shared browser");
+    assert!(
+        failures.is_empty(),
+        "{} scenario(s) failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// Leaves one blank tab, so the next scenario starts clean.
+async fn reset_tabs(browser: &Browser) {
+    let fresh = browser
+        .open_tab("about:blank")
+        .await
+        .expect("open a blank tab");
+    for tab in browser.tabs().await.expect("tabs") {
+        if tab.id != fresh.id {
+            browser.close_tab(&tab.id).await.expect("close a tab");
+        }
+    }
 }

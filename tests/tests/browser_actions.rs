@@ -13,9 +13,7 @@
 //! Without Chromium these tests fail with how to install it, unless
 //! `TOOLKIT_SKIP_BROWSER_TESTS=1`.
 
-use std::future::Future;
 use std::path::PathBuf;
-use std::pin::Pin;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -25,8 +23,9 @@ use toolkit_browser::{Browser, PageMap, SafetyPolicy};
 use toolkit_core::emit::{self, EmitOptions};
 use toolkit_core::{Block, Provider, Registry, ToolCall, ToolCallResult, ToolResult, tools};
 use toolkit_tests::browser_fixtures::{
-    Route, TestServer, action_routes, browser_config, kill_9, standard_routes,
+    Route, TestServer, action_routes, browser_config, kill_9, run_scenarios, standard_routes,
 };
+use toolkit_tests::scenarios;
 
 fn scratch() -> PathBuf {
     PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
@@ -189,14 +188,6 @@ async fn a_killed_browser_gives_error_results_until_restarted() {
 // ---------------------------------------------------------------------
 // Scenarios in one shared browser.
 
-type Scenario = fn(Browser, Arc<TestServer>) -> Pin<Box<dyn Future<Output = ()> + Send>>;
-
-macro_rules! scenarios {
-    ($($name:ident),* $(,)?) => {
-        vec![$((stringify!($name), (|b, s| Box::pin($name(b, s))) as Scenario)),*]
-    };
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn scenarios_in_a_shared_browser() {
     let server = TestServer::start(routes());
@@ -217,58 +208,7 @@ async fn scenarios_in_a_shared_browser() {
         done_finishes_the_task,
         evaluate_is_off_by_default,
     ];
-    let only = std::env::var("BROWSER_SCENARIO").ok();
-    let mut failures = Vec::new();
-    for (name, scenario) in all {
-        if only.as_deref().is_some_and(|o| o != name) {
-            continue;
-        }
-        let started = Instant::now();
-        let run = tokio::spawn(scenario(browser.clone(), Arc::clone(&server))).await;
-        match run {
-            Ok(()) => eprintln!("ok {name} ({:?})", started.elapsed()),
-            Err(e) => {
-                let message = e
-                    .try_into_panic()
-                    .ok()
-                    .and_then(|p| {
-                        p.downcast_ref::<String>()
-                            .cloned()
-                            .or_else(|| p.downcast_ref::<&str>().map(|s| (*s).to_owned()))
-                    })
-                    .unwrap_or_else(|| "cancelled".into());
-                eprintln!("FAILED {name}: {message}");
-                failures.push(format!("{name}: {message}"));
-            }
-        }
-        if !browser.is_alive().await {
-            browser
-                .restart()
-                .await
-                .expect("restart after a failed scenario");
-        }
-        reset_tabs(&browser).await;
-    }
-    browser.close().await.expect("close the shared browser");
-    assert!(
-        failures.is_empty(),
-        "{} scenario(s) failed:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
-}
-
-/// Leaves one blank tab, so the next scenario starts clean.
-async fn reset_tabs(browser: &Browser) {
-    let fresh = browser
-        .open_tab("about:blank")
-        .await
-        .expect("open a blank tab");
-    for tab in browser.tabs().await.expect("tabs") {
-        if tab.id != fresh.id {
-            browser.close_tab(&tab.id).await.expect("close a tab");
-        }
-    }
+    run_scenarios(browser, server, all).await;
 }
 
 async fn schemas_suit_every_provider(browser: Browser, server: Arc<TestServer>) {

@@ -12,16 +12,17 @@
 //! Without Chromium these tests fail with how to install it, unless
 //! `TOOLKIT_SKIP_BROWSER_TESTS=1`.
 
-use std::future::Future;
 use std::path::PathBuf;
-use std::pin::Pin;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use toolkit_browser::{
     Browser, BrowserConfig, BrowserError, PageMap, find_executable, processes_mentioning,
 };
-use toolkit_tests::browser_fixtures::{TestServer, browser_config, kill_9, standard_routes};
+use toolkit_tests::browser_fixtures::{
+    TestServer, browser_config, kill_9, run_scenarios, standard_routes,
+};
+use toolkit_tests::scenarios;
 
 fn profiles() -> PathBuf {
     PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("browser-profiles")
@@ -292,14 +293,6 @@ async fn a_session_can_connect_to_a_running_browser() {
 // ---------------------------------------------------------------------
 // Scenarios in one shared browser.
 
-type Scenario = fn(Browser, Arc<TestServer>) -> Pin<Box<dyn Future<Output = ()> + Send>>;
-
-macro_rules! scenarios {
-    ($($name:ident),* $(,)?) => {
-        vec![$((stringify!($name), (|b, s| Box::pin($name(b, s))) as Scenario)),*]
-    };
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn scenarios_in_a_shared_browser() {
     let server = TestServer::start(standard_routes());
@@ -331,58 +324,7 @@ async fn scenarios_in_a_shared_browser() {
         a_page_still_loading_is_waited_for,
         thousand_elements_are_mapped_quickly,
     ];
-    let only = std::env::var("BROWSER_SCENARIO").ok();
-    let mut failures = Vec::new();
-    for (name, scenario) in all {
-        if only.as_deref().is_some_and(|o| o != name) {
-            continue;
-        }
-        let started = Instant::now();
-        let run = tokio::spawn(scenario(browser.clone(), Arc::clone(&server))).await;
-        match run {
-            Ok(()) => eprintln!("ok {name} ({:?})", started.elapsed()),
-            Err(e) => {
-                let message = e
-                    .try_into_panic()
-                    .ok()
-                    .and_then(|p| {
-                        p.downcast_ref::<String>()
-                            .cloned()
-                            .or_else(|| p.downcast_ref::<&str>().map(|s| (*s).to_owned()))
-                    })
-                    .unwrap_or_else(|| "cancelled".into());
-                eprintln!("FAILED {name}: {message}");
-                failures.push(format!("{name}: {message}"));
-            }
-        }
-        if !browser.is_alive().await {
-            browser
-                .restart()
-                .await
-                .expect("restart after a failed scenario");
-        }
-        reset_tabs(&browser).await;
-    }
-    browser.close().await.expect("close the shared browser");
-    assert!(
-        failures.is_empty(),
-        "{} scenario(s) failed:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
-}
-
-/// Leaves one blank tab, so the next scenario starts clean.
-async fn reset_tabs(browser: &Browser) {
-    let fresh = browser
-        .open_tab("about:blank")
-        .await
-        .expect("open a blank tab");
-    for tab in browser.tabs().await.expect("tabs") {
-        if tab.id != fresh.id {
-            browser.close_tab(&tab.id).await.expect("close a tab");
-        }
-    }
+    run_scenarios(browser, server, all).await;
 }
 
 fn median(mut samples: Vec<Duration>) -> Duration {

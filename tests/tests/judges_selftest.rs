@@ -4,7 +4,7 @@
 //! judge tripped over something other than the defect under test.
 
 use serde_json::{Value, json};
-use toolkit_tests::judges::{anthropic, gemini};
+use toolkit_tests::judges::{anthropic, gemini, gemini_schema};
 
 /// A valid 1x1 PNG.
 const PNG: &str =
@@ -540,6 +540,59 @@ mod gemini_judge {
                 {"inlineData": {"mimeType": "image/png", "data": format!("data:image/png;base64,{PNG}")}}
             ]})),
             "parts[0].inlineData: data is not valid standard base64",
+        );
+    }
+}
+
+#[test]
+fn gemini_schema_judge_accepts_the_subset() {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "query": {"type": "string", "description": "The query."},
+            "order": {"type": "string", "format": "enum", "enum": ["newest", "oldest"]},
+            "limit": {"type": "integer", "nullable": true, "minimum": 0}
+        },
+        "required": ["query", "order"],
+        "propertyOrdering": ["query", "order", "limit"]
+    });
+    assert_eq!(gemini_schema::problems(&schema), Vec::<String>::new());
+}
+
+#[test]
+fn gemini_schema_judge_rejects_what_the_api_refuses() {
+    let cases = [
+        (
+            json!({"type": "object", "properties": {}, "propertyOrdering": [], "additionalProperties": false}),
+            "keyword additionalProperties",
+        ),
+        (json!({"type": ["string", "null"]}), "type"),
+        (
+            json!({"type": "string", "enum": ["a"]}),
+            "enum without format enum",
+        ),
+        (
+            json!({"type": "integer", "format": "enum", "enum": [1, 2]}),
+            "enum of other than strings",
+        ),
+        (
+            json!({"anyOf": [{"type": "string"}], "description": "x"}),
+            "anyOf is not alone",
+        ),
+        (
+            json!({"type": "object", "properties": {"a": {"type": "string"}}}),
+            "propertyOrdering",
+        ),
+        (
+            json!({"type": "object", "properties": {"a": {"const": 1}}, "propertyOrdering": ["a"]}),
+            "properties.a: keyword const",
+        ),
+    ];
+    for (schema, expected) in cases {
+        let problems = gemini_schema::problems(&schema);
+        assert!(
+            problems.iter().any(|problem| problem.contains(expected)),
+            "{schema}: expected a problem with {expected:?}, got {problems:?}"
         );
     }
 }

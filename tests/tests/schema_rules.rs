@@ -12,6 +12,8 @@ use serde_json::{Value, json};
 use toolkit_core::schema::{
     self, Json, LoweringErrorKind, SchemaError, Target, canonicalize, gemini, openai_strict,
 };
+use toolkit_tests::judges::gemini_schema::problems as gemini_problems;
+use toolkit_tests::judges::walk_schemas;
 use toolkit_tests::meta_schema::{accepts, assert_valid_2020_12};
 
 // ------------------------------------------------------------------ types
@@ -165,43 +167,6 @@ fn fixtures() -> Vec<(&'static str, Value, &'static [&'static str])> {
 
 // ---------------------------------------------------------------- judges
 
-/// Calls `visit(path, schema)` for every schema object in `schema`.
-fn walk_schemas(
-    schema: &Value,
-    path: &str,
-    visit: &mut dyn FnMut(&str, &serde_json::Map<String, Value>),
-) {
-    let Value::Object(members) = schema else {
-        return;
-    };
-    visit(path, members);
-    for (keyword, value) in members {
-        let at = |segment: &str| {
-            if path.is_empty() {
-                segment.to_owned()
-            } else {
-                format!("{path}.{segment}")
-            }
-        };
-        match (keyword.as_str(), value) {
-            ("items" | "additionalProperties" | "not", sub) => {
-                walk_schemas(sub, &at(keyword), visit)
-            }
-            ("anyOf" | "oneOf" | "allOf" | "prefixItems", Value::Array(items)) => {
-                for (index, sub) in items.iter().enumerate() {
-                    walk_schemas(sub, &at(&format!("{keyword}[{index}]")), visit);
-                }
-            }
-            ("properties" | "$defs", Value::Object(entries)) => {
-                for (name, sub) in entries {
-                    walk_schemas(sub, &at(&format!("{keyword}.{name}")), visit);
-                }
-            }
-            _ => {}
-        }
-    }
-}
-
 /// OpenAI strict mode's rules, checked independently of the lowering.
 fn strict_problems(schema: &Value) -> Vec<String> {
     const ALLOWED: &[&str] = &[
@@ -285,69 +250,6 @@ fn strict_problems(schema: &Value) -> Vec<String> {
         }
         if members.contains_key("$ref") && members.len() > 1 {
             problems.push(format!("{path}: $ref with siblings"));
-        }
-    });
-    problems
-}
-
-/// Gemini `parameters` rules: the keys its proto knows, one type, `anyOf`
-/// alone, `format: enum` on string enums, `propertyOrdering` complete.
-fn gemini_problems(schema: &Value) -> Vec<String> {
-    const ALLOWED: &[&str] = &[
-        "type",
-        "format",
-        "title",
-        "description",
-        "nullable",
-        "enum",
-        "items",
-        "minItems",
-        "maxItems",
-        "minLength",
-        "maxLength",
-        "pattern",
-        "minimum",
-        "maximum",
-        "properties",
-        "required",
-        "minProperties",
-        "maxProperties",
-        "anyOf",
-        "propertyOrdering",
-        "default",
-        "example",
-    ];
-    const TYPES: &[&str] = &[
-        "string", "number", "integer", "boolean", "array", "object", "null",
-    ];
-    let mut problems = Vec::new();
-    walk_schemas(schema, "", &mut |path, members| {
-        for keyword in members.keys() {
-            if !ALLOWED.contains(&keyword.as_str()) {
-                problems.push(format!("{path}: keyword {keyword}"));
-            }
-        }
-        match members.get("type") {
-            Some(Value::String(kind)) if TYPES.contains(&kind.as_str()) => {}
-            None if members.contains_key("anyOf") => {}
-            other => problems.push(format!("{path}: type {other:?}")),
-        }
-        if members.contains_key("anyOf") && members.len() > 1 {
-            problems.push(format!("{path}: anyOf is not alone"));
-        }
-        if members.contains_key("enum") && members.get("format") != Some(&json!("enum")) {
-            problems.push(format!("{path}: enum without format enum"));
-        }
-        if let Some(Value::Object(properties)) = members.get("properties") {
-            let names: Vec<Value> = properties.keys().map(|k| json!(k)).collect();
-            let ordering = members.get("propertyOrdering").and_then(Value::as_array);
-            if ordering
-                .is_none_or(|o| o.len() != names.len() || names.iter().any(|n| !o.contains(n)))
-            {
-                problems.push(format!(
-                    "{path}: propertyOrdering {ordering:?} vs {names:?}"
-                ));
-            }
         }
     });
     problems

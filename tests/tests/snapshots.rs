@@ -11,6 +11,7 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 use toolkit_core::{Provider, Tool};
+use toolkit_tests::judges::gemini_schema;
 use toolkit_tests::meta_schema::assert_valid_2020_12;
 
 fn snapshot_path(name: &str) -> PathBuf {
@@ -142,68 +143,6 @@ fn mcp_definitions_deserialize_into_rmcp_tools() {
     }
 }
 
-/// The keys Gemini's `parameters` (an OpenAPI 3.0 subset parsed as a proto)
-/// accepts; any other key is a 400.
-const GEMINI_KEYS: &[&str] = &[
-    "type",
-    "format",
-    "title",
-    "description",
-    "nullable",
-    "enum",
-    "items",
-    "minItems",
-    "maxItems",
-    "minLength",
-    "maxLength",
-    "pattern",
-    "minimum",
-    "maximum",
-    "properties",
-    "required",
-    "minProperties",
-    "maxProperties",
-    "anyOf",
-    "propertyOrdering",
-    "default",
-    "example",
-];
-
-fn check_gemini_schema(schema: &Value, at: &str) {
-    let object = schema
-        .as_object()
-        .unwrap_or_else(|| panic!("{at}: not an object"));
-    for (key, value) in object {
-        assert!(
-            GEMINI_KEYS.contains(&key.as_str()),
-            "{at}: `{key}` is not accepted"
-        );
-        match key.as_str() {
-            "type" => assert!(value.is_string(), "{at}: type arrays are rejected"),
-            "properties" => {
-                for (name, property) in value.as_object().unwrap() {
-                    check_gemini_schema(property, &format!("{at}.{name}"));
-                }
-            }
-            "items" => check_gemini_schema(value, &format!("{at}[]")),
-            "anyOf" => {
-                assert_eq!(object.len(), 1, "{at}: anyOf must be alone on its node");
-                for branch in value.as_array().unwrap() {
-                    check_gemini_schema(branch, &format!("{at}|"));
-                }
-            }
-            "enum" => {
-                assert!(
-                    value.as_array().unwrap().iter().all(Value::is_string),
-                    "{at}: string enums only"
-                );
-                assert_eq!(object.get("format"), Some(&Value::from("enum")), "{at}");
-            }
-            _ => {}
-        }
-    }
-}
-
 #[test]
 fn gemini_parameters_stay_in_the_openapi_subset() {
     let list: Value = serde_json::from_str(&definitions(Provider::Gemini)).unwrap();
@@ -218,9 +157,11 @@ fn gemini_parameters_stay_in_the_openapi_subset() {
             keys.iter()
                 .all(|k| ["name", "description", "parameters"].contains(k))
         );
-        check_gemini_schema(
-            &definition["parameters"],
-            definition["name"].as_str().unwrap(),
+        assert_eq!(
+            gemini_schema::problems(&definition["parameters"]),
+            Vec::<String>::new(),
+            "{}",
+            definition["name"]
         );
     }
 }

@@ -10,9 +10,11 @@
 
 pub mod anthropic;
 pub mod gemini;
+pub mod gemini_schema;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
+use serde_json::Value;
 
 /// Checks that `data` is canonical standard base64 whose bytes are what
 /// `mime_type` claims.
@@ -43,5 +45,42 @@ pub(crate) fn check_base64_payload(mime_type: &str, data: &str, path: &str) -> R
         Err(format!(
             "{path}: data does not start with the signature of {mime_type}"
         ))
+    }
+}
+
+/// Calls `visit(path, schema)` for every schema object in `schema`.
+pub fn walk_schemas(
+    schema: &Value,
+    path: &str,
+    visit: &mut dyn FnMut(&str, &serde_json::Map<String, Value>),
+) {
+    let Value::Object(members) = schema else {
+        return;
+    };
+    visit(path, members);
+    for (keyword, value) in members {
+        let at = |segment: &str| {
+            if path.is_empty() {
+                segment.to_owned()
+            } else {
+                format!("{path}.{segment}")
+            }
+        };
+        match (keyword.as_str(), value) {
+            ("items" | "additionalProperties" | "not", sub) => {
+                walk_schemas(sub, &at(keyword), visit)
+            }
+            ("anyOf" | "oneOf" | "allOf" | "prefixItems", Value::Array(items)) => {
+                for (index, sub) in items.iter().enumerate() {
+                    walk_schemas(sub, &at(&format!("{keyword}[{index}]")), visit);
+                }
+            }
+            ("properties" | "$defs", Value::Object(entries)) => {
+                for (name, sub) in entries {
+                    walk_schemas(sub, &at(&format!("{keyword}.{name}")), visit);
+                }
+            }
+            _ => {}
+        }
     }
 }

@@ -1,0 +1,85 @@
+//! Judge for a Gemini function declaration's `parameters`: the OpenAPI 3.0
+//! subset that Gemini's API parses into its `Schema` proto, where any other
+//! key is a 400.
+//!
+//! Sources: the `Schema` reference of the Gemini API
+//! (<https://ai.google.dev/api/caching#Schema>: the fields, `nullable`,
+//! `format: "enum"` for string enums, `propertyOrdering`) and the
+//! function-calling guide.
+
+use serde_json::{Value, json};
+
+use super::walk_schemas;
+
+/// What breaks Gemini's `parameters` rules, one line per problem: a key
+/// its proto does not know, a type that is not one name, `anyOf` beside
+/// other keys, an enum not of strings or without `format: enum`, an
+/// incomplete `propertyOrdering`.
+pub fn problems(schema: &Value) -> Vec<String> {
+    const ALLOWED: &[&str] = &[
+        "type",
+        "format",
+        "title",
+        "description",
+        "nullable",
+        "enum",
+        "items",
+        "minItems",
+        "maxItems",
+        "minLength",
+        "maxLength",
+        "pattern",
+        "minimum",
+        "maximum",
+        "properties",
+        "required",
+        "minProperties",
+        "maxProperties",
+        "anyOf",
+        "propertyOrdering",
+        "default",
+        "example",
+    ];
+    const TYPES: &[&str] = &[
+        "string", "number", "integer", "boolean", "array", "object", "null",
+    ];
+    let mut problems = Vec::new();
+    walk_schemas(schema, "", &mut |path, members| {
+        for keyword in members.keys() {
+            if !ALLOWED.contains(&keyword.as_str()) {
+                problems.push(format!("{path}: keyword {keyword}"));
+            }
+        }
+        match members.get("type") {
+            Some(Value::String(kind)) if TYPES.contains(&kind.as_str()) => {}
+            None if members.contains_key("anyOf") => {}
+            other => problems.push(format!("{path}: type {other:?}")),
+        }
+        if members.contains_key("anyOf") && members.len() > 1 {
+            problems.push(format!("{path}: anyOf is not alone"));
+        }
+        if let Some(values) = members.get("enum") {
+            if members.get("format") != Some(&json!("enum")) {
+                problems.push(format!("{path}: enum without format enum"));
+            }
+            if !values
+                .as_array()
+                .is_some_and(|v| v.iter().all(Value::is_string))
+            {
+                problems.push(format!("{path}: enum of other than strings"));
+            }
+        }
+        if let Some(Value::Object(properties)) = members.get("properties") {
+            let names: Vec<Value> = properties.keys().map(|k| json!(k)).collect();
+            let ordering = members.get("propertyOrdering").and_then(Value::as_array);
+            if ordering
+                .is_none_or(|o| o.len() != names.len() || names.iter().any(|n| !o.contains(n)))
+            {
+                problems.push(format!(
+                    "{path}: propertyOrdering {ordering:?} vs {names:?}"
+                ));
+            }
+        }
+    });
+    problems
+}
