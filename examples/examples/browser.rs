@@ -10,9 +10,10 @@
 //! a model would. Nothing leaves the machine. Needs Chromium
 //! (`apt-get install -y --no-install-recommends chromium`, or set `CHROME`).
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::process::ExitCode;
+use std::time::Duration;
 
 use serde_json::{Value, json};
 use toolkit_browser::{Browser, BrowserConfig, BrowserError, PageMap, SafetyPolicy};
@@ -68,9 +69,7 @@ async fn run_agent(browser: &Browser, site: &str) -> Result<(), Box<dyn std::err
         let map = browser.page_map().await?;
         println!("━━━ step {step}: the page map ━━━");
         println!("{}", map.render());
-        let Some(call) = agent.next_call(&map, site) else {
-            return Err("the script has nothing left to do, but the task is not done".into());
-        };
+        let call = agent.next_call(&map, site)?;
         let Some(done) = act(&registry, step, call).await else {
             continue;
         };
@@ -104,7 +103,9 @@ struct Agent {
 }
 
 impl Agent {
-    fn next_call(&mut self, map: &PageMap, site: &str) -> Option<ToolCall> {
+    /// The next call, or why the script cannot go on (an element it needs is
+    /// not on the page).
+    fn next_call(&mut self, map: &PageMap, site: &str) -> Result<ToolCall, String> {
         self.step += 1;
         let (name, arguments) = match self.step {
             1 => ("navigate", json!({"url": site})),
@@ -124,9 +125,9 @@ impl Agent {
                 "done",
                 json!({"text": format!("Signed up; the site says: {}", map.title), "success": true}),
             ),
-            _ => return None,
+            _ => return Err("the script has nothing left to do, but the task is not done".into()),
         };
-        Some(ToolCall::new(
+        Ok(ToolCall::new(
             format!("call_{}", self.step),
             name,
             arguments,
@@ -134,17 +135,18 @@ impl Agent {
     }
 }
 
-fn typing(map: &PageMap, label: &str, text: &str) -> Option<Value> {
-    Some(json!({"index": number(map, label)?, "text": text}))
+fn typing(map: &PageMap, label: &str, text: &str) -> Result<Value, String> {
+    Ok(json!({"index": number(map, label)?, "text": text}))
 }
 
 /// The number of the element whose accessible name (its label, or a
 /// button's text) is `label`.
-fn number(map: &PageMap, label: &str) -> Option<u32> {
+fn number(map: &PageMap, label: &str) -> Result<u32, String> {
     map.elements
         .iter()
         .find(|element| element.name.as_deref() == Some(label))
         .map(|element| element.index)
+        .ok_or_else(|| format!("the page map has no element labelled {label:?}"))
 }
 
 /// Serves the example site on a free port of 127.0.0.1 and returns its
@@ -154,17 +156,23 @@ fn serve_site() -> std::io::Result<String> {
     let address = format!("http://{}/", listener.local_addr()?);
     std::thread::spawn(move || {
         for stream in listener.incoming().flatten() {
-            // A broken connection is the browser's business; the site
-            // keeps serving.
-            let _ = answer(stream);
+            // A thread per connection: the browser may open a connection
+            // ahead of time and send nothing on it, which must not hold up
+            // the next request. A broken connection is the browser's
+            // business; the site keeps serving.
+            std::thread::spawn(move || {
+                let _ = answer(stream);
+            });
         }
     });
     Ok(address)
 }
 
 fn answer(mut stream: TcpStream) -> std::io::Result<()> {
+    stream.set_read_timeout(Some(Duration::from_secs(10)))?;
+    // The request line and headers of a GET, at most 64 KiB of them.
+    let mut reader = BufReader::new(stream.try_clone()?.take(64 * 1024));
     let mut request_line = String::new();
-    let mut reader = BufReader::new(stream.try_clone()?);
     reader.read_line(&mut request_line)?;
     // The rest of the request (headers; a GET has no body) is not needed.
     loop {
@@ -240,6 +248,7 @@ fn decode(value: &str) -> String {
             b'+' => out.push(b' '),
             b'%' => match bytes
                 .get(i + 1..i + 3)
+                .filter(|hex| hex.iter().all(u8::is_ascii_hexdigit))
                 .and_then(|hex| std::str::from_utf8(hex).ok())
                 .and_then(|hex| u8::from_str_radix(hex, 16).ok())
             {

@@ -85,7 +85,8 @@ async fn launch_and_close_leave_no_process_and_no_profile_behind() {
 }
 
 /// Chromium reads one `--disable-features` only (the last); the session's
-/// own features, chromiumoxide's and the host's must all reach it.
+/// features and the host's must all reach it, and a host flag replaces the
+/// session's flag of the same name.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn feature_lists_from_every_source_merge_into_one_switch() {
     if browser_config("feature_lists", profiles()).is_none() {
@@ -124,7 +125,7 @@ async fn feature_lists_from_every_source_merge_into_one_switch() {
             );
         }
     };
-    // chromiumoxide's own, the session's, the host's.
+    // The session's, then the host's.
     has_all(
         "disable-features",
         &[

@@ -184,7 +184,7 @@ fn run(c: &mut Criterion, executable: PathBuf, measuring: bool) {
         // the page has been idle for a while (V8's memory reducer).
         std::thread::sleep(Duration::from_secs(14));
         report_memory(
-            "two tabs, idle 15 s after the benchmarks",
+            "two tabs, idle 14 s after the benchmarks",
             browser,
             rt,
             measuring,

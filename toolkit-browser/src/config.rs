@@ -61,12 +61,37 @@ pub const BASE_ARGS: &[&str] = &[
     "force-color-profile=srgb",
     // Pages in one language unless the host says otherwise.
     "lang=en_US",
+    // Pages can tell the browser is automated (`navigator.webdriver`), as
+    // under any DevTools client; the session does not pretend otherwise.
     "enable-automation",
     "enable-features=NetworkService,NetworkServiceInProcess",
     // No translation bar; and no preloaded address-bar popup, a WebUI page
     // in a renderer of its own (about 50 MiB) that a headless session
     // never shows.
     "disable-features=TranslateUI,WebUIOmniboxPopup,WebUIOmniboxAimPopup",
+];
+
+/// Switches the session sets from its configuration, and the builder method
+/// to use instead. A host flag of one of these names is refused at launch:
+/// chromiumoxide adds the session's own beside it, and Chromium would
+/// honour one of the two at random.
+const SESSION_SWITCHES: &[(&str, &str)] = &[
+    (
+        "user-data-dir",
+        "each session has its own temporary profile; choose its parent folder with `profile_parent`",
+    ),
+    ("window-size", "use `viewport`"),
+    ("headless", "use `headless`"),
+    ("no-sandbox", "use `sandbox`"),
+    ("disable-setuid-sandbox", "use `sandbox`"),
+    (
+        "remote-debugging-port",
+        "the session picks a free port itself",
+    ),
+    (
+        "remote-debugging-pipe",
+        "the session talks to the browser over a port",
+    ),
 ];
 
 /// Switches whose value is a comma-separated list: every value given for
@@ -205,8 +230,10 @@ impl BrowserConfigBuilder {
     /// (`"lang=de"`, `"--mute-audio"`). A flag of [`BASE_ARGS`] with the
     /// same name is replaced; features lists (`--enable-features=...`,
     /// `--disable-features=...` and their Blink forms) add to the session's
-    /// own instead. Set the window, headless mode and sandbox with this
-    /// builder's methods, not with flags.
+    /// own instead. The window size, headless mode, sandbox, profile and
+    /// DevTools port are set with this builder's methods; a flag for one of
+    /// them makes the launch fail with `BrowserError::Launch` saying which
+    /// method to use.
     pub fn arg(mut self, arg: impl Into<String>) -> Self {
         self.config.args.push(arg.into());
         self
@@ -332,14 +359,24 @@ fn running_as_root() -> bool {
 }
 
 /// The full argument list for one launch, without the leading `--`: each
-/// flag once, in order, a host's flag replacing a base flag of the same
-/// name and features lists merged.
-pub(crate) fn launch_args(config: &BrowserConfig) -> Vec<String> {
+/// flag once, a host's flag replacing a base flag of the same name and
+/// features lists merged. A host flag the session sets itself is an error
+/// naming the builder method to use.
+pub(crate) fn launch_args(config: &BrowserConfig) -> Result<Vec<String>, BrowserError> {
     let mut flags: Vec<(&str, Option<String>)> = Vec::new();
+    let host = config.args.iter().map(|a| a.trim_start_matches('-'));
+    for flag in host.clone() {
+        let name = flag.split_once('=').map_or(flag, |(name, _)| name);
+        if let Some((_, instead)) = SESSION_SWITCHES.iter().find(|(n, _)| *n == name) {
+            return Err(BrowserError::Launch {
+                detail: format!("the flag `--{name}` is set by the session: {instead}"),
+            });
+        }
+    }
     let given = BASE_ARGS
         .iter()
         .copied()
-        .chain(config.args.iter().map(|a| a.trim_start_matches('-')))
+        .chain(host)
         .filter(|a| !a.is_empty());
     for flag in given {
         let (name, value) = match flag.split_once('=') {
@@ -348,22 +385,27 @@ pub(crate) fn launch_args(config: &BrowserConfig) -> Vec<String> {
         };
         match flags.iter_mut().find(|(seen, _)| *seen == name) {
             Some((_, Some(values))) if LIST_SWITCHES.contains(&name) => {
-                if let Some(value) = value.filter(|v| !v.is_empty()) {
-                    values.push(',');
-                    values.push_str(value);
+                match value.filter(|v| !v.is_empty()) {
+                    Some(value) if values.is_empty() => values.push_str(value),
+                    Some(value) => {
+                        values.push(',');
+                        values.push_str(value);
+                    }
+                    None => {}
                 }
             }
             Some((_, old)) => *old = value.map(str::to_owned),
             None => flags.push((name, value.map(str::to_owned))),
         }
     }
-    flags
+    let args = flags
         .into_iter()
         .map(|(name, value)| match value {
             Some(value) => format!("{name}={value}"),
             None => name.to_owned(),
         })
-        .collect()
+        .collect();
+    Ok(args)
 }
 
 #[cfg(test)]
@@ -375,7 +417,7 @@ mod tests {
             .iter()
             .fold(BrowserConfig::builder(), |builder, arg| builder.arg(*arg))
             .build();
-        launch_args(&config)
+        launch_args(&config).expect("no session switch among the flags")
     }
 
     fn named<'a>(args: &'a [String], name: &str) -> Vec<&'a str> {

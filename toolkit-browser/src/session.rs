@@ -475,7 +475,7 @@ impl Session {
             // The whole list is ours (see `BASE_ARGS`), so that each flag
             // appears once.
             .disable_default_args()
-            .args(launch_args(config));
+            .args(launch_args(config)?);
         if !config.sandbox {
             builder = builder.no_sandbox();
         }

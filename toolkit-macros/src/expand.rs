@@ -60,7 +60,7 @@ pub(crate) fn expand(tool: &ToolFn) -> TokenStream {
                     let #ident: #ty = __tk::state::<#ty>(__site, #type_name)?;
                 })
             }
-            // Named in full, so that a parameter of another type is a plain
+            // Typed by the parameter, so that one of another type is a plain
             // "expected `T`, found `CallContext`" on its type.
             ParamKind::Context => Some(quote_spanned! {param.span()=>
                 let #ident: #ty = __tk::CallSite::context(__site);

@@ -44,7 +44,30 @@ pub fn problems(schema: &Value) -> Vec<String> {
         "string", "number", "integer", "boolean", "array", "object", "null",
     ];
     let mut problems = Vec::new();
+    if !schema.is_object() {
+        problems.push(format!("the root is not a schema object: {schema}"));
+    }
     walk_schemas(schema, "", &mut |path, members| {
+        // `walk_schemas` visits objects only: a sub-schema that is not one
+        // (`true`, a string) is caught here, at its parent.
+        let children = members
+            .get("properties")
+            .and_then(Value::as_object)
+            .into_iter()
+            .flat_map(|properties| properties.values())
+            .chain(members.get("items"))
+            .chain(
+                members
+                    .get("anyOf")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten(),
+            );
+        for child in children {
+            if !child.is_object() {
+                problems.push(format!("{path}: sub-schema {child} is not an object"));
+            }
+        }
         for keyword in members.keys() {
             if !ALLOWED.contains(&keyword.as_str()) {
                 problems.push(format!("{path}: keyword {keyword}"));
