@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 
 use toolkit_core::{ToolResult, tool};
 
-use super::{Reply, check_navigation, effects_sentence, label, respond};
+use super::{Reply, check_navigation, effects_sentence, label, respond, stop_if_fatal};
 use crate::error::BrowserError;
 use crate::forms::option_list;
 use crate::safety::SafetyPolicy;
@@ -85,11 +85,7 @@ pub async fn select_option(
     let outcome = async {
         let before = browser.current_tab().await?;
         let chosen = browser.select_option(index, &option).await;
-        if let Err(e) = &chosen
-            && e.is_fatal()
-        {
-            return Err(e.clone());
-        }
+        stop_if_fatal(&chosen)?;
         // Choosing a custom option is a click, which may navigate.
         check_navigation(&browser, &policy, Some(&before.id)).await?;
         let chosen = chosen?;

@@ -2,7 +2,7 @@
 
 use toolkit_core::{ToolResult, tool};
 
-use super::{Reply, check_navigation, cut, effects_sentence, label, respond};
+use super::{Reply, check_navigation, cut, effects_sentence, label, respond, stop_if_fatal};
 use crate::error::BrowserError;
 use crate::forms::option_list;
 use crate::safety::SafetyPolicy;
@@ -55,11 +55,7 @@ async fn click_element(
     }
     let before = browser.current_tab().await?;
     let clicked = browser.click(index).await;
-    if let Err(e) = &clicked
-        && e.is_fatal()
-    {
-        return Err(e.clone());
-    }
+    stop_if_fatal(&clicked)?;
     let what = label(&element);
     let guard = check_navigation(browser, policy, Some(&before.id)).await;
     let outcome = clicked?;
@@ -200,11 +196,7 @@ pub async fn send_keys(
     let outcome = async {
         let before = browser.current_tab().await?;
         let pressed = browser.press_keys(&keys).await;
-        if let Err(e) = &pressed
-            && e.is_fatal()
-        {
-            return Err(e.clone());
-        }
+        stop_if_fatal(&pressed)?;
         let guard = check_navigation(&browser, &policy, Some(&before.id)).await;
         let effects = pressed?;
         if let Err(blocked) = guard {

@@ -350,6 +350,17 @@ pub(crate) fn page_line(title: &str, url: &str) -> String {
     }
 }
 
+/// Ends an action at once when its step found the browser dead: nothing
+/// after it, the navigation check included, can work, and the host must
+/// restart the session. Any other error is left for the action to report
+/// after that check.
+pub(crate) fn stop_if_fatal<T>(step: &Result<T, BrowserError>) -> Result<(), BrowserError> {
+    match step {
+        Err(error) if error.is_fatal() => Err(error.clone()),
+        _ => Ok(()),
+    }
+}
+
 /// After anything that may have navigated: a top-level navigation the
 /// policy stopped (the guard's log), or a page the policy does not allow,
 /// is an error, and the tab is brought back to an allowed page: a tab this

@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use toolkit_core::{ToolResult, tool};
 
-use super::{MAX_WAIT_SECONDS, Reply, check_navigation, here, page_line, respond};
+use super::{MAX_WAIT_SECONDS, Reply, check_navigation, here, page_line, respond, stop_if_fatal};
 use crate::error::BrowserError;
 use crate::input::normalize_url;
 use crate::safety::SafetyPolicy;
@@ -47,11 +47,7 @@ async fn open(
         None
     };
     let loaded = browser.navigate(url).await;
-    if let Err(e) = &loaded
-        && e.is_fatal()
-    {
-        return Err(e.clone());
-    }
+    stop_if_fatal(&loaded)?;
     check_navigation(browser, policy, previous.as_deref()).await?;
     if let (Err(_), Some(previous)) = (&loaded, &previous) {
         // The page did not load: the tab opened for it goes again.
@@ -85,11 +81,7 @@ pub async fn go_back(
     let _turn = browser.action_turn().await;
     let outcome = async {
         let went = browser.go_back().await;
-        if let Err(e) = &went
-            && e.is_fatal()
-        {
-            return Err(e.clone());
-        }
+        stop_if_fatal(&went)?;
         check_navigation(&browser, &policy, None).await?;
         let info = went?;
         let page = page_line(&info.title, &info.url);

@@ -2,7 +2,7 @@
 
 use toolkit_core::{ToolResult, tool};
 
-use super::{Reply, check_navigation, cut, effects_sentence, respond};
+use super::{Reply, check_navigation, cut, effects_sentence, respond, stop_if_fatal};
 use crate::safety::SafetyPolicy;
 use crate::session::Browser;
 
@@ -34,11 +34,7 @@ pub async fn evaluate(
     let outcome = async {
         let before = browser.current_tab().await?;
         let value = browser.evaluate_settled(&code).await;
-        if let Err(e) = &value
-            && e.is_fatal()
-        {
-            return Err(e.clone());
-        }
+        stop_if_fatal(&value)?;
         check_navigation(&browser, &policy, Some(&before.id)).await?;
         let (value, effects) = value?;
         let shown = match &value {
