@@ -10,11 +10,15 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+mod agent;
+mod conversation;
 mod http;
 mod model;
 mod retry;
 mod sse;
 
+pub use agent::{Agent, Approval, Decision, Event, Events, Limits, Outcome, StopReason};
+pub use conversation::{Conversation, ToolChoice};
 pub use http::{HttpModel, HttpModelBuilder};
 pub use model::{Model, ModelError, ModelFuture, OnProgress};
 pub use retry::RetryPolicy;
