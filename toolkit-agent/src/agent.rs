@@ -29,6 +29,9 @@ pub enum Decision {
 /// before it runs.
 pub type Approval = Arc<dyn Fn(&ToolCall) -> Decision + Send + Sync>;
 
+/// A hook that adjusts a run's conversation before its first request.
+type Configure = Arc<dyn Fn(&mut Conversation) + Send + Sync>;
+
 /// Limits of a run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
@@ -172,7 +175,7 @@ pub struct Agent<M> {
     tool_choice: ToolChoice,
     parallel_calls: Option<bool>,
     stream: bool,
-    configure: Option<Arc<dyn Fn(&mut Conversation) + Send + Sync>>,
+    configure: Option<Configure>,
 }
 
 impl<M: Model> Agent<M> {
