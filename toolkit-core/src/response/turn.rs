@@ -106,7 +106,7 @@ pub enum CallKind {
     /// A function call whose arguments are JSON.
     Function,
     /// A custom tool call (OpenAI `custom` tools) whose input is free text,
-    /// kept as a JSON string in [`ToolCall::arguments`].
+    /// kept as a JSON string in the [`ToolCall`]'s `arguments`.
     Custom,
 }
 
