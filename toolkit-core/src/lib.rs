@@ -55,6 +55,7 @@ mod image;
 mod lazy_text;
 mod provider;
 mod registry;
+pub mod response;
 mod result;
 mod run;
 #[doc(hidden)]

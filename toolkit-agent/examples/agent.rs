@@ -1,0 +1,177 @@
+//! Runs the example registry's tools as an agent against any endpoint and
+//! prints each step and the outcome.
+//!
+//! ```text
+//! cargo run -q -p toolkit-agent --example agent -- \
+//!     --base-url http://127.0.0.1:8080/v1 --model gemma "Convert 20 C to F"
+//! ```
+//!
+//! Flags: `--dialect openai|responses|anthropic|gemini` (default openai),
+//! `--max-steps N` (default 10), `--key-env VAR` (default: the dialect's,
+//! none for a local `--base-url` on 127.0.0.1 or localhost).
+
+use std::process::ExitCode;
+
+use futures_util::StreamExt;
+use toolkit_agent::{Agent, Event, HttpModel, Limits};
+use toolkit_core::Cancellation;
+use toolkit_core::response::Dialect;
+
+struct Options {
+    base_url: Option<String>,
+    model: String,
+    dialect: Dialect,
+    max_steps: usize,
+    key_env: Option<String>,
+    task: String,
+}
+
+fn parse() -> Result<Options, String> {
+    let mut args = std::env::args().skip(1);
+    let mut options = Options {
+        base_url: None,
+        model: String::new(),
+        dialect: Dialect::OpenAiChat,
+        max_steps: 10,
+        key_env: None,
+        task: String::new(),
+    };
+    let mut task = Vec::new();
+    while let Some(arg) = args.next() {
+        let mut value = |name: &str| args.next().ok_or(format!("{name} needs a value"));
+        match arg.as_str() {
+            "--base-url" => options.base_url = Some(value("--base-url")?),
+            "--model" => options.model = value("--model")?,
+            "--dialect" => {
+                options.dialect = value("--dialect")?.parse().map_err(|e| format!("{e}"))?
+            }
+            "--max-steps" => {
+                options.max_steps = value("--max-steps")?
+                    .parse()
+                    .map_err(|_| "--max-steps takes a number".to_owned())?
+            }
+            "--key-env" => options.key_env = Some(value("--key-env")?),
+            "-h" | "--help" => return Err(String::new()),
+            _ => task.push(arg),
+        }
+    }
+    if options.model.is_empty() || task.is_empty() {
+        return Err("--model and a task are required".into());
+    }
+    options.task = task.join(" ");
+    Ok(options)
+}
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> ExitCode {
+    let options = match parse() {
+        Ok(options) => options,
+        Err(message) => {
+            if !message.is_empty() {
+                eprintln!("agent: {message}");
+            }
+            eprintln!(
+                "usage: agent --model NAME [--base-url URL] [--dialect openai|responses|anthropic|gemini] [--max-steps N] [--key-env VAR] TASK"
+            );
+            return ExitCode::from(2);
+        }
+    };
+    let mut builder = HttpModel::for_dialect(options.dialect, &options.model);
+    if let Some(url) = &options.base_url {
+        builder = builder.base_url(url);
+        let local = url.contains("://127.0.0.1") || url.contains("://localhost");
+        if local && options.key_env.is_none() {
+            builder = builder.no_key();
+        }
+    }
+    if let Some(name) = &options.key_env {
+        builder = builder.key_env(name);
+    }
+    let model = match builder.build() {
+        Ok(model) => model,
+        Err(error) => {
+            eprintln!("agent: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let registry = match toolkit_examples::registry() {
+        Ok(registry) => registry,
+        Err(error) => {
+            eprintln!("agent: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let agent = Agent::new(model, registry)
+        .instructions(
+            "You are a careful assistant. Use the tools; call `finish` when the task is done.",
+        )
+        .limits(Limits {
+            max_steps: options.max_steps,
+            ..Limits::default()
+        })
+        // A bound on each answer, so a small local model that rambles
+        // cannot hold a step for minutes.
+        .configure(|conversation| {
+            let key = match conversation.dialect() {
+                Dialect::Gemini => {
+                    return conversation.set(
+                        "generationConfig",
+                        serde_json::json!({"maxOutputTokens": 512}),
+                    );
+                }
+                Dialect::OpenAiResponses => "max_output_tokens",
+                _ => "max_tokens",
+            };
+            conversation.set(key, serde_json::json!(512));
+        });
+    let cancellation = Cancellation::new();
+    let (run, mut events) = agent.run_events(&options.task, &cancellation);
+    let printer = async {
+        while let Some(event) = events.next().await {
+            match event {
+                Event::StepStarted { step } => println!("step {step}"),
+                Event::Call {
+                    call, malformed, ..
+                } => match malformed {
+                    Some(problem) => println!(
+                        "  call {}({}) — malformed: {problem}",
+                        call.name, call.arguments
+                    ),
+                    None => println!("  call {}({})", call.name, call.arguments),
+                },
+                Event::Result {
+                    tool,
+                    is_error,
+                    text,
+                    ..
+                } => {
+                    let shown: String = text.chars().take(120).collect();
+                    let mark = if is_error { "error" } else { "ok" };
+                    println!("  {tool} → {mark}: {shown}");
+                }
+                Event::Text { text, .. } => println!("  says: {text}"),
+                Event::Usage { usage, .. } => {
+                    println!(
+                        "  tokens: {} in, {} out",
+                        usage.input_tokens, usage.output_tokens
+                    )
+                }
+                Event::Denied { reason, .. } => println!("  denied: {reason}"),
+                _ => {}
+            }
+        }
+    };
+    let (outcome, ()) = tokio::join!(run, printer);
+    println!(
+        "stopped: {:?} after {} step(s); done: {}; tokens: {} in, {} out",
+        outcome.stop,
+        outcome.steps,
+        outcome.done,
+        outcome.usage.input_tokens,
+        outcome.usage.output_tokens
+    );
+    if let Some(answer) = &outcome.answer {
+        println!("answer: {answer}");
+    }
+    ExitCode::SUCCESS
+}

@@ -1,0 +1,356 @@
+//! Providers over HTTP.
+
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use serde_json::Value;
+use toolkit_core::response::Dialect;
+
+use crate::model::{Model, ModelError, ModelFuture, OnProgress};
+use crate::retry::{RetryPolicy, parse_retry_after};
+use crate::sse::SseDecoder;
+
+/// A model behind an HTTP endpoint in one of the four dialects.
+///
+/// ```no_run
+/// use toolkit_agent::HttpModel;
+///
+/// // OpenAI itself; the key comes from OPENAI_API_KEY.
+/// let openai = HttpModel::openai_chat("gpt-4.1-mini").build()?;
+/// // Any compatible server (llama.cpp, vLLM, Ollama): no key needed.
+/// let local = HttpModel::openai_chat("gemma")
+///     .base_url("http://127.0.0.1:8080/v1")
+///     .no_key()
+///     .build()?;
+/// # Ok::<(), toolkit_agent::ModelError>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct HttpModel {
+    dialect: Dialect,
+    base_url: String,
+    model: String,
+    key: Option<String>,
+    retry: RetryPolicy,
+    client: reqwest::Client,
+}
+
+/// Settings of an [`HttpModel`].
+#[derive(Debug, Clone)]
+#[must_use = "call `build` to get the model"]
+pub struct HttpModelBuilder {
+    dialect: Dialect,
+    base_url: String,
+    model: String,
+    key: Key,
+    retry: RetryPolicy,
+    timeout: Duration,
+    connect_timeout: Duration,
+}
+
+#[derive(Debug, Clone)]
+enum Key {
+    Env(String),
+    Given(String),
+    None,
+}
+
+impl HttpModel {
+    /// OpenAI Chat Completions (`{base}/chat/completions`); base URL
+    /// `https://api.openai.com/v1`, key from `OPENAI_API_KEY`.
+    pub fn openai_chat(model: impl Into<String>) -> HttpModelBuilder {
+        HttpModelBuilder::new(
+            Dialect::OpenAiChat,
+            model,
+            "https://api.openai.com/v1",
+            "OPENAI_API_KEY",
+        )
+    }
+
+    /// OpenAI Responses (`{base}/responses`); base URL
+    /// `https://api.openai.com/v1`, key from `OPENAI_API_KEY`.
+    pub fn openai_responses(model: impl Into<String>) -> HttpModelBuilder {
+        HttpModelBuilder::new(
+            Dialect::OpenAiResponses,
+            model,
+            "https://api.openai.com/v1",
+            "OPENAI_API_KEY",
+        )
+    }
+
+    /// Anthropic Messages (`{base}/messages`); base URL
+    /// `https://api.anthropic.com/v1`, key from `ANTHROPIC_API_KEY`.
+    pub fn anthropic(model: impl Into<String>) -> HttpModelBuilder {
+        HttpModelBuilder::new(
+            Dialect::Anthropic,
+            model,
+            "https://api.anthropic.com/v1",
+            "ANTHROPIC_API_KEY",
+        )
+    }
+
+    /// Gemini (`{base}/models/{model}:generateContent`); base URL
+    /// `https://generativelanguage.googleapis.com/v1beta`, key from
+    /// `GEMINI_API_KEY`.
+    pub fn gemini(model: impl Into<String>) -> HttpModelBuilder {
+        HttpModelBuilder::new(
+            Dialect::Gemini,
+            model,
+            "https://generativelanguage.googleapis.com/v1beta",
+            "GEMINI_API_KEY",
+        )
+    }
+
+    /// An endpoint in `dialect` with that dialect's defaults.
+    pub fn for_dialect(dialect: Dialect, model: impl Into<String>) -> HttpModelBuilder {
+        match dialect {
+            Dialect::OpenAiResponses => Self::openai_responses(model),
+            Dialect::Anthropic => Self::anthropic(model),
+            Dialect::Gemini => Self::gemini(model),
+            _ => Self::openai_chat(model),
+        }
+    }
+
+    /// The model's name, as sent.
+    pub fn model(&self) -> &str {
+        &self.model
+    }
+
+    fn url(&self, stream: bool) -> String {
+        let base = &self.base_url;
+        match self.dialect {
+            Dialect::OpenAiResponses => format!("{base}/responses"),
+            Dialect::Anthropic => format!("{base}/messages"),
+            Dialect::Gemini if stream => {
+                format!("{base}/models/{}:streamGenerateContent?alt=sse", self.model)
+            }
+            Dialect::Gemini => format!("{base}/models/{}:generateContent", self.model),
+            _ => format!("{base}/chat/completions"),
+        }
+    }
+
+    /// The body as sent: the model's name added, and the stream switch.
+    fn body(&self, request: &Value, stream: bool) -> Value {
+        let mut body = request.clone();
+        if let Value::Object(object) = &mut body {
+            if self.dialect != Dialect::Gemini {
+                object.insert("model".into(), Value::String(self.model.clone()));
+            }
+            if stream && self.dialect != Dialect::Gemini {
+                object.insert("stream".into(), Value::Bool(true));
+                if self.dialect == Dialect::OpenAiChat {
+                    object.insert(
+                        "stream_options".into(),
+                        serde_json::json!({"include_usage": true}),
+                    );
+                }
+            }
+        }
+        body
+    }
+
+    fn request(&self, body: &Value, stream: bool) -> reqwest::RequestBuilder {
+        let mut request = self.client.post(self.url(stream)).json(body);
+        if let Some(key) = &self.key {
+            request = match self.dialect {
+                Dialect::Anthropic => request.header("x-api-key", key),
+                Dialect::Gemini => request.header("x-goog-api-key", key),
+                _ => request.bearer_auth(key),
+            };
+        }
+        if self.dialect == Dialect::Anthropic {
+            request = request.header("anthropic-version", "2023-06-01");
+        }
+        request
+    }
+
+    /// Sends the body, retrying refusals for now and lost connections;
+    /// returns the first response with a success status.
+    async fn send(&self, body: &Value, stream: bool) -> Result<reqwest::Response, ModelError> {
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let retry = attempt - 1;
+            let outcome = self.request(body, stream).send().await;
+            let (error, retry_after) = match outcome {
+                Ok(response) if response.status().is_success() => return Ok(response),
+                Ok(response) => {
+                    let status = response.status().as_u16();
+                    let retry_after = response
+                        .headers()
+                        .get(reqwest::header::RETRY_AFTER)
+                        .and_then(|value| value.to_str().ok())
+                        .and_then(parse_retry_after);
+                    let body = response.text().await.unwrap_or_default();
+                    let error = ModelError::Status {
+                        status,
+                        body,
+                        retry_after,
+                        attempts: attempt,
+                    };
+                    if !RetryPolicy::retries_status(status) {
+                        return Err(error);
+                    }
+                    (error, retry_after)
+                }
+                Err(error) => (transport(error, attempt), None),
+            };
+            if retry >= self.retry.max_retries {
+                return Err(error);
+            }
+            tokio::time::sleep(self.retry.delay(retry, retry_after)).await;
+        }
+    }
+}
+
+fn transport(error: reqwest::Error, attempts: u32) -> ModelError {
+    ModelError::Transport {
+        timeout: error.is_timeout(),
+        message: error_chain(&error),
+        attempts,
+    }
+}
+
+/// The error and its causes, as reqwest's own message leaves them out.
+fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut message = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        message.push_str(": ");
+        message.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    message
+}
+
+impl Model for HttpModel {
+    fn dialect(&self) -> Dialect {
+        self.dialect
+    }
+
+    fn complete<'a>(&'a self, request: &'a Value) -> ModelFuture<'a> {
+        Box::pin(async move {
+            let body = self.body(request, false);
+            let response = self.send(&body, false).await?;
+            let bytes = response
+                .bytes()
+                .await
+                .map_err(|error| transport(error, 1))?;
+            Ok(self.dialect.read_slice(&bytes)?)
+        })
+    }
+
+    fn stream<'a>(&'a self, request: &'a Value, progress: OnProgress<'a>) -> ModelFuture<'a> {
+        Box::pin(async move {
+            let body = self.body(request, true);
+            let response = self.send(&body, true).await?;
+            let mut accumulator = self.dialect.accumulator();
+            let mut decoder = SseDecoder::default();
+            let mut bytes = response.bytes_stream();
+            while let Some(chunk) = bytes.next().await {
+                let chunk = chunk.map_err(|error| transport(error, 1))?;
+                for data in decoder.push(&chunk) {
+                    accumulator.push_data(&data)?;
+                    progress(&accumulator);
+                }
+            }
+            if let Some(data) = decoder.finish() {
+                accumulator.push_data(&data)?;
+                progress(&accumulator);
+            }
+            Ok(accumulator.finish()?)
+        })
+    }
+}
+
+impl HttpModelBuilder {
+    fn new(dialect: Dialect, model: impl Into<String>, base_url: &str, key_var: &str) -> Self {
+        Self {
+            dialect,
+            base_url: base_url.to_owned(),
+            model: model.into(),
+            key: Key::Env(key_var.to_owned()),
+            retry: RetryPolicy::default(),
+            timeout: Duration::from_secs(300),
+            connect_timeout: Duration::from_secs(10),
+        }
+    }
+
+    /// The endpoint's base URL (a trailing `/` is ignored).
+    pub fn base_url(mut self, url: impl Into<String>) -> Self {
+        self.base_url = url.into().trim_end_matches('/').to_owned();
+        self
+    }
+
+    /// Reads the key from the environment variable `name` (each dialect has
+    /// a default); `build` fails when it is unset.
+    pub fn key_env(mut self, name: impl Into<String>) -> Self {
+        self.key = Key::Env(name.into());
+        self
+    }
+
+    /// Uses `key`.
+    pub fn key(mut self, key: impl Into<String>) -> Self {
+        self.key = Key::Given(key.into());
+        self
+    }
+
+    /// Sends no key (local servers).
+    pub fn no_key(mut self) -> Self {
+        self.key = Key::None;
+        self
+    }
+
+    /// The retry policy (default: three retries from 500 ms).
+    pub fn retry(mut self, policy: RetryPolicy) -> Self {
+        self.retry = policy;
+        self
+    }
+
+    /// The longest a whole request may take, streaming included (default
+    /// five minutes).
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// The longest connecting may take (default ten seconds).
+    pub fn connect_timeout(mut self, timeout: Duration) -> Self {
+        self.connect_timeout = timeout;
+        self
+    }
+
+    /// The model.
+    pub fn build(self) -> Result<HttpModel, ModelError> {
+        let key = match self.key {
+            Key::Given(key) => Some(key),
+            Key::None => None,
+            Key::Env(name) => match std::env::var(&name) {
+                Ok(key) if !key.is_empty() => Some(key),
+                _ => {
+                    return Err(ModelError::Config(format!(
+                        "no API key: set {name} (or call `key`, or `no_key` for a local server)"
+                    )));
+                }
+            },
+        };
+        if !(self.base_url.starts_with("http://") || self.base_url.starts_with("https://")) {
+            return Err(ModelError::Config(format!(
+                "the base URL `{}` is not http(s)",
+                self.base_url
+            )));
+        }
+        let client = reqwest::Client::builder()
+            .timeout(self.timeout)
+            .connect_timeout(self.connect_timeout)
+            .build()
+            .map_err(|error| ModelError::Config(error_chain(&error)))?;
+        Ok(HttpModel {
+            dialect: self.dialect,
+            base_url: self.base_url,
+            model: self.model,
+            key,
+            retry: self.retry,
+            client,
+        })
+    }
+}

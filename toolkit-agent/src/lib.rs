@@ -1,0 +1,59 @@
+//! The round trip for toolkit tools: a model endpoint answers a request
+//! with an assistant turn ([`toolkit_core::response::Turn`]); the registry
+//! runs its calls; their results go back in the next request.
+//!
+//! This crate holds what needs a network or a runtime: the [`Model`] trait
+//! and its HTTP implementation, [`HttpModel`], for OpenAI Chat Completions
+//! (and every compatible server), OpenAI Responses, Anthropic Messages and
+//! Gemini; [`Conversation`], the transcript in each dialect; and [`Agent`],
+//! the loop.
+//!
+//! ```no_run
+//! use toolkit_agent::{Agent, HttpModel, Limits, StopReason};
+//! use toolkit_core::{Registry, tool, tools};
+//!
+//! /// Count the words of a text.
+//! #[tool]
+//! fn word_count(
+//!     /// The text.
+//!     text: String,
+//! ) -> usize {
+//!     text.split_whitespace().count()
+//! }
+//!
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! let registry = Registry::builder().tools(tools![word_count]).build()?;
+//! // Any OpenAI-compatible server; `HttpModel::anthropic`, `::gemini` and
+//! // `::openai_responses` speak the other dialects.
+//! let model = HttpModel::openai_chat("gemma")
+//!     .base_url("http://127.0.0.1:8080/v1")
+//!     .no_key()
+//!     .build()?;
+//! let agent = Agent::new(model, registry)
+//!     .instructions("Use the tools.")
+//!     .limits(Limits { max_steps: 5, ..Limits::default() });
+//! let outcome = agent.run("How many words in 'a b c'?").await;
+//! if let StopReason::Model(error) = &outcome.stop {
+//!     eprintln!("the endpoint failed: {error}");
+//! }
+//! println!("{:?} after {} steps", outcome.answer, outcome.steps);
+//! # Ok(())
+//! # }
+//! ```
+
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
+mod agent;
+mod conversation;
+mod http;
+mod model;
+mod retry;
+mod sse;
+
+pub use agent::{Agent, Approval, Decision, Event, Events, Limits, Outcome, StopReason};
+pub use conversation::{Conversation, ToolChoice};
+pub use http::{HttpModel, HttpModelBuilder};
+pub use model::{Model, ModelError, ModelFuture, OnProgress};
+pub use retry::RetryPolicy;
+pub use toolkit_core::response::{Dialect, Turn};

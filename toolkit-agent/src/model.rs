@@ -1,0 +1,128 @@
+//! What a model endpoint does: a request body in, an assistant turn out.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::time::Duration;
+
+use serde_json::Value;
+use toolkit_core::response::{Accumulator, Dialect, ReadError, Turn};
+
+/// The future a [`Model`] returns.
+pub type ModelFuture<'a> = Pin<Box<dyn Future<Output = Result<Turn, ModelError>> + Send + 'a>>;
+
+/// Called with the accumulator after each streamed event, so a host can show
+/// text and partial arguments as they arrive.
+pub type OnProgress<'a> = &'a mut (dyn FnMut(&Accumulator) + Send);
+
+/// A model endpoint.
+///
+/// The request is a complete body in the model's [`Dialect`], as a
+/// conversation renders it, without the model's name: the endpoint adds
+/// what identifies the model (a `model` field, or Gemini's URL).
+///
+/// Any client can implement it; [`HttpModel`](crate::HttpModel) is the one
+/// that speaks to providers over HTTP.
+pub trait Model: Send + Sync {
+    /// The dialect requests are written in and responses read from.
+    fn dialect(&self) -> Dialect;
+
+    /// Sends `request` and reads the assistant turn from the response.
+    fn complete<'a>(&'a self, request: &'a Value) -> ModelFuture<'a>;
+
+    /// Sends `request` as a streamed request, calling `progress` after each
+    /// event; the turn is the one [`complete`](Self::complete) would give.
+    ///
+    /// The default does not stream: it calls `complete`.
+    fn stream<'a>(&'a self, request: &'a Value, progress: OnProgress<'a>) -> ModelFuture<'a> {
+        let _ = progress;
+        self.complete(request)
+    }
+}
+
+impl<M: Model + ?Sized> Model for std::sync::Arc<M> {
+    fn dialect(&self) -> Dialect {
+        (**self).dialect()
+    }
+
+    fn complete<'a>(&'a self, request: &'a Value) -> ModelFuture<'a> {
+        (**self).complete(request)
+    }
+
+    fn stream<'a>(&'a self, request: &'a Value, progress: OnProgress<'a>) -> ModelFuture<'a> {
+        (**self).stream(request, progress)
+    }
+}
+
+/// Why a model gave no turn.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum ModelError {
+    /// The provider answered with an error status; `body` is what it sent
+    /// (usually a JSON error object saying why).
+    Status {
+        /// The HTTP status.
+        status: u16,
+        /// The response body, as sent.
+        body: String,
+        /// How long the provider asked to wait (`Retry-After`), if it did.
+        retry_after: Option<Duration>,
+        /// How many attempts were made, retries included.
+        attempts: u32,
+    },
+    /// The request did not complete: connection refused, reset, or no
+    /// answer within the timeout.
+    Transport {
+        /// What happened.
+        message: String,
+        /// Whether it was the timeout.
+        timeout: bool,
+        /// How many attempts were made, retries included.
+        attempts: u32,
+    },
+    /// The response arrived but holds no readable turn.
+    Read(ReadError),
+    /// The endpoint is misconfigured (no key in the environment, a bad
+    /// base URL).
+    Config(String),
+}
+
+impl std::fmt::Display for ModelError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ModelError::Status {
+                status,
+                body,
+                attempts,
+                ..
+            } => write!(
+                f,
+                "the model endpoint answered HTTP {status} (after {attempts} attempt(s)): {body}"
+            ),
+            ModelError::Transport {
+                message, attempts, ..
+            } => write!(
+                f,
+                "the model endpoint could not be reached (after {attempts} attempt(s)): {message}"
+            ),
+            ModelError::Read(error) => error.fmt(f),
+            ModelError::Config(message) => {
+                write!(f, "the model endpoint is misconfigured: {message}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for ModelError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ModelError::Read(error) => Some(error),
+            _ => None,
+        }
+    }
+}
+
+impl From<ReadError> for ModelError {
+    fn from(error: ReadError) -> Self {
+        ModelError::Read(error)
+    }
+}

@@ -1,0 +1,290 @@
+//! The agent loop over a real local HTTP server answering with scripted
+//! provider responses, and the example registry's real tools.
+
+mod support;
+
+use std::sync::{Arc, Mutex};
+
+use futures_util::StreamExt;
+use serde_json::{Value, json};
+use support::{Reply, serve};
+use toolkit_agent::{Agent, Decision, Event, HttpModel, Limits, StopReason};
+use toolkit_core::response::Dialect;
+use toolkit_core::{Cancellation, Registry};
+
+fn registry() -> Registry {
+    toolkit_examples::registry().unwrap()
+}
+
+fn chat_calls(calls: &[(&str, &str, &str)]) -> Reply {
+    let calls: Vec<Value> = calls
+        .iter()
+        .map(|(id, name, arguments)| {
+            json!({"id": id, "type": "function", "function": {"name": name, "arguments": arguments}})
+        })
+        .collect();
+    Reply::json(
+        &json!({"choices": [{"index": 0, "finish_reason": "tool_calls",
+        "message": {"role": "assistant", "content": null, "tool_calls": calls}}],
+        "usage": {"prompt_tokens": 10, "completion_tokens": 5}}),
+    )
+}
+
+fn chat_text(text: &str) -> Reply {
+    Reply::json(&json!({"choices": [{"index": 0, "finish_reason": "stop",
+        "message": {"role": "assistant", "content": text}}],
+        "usage": {"prompt_tokens": 12, "completion_tokens": 3}}))
+}
+
+async fn chat_model(replies: Vec<Reply>) -> (HttpModel, support::Server) {
+    let server = serve(replies).await;
+    let model = HttpModel::openai_chat("m")
+        .base_url(&server.base_url)
+        .no_key()
+        .build()
+        .unwrap();
+    (model, server)
+}
+
+#[tokio::test]
+async fn malformed_call_is_answered_and_the_run_goes_on_to_done() {
+    let (model, server) = chat_model(vec![
+        chat_calls(&[
+            ("c1", "word_count", r#"{"text":"a b c"}"#),
+            ("c2", "convert_temperature", r#"{"value"#),
+        ]),
+        chat_calls(&[("c3", "finish", r#"{"summary":"3 words","success":true}"#)]),
+    ])
+    .await;
+    let agent = Agent::new(model, registry()).instructions("Be brief.");
+    let outcome = agent.run("Count the words.").await;
+    assert!(
+        matches!(outcome.stop, StopReason::Done),
+        "{:?}",
+        outcome.stop
+    );
+    assert!(outcome.done);
+    assert_eq!(outcome.success, Some(true));
+    assert_eq!(outcome.answer.as_deref(), Some("3 words"));
+    assert_eq!(outcome.steps, 2);
+    assert_eq!(outcome.usage.input_tokens, 20);
+    let received = server.received.lock().unwrap().clone();
+    let messages = received[1].body["messages"].as_array().unwrap();
+    // system, user, assistant (malformed call echoed as {}), two tool messages.
+    assert_eq!(messages.len(), 5);
+    assert_eq!(messages[2]["tool_calls"][1]["function"]["arguments"], "{}");
+    let error = messages[4]["content"].as_str().unwrap();
+    assert!(
+        error.contains("not valid JSON") && error.contains(r#"{"value"#),
+        "{error}"
+    );
+    assert_eq!(messages[3]["tool_call_id"], "c1");
+}
+
+#[tokio::test]
+async fn earlier_results_are_sent_unchanged_each_step() {
+    let (model, server) = chat_model(vec![
+        chat_calls(&[("c1", "word_count", r#"{"text":"a b"}"#)]),
+        chat_calls(&[("c2", "word_count", r#"{"text":"a b c"}"#)]),
+        chat_text("Done."),
+    ])
+    .await;
+    let outcome = Agent::new(model, registry()).run("Count.").await;
+    assert!(matches!(outcome.stop, StopReason::Answered));
+    assert_eq!(outcome.answer.as_deref(), Some("Done."));
+    let received = server.received.lock().unwrap().clone();
+    let second = received[1].body["messages"].as_array().unwrap().clone();
+    let third = received[2].body["messages"].as_array().unwrap().clone();
+    assert_eq!(&third[..second.len()], &second[..]);
+}
+
+#[tokio::test]
+async fn approval_denies_and_edits_and_events_stream() {
+    let (model, server) = chat_model(vec![
+        chat_calls(&[
+            ("c1", "word_count", r#"{"text":"a b"}"#),
+            ("c2", "create_event", r#"{"title":"x","day":"2026-01-01"}"#),
+        ]),
+        chat_text("ok"),
+    ])
+    .await;
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let log = seen.clone();
+    let agent = Agent::new(model, registry())
+        .needs_approval("create_event")
+        .needs_approval("word_count")
+        .approval(move |call| {
+            log.lock().unwrap().push(call.name.clone());
+            match call.name.as_str() {
+                "create_event" => Decision::Deny("no calendar changes today".into()),
+                _ => {
+                    let mut edited = call.clone();
+                    edited.arguments = json!({"text": "one two three four"});
+                    Decision::Edit(edited)
+                }
+            }
+        });
+    let cancellation = Cancellation::new();
+    let (run, events) = agent.run_events("Go.", &cancellation);
+    let (outcome, events) = tokio::join!(run, events.collect::<Vec<Event>>());
+    assert!(matches!(outcome.stop, StopReason::Answered));
+    assert_eq!(*seen.lock().unwrap(), ["word_count", "create_event"]);
+    let received = server.received.lock().unwrap().clone();
+    let messages = received[1].body["messages"].as_array().unwrap();
+    assert!(
+        messages[2]["content"].as_str().unwrap().contains('4'),
+        "{}",
+        messages[2]
+    );
+    assert!(
+        messages[3]["content"]
+            .as_str()
+            .unwrap()
+            .contains("no calendar changes today")
+    );
+    assert!(events.iter().any(|e| matches!(e, Event::Denied { .. })));
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, Event::StepStarted { step: 2 }))
+    );
+    assert_eq!(
+        events
+            .iter()
+            .filter(|e| matches!(e, Event::Result { .. }))
+            .count(),
+        2
+    );
+}
+
+#[tokio::test]
+async fn stop_after_tool_failure_budget_step_limit_and_cancellation() {
+    // Stop after a marked tool.
+    let (model, _server) =
+        chat_model(vec![chat_calls(&[("c1", "word_count", r#"{"text":"a"}"#)])]).await;
+    let outcome = Agent::new(model, registry())
+        .stop_after("word_count")
+        .run("x")
+        .await;
+    assert!(matches!(outcome.stop, StopReason::StopAfter(ref tool) if tool == "word_count"));
+
+    // Consecutive failures of one tool past the budget.
+    let bad = || chat_calls(&[("c", "convert_temperature", r#"{"value":"hot"}"#)]);
+    let (model, _server) = chat_model(vec![bad(), bad(), bad()]).await;
+    let outcome = Agent::new(model, registry())
+        .limits(Limits {
+            max_steps: 10,
+            max_failures: 2,
+        })
+        .run("x")
+        .await;
+    match outcome.stop {
+        StopReason::ToolFailures { tool, last_error } => {
+            assert_eq!(tool, "convert_temperature");
+            assert!(!last_error.is_empty());
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(outcome.steps, 3);
+
+    // The step limit.
+    let ok = || chat_calls(&[("c", "word_count", r#"{"text":"a"}"#)]);
+    let (model, _server) = chat_model(vec![ok(), ok()]).await;
+    let outcome = Agent::new(model, registry())
+        .limits(Limits {
+            max_steps: 2,
+            max_failures: 3,
+        })
+        .run("x")
+        .await;
+    assert!(matches!(outcome.stop, StopReason::StepLimit));
+    assert_eq!(outcome.steps, 2);
+
+    // Cancelled before the first request.
+    let (model, _server) = chat_model(vec![]).await;
+    let agent = Agent::new(model, registry());
+    let cancellation = Cancellation::new();
+    cancellation.cancel();
+    let (run, _events) = agent.run_events("x", &cancellation);
+    assert!(matches!(run.await.stop, StopReason::Cancelled));
+}
+
+#[tokio::test]
+async fn other_dialects_run_the_loop() {
+    // Anthropic: a documented tool_use turn with thinking, then an answer.
+    let server = serve(vec![
+        Reply::json(&json!({"type": "message", "role": "assistant", "stop_reason": "tool_use",
+            "content": [
+                {"type": "thinking", "thinking": "count", "signature": "sig=="},
+                {"type": "tool_use", "id": "toolu_1", "name": "word_count", "input": {"text": "a b"}}],
+            "usage": {"input_tokens": 5, "output_tokens": 2}})),
+        Reply::json(&json!({"type": "message", "role": "assistant", "stop_reason": "end_turn",
+            "content": [{"type": "text", "text": "Two."}]})),
+    ])
+    .await;
+    let model = HttpModel::anthropic("m")
+        .base_url(&server.base_url)
+        .key("k")
+        .build()
+        .unwrap();
+    let outcome = Agent::new(model, registry())
+        .instructions("Be brief.")
+        .run("Count.")
+        .await;
+    assert_eq!(outcome.answer.as_deref(), Some("Two."));
+    let received = server.received.lock().unwrap().clone();
+    let second = &received[1].body;
+    assert_eq!(second["system"], "Be brief.");
+    assert_eq!(second["messages"][1]["content"][0]["signature"], "sig==");
+    assert_eq!(
+        second["messages"][2]["content"][0]["tool_use_id"],
+        "toolu_1"
+    );
+
+    // Gemini: calls without id and with a thought signature.
+    let server = serve(vec![
+        Reply::json(&json!({"candidates": [{"finishReason": "STOP", "content": {"role": "model", "parts": [
+            {"functionCall": {"name": "word_count", "args": {"text": "a b"}}, "thoughtSignature": "<Signature_A>"}]}}]})),
+        Reply::json(&json!({"candidates": [{"finishReason": "STOP", "content": {"role": "model", "parts": [{"text": "Two."}]}}]})),
+    ])
+    .await;
+    let model = HttpModel::gemini("m")
+        .base_url(&server.base_url)
+        .key("k")
+        .build()
+        .unwrap();
+    let outcome = Agent::new(model, registry()).run("Count.").await;
+    assert_eq!(outcome.answer.as_deref(), Some("Two."));
+    let received = server.received.lock().unwrap().clone();
+    let contents = &received[1].body["contents"];
+    assert_eq!(contents[1]["parts"][0]["thoughtSignature"], "<Signature_A>");
+    let response = &contents[2]["parts"][0]["functionResponse"];
+    assert_eq!(response["name"], "word_count");
+    assert!(
+        response.get("id").is_none(),
+        "an id the API never sent is not sent back"
+    );
+
+    // Responses: call_id answers, reasoning echoed.
+    let server = serve(vec![
+        Reply::json(&json!({"status": "completed", "output": [
+            {"type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": "enc"},
+            {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "word_count", "arguments": "{\"text\":\"a b\"}"}]})),
+        Reply::json(&json!({"status": "completed", "output": [
+            {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Two."}]}]})),
+    ])
+    .await;
+    let model = HttpModel::openai_responses("m")
+        .base_url(&server.base_url)
+        .key("k")
+        .build()
+        .unwrap();
+    let outcome = Agent::new(model, registry()).run("Count.").await;
+    assert_eq!(outcome.answer.as_deref(), Some("Two."));
+    let received = server.received.lock().unwrap().clone();
+    let input = received[1].body["input"].as_array().unwrap();
+    assert_eq!(input[1]["encrypted_content"], "enc");
+    assert_eq!(input[3]["type"], "function_call_output");
+    assert_eq!(input[3]["call_id"], "call_1");
+    assert_eq!(Dialect::OpenAiResponses.as_str(), "responses");
+}

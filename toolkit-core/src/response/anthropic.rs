@@ -1,0 +1,363 @@
+//! Anthropic Messages: `content[]` blocks, and the event stream.
+
+use serde_json::{Map, Value, json};
+
+use super::stream::{PartialCall, str_at};
+use super::turn::{CallInfo, ReadError, Turn, Usage, provider_error};
+use super::{Dialect, arguments_problem};
+use crate::ToolCall;
+
+const DIALECT: Dialect = Dialect::Anthropic;
+
+pub(super) fn read(body: &Value) -> Result<Turn, ReadError> {
+    if str_at(body, "type") == "error"
+        && let Some(error) = provider_error(DIALECT, body)
+    {
+        return Err(error);
+    }
+    let content = body
+        .get("content")
+        .and_then(Value::as_array)
+        .ok_or_else(|| ReadError::shape(DIALECT, "no `content` array"))?;
+    let mut turn = Turn::new(DIALECT, Value::Array(content.clone()));
+    for block in content {
+        match str_at(block, "type") {
+            "text" => turn.text.push_str(str_at(block, "text")),
+            "tool_use" => {
+                let input = block.get("input").cloned().unwrap_or(Value::Null);
+                turn.push_call(
+                    ToolCall::new(str_at(block, "id"), str_at(block, "name"), input),
+                    CallInfo::function(None),
+                );
+            }
+            // Thinking blocks only travel in the echo.
+            _ => {}
+        }
+    }
+    turn.finish_reason = body
+        .get("stop_reason")
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    turn.usage = body
+        .get("usage")
+        .and_then(|usage| Usage::from_fields(usage, "input_tokens", "output_tokens"));
+    Ok(turn)
+}
+
+/// The event stream's state.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Stream {
+    pub(super) text: String,
+    pub(super) calls: Vec<PartialCall>,
+    /// Blocks by their `index`, as started, then completed by deltas.
+    blocks: Vec<(u64, Value)>,
+    /// `index` of each call's block, position for position.
+    call_indices: Vec<u64>,
+    stop_reason: Option<String>,
+    usage: Usage,
+    has_usage: bool,
+}
+
+impl Stream {
+    pub(super) fn push(&mut self, event: &Value) -> Result<(), ReadError> {
+        let index = event.get("index").and_then(Value::as_u64);
+        match str_at(event, "type") {
+            "error" => {
+                return Err(ReadError::Provider {
+                    dialect: DIALECT,
+                    error: event.get("error").unwrap_or(event).clone(),
+                });
+            }
+            "message_start" => {
+                if let Some(usage) = event.pointer("/message/usage") {
+                    self.add_usage(usage);
+                }
+            }
+            "message_delta" => {
+                if let Some(reason) = event.pointer("/delta/stop_reason").and_then(Value::as_str) {
+                    self.stop_reason = Some(reason.to_owned());
+                }
+                if let Some(usage) = event.get("usage") {
+                    // The counts in `message_delta` are cumulative.
+                    if let Some(output) = usage.get("output_tokens").and_then(Value::as_u64) {
+                        self.usage.output_tokens = output;
+                        self.has_usage = true;
+                    }
+                }
+            }
+            "content_block_start" => {
+                let index = self.require_index(index)?;
+                let mut block = event.get("content_block").cloned().unwrap_or(Value::Null);
+                if str_at(&block, "type") == "tool_use" {
+                    self.call_indices.push(index);
+                    self.calls.push(PartialCall::new(
+                        str_at(&block, "id"),
+                        str_at(&block, "name"),
+                    ));
+                    // The input arrives as JSON text; it replaces this.
+                    block["input"] = json!({});
+                }
+                if str_at(&block, "type") == "text" {
+                    self.text.push_str(str_at(&block, "text"));
+                }
+                self.blocks.push((index, block));
+            }
+            "content_block_delta" => {
+                let index = self.require_index(index)?;
+                let delta = event.get("delta").unwrap_or(&Value::Null);
+                match str_at(delta, "type") {
+                    "input_json_delta" => {
+                        let position = self.call_position(index)?;
+                        self.calls[position]
+                            .arguments
+                            .push_str(str_at(delta, "partial_json"));
+                    }
+                    "text_delta" => {
+                        let piece = str_at(delta, "text");
+                        self.text.push_str(piece);
+                        self.append(index, "text", piece)?;
+                    }
+                    "thinking_delta" => {
+                        self.append(index, "thinking", str_at(delta, "thinking"))?
+                    }
+                    "signature_delta" => {
+                        self.append(index, "signature", str_at(delta, "signature"))?
+                    }
+                    "citations_delta" => {
+                        if let Some(citation) = delta.get("citation") {
+                            let block = self.block(index)?;
+                            match block.get_mut("citations") {
+                                Some(Value::Array(citations)) => citations.push(citation.clone()),
+                                _ => block["citations"] = json!([citation]),
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            "content_block_stop" => {
+                let index = self.require_index(index)?;
+                if let Ok(position) = self.call_position(index) {
+                    self.calls[position].complete = true;
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn add_usage(&mut self, usage: &Value) {
+        if let Some(found) = Usage::from_fields(usage, "input_tokens", "output_tokens") {
+            self.usage += found;
+            self.has_usage = true;
+        }
+    }
+
+    fn require_index(&self, index: Option<u64>) -> Result<u64, ReadError> {
+        index.ok_or_else(|| ReadError::Stream {
+            dialect: DIALECT,
+            message: "a content block event without `index`".into(),
+        })
+    }
+
+    fn call_position(&self, index: u64) -> Result<usize, ReadError> {
+        self.call_indices
+            .iter()
+            .position(|&known| known == index)
+            .ok_or_else(|| ReadError::Stream {
+                dialect: DIALECT,
+                message: format!("input for block {index}, which is not a `tool_use` block"),
+            })
+    }
+
+    fn block(&mut self, index: u64) -> Result<&mut Value, ReadError> {
+        self.blocks
+            .iter_mut()
+            .find(|(known, _)| *known == index)
+            .map(|(_, block)| block)
+            .ok_or_else(|| ReadError::Stream {
+                dialect: DIALECT,
+                message: format!("a delta for block {index}, which never started"),
+            })
+    }
+
+    fn append(&mut self, index: u64, key: &str, piece: &str) -> Result<(), ReadError> {
+        let block = self.block(index)?;
+        let Some(object) = block.as_object_mut() else {
+            return Ok(());
+        };
+        match object
+            .entry(key)
+            .or_insert_with(|| Value::String(String::new()))
+        {
+            Value::String(so_far) => so_far.push_str(piece),
+            other => *other = Value::String(piece.to_owned()),
+        }
+        Ok(())
+    }
+
+    pub(super) fn finish(mut self) -> Result<Turn, ReadError> {
+        self.blocks.sort_by_key(|(index, _)| *index);
+        // Inputs parsed from their text; a malformed one is kept as text
+        // for the call and as `{}` in the echo, the only form the API
+        // takes back.
+        let mut malformed = Vec::new();
+        for (position, call) in self.calls.iter().enumerate() {
+            let index = self.call_indices[position];
+            let text = &call.arguments;
+            let (input, problem) = match arguments_problem(text) {
+                None if text.trim().is_empty() => (json!({}), None),
+                None => (serde_json::from_str(text).unwrap_or(json!({})), None),
+                Some(problem) => (Value::String(text.clone()), Some(problem)),
+            };
+            if let Some((_, block)) = self.blocks.iter_mut().find(|(known, _)| *known == index)
+                && problem.is_none()
+            {
+                block["input"] = input.clone();
+            }
+            malformed.push((input, problem));
+        }
+        let content: Vec<Value> = self.blocks.into_iter().map(|(_, block)| block).collect();
+        let mut body = Map::new();
+        body.insert("content".into(), Value::Array(content));
+        if let Some(reason) = self.stop_reason {
+            body.insert("stop_reason".into(), Value::String(reason));
+        }
+        let mut turn = read(&Value::Object(body))?;
+        for ((call, info), (input, problem)) in turn
+            .calls
+            .iter_mut()
+            .zip(turn.call_info.iter_mut())
+            .zip(malformed)
+        {
+            call.arguments = input;
+            info.malformed = problem;
+        }
+        if self.has_usage {
+            turn.usage = Some(self.usage);
+        }
+        Ok(turn)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // From Anthropic's tool-use and extended-thinking docs.
+    fn doc_body() -> Value {
+        json!({
+          "id": "msg_01Aq9w938a90dw8q",
+          "type": "message",
+          "role": "assistant",
+          "model": "claude-sonnet-4-5",
+          "content": [
+            {"type": "thinking", "thinking": "The user wants the weather.", "signature": "WaUjzkypQ2mUEVM36O2TxuC06KN8xyfbJwyem2dw3URve"},
+            {"type": "redacted_thinking", "data": "EmwKAhgBEgy3va3pzix/LafPsn4a"},
+            {"type": "text", "text": "I'll check the weather."},
+            {"type": "tool_use", "id": "toolu_01A09q90qw90lq917835lq9", "name": "get_weather",
+             "input": {"location": "San Francisco, CA", "unit": "celsius"}}
+          ],
+          "stop_reason": "tool_use",
+          "stop_sequence": null,
+          "usage": {"input_tokens": 472, "output_tokens": 91}
+        })
+    }
+
+    #[test]
+    fn reads_tool_use_with_object_input_and_echoes_thinking() {
+        let body = doc_body();
+        let turn = DIALECT.read(&body).unwrap();
+        assert_eq!(turn.text, "I'll check the weather.");
+        assert_eq!(turn.calls[0].id, "toolu_01A09q90qw90lq917835lq9");
+        assert_eq!(
+            turn.calls[0].arguments,
+            json!({"location": "San Francisco, CA", "unit": "celsius"})
+        );
+        assert_eq!(turn.echo, body["content"]);
+        assert_eq!(turn.finish_reason.as_deref(), Some("tool_use"));
+        assert_eq!(
+            turn.usage,
+            Some(Usage {
+                input_tokens: 472,
+                output_tokens: 91
+            })
+        );
+    }
+
+    #[test]
+    fn error_body_is_typed() {
+        let body = json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}});
+        assert!(matches!(
+            DIALECT.read(&body),
+            Err(ReadError::Provider { .. })
+        ));
+    }
+
+    fn events(input_pieces: &[&str]) -> Vec<Value> {
+        let mut events = vec![
+            json!({"type": "message_start", "message": {"id": "msg_01Aq9w938a90dw8q", "type": "message", "role": "assistant",
+                   "content": [], "usage": {"input_tokens": 472, "output_tokens": 1}}}),
+            json!({"type": "content_block_start", "index": 0, "content_block": {"type": "thinking", "thinking": "", "signature": ""}}),
+            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "thinking_delta", "thinking": "The user wants "}}),
+            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "thinking_delta", "thinking": "the weather."}}),
+            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "signature_delta", "signature": "WaUjzkypQ2mUEVM36O2TxuC06KN8xyfbJwyem2dw3URve"}}),
+            json!({"type": "content_block_stop", "index": 0}),
+            json!({"type": "content_block_start", "index": 1, "content_block": {"type": "redacted_thinking", "data": "EmwKAhgBEgy3va3pzix/LafPsn4a"}}),
+            json!({"type": "content_block_stop", "index": 1}),
+            json!({"type": "content_block_start", "index": 2, "content_block": {"type": "text", "text": ""}}),
+            json!({"type": "content_block_delta", "index": 2, "delta": {"type": "text_delta", "text": "I'll check the weather."}}),
+            json!({"type": "content_block_stop", "index": 2}),
+            json!({"type": "ping"}),
+            json!({"type": "content_block_start", "index": 3, "content_block": {"type": "tool_use",
+                   "id": "toolu_01A09q90qw90lq917835lq9", "name": "get_weather", "input": {}}}),
+        ];
+        for piece in input_pieces {
+            events.push(json!({"type": "content_block_delta", "index": 3,
+                               "delta": {"type": "input_json_delta", "partial_json": piece}}));
+        }
+        events.extend([
+            json!({"type": "content_block_stop", "index": 3}),
+            json!({"type": "message_delta", "delta": {"stop_reason": "tool_use", "stop_sequence": null}, "usage": {"output_tokens": 91}}),
+            json!({"type": "message_stop"}),
+        ]);
+        events
+    }
+
+    #[test]
+    fn stream_gives_the_same_turn() {
+        let mut stream = DIALECT.accumulator();
+        let pieces = [
+            "{\"location\": \"San Fra",
+            "ncisco, CA\", \"unit\": \"celsius\"}",
+        ];
+        for event in events(&pieces) {
+            stream.push(&event).unwrap();
+            if stream
+                .partial_calls()
+                .first()
+                .is_some_and(|call| !call.arguments.is_empty())
+            {
+                assert!(
+                    stream.partial_calls()[0]
+                        .arguments
+                        .starts_with("{\"location\"")
+                );
+            }
+        }
+        let turn = stream.finish().unwrap();
+        assert_eq!(turn, DIALECT.read(&doc_body()).unwrap());
+    }
+
+    #[test]
+    fn truncated_stream_input_is_kept_and_echoed_as_an_object() {
+        let mut stream = DIALECT.accumulator();
+        for event in events(&["{\"location"]) {
+            stream.push(&event).unwrap();
+        }
+        let turn = stream.finish().unwrap();
+        assert_eq!(turn.calls[0].arguments, "{\"location");
+        assert!(turn.call_info[0].malformed.is_some());
+        assert_eq!(turn.echo[3]["input"], json!({}));
+    }
+}

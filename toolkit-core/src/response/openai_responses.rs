@@ -1,0 +1,320 @@
+//! OpenAI Responses: `output[]` items, and the event stream.
+
+use serde_json::{Value, json};
+
+use super::stream::{PartialCall, str_at};
+use super::turn::{CallInfo, ReadError, Turn, Usage, provider_error};
+use super::{CallKind, Dialect, arguments_problem};
+use crate::ToolCall;
+
+const DIALECT: Dialect = Dialect::OpenAiResponses;
+
+pub(super) fn read(body: &Value) -> Result<Turn, ReadError> {
+    if let Some(error) = provider_error(DIALECT, body) {
+        return Err(error);
+    }
+    let output = body
+        .get("output")
+        .and_then(Value::as_array)
+        .ok_or_else(|| ReadError::shape(DIALECT, "no `output` array"))?;
+    let mut turn = Turn::new(DIALECT, Value::Array(output.clone()));
+    for item in output {
+        match str_at(item, "type") {
+            "message" => {
+                for part in item
+                    .get("content")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                {
+                    if str_at(part, "type") == "output_text" {
+                        turn.text.push_str(str_at(part, "text"));
+                    }
+                }
+            }
+            "function_call" => {
+                let arguments = str_at(item, "arguments");
+                turn.push_call(
+                    ToolCall::new(
+                        call_id(item),
+                        str_at(item, "name"),
+                        Value::String(arguments.to_owned()),
+                    ),
+                    CallInfo::function(arguments_problem(arguments)),
+                );
+            }
+            "custom_tool_call" => {
+                turn.push_call(
+                    ToolCall::new(
+                        call_id(item),
+                        str_at(item, "name"),
+                        Value::String(str_at(item, "input").to_owned()),
+                    ),
+                    CallInfo {
+                        kind: CallKind::Custom,
+                        malformed: None,
+                        generated_id: false,
+                    },
+                );
+            }
+            // Reasoning and built-in tool items only travel in the echo.
+            _ => {}
+        }
+    }
+    turn.finish_reason = body
+        .get("incomplete_details")
+        .and_then(|details| details.get("reason"))
+        .and_then(Value::as_str)
+        .or_else(|| body.get("status").and_then(Value::as_str))
+        .map(|reason| match reason {
+            // One word for "cut off at the output limit" across dialects.
+            "max_output_tokens" => "max_tokens".to_owned(),
+            other => other.to_owned(),
+        });
+    turn.usage = body
+        .get("usage")
+        .and_then(|usage| Usage::from_fields(usage, "input_tokens", "output_tokens"));
+    Ok(turn)
+}
+
+/// The id results answer: `call_id`, not the item's `id`.
+fn call_id(item: &Value) -> &str {
+    match str_at(item, "call_id") {
+        "" => str_at(item, "id"),
+        id => id,
+    }
+}
+
+/// The event stream's state.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Stream {
+    pub(super) text: String,
+    pub(super) calls: Vec<PartialCall>,
+    /// `output_index` of each call, position for position.
+    call_indices: Vec<u64>,
+    /// Finished output items by `output_index`.
+    items: Vec<(u64, Value)>,
+    /// The final response, once `response.completed` (or `.incomplete`)
+    /// has carried it.
+    response: Option<Value>,
+}
+
+impl Stream {
+    pub(super) fn push(&mut self, event: &Value) -> Result<(), ReadError> {
+        let index = event.get("output_index").and_then(Value::as_u64);
+        match str_at(event, "type") {
+            "error" => {
+                return Err(ReadError::Provider {
+                    dialect: DIALECT,
+                    error: event.clone(),
+                });
+            }
+            "response.failed" => {
+                let error = event
+                    .get("response")
+                    .and_then(|response| response.get("error"))
+                    .unwrap_or(event);
+                return Err(ReadError::Provider {
+                    dialect: DIALECT,
+                    error: error.clone(),
+                });
+            }
+            "response.completed" | "response.incomplete" => {
+                self.response = event.get("response").cloned();
+            }
+            "response.output_text.delta" => self.text.push_str(str_at(event, "delta")),
+            "response.output_item.added" => {
+                let item = event.get("item").unwrap_or(&Value::Null);
+                let kind = match str_at(item, "type") {
+                    "function_call" => CallKind::Function,
+                    "custom_tool_call" => CallKind::Custom,
+                    _ => return Ok(()),
+                };
+                let mut call = PartialCall::new(call_id(item), str_at(item, "name"));
+                call.kind = kind;
+                call.arguments = item
+                    .get("arguments")
+                    .or_else(|| item.get("input"))
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_owned();
+                self.call_indices
+                    .push(index.unwrap_or(self.call_indices.len() as u64));
+                self.calls.push(call);
+            }
+            "response.function_call_arguments.delta" | "response.custom_tool_call_input.delta" => {
+                let call = self.call_at(index)?;
+                call.arguments.push_str(str_at(event, "delta"));
+            }
+            "response.function_call_arguments.done" | "response.custom_tool_call_input.done" => {
+                let whole = event
+                    .get("arguments")
+                    .or_else(|| event.get("input"))
+                    .and_then(Value::as_str)
+                    .map(str::to_owned);
+                let call = self.call_at(index)?;
+                if let Some(whole) = whole {
+                    call.arguments = whole;
+                }
+                call.complete = true;
+            }
+            "response.output_item.done" => {
+                if let Some(item) = event.get("item") {
+                    let index = index.unwrap_or(self.items.len() as u64);
+                    if let Ok(call) = self.call_at(Some(index)) {
+                        call.complete = true;
+                    }
+                    self.items.push((index, item.clone()));
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn call_at(&mut self, index: Option<u64>) -> Result<&mut PartialCall, ReadError> {
+        let position = match index {
+            Some(index) => self.call_indices.iter().position(|&known| known == index),
+            None => self.calls.len().checked_sub(1),
+        };
+        match position {
+            Some(position) => Ok(&mut self.calls[position]),
+            None => Err(ReadError::Stream {
+                dialect: DIALECT,
+                message: format!("arguments for output item {index:?}, which is not a call"),
+            }),
+        }
+    }
+
+    pub(super) fn finish(mut self) -> Result<Turn, ReadError> {
+        if let Some(response) = &self.response
+            && response.get("output").is_some_and(Value::is_array)
+        {
+            return read(response);
+        }
+        // No final response: rebuild the output from the finished items,
+        // and from what arrived of calls whose items never finished.
+        for (position, call) in self.calls.iter().enumerate() {
+            let index = self.call_indices[position];
+            if self.items.iter().any(|(known, _)| *known == index) {
+                continue;
+            }
+            let item = match call.kind {
+                CallKind::Custom => json!({
+                    "type": "custom_tool_call", "call_id": call.id,
+                    "name": call.name, "input": call.arguments,
+                }),
+                _ => json!({
+                    "type": "function_call", "call_id": call.id,
+                    "name": call.name, "arguments": call.arguments,
+                }),
+            };
+            self.items.push((index, item));
+        }
+        self.items.sort_by_key(|(index, _)| *index);
+        let output: Vec<Value> = self.items.into_iter().map(|(_, item)| item).collect();
+        let mut turn = read(&json!({ "output": output }))?;
+        if turn.text.is_empty() {
+            turn.text = self.text;
+        }
+        Ok(turn)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Shaped as in OpenAI's Responses reference: a reasoning item, a
+    // function call, a custom tool call.
+    fn doc_body() -> Value {
+        json!({
+          "id": "resp_67ccd2bed1ec8190b14f964abc054267",
+          "object": "response",
+          "status": "completed",
+          "output": [
+            {"type": "reasoning", "id": "rs_6890", "summary": [], "encrypted_content": "gAAAAABo..."},
+            {"type": "function_call", "id": "fc_12345xyz", "call_id": "call_12345xyz",
+             "name": "get_weather", "arguments": "{\"location\":\"Paris, France\"}", "status": "completed"},
+            {"type": "custom_tool_call", "id": "ctc_1", "call_id": "call_777",
+             "name": "code_exec", "input": "print(\"hello world\")"}
+          ],
+          "usage": {"input_tokens": 36, "output_tokens": 87, "total_tokens": 123}
+        })
+    }
+
+    #[test]
+    fn reads_function_and_custom_calls_by_call_id() {
+        let body = doc_body();
+        let turn = DIALECT.read(&body).unwrap();
+        assert_eq!(turn.calls.len(), 2);
+        assert_eq!(turn.calls[0].id, "call_12345xyz");
+        assert_eq!(turn.calls[0].arguments, "{\"location\":\"Paris, France\"}");
+        assert_eq!(turn.calls[1].id, "call_777");
+        assert_eq!(turn.call_info[1].kind, CallKind::Custom);
+        // Reasoning items come back with the calls, in order.
+        assert_eq!(turn.echo, body["output"]);
+        assert_eq!(
+            turn.usage,
+            Some(Usage {
+                input_tokens: 36,
+                output_tokens: 87
+            })
+        );
+        assert_eq!(turn.finish_reason.as_deref(), Some("completed"));
+    }
+
+    #[test]
+    fn incomplete_response_is_truncated() {
+        let body = json!({"status": "incomplete", "incomplete_details": {"reason": "max_output_tokens"},
+            "output": [{"type": "function_call", "call_id": "c1", "name": "f", "arguments": "{\"a"}]});
+        let turn = DIALECT.read(&body).unwrap();
+        assert!(turn.truncated());
+        assert!(turn.has_malformed_calls());
+    }
+
+    #[test]
+    fn stream_without_final_response_gives_the_same_calls() {
+        let events = [
+            json!({"type": "response.output_item.added", "output_index": 0,
+                   "item": {"type": "reasoning", "id": "rs_6890", "summary": []}}),
+            json!({"type": "response.output_item.done", "output_index": 0,
+                   "item": {"type": "reasoning", "id": "rs_6890", "summary": [], "encrypted_content": "gAAAAABo..."}}),
+            json!({"type": "response.output_item.added", "output_index": 1,
+                   "item": {"type": "function_call", "id": "fc_12345xyz", "call_id": "call_12345xyz",
+                            "name": "get_weather", "arguments": ""}}),
+            json!({"type": "response.function_call_arguments.delta", "output_index": 1, "item_id": "fc_12345xyz", "delta": "{\"location\":"}),
+            json!({"type": "response.function_call_arguments.delta", "output_index": 1, "item_id": "fc_12345xyz", "delta": "\"Paris, France\"}"}),
+            json!({"type": "response.function_call_arguments.done", "output_index": 1, "item_id": "fc_12345xyz",
+                   "arguments": "{\"location\":\"Paris, France\"}"}),
+            json!({"type": "response.output_item.added", "output_index": 2,
+                   "item": {"type": "custom_tool_call", "id": "ctc_1", "call_id": "call_777", "name": "code_exec", "input": ""}}),
+            json!({"type": "response.custom_tool_call_input.delta", "output_index": 2, "delta": "print(\"hello world\")"}),
+        ];
+        let mut stream = DIALECT.accumulator();
+        for (n, event) in events.iter().enumerate() {
+            stream.push(event).unwrap();
+            if n == 3 {
+                assert_eq!(stream.partial_calls()[0].arguments, "{\"location\":");
+            }
+        }
+        let turn = stream.finish().unwrap();
+        let read = DIALECT.read(&doc_body()).unwrap();
+        assert_eq!(turn.calls, read.calls);
+        assert_eq!(turn.echo[0]["encrypted_content"], "gAAAAABo...");
+    }
+
+    #[test]
+    fn stream_prefers_the_completed_response() {
+        let mut stream = DIALECT.accumulator();
+        stream
+            .push(&json!({"type": "response.completed", "response": doc_body()}))
+            .unwrap();
+        assert_eq!(stream.finish().unwrap(), DIALECT.read(&doc_body()).unwrap());
+        let mut failing = DIALECT.accumulator();
+        let error = failing
+            .push(&json!({"type": "response.failed", "response": {"error": {"code": "server_error"}}}))
+            .unwrap_err();
+        assert!(matches!(error, ReadError::Provider { .. }));
+    }
+}

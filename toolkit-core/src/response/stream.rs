@@ -1,0 +1,157 @@
+//! Streamed responses: events in, the same [`Turn`] out.
+
+use serde_json::Value;
+
+use super::turn::{ReadError, Turn};
+use super::{CallKind, Dialect, anthropic, gemini, openai_chat, openai_responses};
+
+/// A call as far as the stream has carried it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct PartialCall {
+    /// The call's id, once the stream has sent it.
+    pub id: String,
+    /// The tool's name, once the stream has sent it.
+    pub name: String,
+    /// The arguments' text received so far (for Gemini, whose parts arrive
+    /// whole, the arguments object written out).
+    pub arguments: String,
+    /// A function call or a custom tool call.
+    pub kind: CallKind,
+    /// Whether the provider has said the call is complete.
+    pub complete: bool,
+}
+
+impl PartialCall {
+    pub(crate) fn new(id: impl Into<String>, name: impl Into<String>) -> Self {
+        Self {
+            id: id.into(),
+            name: name.into(),
+            arguments: String::new(),
+            kind: CallKind::Function,
+            complete: false,
+        }
+    }
+}
+
+/// Turns one dialect's stream events into a [`Turn`].
+///
+/// Feed it each event's JSON (an SSE `data:` payload, or a streamed Gemini
+/// chunk) with [`push`](Self::push) or [`push_data`](Self::push_data); read
+/// the text and the calls so far at any point; [`finish`](Self::finish)
+/// gives the turn the non-streamed response would have given.
+///
+/// ```
+/// use toolkit_core::response::Dialect;
+///
+/// let mut stream = Dialect::OpenAiChat.accumulator();
+/// for data in [
+///     r#"{"choices":[{"index":0,"delta":{"role":"assistant","tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"get_weather","arguments":""}}]}}]}"#,
+///     r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\"city\":"}}]}}]}"#,
+/// ] {
+///     stream.push_data(data).unwrap();
+/// }
+/// assert_eq!(stream.partial_calls()[0].arguments, r#"{"city":"#);
+/// stream.push_data(r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"\"Paris\"}"}}]},"finish_reason":"tool_calls"}]}"#).unwrap();
+/// stream.push_data("[DONE]").unwrap();
+/// let turn = stream.finish().unwrap();
+/// assert_eq!(turn.calls[0].arguments, r#"{"city":"Paris"}"#);
+/// ```
+#[derive(Debug, Clone)]
+pub struct Accumulator {
+    state: State,
+}
+
+#[derive(Debug, Clone)]
+enum State {
+    Chat(openai_chat::Stream),
+    Responses(openai_responses::Stream),
+    Anthropic(anthropic::Stream),
+    Gemini(gemini::Stream),
+}
+
+impl Accumulator {
+    /// An empty accumulator for `dialect`.
+    pub fn new(dialect: Dialect) -> Self {
+        let state = match dialect {
+            Dialect::OpenAiChat => State::Chat(Default::default()),
+            Dialect::OpenAiResponses => State::Responses(Default::default()),
+            Dialect::Anthropic => State::Anthropic(Default::default()),
+            Dialect::Gemini => State::Gemini(Default::default()),
+        };
+        Self { state }
+    }
+
+    /// The dialect of the events.
+    pub fn dialect(&self) -> Dialect {
+        match self.state {
+            State::Chat(_) => Dialect::OpenAiChat,
+            State::Responses(_) => Dialect::OpenAiResponses,
+            State::Anthropic(_) => Dialect::Anthropic,
+            State::Gemini(_) => Dialect::Gemini,
+        }
+    }
+
+    /// Takes in one event.
+    ///
+    /// An error event, or an event whose shape the dialect does not allow,
+    /// is an error; events the turn does not depend on (pings, progress)
+    /// are ignored.
+    pub fn push(&mut self, event: &Value) -> Result<(), ReadError> {
+        match &mut self.state {
+            State::Chat(stream) => stream.push(event),
+            State::Responses(stream) => stream.push(event),
+            State::Anthropic(stream) => stream.push(event),
+            State::Gemini(stream) => stream.push(event),
+        }
+    }
+
+    /// Takes in one SSE `data:` payload. OpenAI's closing `[DONE]` and
+    /// blank payloads are ignored.
+    pub fn push_data(&mut self, data: &str) -> Result<(), ReadError> {
+        let data = data.trim();
+        if data.is_empty() || data == "[DONE]" {
+            return Ok(());
+        }
+        let event: Value = serde_json::from_str(data).map_err(|error| ReadError::Stream {
+            dialect: self.dialect(),
+            message: format!("an event is not JSON: {error}"),
+        })?;
+        self.push(&event)
+    }
+
+    /// The assistant's text so far.
+    pub fn text(&self) -> &str {
+        match &self.state {
+            State::Chat(stream) => &stream.text,
+            State::Responses(stream) => &stream.text,
+            State::Anthropic(stream) => &stream.text,
+            State::Gemini(stream) => &stream.text,
+        }
+    }
+
+    /// The calls so far, in order, with the arguments received so far.
+    pub fn partial_calls(&self) -> &[PartialCall] {
+        match &self.state {
+            State::Chat(stream) => &stream.calls,
+            State::Responses(stream) => &stream.calls,
+            State::Anthropic(stream) => &stream.calls,
+            State::Gemini(stream) => &stream.calls,
+        }
+    }
+
+    /// The turn the events made.
+    pub fn finish(self) -> Result<Turn, ReadError> {
+        match self.state {
+            State::Chat(stream) => stream.finish(),
+            State::Responses(stream) => stream.finish(),
+            State::Anthropic(stream) => stream.finish(),
+            State::Gemini(stream) => stream.finish(),
+        }
+    }
+}
+
+/// The string at `key`, or "".
+pub(crate) fn str_at<'a>(value: &'a Value, key: &str) -> &'a str {
+    value.get(key).and_then(Value::as_str).unwrap_or("")
+}

@@ -1,0 +1,224 @@
+//! The assistant turn read from a response, and what can go wrong reading it.
+
+use std::fmt;
+
+use serde_json::Value;
+
+use super::Dialect;
+use crate::ToolCall;
+
+/// One assistant turn: its text, its calls, and what must be sent back.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct Turn {
+    /// The dialect the turn was read from.
+    pub dialect: Dialect,
+    /// The assistant's text, its parts joined in order (thinking excluded).
+    pub text: String,
+    /// The calls, in the order the model made them. Arguments are an object
+    /// where the provider sends one (Anthropic, Gemini), otherwise the text
+    /// the model wrote, unparsed, even when it is not valid JSON.
+    pub calls: Vec<ToolCall>,
+    /// What the reader learned about each call, index for index with
+    /// [`calls`](Self::calls).
+    pub call_info: Vec<CallInfo>,
+    /// The part of the response the provider requires back in the next
+    /// request, exactly as received: the assistant message (Chat), the
+    /// output items (Responses), the content blocks (Anthropic), the model
+    /// content (Gemini).
+    pub echo: Value,
+    /// The provider's own word for why the turn ended (`finish_reason`,
+    /// `stop_reason`, `finishReason`, `status`), when it gave one.
+    pub finish_reason: Option<String>,
+    /// Token counts, when the provider reported them.
+    pub usage: Option<Usage>,
+}
+
+impl Turn {
+    pub(crate) fn new(dialect: Dialect, echo: Value) -> Self {
+        Self {
+            dialect,
+            text: String::new(),
+            calls: Vec::new(),
+            call_info: Vec::new(),
+            echo,
+            finish_reason: None,
+            usage: None,
+        }
+    }
+
+    pub(crate) fn push_call(&mut self, call: ToolCall, info: CallInfo) {
+        self.calls.push(call);
+        self.call_info.push(info);
+    }
+
+    /// Whether the model made any call (otherwise the turn is its answer).
+    pub fn has_calls(&self) -> bool {
+        !self.calls.is_empty()
+    }
+
+    /// Whether the provider cut the turn off at its output limit
+    /// (`length`, `max_tokens`, `MAX_TOKENS`, an `incomplete` response),
+    /// the usual cause of truncated arguments.
+    pub fn truncated(&self) -> bool {
+        matches!(
+            self.finish_reason.as_deref(),
+            Some("length" | "max_tokens" | "MAX_TOKENS" | "incomplete")
+        )
+    }
+
+    /// Whether any call's arguments are not valid JSON.
+    pub fn has_malformed_calls(&self) -> bool {
+        self.call_info.iter().any(|info| info.malformed.is_some())
+    }
+}
+
+/// What the reader learned about one call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct CallInfo {
+    /// A function call (JSON arguments) or a custom tool call (free text).
+    pub kind: CallKind,
+    /// Why the arguments cannot be parsed, when they cannot. The registry
+    /// answers such a call with an error result; a transcript must not echo
+    /// the broken text where the provider expects JSON.
+    pub malformed: Option<String>,
+    /// Whether the id was generated because the provider sent none (Gemini
+    /// calls without `id`). Generated ids are stable: the same response
+    /// always yields the same ids.
+    pub generated_id: bool,
+}
+
+impl CallInfo {
+    pub(crate) fn function(malformed: Option<String>) -> Self {
+        Self {
+            kind: CallKind::Function,
+            malformed,
+            generated_id: false,
+        }
+    }
+}
+
+/// The kind of a call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum CallKind {
+    /// A function call whose arguments are JSON.
+    Function,
+    /// A custom tool call (OpenAI `custom` tools) whose input is free text,
+    /// kept as a JSON string in the [`ToolCall`]'s `arguments`.
+    Custom,
+}
+
+/// Token counts of one response.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Usage {
+    /// Tokens read (the prompt).
+    pub input_tokens: u64,
+    /// Tokens written (the turn).
+    pub output_tokens: u64,
+}
+
+impl Usage {
+    pub(crate) fn from_fields(usage: &Value, input: &str, output: &str) -> Option<Self> {
+        let input_tokens = usage.get(input).and_then(Value::as_u64);
+        let output_tokens = usage.get(output).and_then(Value::as_u64);
+        if input_tokens.is_none() && output_tokens.is_none() {
+            return None;
+        }
+        Some(Self {
+            input_tokens: input_tokens.unwrap_or(0),
+            output_tokens: output_tokens.unwrap_or(0),
+        })
+    }
+}
+
+impl std::ops::Add for Usage {
+    type Output = Usage;
+
+    fn add(self, other: Usage) -> Usage {
+        Usage {
+            input_tokens: self.input_tokens + other.input_tokens,
+            output_tokens: self.output_tokens + other.output_tokens,
+        }
+    }
+}
+
+impl std::ops::AddAssign for Usage {
+    fn add_assign(&mut self, other: Usage) {
+        *self = *self + other;
+    }
+}
+
+/// A response that holds no readable turn.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ReadError {
+    /// The body is not JSON.
+    NotJson {
+        /// The dialect expected.
+        dialect: Dialect,
+        /// The parser's message.
+        message: String,
+    },
+    /// The body is JSON but lacks what the dialect puts there.
+    Shape {
+        /// The dialect expected.
+        dialect: Dialect,
+        /// What is missing or of the wrong type.
+        message: String,
+    },
+    /// The provider answered with an error object instead of a turn.
+    Provider {
+        /// The dialect expected.
+        dialect: Dialect,
+        /// The error object, as sent.
+        error: Value,
+    },
+    /// A stream event out of order or of the wrong shape.
+    Stream {
+        /// The dialect expected.
+        dialect: Dialect,
+        /// What was wrong.
+        message: String,
+    },
+}
+
+impl ReadError {
+    pub(crate) fn shape(dialect: Dialect, message: impl Into<String>) -> Self {
+        ReadError::Shape {
+            dialect,
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for ReadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ReadError::NotJson { dialect, message } => {
+                write!(f, "the {dialect} response is not JSON: {message}")
+            }
+            ReadError::Shape { dialect, message } => {
+                write!(f, "the {dialect} response has no readable turn: {message}")
+            }
+            ReadError::Provider { dialect, error } => {
+                write!(f, "the {dialect} provider answered with an error: {error}")
+            }
+            ReadError::Stream { dialect, message } => {
+                write!(f, "the {dialect} stream is malformed: {message}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for ReadError {}
+
+/// The error object of a body that carries one instead of a turn.
+pub(crate) fn provider_error(dialect: Dialect, body: &Value) -> Option<ReadError> {
+    let error = body.get("error").filter(|error| !error.is_null())?;
+    Some(ReadError::Provider {
+        dialect,
+        error: error.clone(),
+    })
+}
