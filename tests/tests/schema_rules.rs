@@ -9,8 +9,9 @@ use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;
 use serde::Deserialize;
 use serde_json::{Value, json};
+use toolkit_core::Provider;
 use toolkit_core::schema::{
-    self, Json, LoweringErrorKind, SchemaError, Target, canonicalize, gemini, openai_strict,
+    self, Dialect, Json, LoweringErrorKind, SchemaError, canonicalize, gemini, openai_strict,
 };
 use toolkit_tests::judges::gemini_schema::problems as gemini_problems;
 use toolkit_tests::judges::walk_schemas;
@@ -605,10 +606,8 @@ fn canonical_and_lowered_schemas_are_valid_2020_12() {
         for lowered in [
             Some(schema.clone()),
             openai_strict(&schema).ok(),
-            Some(schema::openai(&schema)),
-            Some(schema::anthropic(&schema)),
-            Some(schema::mcp(&schema)),
-            Some(schema::openai_parameters(&schema).schema),
+            schema::lower(&schema, Dialect::Canonical).ok(),
+            schema::lower(&schema, Dialect::OpenAiStrict).ok(),
         ]
         .into_iter()
         .flatten()
@@ -618,8 +617,8 @@ fn canonical_and_lowered_schemas_are_valid_2020_12() {
         }
     }
     assert_eq!(
-        checked, 29,
-        "5 fixtures × 5, and the 4 that are strict-valid"
+        checked, 18,
+        "5 fixtures × 2, and twice the 4 that are strict-valid"
     );
 }
 
@@ -674,10 +673,10 @@ fn search_photos_strict() {
         openai_strict(&strict).unwrap().to_json_string(),
         strict.to_json_string()
     );
-    assert!(schema::is_strict_valid(&schema));
-    let parameters = schema::openai_parameters(&schema);
-    assert!(parameters.strict);
-    assert_eq!(parameters.schema, strict);
+    assert_eq!(
+        schema::lower(&schema, Dialect::OpenAiStrict).unwrap(),
+        strict
+    );
 }
 
 #[test]
@@ -728,7 +727,7 @@ fn recursive_type_strict() {
 fn maps_are_not_strict() {
     let schema = canonical::<CountWords>(&["counts", "name"]);
     let error = openai_strict(&schema).unwrap_err();
-    assert_eq!(error.target(), Target::OpenAiStrict);
+    assert_eq!(error.dialect(), Dialect::OpenAiStrict);
     assert_eq!(error.path(), "properties.counts");
     assert_eq!(error.kind(), &LoweringErrorKind::FreeFormMap);
     assert_eq!(
@@ -736,10 +735,8 @@ fn maps_are_not_strict() {
         "free-form map at `properties.counts` (`additionalProperties` is a schema) is not allowed in \
          OpenAI strict mode: every key must be declared; use a struct or a list of key/value pairs"
     );
-    assert!(!schema::is_strict_valid(&schema));
-    let parameters = schema::openai_parameters(&schema);
-    assert!(!parameters.strict);
-    assert_eq!(parameters.schema, schema);
+    assert!(schema::lower(&schema, Dialect::OpenAiStrict).is_err());
+    assert_eq!(schema::lower(&schema, Dialect::Canonical).unwrap(), schema);
 }
 
 // ---------------------------------------------------- non-strict, Anthropic, MCP
@@ -748,12 +745,17 @@ fn maps_are_not_strict() {
 fn non_strict_dialects_take_the_canonical_schema() {
     for (name, generated, order) in fixtures() {
         let schema = canonicalize(&generated, order).unwrap();
-        assert_eq!(schema::openai(&schema), schema, "{name}");
-        assert_eq!(schema::anthropic(&schema), schema, "{name}");
-        let mcp = schema::mcp(&schema);
-        assert_eq!(mcp, schema, "{name}");
-        assert_eq!(mcp.get("type"), Some(&Json::from("object")), "{name}");
-        assert!(mcp.get("properties").is_some(), "{name}");
+        for provider in [Provider::OpenAi, Provider::Anthropic, Provider::Mcp] {
+            assert_eq!(
+                provider.schema_dialects(),
+                [Dialect::Canonical],
+                "{provider}"
+            );
+        }
+        let canonical = schema::lower(&schema, Dialect::Canonical).unwrap();
+        assert_eq!(canonical, schema, "{name}");
+        assert_eq!(canonical.get("type"), Some(&Json::from("object")), "{name}");
+        assert!(canonical.get("properties").is_some(), "{name}");
     }
 }
 
@@ -820,7 +822,7 @@ fn everything_gemini() {
 #[test]
 fn gemini_refuses_recursion_and_maps_precisely() {
     let error = gemini(&canonical::<SyncTree>(&["root", "depth"])).unwrap_err();
-    assert_eq!(error.target(), Target::Gemini);
+    assert_eq!(error.dialect(), Dialect::Gemini);
     assert_eq!(error.path(), "properties.root.properties.children.items");
     assert_eq!(
         error.kind(),

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use serde_json::{Value, json};
 use toolkit_agent::Conversation;
-use toolkit_core::response::Dialect;
+use toolkit_core::Provider;
 use toolkit_core::{Registry, tool, tools};
 
 /// A stand-in page map, built once: its cost is the tool's work, not the
@@ -75,7 +75,7 @@ fn step(
 ) -> usize {
     let request = conversation.request();
     let wire = serde_json::to_vec(&request).unwrap();
-    let turn = Dialect::OpenAiChat.read(body).unwrap();
+    let turn = Provider::OpenAi.read(body).unwrap();
     conversation.push_turn(&turn);
     let outcome = runtime.block_on(registry.run_turn(&turn.calls));
     let problems = conversation.push_results(&turn, &outcome.results);
@@ -91,7 +91,7 @@ fn bench(c: &mut Criterion) {
     let body = response(0);
     let mut group = c.benchmark_group("agent_step");
     for history in [0usize, 10, 100, 200] {
-        let mut conversation = Conversation::new(Dialect::OpenAiChat);
+        let mut conversation = Conversation::new(Provider::OpenAi);
         conversation.set_instructions("Drive the browser.");
         conversation.set_tools(&registry).unwrap();
         conversation.push_user("Open the getting-started page.");

@@ -6,8 +6,8 @@
 //!     --base-url http://127.0.0.1:8080/v1 --model gemma "Convert 20 C to F"
 //! ```
 //!
-//! Flags: `--dialect openai|responses|anthropic|gemini` (default openai),
-//! `--max-steps N` (default 10), `--key-env VAR` (default: the dialect's,
+//! Flags: `--provider openai|responses|anthropic|gemini` (default openai),
+//! `--max-steps N` (default 10), `--key-env VAR` (default: the provider's,
 //! none for a local `--base-url` on 127.0.0.1 or localhost).
 
 use std::process::ExitCode;
@@ -15,12 +15,12 @@ use std::process::ExitCode;
 use futures_util::StreamExt;
 use toolkit_agent::{Agent, Event, HttpModel, Limits};
 use toolkit_core::Cancellation;
-use toolkit_core::response::Dialect;
+use toolkit_core::Provider;
 
 struct Options {
     base_url: Option<String>,
     model: String,
-    dialect: Dialect,
+    provider: Provider,
     max_steps: usize,
     key_env: Option<String>,
     task: String,
@@ -31,7 +31,7 @@ fn parse() -> Result<Options, String> {
     let mut options = Options {
         base_url: None,
         model: String::new(),
-        dialect: Dialect::OpenAiChat,
+        provider: Provider::OpenAi,
         max_steps: 10,
         key_env: None,
         task: String::new(),
@@ -42,8 +42,8 @@ fn parse() -> Result<Options, String> {
         match arg.as_str() {
             "--base-url" => options.base_url = Some(value("--base-url")?),
             "--model" => options.model = value("--model")?,
-            "--dialect" => {
-                options.dialect = value("--dialect")?.parse().map_err(|e| format!("{e}"))?
+            "--provider" => {
+                options.provider = value("--provider")?.parse().map_err(|e| format!("{e}"))?
             }
             "--max-steps" => {
                 options.max_steps = value("--max-steps")?
@@ -71,12 +71,12 @@ async fn main() -> ExitCode {
                 eprintln!("agent: {message}");
             }
             eprintln!(
-                "usage: agent --model NAME [--base-url URL] [--dialect openai|responses|anthropic|gemini] [--max-steps N] [--key-env VAR] TASK"
+                "usage: agent --model NAME [--base-url URL] [--provider openai|responses|anthropic|gemini] [--max-steps N] [--key-env VAR] TASK"
             );
             return ExitCode::from(2);
         }
     };
-    let mut builder = HttpModel::for_dialect(options.dialect, &options.model);
+    let mut builder = HttpModel::for_provider(options.provider, &options.model);
     if let Some(url) = &options.base_url {
         builder = builder.base_url(url);
         let local = url.contains("://127.0.0.1") || url.contains("://localhost");
@@ -112,14 +112,14 @@ async fn main() -> ExitCode {
         // A bound on each answer, so a small local model that rambles
         // cannot hold a step for minutes.
         .configure(|conversation| {
-            let key = match conversation.dialect() {
-                Dialect::Gemini => {
+            let key = match conversation.provider() {
+                Provider::Gemini => {
                     return conversation.set(
                         "generationConfig",
                         serde_json::json!({"maxOutputTokens": 512}),
                     );
                 }
-                Dialect::OpenAiResponses => "max_output_tokens",
+                Provider::OpenAiResponses => "max_output_tokens",
                 _ => "max_tokens",
             };
             conversation.set(key, serde_json::json!(512));

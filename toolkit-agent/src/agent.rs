@@ -276,7 +276,7 @@ impl<M: Model> Agent<M> {
 
     /// A new conversation for a task, as a run starts it.
     pub fn conversation(&self, task: &str) -> Result<Conversation, toolkit_core::DefinitionsError> {
-        let mut conversation = Conversation::new(self.model.dialect());
+        let mut conversation = Conversation::new(self.model.provider());
         if let Some(instructions) = &self.instructions {
             conversation.set_instructions(instructions.clone());
         }

@@ -1,8 +1,8 @@
-//! The transcript of a run, rendered as each dialect's request body.
+//! The transcript of a run, rendered as each provider's request body.
 
 use serde_json::{Map, Value, json};
 use toolkit_core::emit::{self, EmitOptions, EmitProblem};
-use toolkit_core::response::{Dialect, Turn};
+use toolkit_core::response::Turn;
 use toolkit_core::{DefinitionsError, Provider, Registry, ToolCallResult};
 
 /// Which calls the model may make.
@@ -20,7 +20,7 @@ pub enum ToolChoice {
     Tool(String),
 }
 
-/// A conversation in one dialect: system instructions, user messages,
+/// A conversation in one provider: system instructions, user messages,
 /// assistant turns echoed as the provider requires, and tool results,
 /// each rendered once when added and kept.
 ///
@@ -34,41 +34,43 @@ pub enum ToolChoice {
 /// model what went wrong.
 #[derive(Debug, Clone)]
 pub struct Conversation {
-    dialect: Dialect,
+    provider: Provider,
     instructions: Option<String>,
     items: Vec<Value>,
     tools: Option<Value>,
     tool_choice: ToolChoice,
     parallel_calls: Option<bool>,
-    strict: bool,
     options: EmitOptions,
     settings: Map<String, Value>,
 }
 
 impl Conversation {
-    /// An empty conversation in `dialect`.
-    pub fn new(dialect: Dialect) -> Self {
+    /// An empty conversation in `provider`.
+    ///
+    /// [`Provider::OpenAiStrict`] is Chat Completions with tools sent in
+    /// strict mode. [`Provider::Mcp`] is not a model API; a conversation
+    /// given it is written as Chat Completions.
+    pub fn new(provider: Provider) -> Self {
         let mut settings = Map::new();
-        if dialect == Dialect::Anthropic {
+        if provider == Provider::Anthropic {
             // Anthropic requires it; a generous default a host can lower.
             settings.insert("max_tokens".into(), json!(4096));
         }
         Self {
-            dialect,
+            provider,
             instructions: None,
             items: Vec::new(),
             tools: None,
             tool_choice: ToolChoice::Auto,
             parallel_calls: None,
-            strict: false,
             options: EmitOptions::default(),
             settings,
         }
     }
 
-    /// The dialect.
-    pub fn dialect(&self) -> Dialect {
-        self.dialect
+    /// The provider.
+    pub fn provider(&self) -> Provider {
+        self.provider
     }
 
     /// Sets the system instructions.
@@ -78,12 +80,9 @@ impl Conversation {
 
     /// Sets the tool list to the registry's enabled tools.
     pub fn set_tools(&mut self, registry: &Registry) -> Result<(), DefinitionsError> {
-        let provider = match self.dialect {
-            Dialect::OpenAiChat if self.strict => Provider::OpenAiStrict,
-            Dialect::OpenAiResponses => Provider::OpenAiResponses,
-            Dialect::Anthropic => Provider::Anthropic,
-            Dialect::Gemini => Provider::Gemini,
-            _ => Provider::OpenAi,
+        let provider = match self.provider {
+            Provider::Mcp => Provider::OpenAi,
+            provider => provider,
         };
         let definitions = registry.definitions(provider)?;
         self.tools = (!definitions.is_empty()).then(|| definitions.to_value());
@@ -91,9 +90,15 @@ impl Conversation {
     }
 
     /// Whether Chat Completions tools are sent in strict mode (call before
-    /// [`set_tools`](Self::set_tools)).
+    /// [`set_tools`](Self::set_tools)): switches between
+    /// [`Provider::OpenAi`] and [`Provider::OpenAiStrict`]; other providers
+    /// are left as they are.
     pub fn set_strict(&mut self, strict: bool) {
-        self.strict = strict;
+        self.provider = match (self.provider, strict) {
+            (Provider::OpenAi, true) => Provider::OpenAiStrict,
+            (Provider::OpenAiStrict, false) => Provider::OpenAi,
+            (provider, _) => provider,
+        };
     }
 
     /// Sets which calls the model may make.
@@ -126,8 +131,8 @@ impl Conversation {
     /// Adds a user message.
     pub fn push_user(&mut self, text: impl Into<String>) {
         let text = text.into();
-        let item = match self.dialect {
-            Dialect::Gemini => json!({"role": "user", "parts": [{"text": text}]}),
+        let item = match self.provider {
+            Provider::Gemini => json!({"role": "user", "parts": [{"text": text}]}),
             _ => json!({"role": "user", "content": text}),
         };
         self.items.push(item);
@@ -143,8 +148,8 @@ impl Conversation {
             .filter(|(_, info)| info.malformed.is_some())
             .map(|(call, _)| call.id.as_str())
             .collect();
-        match self.dialect {
-            Dialect::OpenAiResponses => {
+        match self.provider {
+            Provider::OpenAiResponses => {
                 for mut item in echo.as_array().cloned().unwrap_or_default() {
                     let id = item.get("call_id").and_then(Value::as_str).unwrap_or("");
                     if item.get("type").and_then(Value::as_str) == Some("function_call")
@@ -155,11 +160,11 @@ impl Conversation {
                     self.items.push(item);
                 }
             }
-            Dialect::Anthropic => {
+            Provider::Anthropic => {
                 self.items
                     .push(json!({"role": "assistant", "content": echo}));
             }
-            Dialect::Gemini => self.items.push(echo),
+            Provider::Gemini => self.items.push(echo),
             _ => {
                 if let Some(calls) = echo.get_mut("tool_calls").and_then(Value::as_array_mut) {
                     for call in calls {
@@ -178,10 +183,10 @@ impl Conversation {
     /// Returns the images that could not be sent (each replaced, for the
     /// model, by a sentence saying why).
     pub fn push_results(&mut self, turn: &Turn, results: &[ToolCallResult]) -> Vec<EmitProblem> {
-        let emitted = match self.dialect {
-            Dialect::OpenAiResponses => emit::openai_responses(results, &self.options),
-            Dialect::Anthropic => emit::anthropic(results, &self.options),
-            Dialect::Gemini => {
+        let emitted = match self.provider {
+            Provider::OpenAiResponses => emit::openai_responses(results, &self.options),
+            Provider::Anthropic => emit::anthropic(results, &self.options),
+            Provider::Gemini => {
                 // An id the API never sent is not sent back: it matches
                 // responses to calls by position and name instead.
                 let generated = turn.call_info.iter().any(|info| info.generated_id);
@@ -201,8 +206,8 @@ impl Conversation {
     pub fn request(&self) -> Value {
         let mut body = Map::new();
         let tools = self.tools.as_ref();
-        match self.dialect {
-            Dialect::OpenAiResponses => {
+        match self.provider {
+            Provider::OpenAiResponses => {
                 if let Some(instructions) = &self.instructions {
                     body.insert("instructions".into(), json!(instructions));
                 }
@@ -215,7 +220,7 @@ impl Conversation {
                     }
                 }
             }
-            Dialect::Anthropic => {
+            Provider::Anthropic => {
                 if let Some(instructions) = &self.instructions {
                     body.insert("system".into(), json!(instructions));
                 }
@@ -234,7 +239,7 @@ impl Conversation {
                     body.insert("tool_choice".into(), choice);
                 }
             }
-            Dialect::Gemini => {
+            Provider::Gemini => {
                 if let Some(instructions) = &self.instructions {
                     body.insert(
                         "systemInstruction".into(),

@@ -4,13 +4,13 @@ use std::time::Duration;
 
 use futures_util::StreamExt;
 use serde_json::Value;
-use toolkit_core::response::Dialect;
+use toolkit_core::Provider;
 
 use crate::model::{Model, ModelError, ModelFuture, OnProgress};
 use crate::retry::{RetryPolicy, parse_retry_after};
 use crate::sse::SseDecoder;
 
-/// A model behind an HTTP endpoint in one of the four dialects.
+/// A model behind an HTTP endpoint in one of the four providers.
 ///
 /// ```no_run
 /// use toolkit_agent::HttpModel;
@@ -26,7 +26,7 @@ use crate::sse::SseDecoder;
 /// ```
 #[derive(Debug, Clone)]
 pub struct HttpModel {
-    dialect: Dialect,
+    provider: Provider,
     base_url: String,
     model: String,
     key: Option<String>,
@@ -38,7 +38,7 @@ pub struct HttpModel {
 #[derive(Debug, Clone)]
 #[must_use = "call `build` to get the model"]
 pub struct HttpModelBuilder {
-    dialect: Dialect,
+    provider: Provider,
     base_url: String,
     model: String,
     key: Key,
@@ -59,7 +59,7 @@ impl HttpModel {
     /// `https://api.openai.com/v1`, key from `OPENAI_API_KEY`.
     pub fn openai_chat(model: impl Into<String>) -> HttpModelBuilder {
         HttpModelBuilder::new(
-            Dialect::OpenAiChat,
+            Provider::OpenAi,
             model,
             "https://api.openai.com/v1",
             "OPENAI_API_KEY",
@@ -70,7 +70,7 @@ impl HttpModel {
     /// `https://api.openai.com/v1`, key from `OPENAI_API_KEY`.
     pub fn openai_responses(model: impl Into<String>) -> HttpModelBuilder {
         HttpModelBuilder::new(
-            Dialect::OpenAiResponses,
+            Provider::OpenAiResponses,
             model,
             "https://api.openai.com/v1",
             "OPENAI_API_KEY",
@@ -81,7 +81,7 @@ impl HttpModel {
     /// `https://api.anthropic.com/v1`, key from `ANTHROPIC_API_KEY`.
     pub fn anthropic(model: impl Into<String>) -> HttpModelBuilder {
         HttpModelBuilder::new(
-            Dialect::Anthropic,
+            Provider::Anthropic,
             model,
             "https://api.anthropic.com/v1",
             "ANTHROPIC_API_KEY",
@@ -93,19 +93,19 @@ impl HttpModel {
     /// `GEMINI_API_KEY`.
     pub fn gemini(model: impl Into<String>) -> HttpModelBuilder {
         HttpModelBuilder::new(
-            Dialect::Gemini,
+            Provider::Gemini,
             model,
             "https://generativelanguage.googleapis.com/v1beta",
             "GEMINI_API_KEY",
         )
     }
 
-    /// An endpoint in `dialect` with that dialect's defaults.
-    pub fn for_dialect(dialect: Dialect, model: impl Into<String>) -> HttpModelBuilder {
-        match dialect {
-            Dialect::OpenAiResponses => Self::openai_responses(model),
-            Dialect::Anthropic => Self::anthropic(model),
-            Dialect::Gemini => Self::gemini(model),
+    /// An endpoint in `provider` with that provider's defaults.
+    pub fn for_provider(provider: Provider, model: impl Into<String>) -> HttpModelBuilder {
+        match provider {
+            Provider::OpenAiResponses => Self::openai_responses(model),
+            Provider::Anthropic => Self::anthropic(model),
+            Provider::Gemini => Self::gemini(model),
             _ => Self::openai_chat(model),
         }
     }
@@ -117,13 +117,13 @@ impl HttpModel {
 
     fn url(&self, stream: bool) -> String {
         let base = &self.base_url;
-        match self.dialect {
-            Dialect::OpenAiResponses => format!("{base}/responses"),
-            Dialect::Anthropic => format!("{base}/messages"),
-            Dialect::Gemini if stream => {
+        match self.provider {
+            Provider::OpenAiResponses => format!("{base}/responses"),
+            Provider::Anthropic => format!("{base}/messages"),
+            Provider::Gemini if stream => {
                 format!("{base}/models/{}:streamGenerateContent?alt=sse", self.model)
             }
-            Dialect::Gemini => format!("{base}/models/{}:generateContent", self.model),
+            Provider::Gemini => format!("{base}/models/{}:generateContent", self.model),
             _ => format!("{base}/chat/completions"),
         }
     }
@@ -132,12 +132,12 @@ impl HttpModel {
     fn body(&self, request: &Value, stream: bool) -> Value {
         let mut body = request.clone();
         if let Value::Object(object) = &mut body {
-            if self.dialect != Dialect::Gemini {
+            if self.provider != Provider::Gemini {
                 object.insert("model".into(), Value::String(self.model.clone()));
             }
-            if stream && self.dialect != Dialect::Gemini {
+            if stream && self.provider != Provider::Gemini {
                 object.insert("stream".into(), Value::Bool(true));
-                if self.dialect == Dialect::OpenAiChat {
+                if matches!(self.provider, Provider::OpenAi | Provider::OpenAiStrict) {
                     object.insert(
                         "stream_options".into(),
                         serde_json::json!({"include_usage": true}),
@@ -151,13 +151,13 @@ impl HttpModel {
     fn request(&self, body: &Value, stream: bool) -> reqwest::RequestBuilder {
         let mut request = self.client.post(self.url(stream)).json(body);
         if let Some(key) = &self.key {
-            request = match self.dialect {
-                Dialect::Anthropic => request.header("x-api-key", key),
-                Dialect::Gemini => request.header("x-goog-api-key", key),
+            request = match self.provider {
+                Provider::Anthropic => request.header("x-api-key", key),
+                Provider::Gemini => request.header("x-goog-api-key", key),
                 _ => request.bearer_auth(key),
             };
         }
-        if self.dialect == Dialect::Anthropic {
+        if self.provider == Provider::Anthropic {
             request = request.header("anthropic-version", "2023-06-01");
         }
         request
@@ -223,8 +223,8 @@ fn error_chain(error: &dyn std::error::Error) -> String {
 }
 
 impl Model for HttpModel {
-    fn dialect(&self) -> Dialect {
-        self.dialect
+    fn provider(&self) -> Provider {
+        self.provider
     }
 
     fn complete<'a>(&'a self, request: &'a Value) -> ModelFuture<'a> {
@@ -235,7 +235,7 @@ impl Model for HttpModel {
                 .bytes()
                 .await
                 .map_err(|error| transport(error, 1))?;
-            Ok(self.dialect.read_slice(&bytes)?)
+            Ok(self.provider.read_slice(&bytes)?)
         })
     }
 
@@ -243,7 +243,7 @@ impl Model for HttpModel {
         Box::pin(async move {
             let body = self.body(request, true);
             let response = self.send(&body, true).await?;
-            let mut accumulator = self.dialect.accumulator();
+            let mut accumulator = self.provider.accumulator();
             let mut decoder = SseDecoder::default();
             let mut bytes = response.bytes_stream();
             while let Some(chunk) = bytes.next().await {
@@ -263,9 +263,9 @@ impl Model for HttpModel {
 }
 
 impl HttpModelBuilder {
-    fn new(dialect: Dialect, model: impl Into<String>, base_url: &str, key_var: &str) -> Self {
+    fn new(provider: Provider, model: impl Into<String>, base_url: &str, key_var: &str) -> Self {
         Self {
-            dialect,
+            provider,
             base_url: base_url.to_owned(),
             model: model.into(),
             key: Key::Env(key_var.to_owned()),
@@ -281,7 +281,7 @@ impl HttpModelBuilder {
         self
     }
 
-    /// Reads the key from the environment variable `name` (each dialect has
+    /// Reads the key from the environment variable `name` (each provider has
     /// a default); `build` fails when it is unset.
     pub fn key_env(mut self, name: impl Into<String>) -> Self {
         self.key = Key::Env(name.into());
@@ -345,7 +345,7 @@ impl HttpModelBuilder {
             .build()
             .map_err(|error| ModelError::Config(error_chain(&error)))?;
         Ok(HttpModel {
-            dialect: self.dialect,
+            provider: self.provider,
             base_url: self.base_url,
             model: self.model,
             key,

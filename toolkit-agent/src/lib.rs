@@ -5,7 +5,7 @@
 //! This crate holds what needs a network or a runtime: the [`Model`] trait
 //! and its HTTP implementation, [`HttpModel`], for OpenAI Chat Completions
 //! (and every compatible server), OpenAI Responses, Anthropic Messages and
-//! Gemini; [`Conversation`], the transcript in each dialect; and [`Agent`],
+//! Gemini; [`Conversation`], the transcript in each provider; and [`Agent`],
 //! the loop.
 //!
 //! ```no_run
@@ -24,7 +24,7 @@
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
 //! let registry = Registry::builder().tools(tools![word_count]).build()?;
 //! // Any OpenAI-compatible server; `HttpModel::anthropic`, `::gemini` and
-//! // `::openai_responses` speak the other dialects.
+//! // `::openai_responses` speak the other providers.
 //! let model = HttpModel::openai_chat("gemma")
 //!     .base_url("http://127.0.0.1:8080/v1")
 //!     .no_key()
@@ -56,4 +56,5 @@ pub use conversation::{Conversation, ToolChoice};
 pub use http::{HttpModel, HttpModelBuilder};
 pub use model::{Model, ModelError, ModelFuture, OnProgress};
 pub use retry::RetryPolicy;
-pub use toolkit_core::response::{Dialect, Turn};
+pub use toolkit_core::Provider;
+pub use toolkit_core::response::Turn;

@@ -5,7 +5,8 @@ use std::pin::Pin;
 use std::time::Duration;
 
 use serde_json::Value;
-use toolkit_core::response::{Accumulator, Dialect, ReadError, Turn};
+use toolkit_core::Provider;
+use toolkit_core::response::{Accumulator, ReadError, Turn};
 
 /// The future a [`Model`] returns.
 pub type ModelFuture<'a> = Pin<Box<dyn Future<Output = Result<Turn, ModelError>> + Send + 'a>>;
@@ -16,15 +17,15 @@ pub type OnProgress<'a> = &'a mut (dyn FnMut(&Accumulator) + Send);
 
 /// A model endpoint.
 ///
-/// The request is a complete body in the model's [`Dialect`], as a
+/// The request is a complete body in the model's [`Provider`], as a
 /// conversation renders it, without the model's name: the endpoint adds
 /// what identifies the model (a `model` field, or Gemini's URL).
 ///
 /// Any client can implement it; [`HttpModel`](crate::HttpModel) is the one
 /// that speaks to providers over HTTP.
 pub trait Model: Send + Sync {
-    /// The dialect requests are written in and responses read from.
-    fn dialect(&self) -> Dialect;
+    /// The provider requests are written in and responses read from.
+    fn provider(&self) -> Provider;
 
     /// Sends `request` and reads the assistant turn from the response.
     fn complete<'a>(&'a self, request: &'a Value) -> ModelFuture<'a>;
@@ -40,8 +41,8 @@ pub trait Model: Send + Sync {
 }
 
 impl<M: Model + ?Sized> Model for std::sync::Arc<M> {
-    fn dialect(&self) -> Dialect {
-        (**self).dialect()
+    fn provider(&self) -> Provider {
+        (**self).provider()
     }
 
     fn complete<'a>(&'a self, request: &'a Value) -> ModelFuture<'a> {

@@ -45,7 +45,7 @@ impl SseDecoder {
             self.data.push_str(rest.strip_prefix(' ').unwrap_or(rest));
         }
         // `event:`, `id:`, `retry:` and comments carry nothing the turn
-        // needs: every dialect repeats the event type inside the data.
+        // needs: every provider repeats the event type inside the data.
     }
 }
 

@@ -9,7 +9,7 @@ use futures_util::StreamExt;
 use serde_json::{Value, json};
 use support::{Reply, serve};
 use toolkit_agent::{Agent, Decision, Event, HttpModel, Limits, StopReason};
-use toolkit_core::response::Dialect;
+use toolkit_core::Provider;
 use toolkit_core::{Cancellation, Registry};
 
 fn registry() -> Registry {
@@ -210,7 +210,7 @@ async fn stop_after_tool_failure_budget_step_limit_and_cancellation() {
 }
 
 #[tokio::test]
-async fn other_dialects_run_the_loop() {
+async fn other_providers_run_the_loop() {
     // Anthropic: a documented tool_use turn with thinking, then an answer.
     let server = serve(vec![
         Reply::json(&json!({"type": "message", "role": "assistant", "stop_reason": "tool_use",
@@ -286,5 +286,5 @@ async fn other_dialects_run_the_loop() {
     assert_eq!(input[1]["encrypted_content"], "enc");
     assert_eq!(input[3]["type"], "function_call_output");
     assert_eq!(input[3]["call_id"], "call_1");
-    assert_eq!(Dialect::OpenAiResponses.as_str(), "responses");
+    assert_eq!(Provider::OpenAiResponses.as_str(), "responses");
 }

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 use support::{Reply, serve};
-use toolkit_agent::{Dialect, HttpModel, Model, ModelError, RetryPolicy};
+use toolkit_agent::{HttpModel, Model, ModelError, Provider, RetryPolicy};
 
 fn quick_retries() -> RetryPolicy {
     RetryPolicy {
@@ -18,51 +18,51 @@ fn quick_retries() -> RetryPolicy {
 }
 
 #[tokio::test]
-async fn each_dialect_posts_to_its_endpoint_with_its_key_and_reads_the_turn() {
+async fn each_provider_posts_to_its_endpoint_with_its_key_and_reads_the_turn() {
     let cases = [
         (
-            Dialect::OpenAiChat,
+            Provider::OpenAi,
             json!({"choices": [{"index": 0, "finish_reason": "tool_calls", "message": {"role": "assistant", "content": null,
                 "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": "{\"city\":\"Paris\"}"}}]}}]}),
             "POST /chat/completions",
             "authorization: Bearer k1",
         ),
         (
-            Dialect::OpenAiResponses,
+            Provider::OpenAiResponses,
             json!({"status": "completed", "output": [{"type": "function_call", "id": "fc_1", "call_id": "call_1",
                 "name": "get_weather", "arguments": "{\"city\":\"Paris\"}"}]}),
             "POST /responses",
             "authorization: Bearer k1",
         ),
         (
-            Dialect::Anthropic,
+            Provider::Anthropic,
             json!({"type": "message", "role": "assistant", "stop_reason": "tool_use", "content": [
                 {"type": "tool_use", "id": "call_1", "name": "get_weather", "input": {"city": "Paris"}}]}),
             "POST /messages",
             "x-api-key: k1",
         ),
         (
-            Dialect::Gemini,
+            Provider::Gemini,
             json!({"candidates": [{"finishReason": "STOP", "content": {"role": "model", "parts": [
                 {"functionCall": {"id": "call_1", "name": "get_weather", "args": {"city": "Paris"}}}]}}]}),
             "POST /models/m:generateContent",
             "x-goog-api-key: k1",
         ),
     ];
-    for (dialect, body, line, auth) in cases {
+    for (provider, body, line, auth) in cases {
         let server = serve(vec![Reply::json(&body)]).await;
-        let model = HttpModel::for_dialect(dialect, "m")
+        let model = HttpModel::for_provider(provider, "m")
             .base_url(&server.base_url)
             .key("k1")
             .build()
             .unwrap();
         let turn = model.complete(&json!({"messages": []})).await.unwrap();
-        assert_eq!(turn.calls[0].id, "call_1", "{dialect}");
+        assert_eq!(turn.calls[0].id, "call_1", "{provider}");
         assert_eq!(turn.calls[0].name, "get_weather");
         let received = server.received.lock().unwrap()[0].clone();
         assert!(
             received.head.starts_with(line),
-            "{dialect}: {}",
+            "{provider}: {}",
             received.head
         );
         assert!(
@@ -70,10 +70,10 @@ async fn each_dialect_posts_to_its_endpoint_with_its_key_and_reads_the_turn() {
                 .head
                 .to_ascii_lowercase()
                 .contains(&auth.to_ascii_lowercase()),
-            "{dialect}: {}",
+            "{provider}: {}",
             received.head
         );
-        if dialect == Dialect::Gemini {
+        if provider == Provider::Gemini {
             assert!(received.body.get("model").is_none());
         } else {
             assert_eq!(received.body["model"], "m");

@@ -11,8 +11,8 @@ use serde_json::json;
 use toolkit_agent::{
     Agent, Conversation, HttpModel, Limits, Model, ModelError, StopReason, ToolChoice,
 };
+use toolkit_core::Provider;
 use toolkit_core::ToolCallResult;
-use toolkit_core::response::Dialect;
 
 struct Server {
     child: Child,
@@ -105,7 +105,7 @@ fn model(server: &Server) -> HttpModel {
 /// A conversation with the example tools, short answers.
 fn fresh() -> Conversation {
     let registry = toolkit_examples::registry().unwrap();
-    let mut conversation = Conversation::new(Dialect::OpenAiChat);
+    let mut conversation = Conversation::new(Provider::OpenAi);
     conversation.set_instructions("You are a careful assistant. Use the tools.");
     conversation.set_tools(&registry).unwrap();
     conversation.set("max_tokens", json!(48));
@@ -115,7 +115,7 @@ fn fresh() -> Conversation {
 /// A turn as the model writes it when cut off: the second call's arguments
 /// end mid-JSON.
 fn truncated_turn() -> toolkit_core::response::Turn {
-    Dialect::OpenAiChat
+    Provider::OpenAi
         .read(&json!({"choices": [{"index": 0, "finish_reason": "length", "message": {
             "role": "assistant", "content": null, "tool_calls": [
                 {"id": "call_a", "type": "function", "function": {"name": "word_count", "arguments": "{\"text\":\"one two\"}"}},

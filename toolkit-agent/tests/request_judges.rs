@@ -8,7 +8,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 use toolkit_agent::{Conversation, ToolChoice};
-use toolkit_core::response::Dialect;
+use toolkit_core::Provider;
 
 fn round_trip<T: DeserializeOwned + Serialize>(value: &Value) {
     let typed: T = serde_json::from_value(value.clone())
@@ -41,15 +41,15 @@ fn kept(ours: &Value, back: &Value, path: &str) {
     }
 }
 
-async fn body(dialect: Dialect, turn: Value, choice: ToolChoice) -> Value {
+async fn body(provider: Provider, turn: Value, choice: ToolChoice) -> Value {
     let registry = toolkit_examples::registry().unwrap();
-    let mut conversation = Conversation::new(dialect);
+    let mut conversation = Conversation::new(provider);
     conversation.set_instructions("Be brief.");
     conversation.set_tools(&registry).unwrap();
     conversation.set_tool_choice(choice);
     conversation.set_parallel_calls(true);
     conversation.push_user("Count the words of 'a b', convert 20 C.");
-    let turn = dialect.read(&turn).unwrap();
+    let turn = provider.read(&turn).unwrap();
     conversation.push_turn(&turn);
     let outcome = registry.run_turn(&turn.calls).await;
     conversation.push_results(&turn, &outcome.results);
@@ -71,7 +71,7 @@ async fn chat_completions_requests() {
         ToolChoice::Required,
         ToolChoice::Tool("word_count".into()),
     ] {
-        let body = body(Dialect::OpenAiChat, turn.clone(), choice).await;
+        let body = body(Provider::OpenAi, turn.clone(), choice).await;
         round_trip::<async_openai::types::chat::CreateChatCompletionRequest>(&body);
     }
 }
@@ -88,7 +88,7 @@ async fn responses_requests() {
         ToolChoice::Required,
         ToolChoice::Tool("word_count".into()),
     ] {
-        let body = body(Dialect::OpenAiResponses, turn.clone(), choice).await;
+        let body = body(Provider::OpenAiResponses, turn.clone(), choice).await;
         round_trip::<async_openai::types::responses::CreateResponse>(&body);
     }
 }

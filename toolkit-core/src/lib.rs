@@ -1,33 +1,71 @@
 //! Turn plain Rust functions into tools an LLM agent can call.
 //!
-//! This crate owns what a tool returns and how it reaches each provider:
+//! One path runs through the crate, from a function to the messages a
+//! provider accepts:
 //!
-//! - [`ToolResult`]: ordered content [`Block`]s (text, [`Image`], JSON), an
-//!   error, whether the task is [done](Completion), a long-term memory line,
-//!   show-once content, attachments, a note for the model and attributes the
-//!   model never sees. Anything a tool naturally returns converts into one
-//!   through [`IntoToolResult`].
-//! - [`History`]: what the model sees of earlier steps, with long outputs
-//!   saved to files under an [`OutputBudget`].
-//! - [`emit`]: one turn's results as the exact messages OpenAI (Chat and
-//!   Responses), Anthropic, Gemini and MCP accept, and as plain
-//!   [`Envelope`]s.
+//! 1. [`#[tool]`](tool) turns a function into a tool: its doc comment
+//!    becomes the description, its parameters the schema.
+//! 2. A [`Registry`] holds tools by name; [`Registry::definitions`] writes
+//!    their list in a [`Provider`]'s shape, from one canonical schema per
+//!    tool lowered for that provider ([`schema`]).
+//! 3. The model answers; [`Provider::read`] reads its calls from the
+//!    response ([`response`]), and [`Registry::run_turn`] runs them: bad
+//!    arguments, unknown tools, panics and timeouts become error results the
+//!    model can act on, never a crash.
+//! 4. [`emit`] writes the turn's [`ToolResult`]s as the exact messages the
+//!    provider accepts (OpenAI Chat and Responses, Anthropic, Gemini, MCP).
 //!
 //! ```
 //! use toolkit_core::emit::{self, EmitOptions};
-//! use toolkit_core::{IntoToolResult, ToolCallResult, ToolResult};
+//! use toolkit_core::{Provider, Registry, ToolCall, tool, tools};
 //!
-//! fn search(query: &str) -> Result<String, std::io::Error> {
-//!     Ok(format!("3 documents match {query:?}"))
+//! /// Search the document index.
+//! #[tool]
+//! fn search(
+//!     /// The full-text query.
+//!     query: String,
+//!     /// At most this many hits.
+//!     limit: Option<u8>,
+//! ) -> String {
+//!     format!("{} documents match {query:?}", limit.unwrap_or(3))
 //! }
 //!
-//! let turn = [
-//!     ToolCallResult::new("call_1", "search", search("rust").into_tool_result()),
-//!     ToolCallResult::new("call_2", "fetch", ToolResult::error("404 Not Found")),
+//! # tokio::runtime::Runtime::new().unwrap().block_on(async {
+//! let registry = Registry::builder().tools(tools![search]).build()?;
+//!
+//! // 2. The tool list, as OpenAI's Chat Completions takes it.
+//! let definitions = registry.definitions(Provider::OpenAi)?;
+//! assert_eq!(definitions.to_value()[0]["function"]["name"], "search");
+//!
+//! // 3. The calls the model made (read from its response by `Provider::read`).
+//! let calls = [
+//!     ToolCall::new("call_1", "search", r#"{"query": "rust"}"#.into()),
+//!     ToolCall::new("call_2", "serch", "{}".into()),
 //! ];
-//! let messages = emit::openai_chat(&turn, &EmitOptions::default()).items;
-//! assert_eq!(messages[1]["content"], "Error: 404 Not Found");
+//! let turn = registry.run_turn(&calls).await;
+//!
+//! // 4. The results, as the messages that answer those calls.
+//! let messages = emit::openai_chat(&turn.results, &EmitOptions::default()).items;
+//! assert_eq!(messages[0]["content"], r#"3 documents match "rust""#);
+//! assert_eq!(
+//!     messages[1]["content"],
+//!     "Error: there is no tool named `serch`; did you mean `search`?"
+//! );
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! # }).unwrap();
 //! ```
+//!
+//! Around that path:
+//!
+//! - [`ToolResult`]: what a tool returns — ordered content [`Block`]s (text,
+//!   [`Image`], JSON), an error, whether the task is [done](Completion), a
+//!   long-term memory line, show-once content, attachments, a note for the
+//!   model and attributes the model never sees. Anything a tool naturally
+//!   returns converts into one through [`IntoToolResult`].
+//! - [`History`]: what the model sees of earlier steps, with long outputs
+//!   saved to files under an [`OutputBudget`].
+//! - [`CallContext`] and [`Cancellation`]: what a tool can learn about the
+//!   call it answers, and how a host stops it.
 //!
 //! The guide (`docs/` in the repository) explains the model in prose; this
 //! reference documents every item.
@@ -39,65 +77,46 @@
 // inside this crate too (for its own ready tools and tests).
 extern crate self as toolkit_core;
 
-mod action_model;
-mod block;
-mod budget;
-mod builder;
-pub mod builtin;
-mod call;
-mod call_error;
-mod context;
-mod convert;
-pub mod emit;
-mod envelope;
 mod history;
-mod image;
-mod lazy_text;
 mod provider;
 mod registry;
-pub mod response;
 mod result;
-mod run;
-#[doc(hidden)]
-pub mod schema;
-mod suggest;
 mod tool;
-mod tool_macro;
-mod tool_schema;
+
+pub mod emit;
+pub mod response;
+pub mod schema;
+
+/// Ready tools that come with the crate.
+pub mod builtin {
+    pub use crate::history::read_output::{ReadOutputError, read_output};
+}
 
 #[doc(hidden)]
 #[path = "private.rs"]
-pub mod __private;
+pub mod __private_v1;
 
-pub use block::Block;
-pub use budget::{OutputBudget, Spilled};
-pub use builder::{Problem, RegistryBuilder, RegistryError};
-pub use call::ToolCallResult;
-pub use call_error::{CallError, CallOutcome};
-pub use context::{CallContext, Cancellation};
-pub use convert::{IntoToolResult, Json};
-pub use envelope::Envelope;
+pub use history::budget::{OutputBudget, Spilled};
 pub use history::{History, HistoryError};
-pub use image::{Image, ImageError, ImageSource};
-pub use provider::{Definitions, DefinitionsError, Provider, UnknownProvider};
+pub use provider::{Provider, UnknownProvider};
+pub use registry::builder::{Problem, RegistryBuilder, RegistryError};
+pub use registry::call_error::{CallError, CallOutcome};
+pub use registry::context::{CallContext, Cancellation};
+pub use registry::definitions::{Definitions, DefinitionsError};
 pub use registry::{Registry, ToolCall, TurnOutcome};
+pub use result::block::Block;
+pub use result::call_result::ToolCallResult;
+pub use result::convert::{IntoToolResult, Json};
+pub use result::envelope::Envelope;
+pub use result::image::{Image, ImageError, ImageSource};
 pub use result::{Completion, NotSingleText, ToolResult};
 pub use schema::{LoweringError, SchemaError};
-pub use tool::{Arguments, StateNeed, Tool, ToolDef, ToolFuture};
-pub use tool_macro::tool;
-pub use tool_schema::{ToolSchema, ToolSchemaError};
+pub use tool::arguments::Arguments;
+pub use tool::attribute::tool;
+pub use tool::schema::{ToolSchema, ToolSchemaError};
+pub use tool::{StateNeed, Tool, ToolDef, ToolFuture};
 
 /// The README's example, compiled and run as a doc test.
 #[doc = include_str!("../../README.md")]
 #[cfg(doctest)]
 pub struct ReadmeExample;
-
-/// The message of a caught panic: the `&str` or `String` it was raised with.
-pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
-    let detail = payload
-        .downcast_ref::<&str>()
-        .copied()
-        .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
-        .unwrap_or("no message");
-    format!("the tool panicked: {detail}")
-}

@@ -6,110 +6,23 @@ use std::fmt::Display;
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use serde_json::Value;
 
 pub use inventory;
 pub use schemars;
 pub use serde;
 pub use serde_json;
 
-pub use crate::context::CallSite;
-use crate::tool_schema::ToolSchema;
-use crate::{Arguments, CallError, IntoToolResult, ToolDef, ToolResult};
+pub use crate::registry::catalogue::Listed as CatalogueEntry;
+pub use crate::registry::context::CallSite;
+pub use crate::registry::drive::run_blocking;
+pub use crate::tool::arguments::parse_arguments;
+use crate::tool::schema::ToolSchema;
+use crate::{CallError, IntoToolResult, ToolResult};
 
-/// A `#[tool]` in the program's global catalogue.
-pub struct CatalogueEntry(pub &'static ToolDef);
-
-inventory::collect!(CatalogueEntry);
-
-/// Parses a call's arguments into the tool's generated argument struct.
-///
-/// The fast path is a plain `serde_json` parse; only a failed parse is
-/// parsed again, tracking the path, to say where the problem is.
-pub fn parse_arguments<T: DeserializeOwned>(
-    arguments: Arguments<'_>,
-    tool: &str,
-) -> Result<T, CallError> {
-    let invalid = |path: Option<String>, message: String| CallError::InvalidArguments {
-        tool: tool.to_owned(),
-        path,
-        message,
-    };
-    let value = match arguments {
-        Arguments::Text(text) => {
-            let error = match serde_json::from_str(text) {
-                Ok(parsed) => return Ok(parsed),
-                // Blank arguments, as some models send for a tool without
-                // parameters, mean no arguments. Checked only here, so a
-                // well-formed call does not pay for the scan.
-                Err(error) if error.is_eof() && text.trim().is_empty() => {
-                    return parse_arguments(Arguments::Text("{}"), tool);
-                }
-                Err(error) => error,
-            };
-            if !error.is_data() {
-                return Err(invalid(
-                    None,
-                    format!("the arguments are not valid JSON: {error}"),
-                ));
-            }
-            match serde_json::from_str::<Value>(text) {
-                Ok(value) => value,
-                Err(_) => return Err(invalid(None, without_position(&error))),
-            }
-        }
-        Arguments::Value(Value::Null) => Value::Object(serde_json::Map::new()),
-        Arguments::Value(value) => match T::deserialize(value) {
-            Ok(parsed) => return Ok(parsed),
-            Err(_) => value.clone(),
-        },
-    };
-    // Strict-mode and Gemini schemas mark optional fields nullable, so a
-    // model may send `null` for a field that is merely defaulted
-    // (`#[serde(default)]`). Absent means the same to the tool.
-    let mut without_nulls = value.clone();
-    remove_null_fields(&mut without_nulls);
-    if let Ok(parsed) = T::deserialize(&without_nulls) {
-        return Ok(parsed);
-    }
-    // Parse again, tracking the path, to say where the problem is.
-    match serde_path_to_error::deserialize::<_, T>(&value) {
-        Err(traced) => {
-            let (path, message) = located(traced.path(), traced.inner());
-            Err(invalid(path, message))
-        }
-        Ok(parsed) => Ok(parsed),
-    }
-}
-
-fn remove_null_fields(value: &mut Value) {
-    match value {
-        Value::Object(map) => {
-            map.retain(|_, field| !field.is_null());
-            map.values_mut().for_each(remove_null_fields);
-        }
-        Value::Array(items) => items.iter_mut().for_each(remove_null_fields),
-        _ => {}
-    }
-}
-
-fn located(
-    path: &serde_path_to_error::Path,
-    error: &serde_json::Error,
-) -> (Option<String>, String) {
-    let path = path.to_string();
-    let path = (path != ".").then_some(path);
-    (path, without_position(error))
-}
-
-/// serde_json's message without its ` at line 1 column 9` suffix, which
-/// means nothing to a model that sent the arguments as one value.
-fn without_position(error: &serde_json::Error) -> String {
-    let message = error.to_string();
-    match message.rfind(" at line ") {
-        Some(at) if error.line() > 0 => message[..at].to_owned(),
-        _ => message,
-    }
+/// The schemas of a tool whose argument struct is `T`, its parameters in
+/// declaration order.
+pub fn schema_of<T: schemars::JsonSchema>(params: &[&str]) -> ToolSchema {
+    ToolSchema::of::<T>(params)
 }
 
 /// The host's value for a `#[tool(state)]` parameter.
@@ -121,41 +34,6 @@ pub fn state<T: Clone + Send + Sync + 'static>(
         tool: site.tool_name().to_owned(),
         type_name: type_name.to_owned(),
     })
-}
-
-/// Runs a sync tool on tokio's blocking pool, so that it never holds up the
-/// runtime's worker threads.
-pub async fn run_blocking<F>(tool: &'static str, body: F) -> Result<ToolResult, CallError>
-where
-    F: FnOnce() -> ToolResult + Send + 'static,
-{
-    let runtime = tokio::runtime::Handle::try_current().map_err(|error| CallError::Runtime {
-        tool: tool.to_owned(),
-        message: error.to_string(),
-    })?;
-    runtime.spawn_blocking(body).await.map_err(|error| {
-        if error.is_panic() {
-            CallError::Panicked {
-                tool: tool.to_owned(),
-                message: crate::panic_message(error.into_panic().as_ref()),
-            }
-        } else {
-            CallError::Runtime {
-                tool: tool.to_owned(),
-                message: error.to_string(),
-            }
-        }
-    })
-}
-
-/// The schemas of a tool whose argument struct is `T`, its parameters in
-/// declaration order.
-pub fn schema_of<T: schemars::JsonSchema>(params: &[&str]) -> ToolSchema {
-    let mut settings = schemars::generate::SchemaSettings::draft2020_12();
-    settings.inline_subschemas = true;
-    settings.meta_schema = None;
-    let generated = settings.into_generator().into_root_schema_for::<T>();
-    ToolSchema::build(generated.as_value(), params)
 }
 
 /// Holds a tool's return value for the conversion below.

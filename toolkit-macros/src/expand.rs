@@ -156,14 +156,14 @@ pub(crate) fn expand(tool: &ToolFn) -> TokenStream {
 
         #(#cfgs)*
         const _: () = {
-            use ::toolkit_core::__private as __tk;
+            use ::toolkit_core::__private_v1 as __tk;
 
             #(#param_checks)*
             #last_resort
 
             #[derive(__tk::serde::Deserialize, __tk::schemars::JsonSchema)]
-            #[serde(crate = "::toolkit_core::__private::serde", deny_unknown_fields)]
-            #[schemars(crate = "::toolkit_core::__private::schemars")]
+            #[serde(crate = "::toolkit_core::__private_v1::serde", deny_unknown_fields)]
+            #[schemars(crate = "::toolkit_core::__private_v1::schemars")]
             #[allow(non_camel_case_types)]
             struct #args_struct {
                 #(#fields,)*

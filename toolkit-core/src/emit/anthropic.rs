@@ -2,9 +2,9 @@
 
 use serde_json::Value;
 
-use super::resolve::{Part, Resolved, accepted, object, string};
+use super::resolve::{Part, Resolved, object, string};
 use super::{EmitOptions, Emitted};
-use crate::ToolCallResult;
+use crate::{Provider, ToolCallResult};
 
 /// One turn's results as one Anthropic `user` message whose content is the
 /// `tool_result` blocks, in call order.
@@ -30,12 +30,7 @@ use crate::ToolCallResult;
 /// ```
 pub fn anthropic(turn: &[ToolCallResult], options: &EmitOptions) -> Emitted {
     let mut problems = Vec::new();
-    let resolved = Resolved::turn(
-        turn,
-        options,
-        ("Anthropic", Some(accepted::ANTHROPIC)),
-        &mut problems,
-    );
+    let resolved = Resolved::turn(turn, options, Provider::Anthropic, &mut problems);
     let blocks: Vec<Value> = resolved.iter().map(tool_result).collect();
     let items = if blocks.is_empty() {
         Vec::new()

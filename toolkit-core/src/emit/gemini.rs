@@ -2,9 +2,9 @@
 
 use serde_json::{Map, Value};
 
-use super::resolve::{Part, Resolved, accepted, object, string};
+use super::resolve::{Part, Resolved, object, string};
 use super::{EmitOptions, Emitted};
-use crate::ToolCallResult;
+use crate::{Provider, ToolCallResult};
 
 /// One turn's results as Gemini contents: one `user` content holding a
 /// `functionResponse` part per call, in call order.
@@ -34,12 +34,7 @@ use crate::ToolCallResult;
 /// ```
 pub fn gemini(turn: &[ToolCallResult], options: &EmitOptions) -> Emitted {
     let mut problems = Vec::new();
-    let resolved = Resolved::turn(
-        turn,
-        options,
-        ("Gemini", Some(accepted::GEMINI)),
-        &mut problems,
-    );
+    let resolved = Resolved::turn(turn, options, Provider::Gemini, &mut problems);
     let inline = options.gemini_inline_images();
     let mut responses = Vec::with_capacity(resolved.len());
     let mut image_parts: Vec<Value> = Vec::new();

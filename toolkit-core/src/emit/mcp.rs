@@ -4,7 +4,7 @@ use serde_json::{Map, Value};
 
 use super::resolve::{Part, Resolved, object, string};
 use super::{EmitOptions, Emitted, McpRevision};
-use crate::ToolCallResult;
+use crate::{Provider, ToolCallResult};
 
 /// One turn's results as MCP `CallToolResult` objects, one per call, in call
 /// order.
@@ -35,7 +35,7 @@ use crate::ToolCallResult;
 /// ```
 pub fn mcp(turn: &[ToolCallResult], options: &EmitOptions) -> Emitted {
     let mut problems = Vec::new();
-    let resolved = Resolved::turn(turn, options, ("MCP", None), &mut problems);
+    let resolved = Resolved::turn(turn, options, Provider::Mcp, &mut problems);
     let revision = options.mcp_revision();
     let items = resolved
         .iter()

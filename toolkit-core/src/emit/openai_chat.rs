@@ -2,9 +2,9 @@
 
 use serde_json::Value;
 
-use super::resolve::{Part, Resolved, accepted, data_url, object, string};
+use super::resolve::{Part, Resolved, data_url, object, string};
 use super::{EmitOptions, Emitted};
-use crate::ToolCallResult;
+use crate::{Provider, ToolCallResult};
 
 /// One turn's results as OpenAI Chat Completions messages.
 ///
@@ -39,12 +39,7 @@ use crate::ToolCallResult;
 /// ```
 pub fn openai_chat(turn: &[ToolCallResult], options: &EmitOptions) -> Emitted {
     let mut problems = Vec::new();
-    let resolved = Resolved::turn(
-        turn,
-        options,
-        ("OpenAI", Some(accepted::OPENAI)),
-        &mut problems,
-    );
+    let resolved = Resolved::turn(turn, options, Provider::OpenAi, &mut problems);
     let mut items = Vec::with_capacity(resolved.len() + 1);
     let mut user_parts: Vec<Value> = Vec::new();
     for call in &resolved {

@@ -2,9 +2,9 @@
 
 use serde_json::Value;
 
-use super::resolve::{Part, Resolved, accepted, data_url, object, string};
+use super::resolve::{Part, Resolved, data_url, object, string};
 use super::{EmitOptions, Emitted};
-use crate::ToolCallResult;
+use crate::{Provider, ToolCallResult};
 
 /// One turn's results as OpenAI Responses `function_call_output` items, one
 /// per call, in call order.
@@ -31,12 +31,7 @@ use crate::ToolCallResult;
 /// ```
 pub fn openai_responses(turn: &[ToolCallResult], options: &EmitOptions) -> Emitted {
     let mut problems = Vec::new();
-    let resolved = Resolved::turn(
-        turn,
-        options,
-        ("OpenAI", Some(accepted::OPENAI)),
-        &mut problems,
-    );
+    let resolved = Resolved::turn(turn, options, Provider::OpenAiResponses, &mut problems);
     let items = resolved
         .iter()
         .map(|call| {

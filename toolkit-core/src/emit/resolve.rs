@@ -6,16 +6,21 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::{EmitOptions, EmitProblem};
-use crate::{Block, ImageError, ToolCallResult};
+use crate::{Block, ImageError, Provider, ToolCallResult};
 
 /// What the model reads when a call's result has no content at all.
 pub(crate) const NO_OUTPUT: &str = "(no output)";
 
-/// The image types each provider accepts.
-pub(crate) mod accepted {
-    pub(crate) const OPENAI: &[&str] = &["image/png", "image/jpeg", "image/webp", "image/gif"];
-    pub(crate) const ANTHROPIC: &[&str] = &["image/jpeg", "image/png", "image/gif", "image/webp"];
-    pub(crate) const GEMINI: &[&str] = &["image/png", "image/jpeg", "image/webp"];
+/// The image types `provider` accepts in results (`None`: any type).
+fn accepted_images(provider: Provider) -> Option<&'static [&'static str]> {
+    match provider {
+        Provider::OpenAi | Provider::OpenAiStrict | Provider::OpenAiResponses => {
+            Some(&["image/png", "image/jpeg", "image/webp", "image/gif"])
+        }
+        Provider::Anthropic => Some(&["image/jpeg", "image/png", "image/gif", "image/webp"]),
+        Provider::Gemini => Some(&["image/png", "image/jpeg", "image/webp"]),
+        Provider::Mcp => None,
+    }
 }
 
 /// One piece of a result, resolved for emission.
@@ -59,7 +64,7 @@ impl<'a> Resolved<'a> {
     pub(crate) fn new(
         call: &'a ToolCallResult,
         options: &EmitOptions,
-        provider: (&'static str, Option<&'static [&'static str]>),
+        provider: Provider,
         problems: &mut Vec<EmitProblem>,
     ) -> Self {
         let result = &call.result;
@@ -77,12 +82,11 @@ impl<'a> Resolved<'a> {
                 Block::Text { text } => Part::Text(Cow::Borrowed(text)),
                 Block::Json { value } => Part::Json(value),
                 Block::Image { image } => {
-                    let (name, accepted) = provider;
-                    let loaded = match accepted {
+                    let loaded = match accepted_images(provider) {
                         Some(list) if !list.contains(&image.mime_type()) => {
                             Err(ImageError::Unsupported {
                                 mime_type: image.mime_type().to_owned(),
-                                provider: name,
+                                provider,
                                 accepted: list,
                             })
                         }
@@ -124,7 +128,7 @@ impl<'a> Resolved<'a> {
     pub(crate) fn turn(
         turn: &'a [ToolCallResult],
         options: &EmitOptions,
-        provider: (&'static str, Option<&'static [&'static str]>),
+        provider: Provider,
         problems: &mut Vec<EmitProblem>,
     ) -> Vec<Self> {
         turn.iter()

@@ -4,22 +4,22 @@ use serde_json::{Map, Value, json};
 
 use super::stream::{PartialCall, str_at};
 use super::turn::{CallInfo, ReadError, Turn, Usage, provider_error};
-use super::{Dialect, arguments_problem};
+use super::{Provider, arguments_problem};
 use crate::ToolCall;
 
-const DIALECT: Dialect = Dialect::Anthropic;
+const PROVIDER: Provider = Provider::Anthropic;
 
 pub(super) fn read(body: &Value) -> Result<Turn, ReadError> {
     if str_at(body, "type") == "error"
-        && let Some(error) = provider_error(DIALECT, body)
+        && let Some(error) = provider_error(PROVIDER, body)
     {
         return Err(error);
     }
     let content = body
         .get("content")
         .and_then(Value::as_array)
-        .ok_or_else(|| ReadError::shape(DIALECT, "no `content` array"))?;
-    let mut turn = Turn::new(DIALECT, Value::Array(content.clone()));
+        .ok_or_else(|| ReadError::shape(PROVIDER, "no `content` array"))?;
+    let mut turn = Turn::new(PROVIDER, Value::Array(content.clone()));
     for block in content {
         match str_at(block, "type") {
             "text" => turn.text.push_str(str_at(block, "text")),
@@ -64,7 +64,7 @@ impl Stream {
         match str_at(event, "type") {
             "error" => {
                 return Err(ReadError::Provider {
-                    dialect: DIALECT,
+                    provider: PROVIDER,
                     error: event.get("error").unwrap_or(event).clone(),
                 });
             }
@@ -155,7 +155,7 @@ impl Stream {
 
     fn require_index(&self, index: Option<u64>) -> Result<u64, ReadError> {
         index.ok_or_else(|| ReadError::Stream {
-            dialect: DIALECT,
+            provider: PROVIDER,
             message: "a content block event without `index`".into(),
         })
     }
@@ -165,7 +165,7 @@ impl Stream {
             .iter()
             .position(|&known| known == index)
             .ok_or_else(|| ReadError::Stream {
-                dialect: DIALECT,
+                provider: PROVIDER,
                 message: format!("input for block {index}, which is not a `tool_use` block"),
             })
     }
@@ -176,7 +176,7 @@ impl Stream {
             .find(|(known, _)| *known == index)
             .map(|(_, block)| block)
             .ok_or_else(|| ReadError::Stream {
-                dialect: DIALECT,
+                provider: PROVIDER,
                 message: format!("a delta for block {index}, which never started"),
             })
     }
@@ -267,7 +267,7 @@ mod tests {
     #[test]
     fn reads_tool_use_with_object_input_and_echoes_thinking() {
         let body = doc_body();
-        let turn = DIALECT.read(&body).unwrap();
+        let turn = PROVIDER.read(&body).unwrap();
         assert_eq!(turn.text, "I'll check the weather.");
         assert_eq!(turn.calls[0].id, "toolu_01A09q90qw90lq917835lq9");
         assert_eq!(
@@ -289,7 +289,7 @@ mod tests {
     fn error_body_is_typed() {
         let body = json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}});
         assert!(matches!(
-            DIALECT.read(&body),
+            PROVIDER.read(&body),
             Err(ReadError::Provider { .. })
         ));
     }
@@ -326,7 +326,7 @@ mod tests {
 
     #[test]
     fn stream_gives_the_same_turn() {
-        let mut stream = DIALECT.accumulator();
+        let mut stream = PROVIDER.accumulator();
         let pieces = [
             "{\"location\": \"San Fra",
             "ncisco, CA\", \"unit\": \"celsius\"}",
@@ -346,12 +346,12 @@ mod tests {
             }
         }
         let turn = stream.finish().unwrap();
-        assert_eq!(turn, DIALECT.read(&doc_body()).unwrap());
+        assert_eq!(turn, PROVIDER.read(&doc_body()).unwrap());
     }
 
     #[test]
     fn truncated_stream_input_is_kept_and_echoed_as_an_object() {
-        let mut stream = DIALECT.accumulator();
+        let mut stream = PROVIDER.accumulator();
         for event in events(&["{\"location"]) {
             stream.push(&event).unwrap();
         }

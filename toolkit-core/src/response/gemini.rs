@@ -3,23 +3,23 @@
 
 use serde_json::{Value, json};
 
-use super::Dialect;
+use super::Provider;
 use super::stream::{PartialCall, str_at};
 use super::turn::{CallInfo, ReadError, Turn, Usage, provider_error};
 use crate::ToolCall;
 
-const DIALECT: Dialect = Dialect::Gemini;
+const PROVIDER: Provider = Provider::Gemini;
 
 pub(super) fn read(body: &Value) -> Result<Turn, ReadError> {
-    if let Some(error) = provider_error(DIALECT, body) {
+    if let Some(error) = provider_error(PROVIDER, body) {
         return Err(error);
     }
     let candidate = body
         .get("candidates")
         .and_then(|candidates| candidates.get(0))
         .ok_or_else(|| match body.pointer("/promptFeedback/blockReason") {
-            Some(reason) => ReadError::shape(DIALECT, format!("the prompt was blocked: {reason}")),
-            None => ReadError::shape(DIALECT, "no `candidates[0]`"),
+            Some(reason) => ReadError::shape(PROVIDER, format!("the prompt was blocked: {reason}")),
+            None => ReadError::shape(PROVIDER, "no `candidates[0]`"),
         })?;
     // A candidate stopped before writing anything (safety, recitation)
     // has no content; it reads as an empty answer with its reason.
@@ -27,7 +27,7 @@ pub(super) fn read(body: &Value) -> Result<Turn, ReadError> {
         .get("content")
         .cloned()
         .unwrap_or_else(|| json!({"role": "model", "parts": []}));
-    let mut turn = Turn::new(DIALECT, content);
+    let mut turn = Turn::new(PROVIDER, content);
     let parts = turn
         .echo
         .get("parts")
@@ -104,7 +104,7 @@ impl Stream {
             }
             return Ok(());
         }
-        if let Some(error) = provider_error(DIALECT, chunk) {
+        if let Some(error) = provider_error(PROVIDER, chunk) {
             return Err(error);
         }
         if let Some(usage) = chunk.get("usageMetadata") {
@@ -189,13 +189,13 @@ mod tests {
     #[test]
     fn calls_without_id_get_stable_ids_and_signatures_are_echoed() {
         let body = doc_body();
-        let turn = DIALECT.read(&body).unwrap();
+        let turn = PROVIDER.read(&body).unwrap();
         assert_eq!(turn.calls.len(), 2);
         assert_eq!(turn.calls[0].name, "check_flight");
         assert_eq!(turn.calls[0].arguments, json!({"flight": "AA100"}));
         assert!(turn.call_info.iter().all(|info| info.generated_id));
         assert_ne!(turn.calls[0].id, turn.calls[1].id);
-        assert_eq!(DIALECT.read(&body).unwrap().calls, turn.calls);
+        assert_eq!(PROVIDER.read(&body).unwrap().calls, turn.calls);
         assert_eq!(turn.echo, body["candidates"][0]["content"]);
         assert_eq!(turn.echo["parts"][0]["thoughtSignature"], "<Signature_A>");
         assert_eq!(
@@ -214,7 +214,7 @@ mod tests {
             {"text": "The answer is 4."},
             {"functionCall": {"id": "fc_7f3a", "name": "add", "args": {"a": 2, "b": 2}}}
         ]}, "finishReason": "STOP"}]});
-        let turn = DIALECT.read(&body).unwrap();
+        let turn = PROVIDER.read(&body).unwrap();
         assert_eq!(turn.text, "The answer is 4.");
         assert_eq!(turn.calls[0].id, "fc_7f3a");
         assert!(!turn.call_info[0].generated_id);
@@ -224,12 +224,12 @@ mod tests {
     fn blocked_prompt_and_error_are_typed() {
         let blocked = json!({"promptFeedback": {"blockReason": "SAFETY"}});
         assert!(matches!(
-            DIALECT.read(&blocked),
+            PROVIDER.read(&blocked),
             Err(ReadError::Shape { .. })
         ));
         let error = json!({"error": {"code": 400, "message": "Function call is missing a thought_signature in functionCall parts.", "status": "INVALID_ARGUMENT"}});
         assert!(matches!(
-            DIALECT.read(&error),
+            PROVIDER.read(&error),
             Err(ReadError::Provider { .. })
         ));
     }
@@ -243,11 +243,11 @@ mod tests {
                 {"functionCall": {"name": "book_taxi", "args": {"time": "10 AM"}}}]}, "finishReason": "STOP", "index": 0}],
                    "usageMetadata": {"promptTokenCount": 53, "candidatesTokenCount": 24, "totalTokenCount": 77}}),
         ];
-        let mut stream = DIALECT.accumulator();
+        let mut stream = PROVIDER.accumulator();
         stream.push(&chunks[0]).unwrap();
         assert_eq!(stream.partial_calls()[0].arguments, r#"{"flight":"AA100"}"#);
         stream.push(&chunks[1]).unwrap();
         let turn = stream.finish().unwrap();
-        assert_eq!(turn, DIALECT.read(&doc_body()).unwrap());
+        assert_eq!(turn, PROVIDER.read(&doc_body()).unwrap());
     }
 }

@@ -6,12 +6,12 @@
 //! response the provider requires back, verbatim, in the next request
 //! ([`Turn::echo`]).
 //!
-//! | dialect | calls read from | echo |
+//! | provider | calls read from | echo |
 //! |---|---|---|
-//! | [`Dialect::OpenAiChat`] | `choices[0].message.tool_calls` | the assistant message |
-//! | [`Dialect::OpenAiResponses`] | `output[]` `function_call` / `custom_tool_call` items | every output item, `reasoning` included |
-//! | [`Dialect::Anthropic`] | `content[]` `tool_use` blocks | the whole `content`, `thinking` blocks and their signatures included |
-//! | [`Dialect::Gemini`] | `candidates[0].content.parts[]` `functionCall` parts | the model's content, every `thoughtSignature` included |
+//! | [`Provider::OpenAi`] | `choices[0].message.tool_calls` | the assistant message |
+//! | [`Provider::OpenAiResponses`] | `output[]` `function_call` / `custom_tool_call` items | every output item, `reasoning` included |
+//! | [`Provider::Anthropic`] | `content[]` `tool_use` blocks | the whole `content`, `thinking` blocks and their signatures included |
+//! | [`Provider::Gemini`] | `candidates[0].content.parts[]` `functionCall` parts | the model's content, every `thoughtSignature` included |
 //!
 //! Reading never drops a call. Arguments that are not valid JSON (a model
 //! cut off mid-call writes `{"city`) are kept as the text the model wrote;
@@ -20,7 +20,7 @@
 //!
 //! ```
 //! use serde_json::json;
-//! use toolkit_core::response::Dialect;
+//! use toolkit_core::Provider;
 //!
 //! let body = json!({
 //!     "choices": [{
@@ -37,7 +37,7 @@
 //!         "finish_reason": "tool_calls"
 //!     }]
 //! });
-//! let turn = Dialect::OpenAiChat.read(&body).unwrap();
+//! let turn = Provider::OpenAi.read(&body).unwrap();
 //! assert_eq!(turn.calls[0].name, "get_weather");
 //! assert_eq!(turn.calls[0].id, "call_abc");
 //! assert!(turn.call_info[0].malformed.is_none());
@@ -53,102 +53,42 @@ mod turn;
 pub use stream::{Accumulator, PartialCall};
 pub use turn::{CallInfo, CallKind, ReadError, Turn, Usage};
 
-use std::fmt;
-use std::str::FromStr;
-
 use serde_json::Value;
 
-/// The response formats a turn can be read from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum Dialect {
-    /// OpenAI Chat Completions, and every server that speaks it (vLLM,
-    /// llama.cpp, Ollama, OpenRouter).
-    OpenAiChat,
-    /// OpenAI Responses.
-    OpenAiResponses,
-    /// Anthropic Messages.
-    Anthropic,
-    /// Gemini `generateContent`.
-    Gemini,
-}
+use crate::Provider;
 
-impl Dialect {
-    /// Every dialect, in a fixed order.
-    pub const ALL: [Dialect; 4] = [
-        Dialect::OpenAiChat,
-        Dialect::OpenAiResponses,
-        Dialect::Anthropic,
-        Dialect::Gemini,
-    ];
-
-    /// The dialect's short name: `openai`, `responses`, `anthropic` or
-    /// `gemini`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Dialect::OpenAiChat => "openai",
-            Dialect::OpenAiResponses => "responses",
-            Dialect::Anthropic => "anthropic",
-            Dialect::Gemini => "gemini",
-        }
-    }
-
+impl Provider {
     /// Reads the assistant turn from a complete (not streamed) response
-    /// body.
+    /// body of this provider's API.
+    ///
+    /// [`OpenAi`](Provider::OpenAi) and [`OpenAiStrict`](Provider::OpenAiStrict)
+    /// read Chat Completions; [`Mcp`](Provider::Mcp) is not a model API, so
+    /// reading from it is an error.
     pub fn read(self, body: &Value) -> Result<Turn, ReadError> {
         match self {
-            Dialect::OpenAiChat => openai_chat::read(body),
-            Dialect::OpenAiResponses => openai_responses::read(body),
-            Dialect::Anthropic => anthropic::read(body),
-            Dialect::Gemini => gemini::read(body),
+            Provider::OpenAi | Provider::OpenAiStrict => openai_chat::read(body).map(|turn| Turn {
+                provider: self,
+                ..turn
+            }),
+            Provider::OpenAiResponses => openai_responses::read(body),
+            Provider::Anthropic => anthropic::read(body),
+            Provider::Gemini => gemini::read(body),
+            Provider::Mcp => Err(ReadError::NotAModelApi { provider: self }),
         }
     }
 
     /// Reads the assistant turn from a response body's bytes.
     pub fn read_slice(self, body: &[u8]) -> Result<Turn, ReadError> {
         let value: Value = serde_json::from_slice(body).map_err(|error| ReadError::NotJson {
-            dialect: self,
+            provider: self,
             message: error.to_string(),
         })?;
         self.read(&value)
     }
 
-    /// An accumulator for this dialect's stream events.
+    /// An accumulator for this provider's stream events.
     pub fn accumulator(self) -> Accumulator {
         Accumulator::new(self)
-    }
-}
-
-impl fmt::Display for Dialect {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// A name that is not one of [`Dialect::as_str`]'s.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct UnknownDialect(pub String);
-
-impl fmt::Display for UnknownDialect {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "unknown dialect `{}` (expected openai, responses, anthropic or gemini)",
-            self.0
-        )
-    }
-}
-
-impl std::error::Error for UnknownDialect {}
-
-impl FromStr for Dialect {
-    type Err = UnknownDialect;
-
-    fn from_str(name: &str) -> Result<Self, Self::Err> {
-        Dialect::ALL
-            .into_iter()
-            .find(|dialect| dialect.as_str() == name)
-            .ok_or_else(|| UnknownDialect(name.to_owned()))
     }
 }
 

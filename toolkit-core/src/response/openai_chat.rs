@@ -4,29 +4,29 @@ use serde_json::{Map, Value, json};
 
 use super::stream::{PartialCall, str_at};
 use super::turn::{CallInfo, ReadError, Turn, Usage, provider_error};
-use super::{CallKind, Dialect, arguments_problem};
+use super::{CallKind, Provider, arguments_problem};
 use crate::ToolCall;
 
-const DIALECT: Dialect = Dialect::OpenAiChat;
+const PROVIDER: Provider = Provider::OpenAi;
 
 pub(super) fn read(body: &Value) -> Result<Turn, ReadError> {
-    if let Some(error) = provider_error(DIALECT, body) {
+    if let Some(error) = provider_error(PROVIDER, body) {
         return Err(error);
     }
     let choice = body
         .get("choices")
         .and_then(|choices| choices.get(0))
-        .ok_or_else(|| ReadError::shape(DIALECT, "no `choices[0]`"))?;
+        .ok_or_else(|| ReadError::shape(PROVIDER, "no `choices[0]`"))?;
     let message = choice
         .get("message")
         .filter(|message| message.is_object())
-        .ok_or_else(|| ReadError::shape(DIALECT, "no `choices[0].message` object"))?;
-    let mut turn = Turn::new(DIALECT, message.clone());
+        .ok_or_else(|| ReadError::shape(PROVIDER, "no `choices[0].message` object"))?;
+    let mut turn = Turn::new(PROVIDER, message.clone());
     turn.text = content_text(message.get("content"));
     if let Some(calls) = message.get("tool_calls") {
         let calls = calls
             .as_array()
-            .ok_or_else(|| ReadError::shape(DIALECT, "`tool_calls` is not an array"))?;
+            .ok_or_else(|| ReadError::shape(PROVIDER, "`tool_calls` is not an array"))?;
         for call in calls {
             let (call, info) = read_call(call)?;
             turn.push_call(call, info);
@@ -70,7 +70,7 @@ fn read_call(call: &Value) -> Result<(ToolCall, CallInfo), ReadError> {
     }
     let function = call
         .get("function")
-        .ok_or_else(|| ReadError::shape(DIALECT, "a tool call has no `function`"))?;
+        .ok_or_else(|| ReadError::shape(PROVIDER, "a tool call has no `function`"))?;
     let name = str_at(function, "name");
     // The spec says a string; some compatible servers send the object.
     let (arguments, malformed) = match function.get("arguments") {
@@ -100,7 +100,7 @@ pub(super) struct Stream {
 
 impl Stream {
     pub(super) fn push(&mut self, chunk: &Value) -> Result<(), ReadError> {
-        if let Some(error) = provider_error(DIALECT, chunk) {
+        if let Some(error) = provider_error(PROVIDER, chunk) {
             return Err(error);
         }
         if let Some(usage) = chunk
@@ -134,7 +134,7 @@ impl Stream {
             return Ok(());
         };
         let calls = calls.as_array().ok_or_else(|| ReadError::Stream {
-            dialect: DIALECT,
+            provider: PROVIDER,
             message: "`delta.tool_calls` is not an array".into(),
         })?;
         for call in calls {
@@ -255,7 +255,7 @@ mod tests {
 
     #[test]
     fn reads_calls_in_order_and_keeps_malformed_arguments() {
-        let turn = DIALECT.read_slice(DOC_BODY.as_bytes()).unwrap();
+        let turn = PROVIDER.read_slice(DOC_BODY.as_bytes()).unwrap();
         assert_eq!(turn.calls.len(), 2);
         assert_eq!(turn.calls[0].id, "call_abc123");
         assert_eq!(turn.calls[0].name, "get_current_weather");
@@ -290,7 +290,7 @@ mod tests {
             "role": "assistant", "content": "It is sunny.",
             "tool_calls": [{"id": "call_9", "type": "custom", "custom": {"name": "code_exec", "input": "print(1)"}}]
         }}]});
-        let turn = DIALECT.read(&body).unwrap();
+        let turn = PROVIDER.read(&body).unwrap();
         assert_eq!(turn.text, "It is sunny.");
         assert_eq!(turn.call_info[0].kind, CallKind::Custom);
         assert_eq!(turn.calls[0].arguments, "print(1)");
@@ -298,18 +298,18 @@ mod tests {
 
     #[test]
     fn errors_are_typed() {
-        let error = DIALECT
+        let error = PROVIDER
             .read(
                 &json!({"error": {"message": "Invalid API key", "type": "invalid_request_error"}}),
             )
             .unwrap_err();
         assert!(matches!(error, ReadError::Provider { .. }));
         assert!(matches!(
-            DIALECT.read(&json!({"choices": []})),
+            PROVIDER.read(&json!({"choices": []})),
             Err(ReadError::Shape { .. })
         ));
         assert!(matches!(
-            DIALECT.read_slice(b"<html>"),
+            PROVIDER.read_slice(b"<html>"),
             Err(ReadError::NotJson { .. })
         ));
     }
@@ -327,7 +327,7 @@ mod tests {
             r#"{"id":"c","object":"chat.completion.chunk","choices":[],"usage":{"prompt_tokens":82,"completion_tokens":17,"total_tokens":99}}"#,
             "[DONE]",
         ];
-        let mut stream = DIALECT.accumulator();
+        let mut stream = PROVIDER.accumulator();
         for (n, chunk) in chunks.iter().enumerate() {
             stream.push_data(chunk).unwrap();
             if n == 1 {
@@ -335,7 +335,7 @@ mod tests {
             }
         }
         let streamed = stream.finish().unwrap();
-        let read = DIALECT.read_slice(DOC_BODY.as_bytes()).unwrap();
+        let read = PROVIDER.read_slice(DOC_BODY.as_bytes()).unwrap();
         assert_eq!(streamed.calls, read.calls);
         assert_eq!(streamed.call_info, read.call_info);
         assert_eq!(streamed.usage, read.usage);

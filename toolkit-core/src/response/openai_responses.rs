@@ -4,20 +4,20 @@ use serde_json::{Value, json};
 
 use super::stream::{PartialCall, str_at};
 use super::turn::{CallInfo, ReadError, Turn, Usage, provider_error};
-use super::{CallKind, Dialect, arguments_problem};
+use super::{CallKind, Provider, arguments_problem};
 use crate::ToolCall;
 
-const DIALECT: Dialect = Dialect::OpenAiResponses;
+const PROVIDER: Provider = Provider::OpenAiResponses;
 
 pub(super) fn read(body: &Value) -> Result<Turn, ReadError> {
-    if let Some(error) = provider_error(DIALECT, body) {
+    if let Some(error) = provider_error(PROVIDER, body) {
         return Err(error);
     }
     let output = body
         .get("output")
         .and_then(Value::as_array)
-        .ok_or_else(|| ReadError::shape(DIALECT, "no `output` array"))?;
-    let mut turn = Turn::new(DIALECT, Value::Array(output.clone()));
+        .ok_or_else(|| ReadError::shape(PROVIDER, "no `output` array"))?;
+    let mut turn = Turn::new(PROVIDER, Value::Array(output.clone()));
     for item in output {
         match str_at(item, "type") {
             "message" => {
@@ -67,7 +67,7 @@ pub(super) fn read(body: &Value) -> Result<Turn, ReadError> {
         .and_then(Value::as_str)
         .or_else(|| body.get("status").and_then(Value::as_str))
         .map(|reason| match reason {
-            // One word for "cut off at the output limit" across dialects.
+            // One word for "cut off at the output limit" across providers.
             "max_output_tokens" => "max_tokens".to_owned(),
             other => other.to_owned(),
         });
@@ -105,7 +105,7 @@ impl Stream {
         match str_at(event, "type") {
             "error" => {
                 return Err(ReadError::Provider {
-                    dialect: DIALECT,
+                    provider: PROVIDER,
                     error: event.clone(),
                 });
             }
@@ -115,7 +115,7 @@ impl Stream {
                     .and_then(|response| response.get("error"))
                     .unwrap_or(event);
                 return Err(ReadError::Provider {
-                    dialect: DIALECT,
+                    provider: PROVIDER,
                     error: error.clone(),
                 });
             }
@@ -180,7 +180,7 @@ impl Stream {
         match position {
             Some(position) => Ok(&mut self.calls[position]),
             None => Err(ReadError::Stream {
-                dialect: DIALECT,
+                provider: PROVIDER,
                 message: format!("arguments for output item {index:?}, which is not a call"),
             }),
         }
@@ -246,7 +246,7 @@ mod tests {
     #[test]
     fn reads_function_and_custom_calls_by_call_id() {
         let body = doc_body();
-        let turn = DIALECT.read(&body).unwrap();
+        let turn = PROVIDER.read(&body).unwrap();
         assert_eq!(turn.calls.len(), 2);
         assert_eq!(turn.calls[0].id, "call_12345xyz");
         assert_eq!(turn.calls[0].arguments, "{\"location\":\"Paris, France\"}");
@@ -268,7 +268,7 @@ mod tests {
     fn incomplete_response_is_truncated() {
         let body = json!({"status": "incomplete", "incomplete_details": {"reason": "max_output_tokens"},
             "output": [{"type": "function_call", "call_id": "c1", "name": "f", "arguments": "{\"a"}]});
-        let turn = DIALECT.read(&body).unwrap();
+        let turn = PROVIDER.read(&body).unwrap();
         assert!(turn.truncated());
         assert!(turn.has_malformed_calls());
     }
@@ -291,7 +291,7 @@ mod tests {
                    "item": {"type": "custom_tool_call", "id": "ctc_1", "call_id": "call_777", "name": "code_exec", "input": ""}}),
             json!({"type": "response.custom_tool_call_input.delta", "output_index": 2, "delta": "print(\"hello world\")"}),
         ];
-        let mut stream = DIALECT.accumulator();
+        let mut stream = PROVIDER.accumulator();
         for (n, event) in events.iter().enumerate() {
             stream.push(event).unwrap();
             if n == 3 {
@@ -299,19 +299,22 @@ mod tests {
             }
         }
         let turn = stream.finish().unwrap();
-        let read = DIALECT.read(&doc_body()).unwrap();
+        let read = PROVIDER.read(&doc_body()).unwrap();
         assert_eq!(turn.calls, read.calls);
         assert_eq!(turn.echo[0]["encrypted_content"], "gAAAAABo...");
     }
 
     #[test]
     fn stream_prefers_the_completed_response() {
-        let mut stream = DIALECT.accumulator();
+        let mut stream = PROVIDER.accumulator();
         stream
             .push(&json!({"type": "response.completed", "response": doc_body()}))
             .unwrap();
-        assert_eq!(stream.finish().unwrap(), DIALECT.read(&doc_body()).unwrap());
-        let mut failing = DIALECT.accumulator();
+        assert_eq!(
+            stream.finish().unwrap(),
+            PROVIDER.read(&doc_body()).unwrap()
+        );
+        let mut failing = PROVIDER.accumulator();
         let error = failing
             .push(&json!({"type": "response.failed", "response": {"error": {"code": "server_error"}}}))
             .unwrap_err();

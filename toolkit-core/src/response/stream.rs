@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use super::turn::{ReadError, Turn};
-use super::{CallKind, Dialect, anthropic, gemini, openai_chat, openai_responses};
+use super::{CallKind, Provider, anthropic, gemini, openai_chat, openai_responses};
 
 /// A call as far as the stream has carried it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -34,7 +34,7 @@ impl PartialCall {
     }
 }
 
-/// Turns one dialect's stream events into a [`Turn`].
+/// Turns one provider's stream events into a [`Turn`].
 ///
 /// Feed it each event's JSON (an SSE `data:` payload, or a streamed Gemini
 /// chunk) with [`push`](Self::push) or [`push_data`](Self::push_data); read
@@ -42,9 +42,9 @@ impl PartialCall {
 /// gives the turn the non-streamed response would have given.
 ///
 /// ```
-/// use toolkit_core::response::Dialect;
+/// use toolkit_core::Provider;
 ///
-/// let mut stream = Dialect::OpenAiChat.accumulator();
+/// let mut stream = Provider::OpenAi.accumulator();
 /// for data in [
 ///     r#"{"choices":[{"index":0,"delta":{"role":"assistant","tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"get_weather","arguments":""}}]}}]}"#,
 ///     r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\"city\":"}}]}}]}"#,
@@ -59,6 +59,7 @@ impl PartialCall {
 /// ```
 #[derive(Debug, Clone)]
 pub struct Accumulator {
+    provider: Provider,
     state: State,
 }
 
@@ -68,33 +69,31 @@ enum State {
     Responses(openai_responses::Stream),
     Anthropic(anthropic::Stream),
     Gemini(gemini::Stream),
+    /// A provider with no model API (MCP): every event is an error.
+    None,
 }
 
 impl Accumulator {
-    /// An empty accumulator for `dialect`.
-    pub fn new(dialect: Dialect) -> Self {
-        let state = match dialect {
-            Dialect::OpenAiChat => State::Chat(Default::default()),
-            Dialect::OpenAiResponses => State::Responses(Default::default()),
-            Dialect::Anthropic => State::Anthropic(Default::default()),
-            Dialect::Gemini => State::Gemini(Default::default()),
+    /// An empty accumulator for `provider`.
+    pub fn new(provider: Provider) -> Self {
+        let state = match provider {
+            Provider::OpenAi | Provider::OpenAiStrict => State::Chat(Default::default()),
+            Provider::OpenAiResponses => State::Responses(Default::default()),
+            Provider::Anthropic => State::Anthropic(Default::default()),
+            Provider::Gemini => State::Gemini(Default::default()),
+            Provider::Mcp => State::None,
         };
-        Self { state }
+        Self { provider, state }
     }
 
-    /// The dialect of the events.
-    pub fn dialect(&self) -> Dialect {
-        match self.state {
-            State::Chat(_) => Dialect::OpenAiChat,
-            State::Responses(_) => Dialect::OpenAiResponses,
-            State::Anthropic(_) => Dialect::Anthropic,
-            State::Gemini(_) => Dialect::Gemini,
-        }
+    /// The provider of the events.
+    pub fn provider(&self) -> Provider {
+        self.provider
     }
 
     /// Takes in one event.
     ///
-    /// An error event, or an event whose shape the dialect does not allow,
+    /// An error event, or an event whose shape the provider does not allow,
     /// is an error; events the turn does not depend on (pings, progress)
     /// are ignored.
     pub fn push(&mut self, event: &Value) -> Result<(), ReadError> {
@@ -103,6 +102,9 @@ impl Accumulator {
             State::Responses(stream) => stream.push(event),
             State::Anthropic(stream) => stream.push(event),
             State::Gemini(stream) => stream.push(event),
+            State::None => Err(ReadError::NotAModelApi {
+                provider: self.provider,
+            }),
         }
     }
 
@@ -114,7 +116,7 @@ impl Accumulator {
             return Ok(());
         }
         let event: Value = serde_json::from_str(data).map_err(|error| ReadError::Stream {
-            dialect: self.dialect(),
+            provider: self.provider(),
             message: format!("an event is not JSON: {error}"),
         })?;
         self.push(&event)
@@ -127,6 +129,7 @@ impl Accumulator {
             State::Responses(stream) => &stream.text,
             State::Anthropic(stream) => &stream.text,
             State::Gemini(stream) => &stream.text,
+            State::None => "",
         }
     }
 
@@ -137,16 +140,19 @@ impl Accumulator {
             State::Responses(stream) => &stream.calls,
             State::Anthropic(stream) => &stream.calls,
             State::Gemini(stream) => &stream.calls,
+            State::None => &[],
         }
     }
 
     /// The turn the events made.
     pub fn finish(self) -> Result<Turn, ReadError> {
+        let provider = self.provider;
         match self.state {
-            State::Chat(stream) => stream.finish(),
+            State::Chat(stream) => stream.finish().map(|turn| Turn { provider, ..turn }),
             State::Responses(stream) => stream.finish(),
             State::Anthropic(stream) => stream.finish(),
             State::Gemini(stream) => stream.finish(),
+            State::None => Err(ReadError::NotAModelApi { provider }),
         }
     }
 }

@@ -4,15 +4,15 @@ use std::fmt;
 
 use serde_json::Value;
 
-use super::Dialect;
+use super::Provider;
 use crate::ToolCall;
 
 /// One assistant turn: its text, its calls, and what must be sent back.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct Turn {
-    /// The dialect the turn was read from.
-    pub dialect: Dialect,
+    /// The provider the turn was read from.
+    pub provider: Provider,
     /// The assistant's text, its parts joined in order (thinking excluded).
     pub text: String,
     /// The calls, in the order the model made them. Arguments are an object
@@ -35,9 +35,9 @@ pub struct Turn {
 }
 
 impl Turn {
-    pub(crate) fn new(dialect: Dialect, echo: Value) -> Self {
+    pub(crate) fn new(provider: Provider, echo: Value) -> Self {
         Self {
-            dialect,
+            provider,
             text: String::new(),
             calls: Vec::new(),
             call_info: Vec::new(),
@@ -156,38 +156,44 @@ impl std::ops::AddAssign for Usage {
 pub enum ReadError {
     /// The body is not JSON.
     NotJson {
-        /// The dialect expected.
-        dialect: Dialect,
+        /// The provider expected.
+        provider: Provider,
         /// The parser's message.
         message: String,
     },
-    /// The body is JSON but lacks what the dialect puts there.
+    /// The body is JSON but lacks what the provider puts there.
     Shape {
-        /// The dialect expected.
-        dialect: Dialect,
+        /// The provider expected.
+        provider: Provider,
         /// What is missing or of the wrong type.
         message: String,
     },
     /// The provider answered with an error object instead of a turn.
     Provider {
-        /// The dialect expected.
-        dialect: Dialect,
+        /// The provider expected.
+        provider: Provider,
         /// The error object, as sent.
         error: Value,
     },
+    /// The provider is not a model API ([`Provider::Mcp`]): there is no
+    /// turn to read.
+    NotAModelApi {
+        /// The provider given.
+        provider: Provider,
+    },
     /// A stream event out of order or of the wrong shape.
     Stream {
-        /// The dialect expected.
-        dialect: Dialect,
+        /// The provider expected.
+        provider: Provider,
         /// What was wrong.
         message: String,
     },
 }
 
 impl ReadError {
-    pub(crate) fn shape(dialect: Dialect, message: impl Into<String>) -> Self {
+    pub(crate) fn shape(provider: Provider, message: impl Into<String>) -> Self {
         ReadError::Shape {
-            dialect,
+            provider,
             message: message.into(),
         }
     }
@@ -196,17 +202,23 @@ impl ReadError {
 impl fmt::Display for ReadError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ReadError::NotJson { dialect, message } => {
-                write!(f, "the {dialect} response is not JSON: {message}")
+            ReadError::NotJson { provider, message } => {
+                write!(f, "the {provider} response is not JSON: {message}")
             }
-            ReadError::Shape { dialect, message } => {
-                write!(f, "the {dialect} response has no readable turn: {message}")
+            ReadError::Shape { provider, message } => {
+                write!(f, "the {provider} response has no readable turn: {message}")
             }
-            ReadError::Provider { dialect, error } => {
-                write!(f, "the {dialect} provider answered with an error: {error}")
+            ReadError::Provider { provider, error } => {
+                write!(f, "the {provider} provider answered with an error: {error}")
             }
-            ReadError::Stream { dialect, message } => {
-                write!(f, "the {dialect} stream is malformed: {message}")
+            ReadError::NotAModelApi { provider } => {
+                write!(
+                    f,
+                    "{provider} is not a model API: it has no responses to read"
+                )
+            }
+            ReadError::Stream { provider, message } => {
+                write!(f, "the {provider} stream is malformed: {message}")
             }
         }
     }
@@ -215,10 +227,10 @@ impl fmt::Display for ReadError {
 impl std::error::Error for ReadError {}
 
 /// The error object of a body that carries one instead of a turn.
-pub(crate) fn provider_error(dialect: Dialect, body: &Value) -> Option<ReadError> {
+pub(crate) fn provider_error(provider: Provider, body: &Value) -> Option<ReadError> {
     let error = body.get("error").filter(|error| !error.is_null())?;
     Some(ReadError::Provider {
-        dialect,
+        provider,
         error: error.clone(),
     })
 }

@@ -100,19 +100,24 @@ impl fmt::Display for SchemaError {
 
 impl std::error::Error for SchemaError {}
 
-/// A provider dialect a canonical schema is lowered to.
+/// A form of JSON Schema a provider takes; each provider's forms are
+/// given by [`Provider::schema_dialects`](crate::Provider::schema_dialects).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
-pub enum Target {
+pub enum Dialect {
+    /// The canonical schema as it is: OpenAI without strict mode, Anthropic,
+    /// MCP.
+    Canonical,
     /// OpenAI Structured Outputs (`"strict": true`), Chat and Responses.
     OpenAiStrict,
     /// Gemini's `parameters` (an OpenAPI 3.0 subset).
     Gemini,
 }
 
-impl fmt::Display for Target {
+impl fmt::Display for Dialect {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
+            Self::Canonical => "the canonical schema",
             Self::OpenAiStrict => "OpenAI strict mode",
             Self::Gemini => "Gemini `parameters`",
         })
@@ -122,7 +127,7 @@ impl fmt::Display for Target {
 /// Why a canonical schema cannot be expressed in a provider's dialect.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LoweringError {
-    target: Target,
+    dialect: Dialect,
     path: String,
     kind: LoweringErrorKind,
 }
@@ -205,17 +210,17 @@ pub enum LoweringErrorKind {
 }
 
 impl LoweringError {
-    pub(crate) fn new(target: Target, path: &str, kind: LoweringErrorKind) -> Self {
+    pub(crate) fn new(dialect: Dialect, path: &str, kind: LoweringErrorKind) -> Self {
         Self {
-            target,
+            dialect,
             path: path.to_owned(),
             kind,
         }
     }
 
     /// The dialect that could not express the schema.
-    pub fn target(&self) -> Target {
-        self.target
+    pub fn dialect(&self) -> Dialect {
+        self.dialect
     }
 
     /// Where in the schema, e.g. `properties.filter.properties.tags`; empty
@@ -233,36 +238,36 @@ impl LoweringError {
 impl fmt::Display for LoweringError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         use LoweringErrorKind as K;
-        let target = self.target;
+        let dialect = self.dialect;
         let at = show_path(&self.path);
         match &self.kind {
-            K::RootNotObject => write!(f, "{target} needs an object schema at the root"),
+            K::RootNotObject => write!(f, "{dialect} needs an object schema at the root"),
             K::FreeFormMap => write!(
                 f,
                 "free-form map at {at} (`additionalProperties` is a schema) is not allowed in \
-                 {target}: every key must be declared; use a struct or a list of key/value pairs"
+                 {dialect}: every key must be declared; use a struct or a list of key/value pairs"
             ),
             K::Unsupported { keyword } => {
-                write!(f, "`{keyword}` at {at} is not supported by {target}")
+                write!(f, "`{keyword}` at {at} is not supported by {dialect}")
             }
             K::Unconstrained => write!(
                 f,
-                "{at} accepts any JSON value (a `serde_json::Value`?), which {target} cannot \
+                "{at} accepts any JSON value (a `serde_json::Value`?), which {dialect} cannot \
                  express: give it a concrete type"
             ),
             K::TypeUnion { types } => write!(
                 f,
-                "{at} has several types ({}), which {target} cannot express in one `type`",
+                "{at} has several types ({}), which {dialect} cannot express in one `type`",
                 types.join(", ")
             ),
             K::UnionBesideProperties => write!(
                 f,
                 "{at} combines `properties` with a union (a `#[serde(flatten)]` enum?), which \
-                 {target} cannot express: make the enum a named field"
+                 {dialect} cannot express: make the enum a named field"
             ),
             K::Recursive { reference } => write!(
                 f,
-                "{at} is a recursive type (`$ref` to `{reference}`), which {target} cannot \
+                "{at} is a recursive type (`$ref` to `{reference}`), which {dialect} cannot \
                  express"
             ),
             K::MissingDefinition { reference } => write!(
@@ -271,25 +276,25 @@ impl fmt::Display for LoweringError {
             ),
             K::Tuple => write!(
                 f,
-                "{at} is a tuple (`prefixItems`), which {target} cannot express: use a struct"
+                "{at} is a tuple (`prefixItems`), which {dialect} cannot express: use a struct"
             ),
             K::TooManyProperties { count, limit } => write!(
                 f,
-                "the schema has {count} object properties in total; {target} allows at most \
+                "the schema has {count} object properties in total; {dialect} allows at most \
                  {limit}"
             ),
             K::TooDeep { depth, limit } => write!(
                 f,
-                "objects at {at} are nested {depth} levels deep; {target} allows at most {limit}"
+                "objects at {at} are nested {depth} levels deep; {dialect} allows at most {limit}"
             ),
             K::TooManyCharacters { count, limit } => write!(
                 f,
                 "property names, definition names, enum and const values add up to {count} \
-                 characters; {target} allows at most {limit}"
+                 characters; {dialect} allows at most {limit}"
             ),
             K::TooManyEnumValues { count, limit } => write!(
                 f,
-                "the schema has {count} enum values in total; {target} allows at most {limit}"
+                "the schema has {count} enum values in total; {dialect} allows at most {limit}"
             ),
             K::EnumTooLong {
                 values,
@@ -297,7 +302,7 @@ impl fmt::Display for LoweringError {
                 limit,
             } => write!(
                 f,
-                "the enum at {at} has {values} values totalling {count} characters; {target} \
+                "the enum at {at} has {values} values totalling {count} characters; {dialect} \
                  allows at most {limit} characters in an enum of more than 250 values"
             ),
         }
@@ -313,7 +318,7 @@ mod tests {
     #[test]
     fn messages_name_the_place_and_the_reason() {
         let error = LoweringError::new(
-            Target::OpenAiStrict,
+            Dialect::OpenAiStrict,
             "properties.filter.properties.tags",
             LoweringErrorKind::FreeFormMap,
         );
@@ -321,7 +326,7 @@ mod tests {
         assert!(message.contains("free-form map at `properties.filter.properties.tags`"));
         assert!(message.contains("not allowed in OpenAI strict mode"));
         assert_eq!(error.path(), "properties.filter.properties.tags");
-        assert_eq!(error.target(), Target::OpenAiStrict);
+        assert_eq!(error.dialect(), Dialect::OpenAiStrict);
 
         let error = SchemaError::UnknownParam {
             name: "qurey".into(),

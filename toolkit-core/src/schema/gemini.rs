@@ -2,7 +2,7 @@
 //! so any key it does not know is a 400.
 
 use super::canonical::MAX_JSON_DEPTH;
-use super::error::{LoweringError, LoweringErrorKind as Kind, Target};
+use super::error::{Dialect, LoweringError, LoweringErrorKind as Kind};
 use super::json::Json;
 use super::keywords::{child_path, fold_into_description, index_path, member_path, order_schema};
 
@@ -55,10 +55,10 @@ pub fn gemini(canonical: &Json) -> Result<Json, LoweringError> {
             depth,
             limit: MAX_JSON_DEPTH,
         };
-        return Err(LoweringError::new(Target::Gemini, "", kind));
+        return Err(LoweringError::new(Dialect::Gemini, "", kind));
     }
     if canonical.get("type").and_then(Json::as_str) != Some("object") {
-        return Err(LoweringError::new(Target::Gemini, "", Kind::RootNotObject));
+        return Err(LoweringError::new(Dialect::Gemini, "", Kind::RootNotObject));
     }
     let mut lowered = node(canonical, "", false)?;
     order_schema(&mut lowered);
@@ -66,7 +66,7 @@ pub fn gemini(canonical: &Json) -> Result<Json, LoweringError> {
 }
 
 fn error(path: &str, kind: Kind) -> LoweringError {
-    LoweringError::new(Target::Gemini, path, kind)
+    LoweringError::new(Dialect::Gemini, path, kind)
 }
 
 fn unsupported(path: &str, keyword: &str) -> LoweringError {

@@ -56,7 +56,7 @@ fn type_arrays_become_nullable() {
             types: vec!["string".into(), "integer".into()]
         }
     );
-    assert_eq!(error.target(), Target::Gemini);
+    assert_eq!(error.dialect(), Dialect::Gemini);
 }
 
 #[test]

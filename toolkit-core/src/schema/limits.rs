@@ -1,6 +1,6 @@
 //! OpenAI's size limits on strict schemas (raised in July 2025).
 
-use super::error::{LoweringError, LoweringErrorKind as Kind, Target};
+use super::error::{Dialect, LoweringError, LoweringErrorKind as Kind};
 use super::json::Json;
 use super::keywords::{Holds, child_path, holds, index_path, member_path};
 
@@ -31,7 +31,7 @@ struct Tally {
 pub(crate) fn check_openai_limits(schema: &Json) -> Result<(), LoweringError> {
     let mut tally = Tally::default();
     walk(schema, "", 0, &mut tally)?;
-    let error = |kind| Err(LoweringError::new(Target::OpenAiStrict, "", kind));
+    let error = |kind| Err(LoweringError::new(Dialect::OpenAiStrict, "", kind));
     if tally.properties > MAX_PROPERTIES {
         return error(Kind::TooManyProperties {
             count: tally.properties,
@@ -77,7 +77,7 @@ fn walk(schema: &Json, path: &str, level: usize, tally: &mut Tally) -> Result<()
             depth: level,
             limit: MAX_OBJECT_DEPTH,
         };
-        return Err(LoweringError::new(Target::OpenAiStrict, path, kind));
+        return Err(LoweringError::new(Dialect::OpenAiStrict, path, kind));
     }
     for (keyword, value) in members {
         match keyword.as_str() {
@@ -134,7 +134,7 @@ fn count_enum(values: &Json, path: &str, tally: &mut Tally) -> Result<(), Loweri
             count: characters,
             limit: MAX_LARGE_ENUM_CHARACTERS,
         };
-        return Err(LoweringError::new(Target::OpenAiStrict, path, kind));
+        return Err(LoweringError::new(Dialect::OpenAiStrict, path, kind));
     }
     Ok(())
 }

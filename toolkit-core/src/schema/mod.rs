@@ -14,18 +14,18 @@
 //!    absent from `required` (never nullable), unit enums as flat string
 //!    `enum`s, sub-schemas inlined except recursive ones, and every schema
 //!    object's keywords in [`KEYWORD_ORDER`].
-//! 2. A lowering derives each provider's dialect from it:
+//! 2. [`lower`] derives a [`Dialect`] from it; which dialects a provider
+//!    takes is decided in one place, [`Provider::schema_dialects`]:
 //!
-//! | function | dialect | can fail |
-//! |---|---|---|
-//! | [`openai_strict()`] | OpenAI Structured Outputs (`"strict": true`) | yes |
-//! | [`openai()`] | OpenAI without strict mode | no |
-//! | [`openai_parameters()`] | strict if possible, with the flag to send | no |
-//! | [`anthropic()`] | Anthropic `input_schema` | no |
-//! | [`mcp()`] | MCP `inputSchema` | no |
-//! | [`gemini()`] | Gemini `parameters` (OpenAPI 3.0 subset) | yes |
+//! | dialect | function | taken by | can fail |
+//! |---|---|---|---|
+//! | [`Dialect::Canonical`] | none: the canonical schema | OpenAI without strict mode, Anthropic, MCP | no |
+//! | [`Dialect::OpenAiStrict`] | [`openai_strict()`] | OpenAI strict mode; Responses when it lowers | yes |
+//! | [`Dialect::Gemini`] | [`gemini()`] | Gemini `parameters` (OpenAPI 3.0 subset) | yes |
 //!
 //! Gemini's `parametersJsonSchema` takes the canonical schema itself.
+//!
+//! [`Provider::schema_dialects`]: crate::Provider::schema_dialects
 //!
 //! ```
 //! use serde_json::json;
@@ -62,13 +62,13 @@ mod gemini;
 mod json;
 mod keywords;
 mod limits;
+mod lower;
 mod nulls;
 mod numbers;
 mod openai_strict;
-mod plain;
 
 pub use canonical::{MAX_JSON_DEPTH, canonicalize};
-pub use error::{LoweringError, LoweringErrorKind, SchemaError, Target};
+pub use error::{Dialect, LoweringError, LoweringErrorKind, SchemaError};
 pub use gemini::gemini;
 pub use json::Json;
 pub use keywords::KEYWORD_ORDER;
@@ -76,5 +76,5 @@ pub use limits::{
     LARGE_ENUM, MAX_CHARACTERS, MAX_ENUM_VALUES, MAX_LARGE_ENUM_CHARACTERS, MAX_OBJECT_DEPTH,
     MAX_PROPERTIES,
 };
+pub use lower::lower;
 pub use openai_strict::openai_strict;
-pub use plain::{OpenAiParameters, anthropic, is_strict_valid, mcp, openai, openai_parameters};

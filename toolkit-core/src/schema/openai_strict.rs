@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use super::canonical::MAX_JSON_DEPTH;
 use super::defs::{RefTarget, parse_ref};
-use super::error::{LoweringError, LoweringErrorKind as Kind, Target};
+use super::error::{Dialect, LoweringError, LoweringErrorKind as Kind};
 use super::json::Json;
 use super::keywords::{child_path, fold_into_description, index_path, member_path, order_schema};
 use super::limits::check_openai_limits;
@@ -84,7 +84,7 @@ const PRIMITIVES: &[&str] = &["string", "number", "integer", "boolean"];
 /// The error names the first place that cannot be expressed. Send
 /// `"strict": true` only with a schema this returns.
 pub fn openai_strict(canonical: &Json) -> Result<Json, LoweringError> {
-    let error = |path: &str, kind| LoweringError::new(Target::OpenAiStrict, path, kind);
+    let error = |path: &str, kind| LoweringError::new(Dialect::OpenAiStrict, path, kind);
     let depth = canonical.depth();
     if depth > MAX_JSON_DEPTH {
         return Err(error(
@@ -142,7 +142,7 @@ struct Lowering<'a> {
 
 impl Lowering<'_> {
     fn error(&self, path: &str, kind: Kind) -> LoweringError {
-        LoweringError::new(Target::OpenAiStrict, path, kind)
+        LoweringError::new(Dialect::OpenAiStrict, path, kind)
     }
 
     /// Lowers one schema. `inlining` lists the references being inlined

@@ -6,7 +6,7 @@ use std::sync::OnceLock;
 use serde_json::Value;
 
 use crate::Provider;
-use crate::schema::{self, Json, LoweringError, SchemaError};
+use crate::schema::{self, Dialect, Json, LoweringError, SchemaError};
 
 /// A tool's parameter schemas.
 ///
@@ -38,6 +38,16 @@ impl Lowered {
 }
 
 impl ToolSchema {
+    /// The schemas of a tool whose argument struct is `T`, its parameters in
+    /// declaration order.
+    pub(crate) fn of<T: schemars::JsonSchema>(params: &[&str]) -> Self {
+        let mut settings = schemars::generate::SchemaSettings::draft2020_12();
+        settings.inline_subschemas = true;
+        settings.meta_schema = None;
+        let generated = settings.into_generator().into_root_schema_for::<T>();
+        Self::build(generated.as_value(), params)
+    }
+
     pub(crate) fn build(generated: &Value, params: &[&str]) -> Self {
         let canonical = schema::canonicalize(generated, params).map(|json| Canonical {
             text: json.to_json_string(),
@@ -69,10 +79,12 @@ impl ToolSchema {
     pub fn is_strict_valid(&self) -> bool {
         self.canonical
             .as_ref()
-            .is_ok_and(|canonical| self.strict(canonical).is_ok())
+            .is_ok_and(|canonical| self.in_dialect(canonical, Dialect::OpenAiStrict).is_ok())
     }
 
-    /// The lowered schema for `provider`, as a tree and as text.
+    /// The lowered schema for `provider`, as a tree and as text: the first
+    /// of the provider's [schema dialects](Provider::schema_dialects) the
+    /// schema lowers to.
     pub(crate) fn lowered_tree(
         &self,
         provider: Provider,
@@ -81,31 +93,32 @@ impl ToolSchema {
             .canonical
             .as_ref()
             .map_err(|error| ToolSchemaError::Canonical(error.clone()))?;
-        match provider {
-            Provider::OpenAi | Provider::Anthropic | Provider::Mcp => {
-                Ok((&canonical.json, canonical.text.as_str()))
+        let mut refusal = None;
+        for &dialect in provider.schema_dialects() {
+            match self.in_dialect(canonical, dialect) {
+                Ok(lowered) => return Ok(lowered),
+                Err(error) => refusal = Some(error),
             }
-            Provider::OpenAiStrict => self
-                .strict(canonical)
-                .map(|l| (&l.json, l.text.as_str()))
-                .map_err(ToolSchemaError::Lowering),
-            Provider::OpenAiResponses => match self.strict(canonical) {
-                Ok(lowered) => Ok((&lowered.json, lowered.text.as_str())),
-                Err(_) => Ok((&canonical.json, canonical.text.as_str())),
-            },
-            Provider::Gemini => self
-                .gemini
-                .get_or_init(|| schema::gemini(&canonical.json).map(Lowered::new))
-                .as_ref()
-                .map(|l| (&l.json, l.text.as_str()))
-                .map_err(|error| ToolSchemaError::Lowering(error.clone())),
         }
+        Err(ToolSchemaError::Lowering(
+            refusal.expect("every provider takes at least one dialect"),
+        ))
     }
 
-    fn strict(&self, canonical: &Canonical) -> Result<&Lowered, LoweringError> {
-        self.strict
-            .get_or_init(|| schema::openai_strict(&canonical.json).map(Lowered::new))
+    fn in_dialect<'a>(
+        &'a self,
+        canonical: &'a Canonical,
+        dialect: Dialect,
+    ) -> Result<(&'a Json, &'a str), LoweringError> {
+        let cache = match dialect {
+            Dialect::Canonical => return Ok((&canonical.json, canonical.text.as_str())),
+            Dialect::OpenAiStrict => &self.strict,
+            Dialect::Gemini => &self.gemini,
+        };
+        cache
+            .get_or_init(|| schema::lower(&canonical.json, dialect).map(Lowered::new))
             .as_ref()
+            .map(|lowered| (&lowered.json, lowered.text.as_str()))
             .map_err(Clone::clone)
     }
 }

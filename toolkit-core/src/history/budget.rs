@@ -4,7 +4,7 @@ use std::fmt;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use crate::block::render_text;
+use crate::result::block::render_text;
 use crate::{Block, ToolResult};
 
 /// The most text a result may put before the model, and the folder where

@@ -1,48 +1,21 @@
 //! A tool's static definition, as `#[tool]` generates it.
 
+pub(crate) mod arguments;
+pub(crate) mod attribute;
+pub(crate) mod schema;
+
 use std::any::TypeId;
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
 
-use serde_json::Value;
-
-use crate::context::CallSite;
-use crate::tool_schema::ToolSchema;
-use crate::{CallError, ToolResult};
+use crate::registry::context::CallSite;
+use crate::tool::schema::ToolSchema;
+use crate::{Arguments, CallError, ToolResult};
 
 /// The future of a running tool: its result, or why it could not finish
 /// (a sync tool that panicked on its thread, no runtime to run it on).
 pub type ToolFuture = Pin<Box<dyn Future<Output = Result<ToolResult, CallError>> + Send + 'static>>;
-
-/// The arguments of one call, as the provider sent them: JSON text (OpenAI's
-/// `arguments` string) or an already-parsed value (Anthropic's `input`,
-/// Gemini's `args`).
-#[derive(Debug, Clone, Copy)]
-pub enum Arguments<'a> {
-    /// JSON text. An empty or blank text means no arguments (`{}`).
-    Text(&'a str),
-    /// A parsed value. `null` means no arguments.
-    Value(&'a Value),
-}
-
-impl<'a> From<&'a str> for Arguments<'a> {
-    fn from(text: &'a str) -> Self {
-        Self::Text(text)
-    }
-}
-
-impl<'a> From<&'a String> for Arguments<'a> {
-    fn from(text: &'a String) -> Self {
-        Self::Text(text)
-    }
-}
-
-impl<'a> From<&'a Value> for Arguments<'a> {
-    fn from(value: &'a Value) -> Self {
-        Self::Value(value)
-    }
-}
 
 /// Parses a call's arguments and starts the tool.
 pub(crate) type Invoke = fn(Arguments<'_>, &CallSite<'_>) -> Result<ToolFuture, CallError>;

@@ -1,10 +1,13 @@
 //! The step history an agent loop keeps, and what the model sees of it.
 
+pub(crate) mod budget;
+pub(crate) mod read_output;
+
 use std::fmt::Write as _;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use crate::block::render_text;
+use crate::result::block::render_text;
 use crate::{Block, OutputBudget, ToolCallResult, ToolResult};
 
 /// The results of every step so far, kept whole, and the rules that decide
@@ -170,7 +173,7 @@ impl History {
                     blocks.push(Block::text(match &saved.file {
                         Some(file) => format!(
                             "(The output of step {number} was shown once; it is saved in the file `{}`.)",
-                            crate::budget::file_name(file)
+                            crate::history::budget::file_name(file)
                         ),
                         None => format!("(The output of step {number} was shown once.)"),
                     }));

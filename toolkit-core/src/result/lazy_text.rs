@@ -52,7 +52,9 @@ impl LazyText {
             match supplier {
                 Some(supplier) => match catch_unwind(AssertUnwindSafe(supplier)) {
                     Ok(text) => Computed::Text([Block::text(text)]),
-                    Err(payload) => Computed::Panicked(crate::panic_message(payload.as_ref())),
+                    Err(payload) => {
+                        Computed::Panicked(crate::result::panic_message(payload.as_ref()))
+                    }
                 },
                 None => Computed::Panicked("the text supplier was already consumed".into()),
             }

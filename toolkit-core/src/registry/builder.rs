@@ -4,9 +4,8 @@ use std::fmt;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-use crate::__private::CatalogueEntry;
-use crate::context::StateMap;
-use crate::registry::Entry;
+use super::Entry;
+use super::context::StateMap;
 use crate::{Provider, Registry, ToolDef};
 
 /// Collects tools, host state and settings, and checks them all at
@@ -32,7 +31,7 @@ use crate::{Provider, Registry, ToolDef};
 /// ```
 #[derive(Default)]
 pub struct RegistryBuilder {
-    defs: Vec<&'static ToolDef>,
+    pub(super) defs: Vec<&'static ToolDef>,
     wanted_names: Vec<String>,
     excluded: Vec<String>,
     state: StateMap,
@@ -75,18 +74,6 @@ impl RegistryBuilder {
         let names: Vec<String> = names.into_iter().map(Into::into).collect();
         self = self.catalogue_where(|def| names.iter().any(|name| name == def.name()));
         self.wanted_names.extend(names);
-        self
-    }
-
-    fn catalogue_where(mut self, keep: impl Fn(&ToolDef) -> bool) -> Self {
-        let mut found: Vec<&'static ToolDef> = inventory::iter::<CatalogueEntry>
-            .into_iter()
-            .map(|entry| entry.0)
-            .filter(|def| keep(def))
-            .collect();
-        // Link order is not stable across builds; names are.
-        found.sort_by_key(|def| (def.module_path(), def.name()));
-        self.defs.extend(found);
         self
     }
 
@@ -135,7 +122,7 @@ impl RegistryBuilder {
             if !all_names.contains(&name) {
                 problems.push(Problem::UnknownName {
                     name: name.to_owned(),
-                    suggestions: crate::suggest::closest(name, all_names.iter().copied()),
+                    suggestions: crate::registry::suggest::closest(name, all_names.iter().copied()),
                 });
             }
         };

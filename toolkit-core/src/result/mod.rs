@@ -1,13 +1,20 @@
 //! What a tool returns.
 
+pub(crate) mod block;
+pub(crate) mod call_result;
+pub(crate) mod convert;
+pub(crate) mod envelope;
+pub(crate) mod image;
+pub(crate) mod lazy_text;
+
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::PathBuf;
 
 use serde_json::Value;
 
-use crate::block::render_text;
-use crate::lazy_text::{Computed, LazyText};
+use crate::result::block::render_text;
+use crate::result::lazy_text::{Computed, LazyText};
 use crate::{Block, Envelope};
 
 /// The outcome of one tool call: what the model sees, and what only the host
@@ -416,3 +423,13 @@ impl fmt::Display for NotSingleText {
 }
 
 impl std::error::Error for NotSingleText {}
+
+/// The message of a caught panic: the `&str` or `String` it was raised with.
+pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    let detail = payload
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("no message");
+    format!("the tool panicked: {detail}")
+}

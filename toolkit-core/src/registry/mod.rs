@@ -1,5 +1,14 @@
 //! The registry: a program's tools by name, and safe dispatch.
 
+pub(crate) mod action;
+pub(crate) mod builder;
+pub(crate) mod call_error;
+pub(crate) mod catalogue;
+pub(crate) mod context;
+pub(crate) mod definitions;
+pub(crate) mod drive;
+pub(crate) mod suggest;
+
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
@@ -9,8 +18,8 @@ use std::time::Duration;
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::context::{CallSite, StateMap};
-use crate::run::{Drive, join_all};
+use crate::registry::context::{CallSite, StateMap};
+use crate::registry::drive::{Drive, join_all};
 use crate::{
     Arguments, CallError, CallOutcome, Cancellation, RegistryBuilder, ToolCallResult, ToolDef,
 };
@@ -238,7 +247,7 @@ impl Registry {
             Ok(future) => Ok(Drive::new(def.name(), future?, entry.timeout)),
             Err(payload) => Err(CallError::Panicked {
                 tool: def.name().to_owned(),
-                message: crate::panic_message(payload.as_ref()),
+                message: crate::result::panic_message(payload.as_ref()),
             }),
         }
     }
@@ -251,7 +260,7 @@ impl Registry {
             }),
             None => Err(CallError::UnknownTool {
                 name: name.to_owned(),
-                suggestions: crate::suggest::closest(name, self.names()),
+                suggestions: crate::registry::suggest::closest(name, self.names()),
             }),
         }
     }

@@ -7,6 +7,7 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
+use crate::result::panic_message;
 use crate::{CallError, ToolFuture, ToolResult};
 
 /// A started tool, run to its end with panics caught, so that a panicking
@@ -50,7 +51,7 @@ impl Future for Drive {
             Ok(poll) => poll,
             Err(payload) => Poll::Ready(Err(CallError::Panicked {
                 tool: self.tool.to_owned(),
-                message: crate::panic_message(payload.as_ref()),
+                message: panic_message(payload.as_ref()),
             })),
         }
     }
@@ -105,4 +106,29 @@ impl<T> Future for JoinAll<'_, T> {
             .collect();
         Poll::Ready(outputs)
     }
+}
+
+/// Runs a sync tool on tokio's blocking pool, so that it never holds up the
+/// runtime's worker threads.
+pub async fn run_blocking<F>(tool: &'static str, body: F) -> Result<ToolResult, CallError>
+where
+    F: FnOnce() -> ToolResult + Send + 'static,
+{
+    let runtime = tokio::runtime::Handle::try_current().map_err(|error| CallError::Runtime {
+        tool: tool.to_owned(),
+        message: error.to_string(),
+    })?;
+    runtime.spawn_blocking(body).await.map_err(|error| {
+        if error.is_panic() {
+            CallError::Panicked {
+                tool: tool.to_owned(),
+                message: panic_message(error.into_panic().as_ref()),
+            }
+        } else {
+            CallError::Runtime {
+                tool: tool.to_owned(),
+                message: error.to_string(),
+            }
+        }
+    })
 }

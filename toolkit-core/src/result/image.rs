@@ -265,7 +265,7 @@ pub enum ImageError {
         /// The image's MIME type.
         mime_type: String,
         /// The provider.
-        provider: &'static str,
+        provider: crate::Provider,
         /// The types that provider accepts.
         accepted: &'static [&'static str],
     },

@@ -1,0 +1,23 @@
+//! The program's global catalogue: every `#[tool]` not opted out, gathered
+//! at link time.
+
+use crate::{RegistryBuilder, ToolDef};
+
+/// A `#[tool]` in the catalogue; the attribute submits one per tool.
+pub struct Listed(pub &'static ToolDef);
+
+inventory::collect!(Listed);
+
+impl RegistryBuilder {
+    pub(super) fn catalogue_where(mut self, keep: impl Fn(&ToolDef) -> bool) -> Self {
+        let mut found: Vec<&'static ToolDef> = inventory::iter::<Listed>
+            .into_iter()
+            .map(|listed| listed.0)
+            .filter(|def| keep(def))
+            .collect();
+        // Link order is not stable across builds; names are.
+        found.sort_by_key(|def| (def.module_path(), def.name()));
+        self.defs.extend(found);
+        self
+    }
+}

@@ -1,0 +1,169 @@
+//! The tool list in each provider's shape.
+
+use std::fmt;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::schema::Json;
+use crate::{Provider, Registry, ToolDef};
+
+/// A registry's tool list for one provider, in registration order.
+///
+/// It serializes (with serde, or [`to_json_string`](Self::to_json_string))
+/// to exactly the JSON array the provider takes, keys in a fixed order
+/// whatever serde_json features the build enables. For Gemini it is the list
+/// of function declarations: send it as
+/// `"tools": [{"functionDeclarations": <this>}]`.
+#[derive(Clone)]
+pub struct Definitions {
+    items: Vec<Json>,
+}
+
+impl Definitions {
+    /// The list as JSON text.
+    pub fn to_json_string(&self) -> String {
+        Json::Array(self.items.clone()).to_json_string()
+    }
+
+    /// The list as a `serde_json::Value` (whose key order then follows the
+    /// build's serde_json features).
+    pub fn to_value(&self) -> Value {
+        Value::Array(self.items.iter().map(Json::to_value).collect())
+    }
+
+    /// How many tools the list holds.
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    /// Whether the list is empty.
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+}
+
+impl Serialize for Definitions {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.items.serialize(serializer)
+    }
+}
+
+impl fmt::Debug for Definitions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.to_json_string())
+    }
+}
+
+/// Tools that cannot be sent to a provider, each with the reason.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DefinitionsError {
+    /// The provider.
+    pub provider: Provider,
+    /// Each tool that cannot be sent, with the reason.
+    pub tools: Vec<(&'static str, String)>,
+}
+
+impl fmt::Display for DefinitionsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "tools that cannot be sent to {}:", self.provider)?;
+        for (tool, reason) in &self.tools {
+            write!(f, " `{tool}`: {reason};")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for DefinitionsError {}
+
+impl Registry {
+    /// The enabled tools as `provider` takes them.
+    ///
+    /// Fails, naming each tool and the reason, when a tool's schema cannot
+    /// be lowered for the provider (a free-form map under OpenAI strict
+    /// mode, a recursive type for Gemini).
+    /// [`RegistryBuilder::require`](crate::RegistryBuilder::require) moves
+    /// that check to build time.
+    pub fn definitions(&self, provider: Provider) -> Result<Definitions, DefinitionsError> {
+        let mut items = Vec::new();
+        let mut failures = Vec::new();
+        for def in self.tools() {
+            match definition(def, provider) {
+                Ok(item) => items.push(item),
+                Err(reason) => failures.push((def.name(), reason)),
+            }
+        }
+        if failures.is_empty() {
+            Ok(Definitions { items })
+        } else {
+            Err(DefinitionsError {
+                provider,
+                tools: failures,
+            })
+        }
+    }
+}
+
+/// One tool's definition for `provider`.
+fn definition(def: &ToolDef, provider: Provider) -> Result<Json, String> {
+    let schema = def.schema();
+    let (parameters, _) = schema
+        .lowered_tree(provider)
+        .map_err(|error| error.to_string())?;
+    let parameters = parameters.clone();
+    let name = || ("name".to_owned(), Json::String(def.name().to_owned()));
+    let description = || {
+        (
+            "description".to_owned(),
+            Json::String(def.description().to_owned()),
+        )
+    };
+    let kind = || ("type".to_owned(), Json::String("function".to_owned()));
+    Ok(match provider {
+        Provider::OpenAi => Json::Object(vec![
+            kind(),
+            (
+                "function".to_owned(),
+                Json::Object(vec![
+                    name(),
+                    description(),
+                    ("parameters".to_owned(), parameters),
+                ]),
+            ),
+        ]),
+        Provider::OpenAiStrict => Json::Object(vec![
+            kind(),
+            (
+                "function".to_owned(),
+                Json::Object(vec![
+                    name(),
+                    description(),
+                    ("strict".to_owned(), Json::Bool(true)),
+                    ("parameters".to_owned(), parameters),
+                ]),
+            ),
+        ]),
+        Provider::OpenAiResponses => Json::Object(vec![
+            kind(),
+            name(),
+            description(),
+            ("parameters".to_owned(), parameters),
+            ("strict".to_owned(), Json::Bool(schema.is_strict_valid())),
+        ]),
+        Provider::Anthropic => Json::Object(vec![
+            name(),
+            description(),
+            ("input_schema".to_owned(), parameters),
+        ]),
+        Provider::Gemini => Json::Object(vec![
+            name(),
+            description(),
+            ("parameters".to_owned(), parameters),
+        ]),
+        Provider::Mcp => Json::Object(vec![
+            name(),
+            description(),
+            ("inputSchema".to_owned(), parameters),
+        ]),
+    })
+}
