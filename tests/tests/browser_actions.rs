@@ -213,7 +213,7 @@ async fn scenarios_in_a_shared_browser() {
 
 async fn schemas_suit_every_provider(browser: Browser, server: Arc<TestServer>) {
     let agent = Agent::new(&browser, &server, local_policy());
-    let names: Vec<&str> = agent.registry.names().collect();
+    let names: Vec<String> = agent.registry.names().collect();
     assert_eq!(names, toolkit_browser::DEFAULT_ACTIONS);
     for provider in Provider::ALL {
         let definitions = agent

@@ -308,7 +308,7 @@ fn missing_state_fails_the_build() {
     assert_eq!(
         error.problems(),
         [Problem::MissingState {
-            tool: "count",
+            tool: "count".to_owned(),
             type_name: "Arc<AtomicUsize>",
         }]
     );
@@ -491,7 +491,7 @@ fn strict_mode_problems_are_caught_when_the_registry_is_built() {
     else {
         panic!("{error}")
     };
-    assert_eq!((*tool, *provider), ("tag", Provider::OpenAiStrict));
+    assert_eq!((tool.as_str(), *provider), ("tag", Provider::OpenAiStrict));
     assert!(reason.contains("labels"), "{reason}");
 
     // Without the requirement, the list for strict mode names the tool.
@@ -621,9 +621,10 @@ fn the_global_catalogue_holds_every_tool_of_the_program() {
         .unwrap();
     let tools: Vec<_> = registry
         .tools()
-        .map(|t| (t.name(), t.module_path()))
+        .iter()
+        .map(|t| (t.name().to_owned(), t.module_path().to_owned()))
         .collect();
-    assert_eq!(tools, [("add", module)]);
+    assert_eq!(tools, [("add".to_owned(), module.to_owned())]);
 
     // By name, in module-path then name order.
     let registry = Registry::builder()
@@ -648,7 +649,7 @@ fn the_global_catalogue_holds_every_tool_of_the_program() {
         error
             .problems()
             .iter()
-            .any(|p| matches!(p, Problem::Duplicate { name: "add", .. })),
+            .any(|p| matches!(p, Problem::Duplicate { name, .. } if name == "add")),
         "{error}"
     );
     let all = Registry::builder()
@@ -660,7 +661,8 @@ fn the_global_catalogue_holds_every_tool_of_the_program() {
         .build();
     // `exclude` leaves out both `add`s; everything else builds.
     let all = all.unwrap();
-    let names: Vec<_> = all.names().collect();
+    let names: Vec<String> = all.names().collect();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
     assert!(
         names.contains(&"ping") && names.contains(&"whoami"),
         "{names:?}"

@@ -103,7 +103,7 @@ pub use registry::builder::{Problem, RegistryBuilder, RegistryError};
 pub use registry::call_error::{CallError, CallOutcome};
 pub use registry::context::{CallContext, Cancellation};
 pub use registry::definitions::{Definitions, DefinitionsError};
-pub use registry::{Registry, ToolCall, TurnOutcome};
+pub use registry::{Registry, ToolCall, ToolListChanges, TurnOutcome};
 pub use result::block::Block;
 pub use result::call_result::ToolCallResult;
 pub use result::convert::{IntoToolResult, Json};
@@ -114,7 +114,7 @@ pub use schema::{LoweringError, SchemaError};
 pub use tool::arguments::Arguments;
 pub use tool::attribute::tool;
 pub use tool::schema::{ToolSchema, ToolSchemaError};
-pub use tool::{StateNeed, Tool, ToolDef, ToolFuture};
+pub use tool::{Annotations, OutputSchema, StateNeed, Tool, ToolBuilder, ToolDef, ToolFuture};
 
 /// The README's example, compiled and run as a doc test.
 #[doc = include_str!("../../README.md")]

@@ -25,7 +25,7 @@ impl Registry {
             let params = match def.schema().lowered_tree(Provider::OpenAi) {
                 Ok((params, _)) => params,
                 Err(error) => {
-                    failures.push((def.name(), error.to_string()));
+                    failures.push((def.name().to_owned(), error.to_string()));
                     continue;
                 }
             };
@@ -79,7 +79,7 @@ impl Registry {
                 self.call(name, arguments).await
             }
             _ => {
-                let names: Vec<&str> = self.names().collect();
+                let names: Vec<String> = self.names().collect();
                 CallOutcome::failed(CallError::InvalidAction {
                     message: format!(
                         "an action is an object with exactly one key, the action's name ({}), holding its arguments; got {}",
@@ -126,7 +126,7 @@ impl Registry {
             for line in def.description().lines() {
                 let _ = writeln!(out, "  {line}");
             }
-            for &name in def.params() {
+            for name in def.params() {
                 if let Some(description) = properties[name]["description"].as_str() {
                     let _ = writeln!(out, "  - {name}: {}", description.replace('\n', " "));
                 }

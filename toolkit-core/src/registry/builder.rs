@@ -4,8 +4,9 @@ use std::fmt;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-use super::Entry;
 use super::context::StateMap;
+use super::{Entry, origin, suggest};
+use crate::tool::name::is_portable;
 use crate::{Provider, Registry, ToolDef};
 
 /// Collects tools, host state and settings, and checks them all at
@@ -31,7 +32,7 @@ use crate::{Provider, Registry, ToolDef};
 /// ```
 #[derive(Default)]
 pub struct RegistryBuilder {
-    pub(super) defs: Vec<&'static ToolDef>,
+    pub(super) defs: Vec<ToolDef>,
     wanted_names: Vec<String>,
     excluded: Vec<String>,
     state: StateMap,
@@ -41,15 +42,17 @@ pub struct RegistryBuilder {
 }
 
 impl RegistryBuilder {
-    /// Adds one tool.
-    pub fn tool(mut self, def: &'static ToolDef) -> Self {
-        self.defs.push(def);
+    /// Adds one tool: a `#[tool]`'s definition
+    /// ([`Tool::definition`](crate::Tool::definition)) or one made at run
+    /// time ([`ToolDef::builder`]).
+    pub fn tool(mut self, def: impl Into<ToolDef>) -> Self {
+        self.defs.push(def.into());
         self
     }
 
     /// Adds tools, for example [`tools![search, fetch]`](crate::tools).
-    pub fn tools(mut self, defs: impl IntoIterator<Item = &'static ToolDef>) -> Self {
-        self.defs.extend(defs);
+    pub fn tools<T: Into<ToolDef>>(mut self, defs: impl IntoIterator<Item = T>) -> Self {
+        self.defs.extend(defs.into_iter().map(Into::into));
         self
     }
 
@@ -117,12 +120,12 @@ impl RegistryBuilder {
     /// reported, not only the first.
     pub fn build(self) -> Result<Registry, RegistryError> {
         let mut problems = Vec::new();
-        let all_names: Vec<&'static str> = self.defs.iter().map(|def| def.name()).collect();
+        let all_names: Vec<&str> = self.defs.iter().map(ToolDef::name).collect();
         let unknown = |name: &str, problems: &mut Vec<Problem>| {
             if !all_names.contains(&name) {
                 problems.push(Problem::UnknownName {
                     name: name.to_owned(),
-                    suggestions: crate::registry::suggest::closest(name, all_names.iter().copied()),
+                    suggestions: suggest::closest(name, all_names.iter().copied()),
                 });
             }
         };
@@ -132,70 +135,92 @@ impl RegistryBuilder {
         for (name, _) in &self.tool_timeouts {
             unknown(name, &mut problems);
         }
+        let checks = Checks {
+            timeout: self.timeout,
+            required: self.required,
+        };
         // Excluded first: leaving a tool out also settles its name clashes.
         let kept = self
             .defs
-            .into_iter()
+            .iter()
             .filter(|def| !self.excluded.iter().any(|name| name == def.name()));
         let mut entries: Vec<Entry> = Vec::new();
         for def in kept {
             if let Some(first) = entries.iter().find(|e| e.def.name() == def.name()) {
                 // The same definition reached twice (listed and from the
                 // catalogue, say) is one tool, not a clash.
-                if !std::ptr::eq(first.def, def) {
+                if !first.def.same_as(def) {
                     problems.push(Problem::Duplicate {
-                        name: def.name(),
-                        first: first.def.module_path(),
-                        second: def.module_path(),
+                        name: def.name().to_owned(),
+                        first: origin(&first.def),
+                        second: origin(def),
                     });
                 }
                 continue;
             }
-            entries.push(Entry {
-                def,
-                enabled: AtomicBool::new(true),
-                timeout: self.timeout,
-            });
-        }
-        for entry in &mut entries {
-            if let Some((_, limit)) = self
+            checks.check(def, &self.state, &mut problems);
+            let timeout = self
                 .tool_timeouts
                 .iter()
                 .rev()
-                .find(|(n, _)| n == entry.def.name())
-            {
-                entry.timeout = Some(*limit);
-            }
-            for need in entry.def.states() {
-                if !self.state.contains((need.type_id)()) {
-                    problems.push(Problem::MissingState {
-                        tool: entry.def.name(),
-                        type_name: need.type_name(),
-                    });
-                }
-            }
-            let schema = entry.def.schema();
-            if let Err(error) = schema.canonical() {
-                problems.push(Problem::Schema {
-                    tool: entry.def.name(),
-                    reason: error.to_string(),
-                });
-                continue;
-            }
-            for &provider in &self.required {
-                if let Err(reason) = schema.lowered(provider) {
-                    problems.push(Problem::Provider {
-                        tool: entry.def.name(),
-                        provider,
-                        reason: reason.to_string(),
-                    });
-                }
-            }
+                .find(|(name, _)| name == def.name())
+                .map(|(_, limit)| *limit)
+                .or(checks.timeout);
+            entries.push(Entry {
+                def: def.clone(),
+                enabled: AtomicBool::new(true),
+                timeout,
+            });
         }
         if problems.is_empty() {
-            Ok(Registry::from_parts(entries, self.state))
+            Ok(Registry::from_parts(entries, self.state, checks))
         } else {
             Err(RegistryError { problems })
+        }
+    }
+}
+
+/// What every tool of a registry is checked against, at build and when
+/// added later.
+pub(crate) struct Checks {
+    pub(crate) timeout: Option<Duration>,
+    required: Vec<Provider>,
+}
+
+impl Checks {
+    /// Checks one tool: its name, the host state it needs, its schema and
+    /// the required providers' lowerings.
+    pub(crate) fn check(&self, def: &ToolDef, state: &StateMap, problems: &mut Vec<Problem>) {
+        let tool = def.name();
+        if !is_portable(tool) {
+            problems.push(Problem::BadName {
+                name: tool.to_owned(),
+            });
+        }
+        for need in def.states() {
+            if !state.contains((need.type_id)()) {
+                problems.push(Problem::MissingState {
+                    tool: tool.to_owned(),
+                    type_name: need.type_name(),
+                });
+            }
+        }
+        let schema = def.schema();
+        if let Err(error) = schema.canonical() {
+            problems.push(Problem::Schema {
+                tool: tool.to_owned(),
+                reason: error.to_string(),
+            });
+            return;
+        }
+        for &provider in &self.required {
+            if let Err(reason) = schema.lowered(provider) {
+                problems.push(Problem::Provider {
+                    tool: tool.to_owned(),
+                    provider,
+                    reason: reason.to_string(),
+                });
+            }
         }
     }
 }
@@ -207,6 +232,10 @@ pub struct RegistryError {
 }
 
 impl RegistryError {
+    pub(crate) fn new(problems: Vec<Problem>) -> Self {
+        Self { problems }
+    }
+
     /// The problems, in the order found.
     pub fn problems(&self) -> &[Problem] {
         &self.problems
@@ -237,11 +266,18 @@ pub enum Problem {
     /// Two different tools share a name.
     Duplicate {
         /// The name.
-        name: &'static str,
-        /// Where the first is defined.
-        first: &'static str,
+        name: String,
+        /// Where the first is defined: its module, or a run-time tool's
+        /// source.
+        first: String,
         /// Where the second is defined.
-        second: &'static str,
+        second: String,
+    },
+    /// A name that not every provider accepts (run-time tools; `#[tool]`
+    /// checks its names at compile time).
+    BadName {
+        /// The name.
+        name: String,
     },
     /// A name given to the builder matches no tool.
     UnknownName {
@@ -253,21 +289,21 @@ pub enum Problem {
     /// A tool needs host state that was not provided.
     MissingState {
         /// The tool.
-        tool: &'static str,
+        tool: String,
         /// The Rust type it needs.
         type_name: &'static str,
     },
     /// A tool's schema could not be made canonical.
     Schema {
         /// The tool.
-        tool: &'static str,
+        tool: String,
         /// Why.
         reason: String,
     },
     /// A tool's schema cannot be sent to a required provider.
     Provider {
         /// The tool.
-        tool: &'static str,
+        tool: String,
         /// The provider.
         provider: Provider,
         /// Why.
@@ -293,6 +329,10 @@ impl fmt::Display for Problem {
                 }
                 Ok(())
             }
+            Self::BadName { name } => write!(
+                f,
+                "`{name}` is not a valid tool name: every provider accepts `^[a-zA-Z_][a-zA-Z0-9_-]{{0,63}}$`"
+            ),
             Self::MissingState { tool, type_name } => write!(
                 f,
                 "the tool `{tool}` needs a `{type_name}`: provide it with `.state(...)`"

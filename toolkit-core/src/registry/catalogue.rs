@@ -17,7 +17,7 @@ impl RegistryBuilder {
             .collect();
         // Link order is not stable across builds; names are.
         found.sort_by_key(|def| (def.module_path(), def.name()));
-        self.defs.extend(found);
+        self.defs.extend(found.into_iter().cloned());
         self
     }
 }

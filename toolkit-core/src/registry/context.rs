@@ -8,6 +8,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use tokio::sync::Notify;
 
+use crate::tool::Name;
+
 /// The per-call context: which call this is, and whether the host wants it
 /// stopped.
 ///
@@ -34,7 +36,7 @@ use tokio::sync::Notify;
 #[derive(Clone)]
 pub struct CallContext {
     call_id: Arc<str>,
-    tool_name: &'static str,
+    tool_name: Name,
     cancellation: Cancellation,
     state: Arc<StateMap>,
 }
@@ -46,8 +48,8 @@ impl CallContext {
     }
 
     /// The name of the tool being called.
-    pub fn tool_name(&self) -> &'static str {
-        self.tool_name
+    pub fn tool_name(&self) -> &str {
+        &self.tool_name
     }
 
     /// The call's cancellation signal.
@@ -80,7 +82,7 @@ impl fmt::Debug for CallContext {
 #[doc(hidden)]
 pub struct CallSite<'a> {
     call_id: &'a str,
-    tool_name: &'static str,
+    tool_name: &'a Name,
     cancellation: &'a Cancellation,
     state: &'a Arc<StateMap>,
 }
@@ -88,7 +90,7 @@ pub struct CallSite<'a> {
 impl<'a> CallSite<'a> {
     pub(crate) fn new(
         call_id: &'a str,
-        tool_name: &'static str,
+        tool_name: &'a Name,
         cancellation: &'a Cancellation,
         state: &'a Arc<StateMap>,
     ) -> Self {
@@ -101,7 +103,7 @@ impl<'a> CallSite<'a> {
     }
 
     /// The name of the tool being called.
-    pub fn tool_name(&self) -> &'static str {
+    pub fn tool_name(&self) -> &str {
         self.tool_name
     }
 
@@ -109,7 +111,7 @@ impl<'a> CallSite<'a> {
     pub fn context(&self) -> CallContext {
         CallContext {
             call_id: Arc::from(self.call_id),
-            tool_name: self.tool_name,
+            tool_name: self.tool_name.clone(),
             cancellation: self.cancellation.clone(),
             state: Arc::clone(self.state),
         }

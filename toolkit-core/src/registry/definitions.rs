@@ -61,7 +61,7 @@ pub struct DefinitionsError {
     /// The provider.
     pub provider: Provider,
     /// Each tool that cannot be sent, with the reason.
-    pub tools: Vec<(&'static str, String)>,
+    pub tools: Vec<(String, String)>,
 }
 
 impl fmt::Display for DefinitionsError {
@@ -88,9 +88,9 @@ impl Registry {
         let mut items = Vec::new();
         let mut failures = Vec::new();
         for def in self.tools() {
-            match definition(def, provider) {
+            match definition(&def, provider) {
                 Ok(item) => items.push(item),
-                Err(reason) => failures.push((def.name(), reason)),
+                Err(reason) => failures.push((def.name().to_owned(), reason)),
             }
         }
         if failures.is_empty() {
@@ -160,10 +160,33 @@ fn definition(def: &ToolDef, provider: Provider) -> Result<Json, String> {
             description(),
             ("parameters".to_owned(), parameters),
         ]),
-        Provider::Mcp => Json::Object(vec![
-            name(),
-            description(),
-            ("inputSchema".to_owned(), parameters),
-        ]),
+        Provider::Mcp => {
+            let mut fields = vec![name()];
+            if let Some(title) = def.title() {
+                fields.push(("title".to_owned(), Json::String(title.to_owned())));
+            }
+            fields.push(description());
+            fields.push(("inputSchema".to_owned(), parameters));
+            if let Some(output) = def.output_schema() {
+                fields.push(("outputSchema".to_owned(), output.json().clone()));
+            }
+            let hints = def.annotations();
+            if !hints.is_empty() {
+                let hint = |key: &str, value: Option<bool>| {
+                    value.map(|value| (key.to_owned(), Json::Bool(value)))
+                };
+                let set = [
+                    hint("readOnlyHint", hints.read_only),
+                    hint("destructiveHint", hints.destructive),
+                    hint("idempotentHint", hints.idempotent),
+                    hint("openWorldHint", hints.open_world),
+                ];
+                fields.push((
+                    "annotations".to_owned(),
+                    Json::Object(set.into_iter().flatten().collect()),
+                ));
+            }
+            Json::Object(fields)
+        }
     })
 }

@@ -8,6 +8,7 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use crate::result::panic_message;
+use crate::tool::Name;
 use crate::{CallError, ToolFuture, ToolResult};
 
 /// A started tool, run to its end with panics caught, so that a panicking
@@ -17,25 +18,28 @@ use crate::{CallError, ToolFuture, ToolResult};
 /// would move the call's output once more on its way out, and dispatch is
 /// on every call's path (docs/performance.md, "Dispatch").
 pub(crate) struct Drive {
-    tool: &'static str,
+    tool: Name,
     future: ToolFuture,
 }
 
 impl Drive {
-    pub(crate) fn new(tool: &'static str, future: ToolFuture, timeout: Option<Duration>) -> Self {
+    pub(crate) fn new(tool: Name, future: ToolFuture, timeout: Option<Duration>) -> Self {
         let future = match timeout {
             None => future,
             // The timer is made inside the guarded future: tokio panics when
             // the runtime has no time driver, and that must not escape either.
-            Some(limit) => Box::pin(async move {
-                match tokio::time::timeout(limit, future).await {
-                    Ok(finished) => finished,
-                    Err(_) => Err(CallError::TimedOut {
-                        tool: tool.to_owned(),
-                        after: limit,
-                    }),
-                }
-            }),
+            Some(limit) => {
+                let tool = tool.clone();
+                Box::pin(async move {
+                    match tokio::time::timeout(limit, future).await {
+                        Ok(finished) => finished,
+                        Err(_) => Err(CallError::TimedOut {
+                            tool: tool.to_string(),
+                            after: limit,
+                        }),
+                    }
+                })
+            }
         };
         Self { tool, future }
     }
@@ -50,7 +54,7 @@ impl Future for Drive {
         match catch_unwind(AssertUnwindSafe(|| self.future.as_mut().poll(cx))) {
             Ok(poll) => poll,
             Err(payload) => Poll::Ready(Err(CallError::Panicked {
-                tool: self.tool.to_owned(),
+                tool: self.tool.to_string(),
                 message: panic_message(payload.as_ref()),
             })),
         }

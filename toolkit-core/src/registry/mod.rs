@@ -11,17 +11,21 @@ pub(crate) mod suggest;
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::Duration;
 
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::registry::context::{CallSite, StateMap};
-use crate::registry::drive::{Drive, join_all};
+use tokio::sync::watch;
+
+use self::builder::Checks;
+use self::context::{CallSite, StateMap};
+use self::drive::{Drive, join_all};
 use crate::{
-    Arguments, CallError, CallOutcome, Cancellation, RegistryBuilder, ToolCallResult, ToolDef,
+    Arguments, CallError, CallOutcome, Cancellation, Problem, RegistryBuilder, RegistryError,
+    ToolCallResult, ToolDef,
 };
 
 /// A set of tools, looked up by name, and the host state they share.
@@ -58,17 +62,41 @@ use crate::{
 /// # }).unwrap();
 /// ```
 pub struct Registry {
-    entries: Vec<Entry>,
-    index: HashMap<&'static str, usize, BuildHasherDefault<NameHasher>>,
+    table: RwLock<Table>,
     state: Arc<StateMap>,
+    // What `add` checks a tool against, as the builder did.
+    checks: Checks,
+    changes: watch::Sender<u64>,
     // Shared by every `call`, so that a call allocates nothing for a signal
     // it does not have.
     never_cancelled: Cancellation,
 }
 
+/// The tools, in registration order, and their index by name.
+#[derive(Default)]
+struct Table {
+    entries: Vec<Entry>,
+    index: HashMap<String, usize, BuildHasherDefault<NameHasher>>,
+}
+
+impl Table {
+    fn reindex(&mut self) {
+        self.index = self
+            .entries
+            .iter()
+            .enumerate()
+            .map(|(i, entry)| (entry.def.name().to_owned(), i))
+            .collect();
+    }
+
+    fn get(&self, name: &str) -> Option<&Entry> {
+        self.index.get(name).map(|&i| &self.entries[i])
+    }
+}
+
 /// Hashes tool names for the registry's index with FNV-1a rather than
-/// std's SipHash: names are short and fixed when the registry is built (a
-/// call never adds one, so hash flooding is no concern), and the lookup is
+/// std's SipHash: names are short and chosen by the host (a call never adds
+/// one, so hash flooding is no concern), and the lookup is
 /// on every call's path, where SipHash cost more than a tenth of the
 /// dispatch overhead (docs/performance.md, "Dispatch").
 struct NameHasher(u64);
@@ -92,7 +120,7 @@ impl Hasher for NameHasher {
 }
 
 pub(crate) struct Entry {
-    pub(crate) def: &'static ToolDef,
+    pub(crate) def: ToolDef,
     pub(crate) enabled: AtomicBool,
     pub(crate) timeout: Option<Duration>,
 }
@@ -147,18 +175,34 @@ impl Registry {
         RegistryBuilder::default()
     }
 
-    pub(crate) fn from_parts(entries: Vec<Entry>, state: StateMap) -> Self {
-        let index = entries
-            .iter()
-            .enumerate()
-            .map(|(i, entry)| (entry.def.name(), i))
-            .collect();
-        Self {
+    pub(crate) fn from_parts(entries: Vec<Entry>, state: StateMap, checks: Checks) -> Self {
+        let mut table = Table {
             entries,
-            index,
+            index: HashMap::default(),
+        };
+        table.reindex();
+        Self {
+            table: RwLock::new(table),
             state: Arc::new(state),
+            checks,
+            changes: watch::Sender::new(0),
             never_cancelled: Cancellation::new(),
         }
+    }
+
+    fn read(&self) -> RwLockReadGuard<'_, Table> {
+        // No code that can panic runs under the write lock, so a poisoned
+        // lock still holds a whole table.
+        self.table.read().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn write(&self) -> RwLockWriteGuard<'_, Table> {
+        self.table.write().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Tells every [`ToolListChanges`] that the tool list changed.
+    fn changed(&self) {
+        self.changes.send_modify(|version| *version += 1);
     }
 
     /// Calls the tool `name` with `arguments` (JSON text or a parsed value).
@@ -235,32 +279,35 @@ impl Registry {
         arguments: Arguments<'_>,
         cancellation: &Cancellation,
     ) -> Result<Drive, CallError> {
-        let entry = self.entry(name)?;
-        let def = entry.def;
-        let site = CallSite::new(call_id, def.name(), cancellation, &self.state);
+        let table = self.read();
+        let entry = match table.get(name) {
+            Some(entry) if entry.enabled.load(Ordering::Relaxed) => entry,
+            Some(_) => {
+                return Err(CallError::Disabled {
+                    name: name.to_owned(),
+                });
+            }
+            None => {
+                return Err(CallError::UnknownTool {
+                    name: name.to_owned(),
+                    suggestions: suggest::closest(name, enabled_names(&table)),
+                });
+            }
+        };
+        let tool = entry.def.shared_name();
+        let site = CallSite::new(call_id, &tool, cancellation, &self.state);
         // Parsing the arguments may panic only in a user's Deserialize impl;
         // that is caught like a panic in the tool itself.
         let started = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            def.invoke(arguments, &site)
+            entry.def.invoke(arguments, &site)
         }));
+        let timeout = entry.timeout;
+        drop(table);
         match started {
-            Ok(future) => Ok(Drive::new(def.name(), future?, entry.timeout)),
+            Ok(future) => Ok(Drive::new(tool, future?, timeout)),
             Err(payload) => Err(CallError::Panicked {
-                tool: def.name().to_owned(),
+                tool: tool.to_string(),
                 message: crate::result::panic_message(payload.as_ref()),
-            }),
-        }
-    }
-
-    fn entry(&self, name: &str) -> Result<&Entry, CallError> {
-        match self.index.get(name) {
-            Some(&i) if self.entries[i].enabled.load(Ordering::Relaxed) => Ok(&self.entries[i]),
-            Some(_) => Err(CallError::Disabled {
-                name: name.to_owned(),
-            }),
-            None => Err(CallError::UnknownTool {
-                name: name.to_owned(),
-                suggestions: crate::registry::suggest::closest(name, self.names()),
             }),
         }
     }
@@ -269,52 +316,156 @@ impl Registry {
     /// no tool of that name. A disabled tool is left out of every tool list
     /// and calling it is an error result.
     pub fn set_enabled(&self, name: &str, enabled: bool) -> bool {
-        match self.index.get(name) {
-            Some(&i) => {
-                self.entries[i].enabled.store(enabled, Ordering::Relaxed);
-                true
-            }
-            None => false,
+        let table = self.read();
+        let Some(entry) = table.get(name) else {
+            return false;
+        };
+        let was = entry.enabled.swap(enabled, Ordering::Relaxed);
+        drop(table);
+        if was != enabled {
+            self.changed();
         }
+        true
     }
 
     /// Whether the named tool is registered and enabled.
     pub fn is_enabled(&self, name: &str) -> bool {
-        self.index
+        self.read()
             .get(name)
-            .is_some_and(|&i| self.entries[i].enabled.load(Ordering::Relaxed))
+            .is_some_and(|entry| entry.enabled.load(Ordering::Relaxed))
     }
 
     /// The enabled tools, in registration order.
-    pub fn tools(&self) -> impl Iterator<Item = &'static ToolDef> + '_ {
-        self.entries
+    pub fn tools(&self) -> Vec<ToolDef> {
+        self.read()
+            .entries
             .iter()
             .filter(|entry| entry.enabled.load(Ordering::Relaxed))
-            .map(|entry| entry.def)
+            .map(|entry| entry.def.clone())
+            .collect()
     }
 
     /// The names of the enabled tools, in registration order.
-    pub fn names(&self) -> impl Iterator<Item = &'static str> + '_ {
-        self.tools().map(ToolDef::name)
+    pub fn names(&self) -> impl Iterator<Item = String> + use<> {
+        let names: Vec<String> = enabled_names(&self.read()).map(str::to_owned).collect();
+        names.into_iter()
     }
 
     /// The definition of a registered tool, enabled or not.
-    pub fn get(&self, name: &str) -> Option<&'static ToolDef> {
-        self.index.get(name).map(|&i| self.entries[i].def)
+    pub fn get(&self, name: &str) -> Option<ToolDef> {
+        self.read().get(name).map(|entry| entry.def.clone())
+    }
+
+    /// Adds a tool to the built registry, checked as
+    /// [`RegistryBuilder::build`] checks tools (its name, its schema, the
+    /// providers [required](RegistryBuilder::require), the host state it
+    /// needs), with the registry's default time limit. A name already
+    /// registered is an error: [`remove`](Self::remove) the old tool first.
+    ///
+    /// Tool lists made after this include the tool; watchers of
+    /// [`changes`](Self::changes) are told.
+    pub fn add(&self, def: impl Into<ToolDef>) -> Result<(), RegistryError> {
+        let def = def.into();
+        let mut problems = Vec::new();
+        let mut table = self.write();
+        if let Some(first) = table.get(def.name()) {
+            problems.push(Problem::Duplicate {
+                name: def.name().to_owned(),
+                first: origin(&first.def),
+                second: origin(&def),
+            });
+        }
+        self.checks.check(&def, &self.state, &mut problems);
+        if !problems.is_empty() {
+            return Err(RegistryError::new(problems));
+        }
+        let name = def.name().to_owned();
+        table.entries.push(Entry {
+            def,
+            enabled: AtomicBool::new(true),
+            timeout: self.checks.timeout,
+        });
+        let position = table.entries.len() - 1;
+        table.index.insert(name, position);
+        drop(table);
+        self.changed();
+        Ok(())
+    }
+
+    /// Removes a tool; returns `false` if there is no tool of that name.
+    /// Calls already running finish; later calls of the name are answered
+    /// as calls of an unknown tool.
+    pub fn remove(&self, name: &str) -> bool {
+        let mut table = self.write();
+        let Some(&position) = table.index.get(name) else {
+            return false;
+        };
+        table.entries.remove(position);
+        table.reindex();
+        drop(table);
+        self.changed();
+        true
+    }
+
+    /// A watcher of changes to the tool list: tools added, removed,
+    /// enabled or disabled (an MCP server sends
+    /// `notifications/tools/list_changed` on each).
+    pub fn changes(&self) -> ToolListChanges {
+        ToolListChanges(self.changes.subscribe())
+    }
+}
+
+/// Where a tool comes from, for messages: its module, or a run-time tool's
+/// source.
+pub(crate) fn origin(def: &ToolDef) -> String {
+    match def.module_path() {
+        "" => "a run-time tool".to_owned(),
+        path => path.to_owned(),
+    }
+}
+
+fn enabled_names(table: &Table) -> impl Iterator<Item = &str> {
+    table
+        .entries
+        .iter()
+        .filter(|entry| entry.enabled.load(Ordering::Relaxed))
+        .map(|entry| entry.def.name())
+}
+
+/// Tells a host when a registry's tool list changed.
+///
+/// ```
+/// use serde_json::Value;
+/// use toolkit_core::{CallContext, Registry, ToolDef};
+///
+/// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+/// let registry = Registry::builder().build()?;
+/// let mut changes = registry.changes();
+/// registry.add(ToolDef::builder("ping").handler(|_: Value, _: CallContext| async { "pong" }))?;
+/// assert!(changes.changed().await);
+/// # Ok::<(), toolkit_core::RegistryError>(())
+/// # }).unwrap();
+/// ```
+#[derive(Debug, Clone)]
+pub struct ToolListChanges(watch::Receiver<u64>);
+
+impl ToolListChanges {
+    /// Waits for the next change; `false` once the registry is gone.
+    /// Changes made while nobody waited are reported once, at the next call.
+    pub async fn changed(&mut self) -> bool {
+        self.0.changed().await.is_ok()
+    }
+
+    /// Whether the list changed since the last [`changed`](Self::changed).
+    pub fn has_changed(&self) -> bool {
+        self.0.has_changed().unwrap_or(false)
     }
 }
 
 impl std::fmt::Debug for Registry {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Registry")
-            .field(
-                "tools",
-                &self
-                    .entries
-                    .iter()
-                    .map(|e| e.def.name())
-                    .collect::<Vec<_>>(),
-            )
+            .field("tools", &self.names().collect::<Vec<_>>())
             .finish_non_exhaustive()
     }
 }

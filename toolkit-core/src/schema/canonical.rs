@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use super::defs::{inline_non_recursive, reachable};
-use super::enums::flatten_unit_enum;
+use super::enums::{flatten_unit_enum, type_untyped_values};
 use super::error::SchemaError;
 use super::json::Json;
 use super::keywords::{Holds, child_path, holds, index_path, member_path, order_schema};
@@ -312,6 +312,7 @@ fn canonical_node(schema: &mut Json, path: &str, closable: bool) -> Result<(), S
         }
     }
     flatten_unit_enum(schema);
+    type_untyped_values(schema);
     normalize_numeric_format(schema);
     let closes = closable
         && schema.contains_key("properties")

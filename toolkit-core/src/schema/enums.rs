@@ -79,3 +79,30 @@ pub(crate) fn flatten_unit_enum(schema: &mut Json) {
         return;
     }
 }
+
+/// Gives an `enum` or `const` without a `type` the type its values share,
+/// when they share one: hand-written schemas (an MCP server's, a run-time
+/// tool's) often leave it out, and Gemini rejects a property with no type.
+pub(crate) fn type_untyped_values(schema: &mut Json) {
+    if schema.contains_key("type") {
+        return;
+    }
+    let values: Vec<&Json> = match (schema.get("enum"), schema.get("const")) {
+        (Some(Json::Array(values)), _) if !values.is_empty() => values.iter().collect(),
+        (None, Some(value)) => vec![value],
+        _ => return,
+    };
+    let kind = |value: &Json| match value {
+        Json::String(_) => Some("string"),
+        Json::Bool(_) => Some("boolean"),
+        Json::Number(number) if number.is_i64() || number.is_u64() => Some("integer"),
+        Json::Number(_) => Some("number"),
+        _ => None,
+    };
+    let Some(first) = kind(values[0]) else {
+        return;
+    };
+    if values.iter().all(|value| kind(value) == Some(first)) {
+        schema.insert("type", Json::from(first));
+    }
+}

@@ -1,13 +1,26 @@
-//! A tool's static definition, as `#[tool]` generates it.
+//! A tool's definition: made by `#[tool]` at compile time, or by
+//! [`ToolBuilder`] at run time.
 
+pub(crate) mod annotations;
 pub(crate) mod arguments;
 pub(crate) mod attribute;
+pub(crate) mod name;
+pub(crate) mod output;
+pub(crate) mod runtime;
 pub(crate) mod schema;
+pub(crate) mod validate;
 
 use std::any::TypeId;
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
+
+pub use annotations::Annotations;
+pub(crate) use name::Name;
+pub use output::OutputSchema;
+use runtime::RuntimeDef;
+pub use runtime::ToolBuilder;
 
 use crate::registry::context::CallSite;
 use crate::tool::schema::ToolSchema;
@@ -16,9 +29,6 @@ use crate::{Arguments, CallError, ToolResult};
 /// The future of a running tool: its result, or why it could not finish
 /// (a sync tool that panicked on its thread, no runtime to run it on).
 pub type ToolFuture = Pin<Box<dyn Future<Output = Result<ToolResult, CallError>> + Send + 'static>>;
-
-/// Parses a call's arguments and starts the tool.
-pub(crate) type Invoke = fn(Arguments<'_>, &CallSite<'_>) -> Result<ToolFuture, CallError>;
 
 /// A host value a tool needs, named for error messages.
 #[derive(Clone, Copy)]
@@ -39,20 +49,41 @@ impl StateNeed {
     }
 }
 
-/// Everything about a tool that is known at compile time: its name,
-/// description, schema and entry point.
+/// A tool: its name, description, schemas and entry point.
 ///
-/// `#[tool]` generates one per function, as a `static`; a registry holds
-/// references to them. Name one with [`tools!`](crate::tools) or
-/// [`Tool::definition`].
-pub struct ToolDef {
-    name: &'static str,
-    description: &'static str,
-    module_path: &'static str,
-    params: &'static [&'static str],
-    states: &'static [StateNeed],
-    schema: fn() -> &'static ToolSchema,
-    invoke: Invoke,
+/// Made in one of two ways:
+///
+/// - `#[tool]` generates one per function, as a `static`; name it with
+///   [`tools!`](crate::tools) or [`Tool::definition`].
+/// - [`ToolDef::builder`] makes one at run time, from a JSON Schema and an
+///   async handler: an MCP server's tools, a plugin, an endpoint a user
+///   configured.
+///
+/// A registry holds both kinds alike. Cloning is cheap (a copy of a few
+/// pointers, or a reference count).
+#[derive(Clone)]
+pub struct ToolDef(Kind);
+
+#[derive(Clone)]
+enum Kind {
+    Static(StaticDef),
+    Runtime(Arc<RuntimeDef>),
+}
+
+/// What `#[tool]` knows at compile time. Not a public API.
+#[doc(hidden)]
+#[derive(Clone, Copy)]
+pub struct StaticDef {
+    pub name: &'static str,
+    pub title: Option<&'static str>,
+    pub description: &'static str,
+    pub annotations: Annotations,
+    pub module_path: &'static str,
+    pub params: &'static [&'static str],
+    pub states: &'static [StateNeed],
+    pub schema: fn() -> &'static ToolSchema,
+    pub output_schema: Option<fn() -> Option<&'static OutputSchema>>,
+    pub invoke: fn(Arguments<'_>, &CallSite<'_>) -> Result<ToolFuture, CallError>,
 }
 
 impl ToolDef {
@@ -67,47 +98,133 @@ impl ToolDef {
         schema: fn() -> &'static ToolSchema,
         invoke: fn(Arguments<'_>, &CallSite<'_>) -> Result<ToolFuture, CallError>,
     ) -> Self {
-        Self {
+        Self::__static(StaticDef {
             name,
+            title: None,
             description,
+            annotations: Annotations::new(),
             module_path,
             params,
             states,
             schema,
+            output_schema: None,
             invoke,
-        }
+        })
+    }
+
+    #[doc(hidden)]
+    pub const fn __static(def: StaticDef) -> Self {
+        Self(Kind::Static(def))
+    }
+
+    pub(crate) fn runtime(def: RuntimeDef) -> Self {
+        Self(Kind::Runtime(Arc::new(def)))
+    }
+
+    /// A tool defined at run time: see [`ToolBuilder`].
+    pub fn builder(name: impl Into<String>) -> ToolBuilder {
+        ToolBuilder::new(name.into())
     }
 
     /// The name the model calls the tool by.
-    pub fn name(&self) -> &'static str {
-        self.name
+    pub fn name(&self) -> &str {
+        match &self.0 {
+            Kind::Static(def) => def.name,
+            Kind::Runtime(def) => &def.name,
+        }
+    }
+
+    /// The name, shared cheaply with errors and call contexts.
+    pub(crate) fn shared_name(&self) -> Name {
+        match &self.0 {
+            Kind::Static(def) => Name::Static(def.name),
+            Kind::Runtime(def) => Name::Shared(Arc::clone(&def.shared_name)),
+        }
+    }
+
+    /// A title for people (MCP's `title`), if the tool has one.
+    pub fn title(&self) -> Option<&str> {
+        match &self.0 {
+            Kind::Static(def) => def.title,
+            Kind::Runtime(def) => def.title.as_deref(),
+        }
     }
 
     /// What the tool does, for the model: the doc comment up to its first
     /// heading, or the `description` option.
-    pub fn description(&self) -> &'static str {
-        self.description
+    pub fn description(&self) -> &str {
+        match &self.0 {
+            Kind::Static(def) => def.description,
+            Kind::Runtime(def) => &def.description,
+        }
     }
 
-    /// The module the tool's function is defined in, such as `my_app::tools`.
-    pub fn module_path(&self) -> &'static str {
-        self.module_path
+    /// Hints about the tool's behaviour, for clients that show or gate
+    /// tools (MCP's `annotations`).
+    pub fn annotations(&self) -> Annotations {
+        match &self.0 {
+            Kind::Static(def) => def.annotations,
+            Kind::Runtime(def) => def.annotations,
+        }
+    }
+
+    /// Where the tool comes from: for a `#[tool]`, the module its function
+    /// is defined in (`my_app::tools`); for a run-time tool, its
+    /// [source](ToolBuilder::source), empty if none was given.
+    pub fn module_path(&self) -> &str {
+        match &self.0 {
+            Kind::Static(def) => def.module_path,
+            Kind::Runtime(def) => &def.source,
+        }
     }
 
     /// The names of the parameters the model fills in, in declaration order.
-    pub fn params(&self) -> &'static [&'static str] {
-        self.params
+    pub fn params(&self) -> Vec<&str> {
+        match &self.0 {
+            Kind::Static(def) => def.params.to_vec(),
+            Kind::Runtime(def) => def.params.iter().map(String::as_str).collect(),
+        }
     }
 
     /// The host values the tool's `#[tool(state)]` parameters need.
-    pub fn states(&self) -> &'static [StateNeed] {
-        self.states
+    pub fn states(&self) -> &[StateNeed] {
+        match &self.0 {
+            Kind::Static(def) => def.states,
+            Kind::Runtime(_) => &[],
+        }
     }
 
-    /// The tool's parameter schemas, built on first use and then shared by
-    /// every registry in the process.
-    pub fn schema(&self) -> &'static ToolSchema {
-        (self.schema)()
+    /// The tool's parameter schemas. A `#[tool]`'s are built on first use
+    /// and then shared by every registry in the process.
+    pub fn schema(&self) -> &ToolSchema {
+        match &self.0 {
+            Kind::Static(def) => (def.schema)(),
+            Kind::Runtime(def) => &def.schema,
+        }
+    }
+
+    /// The schema of the tool's structured output (MCP's `outputSchema`),
+    /// for a tool that returns [`Json<T>`](crate::Json) or a struct that
+    /// serializes: results' `structuredContent` validates against it.
+    pub fn output_schema(&self) -> Option<&OutputSchema> {
+        match &self.0 {
+            Kind::Static(def) => def.output_schema.and_then(|schema| schema()),
+            Kind::Runtime(def) => def.output_schema.as_ref(),
+        }
+    }
+
+    /// The same definition: the same `static`, or clones of one run-time
+    /// definition.
+    pub(crate) fn same_as(&self, other: &ToolDef) -> bool {
+        match (&self.0, &other.0) {
+            (Kind::Static(a), Kind::Static(b)) => {
+                a.name == b.name
+                    && a.module_path == b.module_path
+                    && std::ptr::fn_addr_eq(a.invoke, b.invoke)
+            }
+            (Kind::Runtime(a), Kind::Runtime(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        }
     }
 
     pub(crate) fn invoke(
@@ -115,16 +232,25 @@ impl ToolDef {
         arguments: Arguments<'_>,
         site: &CallSite<'_>,
     ) -> Result<ToolFuture, CallError> {
-        (self.invoke)(arguments, site)
+        match &self.0 {
+            Kind::Static(def) => (def.invoke)(arguments, site),
+            Kind::Runtime(def) => def.invoke(arguments, site),
+        }
+    }
+}
+
+impl From<&ToolDef> for ToolDef {
+    fn from(def: &ToolDef) -> Self {
+        def.clone()
     }
 }
 
 impl fmt::Debug for ToolDef {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ToolDef")
-            .field("name", &self.name)
-            .field("module_path", &self.module_path)
-            .field("params", &self.params)
+            .field("name", &self.name())
+            .field("module_path", &self.module_path())
+            .field("params", &self.params())
             .finish_non_exhaustive()
     }
 }

@@ -1,0 +1,63 @@
+//! The schema of a tool's structured output.
+
+use std::fmt;
+
+use serde_json::Value;
+
+use crate::schema::{self, Json};
+
+/// The JSON Schema of what a tool returns as structured content (MCP's
+/// `outputSchema`): always an object schema, as MCP requires.
+///
+/// `#[tool]` gives one to a tool that returns [`Json<T>`](crate::Json) (or a
+/// `Result` of it), or a struct that serializes, when `T`'s schema is an
+/// object; the MCP emitter then sends the value as `structuredContent`,
+/// which clients validate against this schema.
+#[derive(Clone, PartialEq)]
+pub struct OutputSchema {
+    json: Json,
+    text: String,
+}
+
+impl OutputSchema {
+    /// The schema of `T`'s JSON form, if it is an object schema.
+    pub fn of<T: schemars::JsonSchema>() -> Option<Self> {
+        let mut settings = schemars::generate::SchemaSettings::draft2020_12();
+        settings.inline_subschemas = true;
+        settings.meta_schema = None;
+        let generated = settings.into_generator().into_root_schema_for::<T>();
+        Self::from_value(generated.as_value())
+    }
+
+    /// An output schema from JSON Schema, if its root is an object schema
+    /// (`"type": "object"`). It is made canonical like a parameter schema:
+    /// titles dropped, sub-schemas inlined, keywords in a fixed order.
+    pub fn from_value(schema: &Value) -> Option<Self> {
+        if schema.get("type").and_then(Value::as_str) != Some("object") {
+            return None;
+        }
+        let json = schema::canonicalize(schema, &[]).ok()?;
+        let text = json.to_json_string();
+        Some(Self { json, text })
+    }
+
+    /// The schema as JSON text.
+    pub fn as_str(&self) -> &str {
+        &self.text
+    }
+
+    /// The schema as a `serde_json::Value`.
+    pub fn to_value(&self) -> Value {
+        self.json.to_value()
+    }
+
+    pub(crate) fn json(&self) -> &Json {
+        &self.json
+    }
+}
+
+impl fmt::Debug for OutputSchema {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text)
+    }
+}

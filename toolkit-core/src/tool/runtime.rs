@@ -1,0 +1,265 @@
+//! Tools defined at run time: a name, a description, a JSON Schema and an
+//! async handler.
+
+use std::fmt;
+use std::future::Future;
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::validate::{self, Violation};
+use super::{Annotations, OutputSchema, ToolDef, ToolFuture};
+use crate::registry::context::CallSite;
+use crate::tool::schema::ToolSchema;
+use crate::{Arguments, CallContext, CallError, IntoToolResult};
+
+type Handler = dyn Fn(Value, CallContext) -> ToolFuture + Send + Sync;
+
+/// Builds a tool at run time, for tools not known when the program was
+/// compiled: an MCP server's, a plugin's, an HTTP endpoint a user
+/// configured.
+///
+/// The tool follows the same rules as a `#[tool]`: its name and schema are
+/// checked, and its schema lowered for every provider, when a registry is
+/// built with it (or it is [added](crate::Registry::add) to one); its calls
+/// get the same guarantees (panics caught, time limits, cancellation). The
+/// arguments are checked against the given schema before the handler runs,
+/// and every violation is reported with its path.
+///
+/// ```
+/// use serde_json::{Value, json};
+/// use toolkit_core::{CallContext, Registry, ToolDef};
+///
+/// let echo = ToolDef::builder("echo")
+///     .description("Repeats the text.")
+///     .input_schema(json!({
+///         "type": "object",
+///         "properties": {"text": {"type": "string", "description": "What to repeat."}},
+///         "required": ["text"]
+///     }))
+///     .read_only(true)
+///     .handler(|arguments: Value, _call: CallContext| async move {
+///         arguments["text"].as_str().unwrap_or_default().to_owned()
+///     });
+///
+/// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+/// let registry = Registry::builder().tool(echo).build()?;
+/// let outcome = registry.call("echo", r#"{"text": "hi"}"#).await;
+/// assert_eq!(outcome.result.as_text(), Ok("hi"));
+///
+/// let wrong = registry.call("echo", r#"{"text": 5}"#).await;
+/// assert_eq!(
+///     wrong.result.error_message(),
+///     Some("invalid arguments for `echo`: at `text`: expected a string, got 5")
+/// );
+/// # Ok::<(), toolkit_core::RegistryError>(())
+/// # }).unwrap();
+/// ```
+#[must_use = "a builder does nothing until `handler` makes the tool"]
+pub struct ToolBuilder {
+    name: String,
+    title: Option<String>,
+    description: String,
+    annotations: Annotations,
+    source: String,
+    input_schema: Value,
+    output_schema: Option<Value>,
+}
+
+impl ToolBuilder {
+    pub(crate) fn new(name: String) -> Self {
+        Self {
+            name,
+            title: None,
+            description: String::new(),
+            annotations: Annotations::new(),
+            source: String::new(),
+            input_schema: serde_json::json!({"type": "object", "properties": {}}),
+            output_schema: None,
+        }
+    }
+
+    /// What the tool does, for the model.
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.description = description.into();
+        self
+    }
+
+    /// A title for people (MCP's `title`).
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// The JSON Schema of the arguments: an object schema (the default
+    /// takes no arguments). Its parameters keep the order of `properties`
+    /// as the value holds it.
+    pub fn input_schema(mut self, schema: Value) -> Self {
+        self.input_schema = schema;
+        self
+    }
+
+    /// The JSON Schema of the tool's structured output (MCP's
+    /// `outputSchema`); ignored unless it is an object schema.
+    pub fn output_schema(mut self, schema: Value) -> Self {
+        self.output_schema = Some(schema);
+        self
+    }
+
+    /// Where the tool comes from (an MCP server's name, a plugin's), shown
+    /// where errors name a tool's origin, such as two tools of one name.
+    pub fn source(mut self, source: impl Into<String>) -> Self {
+        self.source = source.into();
+        self
+    }
+
+    /// All the behaviour hints at once.
+    pub fn annotations(mut self, annotations: Annotations) -> Self {
+        self.annotations = annotations;
+        self
+    }
+
+    /// Hints that the tool does not change its environment.
+    pub fn read_only(mut self, value: bool) -> Self {
+        self.annotations.read_only = Some(value);
+        self
+    }
+
+    /// Hints that the tool may destroy or overwrite.
+    pub fn destructive(mut self, value: bool) -> Self {
+        self.annotations.destructive = Some(value);
+        self
+    }
+
+    /// Hints that repeating a call changes nothing more.
+    pub fn idempotent(mut self, value: bool) -> Self {
+        self.annotations.idempotent = Some(value);
+        self
+    }
+
+    /// Hints that the tool reaches an open world.
+    pub fn open_world(mut self, value: bool) -> Self {
+        self.annotations.open_world = Some(value);
+        self
+    }
+
+    /// The handler, which makes the tool: an async function of the
+    /// arguments (checked against the input schema, an object) and the
+    /// call's context, returning anything that converts into a result.
+    pub fn handler<F, Fut, R>(self, handler: F) -> ToolDef
+    where
+        F: Fn(Value, CallContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: IntoToolResult + 'static,
+    {
+        let handler: Arc<Handler> = Arc::new(move |arguments, call| {
+            let running = handler(arguments, call);
+            Box::pin(async move { Ok(running.await.into_tool_result()) }) as ToolFuture
+        });
+        let params: Vec<String> = self
+            .input_schema
+            .get("properties")
+            .and_then(Value::as_object)
+            .map(|properties| properties.keys().cloned().collect())
+            .unwrap_or_default();
+        let order: Vec<&str> = params.iter().map(String::as_str).collect();
+        let schema = ToolSchema::build(&self.input_schema, &order);
+        let output_schema = self
+            .output_schema
+            .as_ref()
+            .and_then(OutputSchema::from_value);
+        ToolDef::runtime(RuntimeDef {
+            shared_name: Arc::from(self.name.as_str()),
+            name: self.name,
+            title: self.title,
+            description: self.description,
+            annotations: self.annotations,
+            source: self.source,
+            params,
+            schema,
+            input: self.input_schema,
+            output_schema,
+            handler,
+        })
+    }
+}
+
+impl fmt::Debug for ToolBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolBuilder")
+            .field("name", &self.name)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A run-time tool's definition.
+pub(crate) struct RuntimeDef {
+    pub(crate) name: String,
+    pub(crate) shared_name: Arc<str>,
+    pub(crate) title: Option<String>,
+    pub(crate) description: String,
+    pub(crate) annotations: Annotations,
+    pub(crate) source: String,
+    pub(crate) params: Vec<String>,
+    pub(crate) schema: ToolSchema,
+    /// The schema as given, which the arguments are checked against.
+    input: Value,
+    pub(crate) output_schema: Option<OutputSchema>,
+    handler: Arc<Handler>,
+}
+
+impl RuntimeDef {
+    /// Reads and checks the arguments, then starts the handler.
+    pub(crate) fn invoke(
+        &self,
+        arguments: Arguments<'_>,
+        site: &CallSite<'_>,
+    ) -> Result<ToolFuture, CallError> {
+        let invalid = |path: Option<String>, message: String| CallError::InvalidArguments {
+            tool: self.name.clone(),
+            path,
+            message,
+        };
+        let value = match arguments {
+            Arguments::Text(text) if text.trim().is_empty() => Value::Object(Default::default()),
+            Arguments::Text(text) => serde_json::from_str(text).map_err(|error| {
+                invalid(None, format!("the arguments are not valid JSON: {error}"))
+            })?,
+            Arguments::Value(Value::Null) => Value::Object(Default::default()),
+            Arguments::Value(value) => value.clone(),
+        };
+        if !value.is_object() {
+            return Err(invalid(
+                None,
+                format!(
+                    "the arguments must be a JSON object, got {}",
+                    validate::describe(&value)
+                ),
+            ));
+        }
+        let violations = validate::check(&self.input, &value);
+        if let Some(error) = to_error(violations, invalid) {
+            return Err(error);
+        }
+        Ok((self.handler)(value, site.context()))
+    }
+}
+
+/// One error for every violation: the first's path, and all of them in
+/// the message when there are several.
+fn to_error(
+    violations: Vec<Violation>,
+    invalid: impl Fn(Option<String>, String) -> CallError,
+) -> Option<CallError> {
+    match violations.as_slice() {
+        [] => None,
+        [one] => Some(invalid(one.path(), one.message.clone())),
+        many => {
+            let listed: Vec<String> = many.iter().map(Violation::to_string).collect();
+            Some(invalid(
+                None,
+                format!("{} problems: {}", many.len(), listed.join("; ")),
+            ))
+        }
+    }
+}

@@ -1,0 +1,558 @@
+//! Checking a run-time tool's arguments against its JSON Schema.
+//!
+//! A small validator of the keywords tool schemas use: `type`, `enum`,
+//! `const`, `properties`, `required`, `additionalProperties`,
+//! `patternProperties`-free objects, `items`, `prefixItems`, the
+//! numeric, length and size bounds, `uniqueItems`, `allOf`, `anyOf`,
+//! `oneOf`, `not`, and `$ref` within the schema (`#`, `#/$defs/…`,
+//! `#/definitions/…`). `pattern` and `format` are not checked (they would
+//! need a regular-expression engine in every build): the tool sees such
+//! values as sent. The checks are bounded: at most [`MAX_VIOLATIONS`]
+//! reported, and `$ref` chains at most [`MAX_DEPTH`] deep.
+
+use std::fmt;
+
+use serde_json::{Map, Value};
+
+/// The most violations reported for one call.
+pub(crate) const MAX_VIOLATIONS: usize = 10;
+
+/// The deepest the checker follows schemas (through `$ref` and nesting).
+pub(crate) const MAX_DEPTH: usize = 128;
+
+/// One way the arguments break the schema.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Violation {
+    /// The argument's path, `attendees[0].email`; empty for the whole.
+    pub(crate) path: String,
+    pub(crate) message: String,
+}
+
+impl Violation {
+    pub(crate) fn path(&self) -> Option<String> {
+        (!self.path.is_empty()).then(|| self.path.clone())
+    }
+}
+
+impl fmt::Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.path.is_empty() {
+            f.write_str(&self.message)
+        } else {
+            write!(f, "at `{}`: {}", self.path, self.message)
+        }
+    }
+}
+
+/// Every violation of `schema` by `value`, at most [`MAX_VIOLATIONS`].
+pub(crate) fn check(schema: &Value, value: &Value) -> Vec<Violation> {
+    let mut checker = Checker {
+        root: schema,
+        violations: Vec::new(),
+    };
+    checker.check(schema, value, &mut String::new(), 0);
+    checker.violations
+}
+
+/// A value, briefly, for messages: its JSON cut to 40 characters.
+pub(crate) fn describe(value: &Value) -> String {
+    let text = value.to_string();
+    match text.char_indices().nth(40) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text,
+    }
+}
+
+/// Whether a number keeps a bound.
+type Holds = fn(f64, f64) -> bool;
+
+struct Checker<'s> {
+    root: &'s Value,
+    violations: Vec<Violation>,
+}
+
+impl<'s> Checker<'s> {
+    fn report(&mut self, path: &str, message: String) {
+        if self.violations.len() < MAX_VIOLATIONS {
+            self.violations.push(Violation {
+                path: path.to_owned(),
+                message,
+            });
+        }
+    }
+
+    fn full(&self) -> bool {
+        self.violations.len() >= MAX_VIOLATIONS
+    }
+
+    fn check(&mut self, schema: &'s Value, value: &Value, path: &mut String, depth: usize) {
+        if self.full() {
+            return;
+        }
+        if depth > MAX_DEPTH {
+            self.report(path, "the schema nests too deeply to check".to_owned());
+            return;
+        }
+        let schema = match schema {
+            Value::Bool(true) => return,
+            Value::Bool(false) => {
+                self.report(path, "no value is allowed here".to_owned());
+                return;
+            }
+            Value::Object(schema) => schema,
+            // Not a schema: nothing is known, so nothing is refused.
+            _ => return,
+        };
+        if let Some(reference) = schema.get("$ref").and_then(Value::as_str) {
+            match self.resolve(reference) {
+                Some(target) => self.check(target, value, path, depth + 1),
+                None => self.report(
+                    path,
+                    format!("the schema refers to `{reference}`, which it does not define"),
+                ),
+            }
+        }
+        if !self.type_matches(schema, value, path) {
+            // Everything else would only repeat the type mismatch.
+            return;
+        }
+        self.check_values(schema, value, path);
+        match value {
+            Value::Object(object) => self.check_object(schema, object, path, depth),
+            Value::Array(items) => self.check_array(schema, items, path, depth),
+            Value::String(text) => self.check_string(schema, text, path),
+            Value::Number(_) => self.check_number(schema, value, path),
+            _ => {}
+        }
+        self.check_combinators(schema, value, path, depth);
+    }
+
+    fn resolve(&self, reference: &str) -> Option<&'s Value> {
+        if reference == "#" {
+            return Some(self.root);
+        }
+        let pointer = reference.strip_prefix('#')?;
+        self.root.pointer(pointer)
+    }
+
+    fn type_matches(&mut self, schema: &Map<String, Value>, value: &Value, path: &str) -> bool {
+        let allowed: Vec<&str> = match schema.get("type") {
+            Some(Value::String(kind)) => vec![kind.as_str()],
+            Some(Value::Array(kinds)) => kinds.iter().filter_map(Value::as_str).collect(),
+            _ => return true,
+        };
+        if allowed.iter().any(|kind| is_type(value, kind)) {
+            return true;
+        }
+        let expected = allowed
+            .iter()
+            .map(|kind| article(kind))
+            .collect::<Vec<_>>()
+            .join(" or ");
+        self.report(
+            path,
+            format!("expected {expected}, got {}", describe(value)),
+        );
+        false
+    }
+
+    fn check_values(&mut self, schema: &Map<String, Value>, value: &Value, path: &str) {
+        if let Some(Value::Array(allowed)) = schema.get("enum")
+            && !allowed.iter().any(|candidate| json_equal(candidate, value))
+        {
+            let listed: Vec<String> = allowed.iter().take(20).map(Value::to_string).collect();
+            let more = if allowed.len() > 20 { ", …" } else { "" };
+            self.report(
+                path,
+                format!(
+                    "expected one of {}{more}, got {}",
+                    listed.join(", "),
+                    describe(value)
+                ),
+            );
+        }
+        if let Some(expected) = schema.get("const")
+            && !json_equal(expected, value)
+        {
+            self.report(
+                path,
+                format!("expected {}, got {}", describe(expected), describe(value)),
+            );
+        }
+    }
+
+    fn check_object(
+        &mut self,
+        schema: &'s Map<String, Value>,
+        object: &Map<String, Value>,
+        path: &mut String,
+        depth: usize,
+    ) {
+        let properties = schema.get("properties").and_then(Value::as_object);
+        if let Some(Value::Array(required)) = schema.get("required") {
+            for name in required.iter().filter_map(Value::as_str) {
+                if !object.contains_key(name) {
+                    let at = child(path, name);
+                    self.report(&at, "missing required field".to_owned());
+                }
+            }
+        }
+        for (key, field) in object {
+            let length = path.len();
+            push_key(path, key);
+            match properties.and_then(|properties| properties.get(key)) {
+                Some(field_schema) => self.check(field_schema, field, path, depth + 1),
+                None => match schema.get("additionalProperties") {
+                    Some(Value::Bool(false)) => {
+                        // Sorted: a `Map`'s order depends on serde_json's
+                        // features, and the message must not.
+                        let mut known: Vec<&str> = properties
+                            .map(|p| p.keys().map(String::as_str).collect())
+                            .unwrap_or_default();
+                        known.sort_unstable();
+                        let message = if known.is_empty() {
+                            "unknown field: no fields are allowed here".to_owned()
+                        } else {
+                            format!("unknown field; expected one of `{}`", known.join("`, `"))
+                        };
+                        self.report(path, message);
+                    }
+                    Some(extra @ Value::Object(_)) => self.check(extra, field, path, depth + 1),
+                    _ => {}
+                },
+            }
+            path.truncate(length);
+        }
+        let count = object.len();
+        if let Some(min) = bound(schema, "minProperties")
+            && (count as f64) < min
+        {
+            self.report(path, format!("expected at least {min} fields, got {count}"));
+        }
+        if let Some(max) = bound(schema, "maxProperties")
+            && (count as f64) > max
+        {
+            self.report(path, format!("expected at most {max} fields, got {count}"));
+        }
+    }
+
+    fn check_array(
+        &mut self,
+        schema: &'s Map<String, Value>,
+        items: &[Value],
+        path: &mut String,
+        depth: usize,
+    ) {
+        let prefix = schema
+            .get("prefixItems")
+            .and_then(Value::as_array)
+            .map_or(&[][..], Vec::as_slice);
+        for (index, item) in items.iter().enumerate() {
+            let item_schema = match prefix.get(index) {
+                Some(schema) => Some(schema),
+                None => schema.get("items"),
+            };
+            if let Some(item_schema) = item_schema {
+                let length = path.len();
+                path.push_str(&format!("[{index}]"));
+                self.check(item_schema, item, path, depth + 1);
+                path.truncate(length);
+            }
+        }
+        let count = items.len();
+        if let Some(min) = bound(schema, "minItems")
+            && (count as f64) < min
+        {
+            self.report(path, format!("expected at least {min} items, got {count}"));
+        }
+        if let Some(max) = bound(schema, "maxItems")
+            && (count as f64) > max
+        {
+            self.report(path, format!("expected at most {max} items, got {count}"));
+        }
+        if schema.get("uniqueItems") == Some(&Value::Bool(true)) {
+            let repeated = items
+                .iter()
+                .enumerate()
+                .any(|(i, a)| items[..i].iter().any(|b| json_equal(a, b)));
+            if repeated {
+                self.report(path, "expected every item to be different".to_owned());
+            }
+        }
+    }
+
+    fn check_string(&mut self, schema: &Map<String, Value>, text: &str, path: &str) {
+        let count = text.chars().count();
+        if let Some(min) = bound(schema, "minLength")
+            && (count as f64) < min
+        {
+            self.report(
+                path,
+                format!("expected at least {min} characters, got {count}"),
+            );
+        }
+        if let Some(max) = bound(schema, "maxLength")
+            && (count as f64) > max
+        {
+            self.report(
+                path,
+                format!("expected at most {max} characters, got {count}"),
+            );
+        }
+    }
+
+    fn check_number(&mut self, schema: &Map<String, Value>, value: &Value, path: &str) {
+        let Some(number) = value.as_f64() else {
+            return;
+        };
+        let checks: [(&str, Holds, &str); 4] = [
+            ("minimum", |n, b| n >= b, "at least"),
+            ("maximum", |n, b| n <= b, "at most"),
+            ("exclusiveMinimum", |n, b| n > b, "more than"),
+            ("exclusiveMaximum", |n, b| n < b, "less than"),
+        ];
+        for (keyword, holds, words) in checks {
+            if let Some(limit) = bound(schema, keyword)
+                && !holds(number, limit)
+            {
+                self.report(path, format!("expected {words} {limit}, got {value}"));
+            }
+        }
+        if let Some(step) = bound(schema, "multipleOf") {
+            let ratio = number / step;
+            if step > 0.0 && (ratio - ratio.round()).abs() > 1e-9 {
+                self.report(path, format!("expected a multiple of {step}, got {value}"));
+            }
+        }
+    }
+
+    fn check_combinators(
+        &mut self,
+        schema: &'s Map<String, Value>,
+        value: &Value,
+        path: &mut String,
+        depth: usize,
+    ) {
+        if let Some(Value::Array(all)) = schema.get("allOf") {
+            for part in all {
+                self.check(part, value, path, depth + 1);
+            }
+        }
+        let root = self.root;
+        let passes = |schema: &'s Value, path: &str| {
+            let mut trial = Checker {
+                root,
+                violations: Vec::new(),
+            };
+            trial.check(schema, value, &mut path.to_owned(), depth + 1);
+            trial.violations.is_empty()
+        };
+        if let Some(Value::Array(any)) = schema.get("anyOf")
+            && !any.iter().any(|option| passes(option, path))
+        {
+            let message = format!("{} matches none of the allowed shapes", describe(value));
+            self.report(path, message);
+        }
+        if let Some(Value::Array(one)) = schema.get("oneOf") {
+            let matching = one.iter().filter(|option| passes(option, path)).count();
+            if matching != 1 {
+                let message = if matching == 0 {
+                    format!("{} matches none of the allowed shapes", describe(value))
+                } else {
+                    format!(
+                        "{} matches {matching} shapes where one is allowed",
+                        describe(value)
+                    )
+                };
+                self.report(path, message);
+            }
+        }
+        if let Some(not) = schema.get("not")
+            && passes(not, path)
+        {
+            self.report(path, format!("{} is not allowed here", describe(value)));
+        }
+    }
+}
+
+fn is_type(value: &Value, kind: &str) -> bool {
+    match kind {
+        "object" => value.is_object(),
+        "array" => value.is_array(),
+        "string" => value.is_string(),
+        "boolean" => value.is_boolean(),
+        "null" => value.is_null(),
+        "number" => value.is_number(),
+        "integer" => match value {
+            Value::Number(number) => {
+                number.is_i64()
+                    || number.is_u64()
+                    || number.as_f64().is_some_and(|f| f.fract() == 0.0)
+            }
+            _ => false,
+        },
+        _ => true,
+    }
+}
+
+fn article(kind: &str) -> String {
+    match kind {
+        "object" | "array" | "integer" => format!("an {kind}"),
+        "null" => "null".to_owned(),
+        _ => format!("a {kind}"),
+    }
+}
+
+/// JSON equality, where numbers compare by value (`1` equals `1.0`).
+fn json_equal(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => x == y || x.as_f64() == y.as_f64(),
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| json_equal(a, b))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(key, a)| y.get(key).is_some_and(|b| json_equal(a, b)))
+        }
+        _ => a == b,
+    }
+}
+
+fn bound(schema: &Map<String, Value>, keyword: &str) -> Option<f64> {
+    schema.get(keyword).and_then(Value::as_f64)
+}
+
+fn child(path: &str, key: &str) -> String {
+    let mut at = path.to_owned();
+    push_key(&mut at, key);
+    at
+}
+
+fn push_key(path: &mut String, key: &str) {
+    if !path.is_empty() {
+        path.push('.');
+    }
+    path.push_str(key);
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn messages(schema: Value, value: Value) -> Vec<String> {
+        check(&schema, &value)
+            .iter()
+            .map(Violation::to_string)
+            .collect()
+    }
+
+    #[test]
+    fn nested_unknown_and_missing_fields_are_all_reported() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "event": {
+                    "type": "object",
+                    "properties": {
+                        "attendees": {
+                            "type": "array",
+                            "items": {
+                                "type": "object",
+                                "properties": {"name": {"type": "string"}, "email": {"type": "string"}},
+                                "required": ["name", "email"],
+                                "additionalProperties": false
+                            }
+                        }
+                    }
+                }
+            }
+        });
+        let value = json!({"event": {"attendees": [{"name": "Ada", "emial": "a@b"}]}});
+        assert_eq!(
+            messages(schema, value),
+            [
+                "at `event.attendees[0].email`: missing required field",
+                "at `event.attendees[0].emial`: unknown field; expected one of `email`, `name`"
+            ]
+        );
+    }
+
+    #[test]
+    fn types_bounds_and_enums() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "n": {"type": "integer", "minimum": 1, "maximum": 10},
+                "s": {"type": "string", "maxLength": 3},
+                "e": {"enum": ["a", "b"]},
+                "o": {"type": ["string", "null"]}
+            }
+        });
+        assert_eq!(
+            messages(
+                schema.clone(),
+                json!({"n": 11, "s": "abcd", "e": "c", "o": null})
+            ),
+            [
+                "at `e`: expected one of \"a\", \"b\", got \"c\"",
+                "at `n`: expected at most 10, got 11",
+                "at `s`: expected at most 3 characters, got 4"
+            ]
+        );
+        assert_eq!(
+            messages(schema.clone(), json!({"n": 1.5})),
+            ["at `n`: expected an integer, got 1.5"]
+        );
+        assert!(messages(schema, json!({"n": 2.0, "o": "x"})).is_empty());
+    }
+
+    #[test]
+    fn refs_and_combinators() {
+        let schema = json!({
+            "type": "object",
+            "properties": {"tree": {"$ref": "#/$defs/Tree"}},
+            "$defs": {
+                "Tree": {
+                    "type": "object",
+                    "properties": {"children": {"type": "array", "items": {"$ref": "#/$defs/Tree"}}},
+                    "additionalProperties": false
+                }
+            }
+        });
+        assert!(
+            messages(
+                schema.clone(),
+                json!({"tree": {"children": [{"children": []}]}})
+            )
+            .is_empty()
+        );
+        assert_eq!(
+            messages(schema, json!({"tree": {"children": [{"leaf": 1}]}})),
+            ["at `tree.children[0].leaf`: unknown field; expected one of `children`"]
+        );
+        let one_of = json!({"oneOf": [{"type": "string"}, {"type": "integer"}]});
+        assert!(messages(one_of.clone(), json!(3)).is_empty());
+        assert_eq!(
+            messages(one_of, json!(true)),
+            ["true matches none of the allowed shapes"]
+        );
+    }
+
+    #[test]
+    fn a_self_referencing_schema_does_not_loop() {
+        let schema = json!({"$ref": "#"});
+        let found = check(&schema, &json!({}));
+        assert_eq!(found.len(), 1);
+        assert!(found[0].message.contains("too deeply"));
+    }
+
+    #[test]
+    fn violations_are_capped() {
+        let schema = json!({"type": "object", "additionalProperties": false});
+        let value: Map<String, Value> = (0..50).map(|i| (format!("k{i}"), json!(i))).collect();
+        assert_eq!(check(&schema, &Value::Object(value)).len(), MAX_VIOLATIONS);
+    }
+}
