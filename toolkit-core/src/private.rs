@@ -3,6 +3,7 @@
 
 use std::cell::Cell;
 use std::fmt::Display;
+use std::marker::PhantomData;
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -17,7 +18,8 @@ pub use crate::registry::context::CallSite;
 pub use crate::registry::drive::run_blocking;
 pub use crate::tool::arguments::parse_arguments;
 use crate::tool::schema::ToolSchema;
-use crate::{CallError, IntoToolResult, ToolResult};
+pub use crate::tool::{Annotations, OutputSchema, StaticDef};
+use crate::{CallError, IntoToolResult, Json, ToolResult};
 
 /// The schemas of a tool whose argument struct is `T`, its parameters in
 /// declaration order.
@@ -88,6 +90,77 @@ pub trait ViaSerialize {
 impl<T: Serialize> ViaSerialize for Wrap<T> {
     fn __into_tool_result(&self) -> ToolResult {
         ToolResult::serialized(&self.take())
+    }
+}
+
+/// A tool's return type, for choosing its output schema by autoref, as
+/// the result conversion above does: `(&&&&&OutputOf::<R>::NEW).__output()`
+/// (one `&` more than the first impl, whose method takes `&self`).
+pub struct OutputOf<T: ?Sized>(PhantomData<fn() -> Box<T>>);
+
+impl<T: ?Sized> OutputOf<T> {
+    pub const NEW: Self = Self(PhantomData);
+}
+
+/// `Json<T>`, plain or in a `Result`: `T`'s schema.
+pub trait OutputOfJson {
+    fn __output(&self) -> Option<OutputSchema>;
+}
+
+impl<T: schemars::JsonSchema> OutputOfJson for &&&&OutputOf<Json<T>> {
+    fn __output(&self) -> Option<OutputSchema> {
+        OutputSchema::of::<T>()
+    }
+}
+
+impl<T: schemars::JsonSchema, E> OutputOfJson for &&&&OutputOf<Result<Json<T>, E>> {
+    fn __output(&self) -> Option<OutputSchema> {
+        OutputSchema::of::<T>()
+    }
+}
+
+/// Anything else that converts into a result (text, blocks, images): no
+/// structured output.
+pub trait OutputOfResult {
+    fn __output(&self) -> Option<OutputSchema>;
+}
+
+impl<T: IntoToolResult> OutputOfResult for &&&OutputOf<T> {
+    fn __output(&self) -> Option<OutputSchema> {
+        None
+    }
+}
+
+/// A `Result` whose `Ok` side serializes: that side's schema.
+pub trait OutputOfSerializeResult {
+    fn __output(&self) -> Option<OutputSchema>;
+}
+
+impl<T: Serialize + schemars::JsonSchema, E> OutputOfSerializeResult for &&OutputOf<Result<T, E>> {
+    fn __output(&self) -> Option<OutputSchema> {
+        OutputSchema::of::<T>()
+    }
+}
+
+/// A value that serializes: its schema.
+pub trait OutputOfSerialize {
+    fn __output(&self) -> Option<OutputSchema>;
+}
+
+impl<T: Serialize + schemars::JsonSchema> OutputOfSerialize for &OutputOf<T> {
+    fn __output(&self) -> Option<OutputSchema> {
+        OutputSchema::of::<T>()
+    }
+}
+
+/// Anything else: no output schema.
+pub trait OutputOfAny {
+    fn __output(&self) -> Option<OutputSchema>;
+}
+
+impl<T: ?Sized> OutputOfAny for OutputOf<T> {
+    fn __output(&self) -> Option<OutputSchema> {
+        None
     }
 }
 

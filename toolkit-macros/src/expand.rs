@@ -145,6 +145,23 @@ pub(crate) fn expand(tool: &ToolFn) -> TokenStream {
         }
     });
     let args_struct = format_ident!("__{}ToolArguments", name_for_ident(name));
+    let title = match &tool.title {
+        Some(title) => quote!(::core::option::Option::Some(#title)),
+        None => quote!(::core::option::Option::None),
+    };
+    let hint = |value: &Option<syn::LitBool>, setter: &str| {
+        let setter = format_ident!("{}", setter);
+        value.as_ref().map(|value| quote!(.#setter(#value)))
+    };
+    let hints = &tool.hints;
+    let setters = [
+        hint(&hints.read_only, "read_only"),
+        hint(&hints.destructive, "destructive"),
+        hint(&hints.idempotent, "idempotent"),
+        hint(&hints.open_world, "open_world"),
+    ];
+    let annotations = quote!(__tk::Annotations::new() #(#setters)*);
+    let output_schema = output_schema(&item.sig.output);
 
     quote! {
         #item
@@ -185,15 +202,31 @@ pub(crate) fn expand(tool: &ToolFn) -> TokenStream {
                 ::core::result::Result::Ok(#start)
             }
 
-            static __DEFINITION: ::toolkit_core::ToolDef = ::toolkit_core::ToolDef::__new(
-                #name,
-                #description,
-                ::core::module_path!(),
-                &[#(#wire_names),*],
-                &[#(#states),*],
-                __schema,
-                __invoke,
-            );
+            fn __output_schema() -> ::core::option::Option<&'static ::toolkit_core::OutputSchema> {
+                static SCHEMA: ::std::sync::OnceLock<::core::option::Option<::toolkit_core::OutputSchema>> =
+                    ::std::sync::OnceLock::new();
+                SCHEMA
+                    .get_or_init(|| {
+                        #[allow(unused_imports)]
+                        use __tk::{OutputOfAny, OutputOfJson, OutputOfResult, OutputOfSerialize, OutputOfSerializeResult};
+                        #output_schema
+                    })
+                    .as_ref()
+            }
+
+            static __STATIC: __tk::StaticDef = __tk::StaticDef {
+                name: #name,
+                title: #title,
+                description: #description,
+                annotations: #annotations,
+                module_path: ::core::module_path!(),
+                params: &[#(#wire_names),*],
+                states: &[#(#states),*],
+                schema: __schema,
+                output_schema: __output_schema,
+                invoke: __invoke,
+            };
+            static __DEFINITION: ::toolkit_core::ToolDef = ::toolkit_core::ToolDef::__static(&__STATIC);
 
             impl ::toolkit_core::Tool for #ident {
                 fn definition() -> &'static ::toolkit_core::ToolDef {
@@ -204,6 +237,31 @@ pub(crate) fn expand(tool: &ToolFn) -> TokenStream {
             #submit
         };
     }
+}
+
+/// The expression that picks the tool's output schema from its return
+/// type; none for a type that cannot be named (`impl Trait`) or `()`.
+fn output_schema(output: &ReturnType) -> TokenStream {
+    let none = quote!(::core::option::Option::None);
+    let ReturnType::Type(_, ty) = output else {
+        return none;
+    };
+    if names_impl_trait(ty) {
+        return none;
+    }
+    quote!((&&&&&__tk::OutputOf::<#ty>::NEW).__output())
+}
+
+/// Whether `ty` holds an `impl Trait`, which a turbofish cannot name.
+fn names_impl_trait(ty: &Type) -> bool {
+    fn holds_impl(tokens: TokenStream) -> bool {
+        tokens.into_iter().any(|token| match token {
+            proc_macro2::TokenTree::Ident(ident) => ident == "impl",
+            proc_macro2::TokenTree::Group(group) => holds_impl(group.stream()),
+            _ => false,
+        })
+    }
+    holds_impl(quote!(#ty))
 }
 
 /// A type as written, without the spaces token printing puts in.

@@ -8,7 +8,7 @@ use syn::{FnArg, Ident, ItemFn, LitStr, Pat, Safety, Type};
 
 use crate::docs::DocLines;
 use crate::errors::{Errors, did_you_mean};
-use crate::options::{ParamOptions, ToolOptions};
+use crate::options::{Hints, ParamOptions, ToolOptions};
 
 /// A checked tool.
 pub(crate) struct ToolFn {
@@ -20,6 +20,8 @@ pub(crate) struct ToolFn {
     pub(crate) params: Vec<Param>,
     /// Whether the tool joins the global catalogue.
     pub(crate) in_catalogue: bool,
+    pub(crate) title: Option<String>,
+    pub(crate) hints: Hints,
 }
 
 pub(crate) struct Param {
@@ -47,6 +49,16 @@ impl ToolFn {
     /// mistakes, so that the errors reported are ours alone.
     pub(crate) fn read(args: TokenStream, mut item: ItemFn, errors: &mut Errors) -> Option<Self> {
         let options = ToolOptions::parse(args, errors);
+        if let (Some(read_only), Some(destructive)) =
+            (&options.hints.read_only, &options.hints.destructive)
+            && read_only.value
+            && destructive.value
+        {
+            errors.at(
+                destructive,
+                "a read-only tool cannot be destructive: remove `destructive`, or `read_only`",
+            );
+        }
         check_signature(&item, errors);
         // Reported above; left in, it would add rustc's own errors (C-variadic
         // definitions are unstable) to ours.
@@ -118,6 +130,8 @@ impl ToolFn {
             description,
             params,
             in_catalogue: options.catalogue.is_none_or(|value| value.value),
+            title: options.title.map(|lit| lit.value()),
+            hints: options.hints,
         })
     }
 }

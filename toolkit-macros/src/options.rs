@@ -3,6 +3,7 @@
 use proc_macro2::{Span, TokenStream};
 use syn::meta::ParseNestedMeta;
 use syn::parse::Parser;
+use syn::spanned::Spanned;
 use syn::{Attribute, LitStr};
 
 use crate::errors::{Errors, did_you_mean};
@@ -15,9 +16,32 @@ pub(crate) struct ToolOptions {
     /// `catalogue = false` keeps the tool out of the global catalogue, for
     /// tools a library ships that need setup before use.
     pub(crate) catalogue: Option<syn::LitBool>,
+    /// A title for people (MCP's `title`).
+    pub(crate) title: Option<LitStr>,
+    /// The behaviour hints, each given as a flag (`read_only`) or with a
+    /// value (`read_only = false`).
+    pub(crate) hints: Hints,
 }
 
-const TOOL_OPTIONS: &[&str] = &["name", "description", "catalogue"];
+/// MCP's tool annotations, as the attribute gives them.
+#[derive(Default)]
+pub(crate) struct Hints {
+    pub(crate) read_only: Option<syn::LitBool>,
+    pub(crate) destructive: Option<syn::LitBool>,
+    pub(crate) idempotent: Option<syn::LitBool>,
+    pub(crate) open_world: Option<syn::LitBool>,
+}
+
+const TOOL_OPTIONS: &[&str] = &[
+    "name",
+    "description",
+    "catalogue",
+    "title",
+    "read_only",
+    "destructive",
+    "idempotent",
+    "open_world",
+];
 
 impl ToolOptions {
     pub(crate) fn parse(args: TokenStream, errors: &mut Errors) -> Self {
@@ -27,6 +51,10 @@ impl ToolOptions {
                 set(&mut options.name, &meta, errors)
             } else if meta.path.is_ident("description") {
                 set(&mut options.description, &meta, errors)
+            } else if meta.path.is_ident("title") {
+                set(&mut options.title, &meta, errors)
+            } else if let Some(slot) = options.hints.slot(&meta) {
+                flag(slot, &meta, errors)
             } else if meta.path.is_ident("catalogue") {
                 let value: syn::LitBool = meta.value()?.parse()?;
                 if options.catalogue.replace(value).is_some() {
@@ -42,6 +70,40 @@ impl ToolOptions {
         errors.ok(parsed);
         options
     }
+}
+
+impl Hints {
+    fn slot(&mut self, meta: &ParseNestedMeta<'_>) -> Option<&mut Option<syn::LitBool>> {
+        let path = &meta.path;
+        if path.is_ident("read_only") {
+            Some(&mut self.read_only)
+        } else if path.is_ident("destructive") {
+            Some(&mut self.destructive)
+        } else if path.is_ident("idempotent") {
+            Some(&mut self.idempotent)
+        } else if path.is_ident("open_world") {
+            Some(&mut self.open_world)
+        } else {
+            None
+        }
+    }
+}
+
+/// A hint: `read_only` alone means `read_only = true`.
+fn flag(
+    slot: &mut Option<syn::LitBool>,
+    meta: &ParseNestedMeta<'_>,
+    errors: &mut Errors,
+) -> syn::Result<()> {
+    let value = if meta.input.peek(syn::Token![=]) {
+        meta.value()?.parse()?
+    } else {
+        syn::LitBool::new(true, meta.path.span())
+    };
+    if slot.replace(value).is_some() {
+        errors.at(&meta.path, "this option is given twice");
+    }
+    Ok(())
 }
 
 /// What a parameter's `#[tool(...)]` says about it.

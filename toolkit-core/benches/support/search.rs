@@ -110,6 +110,22 @@ pub fn hand_written(runtime: &tokio::runtime::Runtime, arguments: &str) -> Strin
     })
 }
 
+/// The hand-written path inside a running runtime: parse, call, convert.
+pub async fn hand_written_body(arguments: &str) -> String {
+    match serde_json::from_str::<SearchArguments>(arguments) {
+        Ok(SearchArguments {
+            query,
+            limit,
+            tags,
+            order,
+        }) => match search(query, limit, tags, order).await {
+            Ok(text) => text,
+            Err(error) => error.to_string(),
+        },
+        Err(error) => error.to_string(),
+    }
+}
+
 /// The `#[tool]` path: the registry parses, dispatches and converts.
 pub fn registry_call(
     runtime: &tokio::runtime::Runtime,

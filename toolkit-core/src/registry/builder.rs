@@ -1,7 +1,6 @@
 //! Building a registry, and everything that can be wrong with one.
 
 use std::fmt;
-use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use super::context::StateMap;
@@ -166,11 +165,7 @@ impl RegistryBuilder {
                 .find(|(name, _)| name == def.name())
                 .map(|(_, limit)| *limit)
                 .or(checks.timeout);
-            entries.push(Entry {
-                def: def.clone(),
-                enabled: AtomicBool::new(true),
-                timeout,
-            });
+            entries.push(Entry::new(def.clone(), timeout));
         }
         if problems.is_empty() {
             Ok(Registry::from_parts(entries, self.state, checks))

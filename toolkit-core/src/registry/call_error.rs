@@ -143,13 +143,6 @@ impl CallOutcome {
         }
     }
 
-    pub(crate) fn from_result(result: Result<ToolResult, CallError>) -> Self {
-        match result {
-            Ok(result) => Self::ok(result),
-            Err(error) => Self::failed(error),
-        }
-    }
-
     pub(crate) fn failed(error: CallError) -> Self {
         Self {
             result: error.to_result(),

@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use tokio::sync::Notify;
 
+use crate::ToolDef;
 use crate::tool::Name;
 
 /// The per-call context: which call this is, and whether the host wants it
@@ -82,7 +83,7 @@ impl fmt::Debug for CallContext {
 #[doc(hidden)]
 pub struct CallSite<'a> {
     call_id: &'a str,
-    tool_name: &'a Name,
+    tool: &'a ToolDef,
     cancellation: &'a Cancellation,
     state: &'a Arc<StateMap>,
 }
@@ -90,13 +91,13 @@ pub struct CallSite<'a> {
 impl<'a> CallSite<'a> {
     pub(crate) fn new(
         call_id: &'a str,
-        tool_name: &'a Name,
+        tool: &'a ToolDef,
         cancellation: &'a Cancellation,
         state: &'a Arc<StateMap>,
     ) -> Self {
         Self {
             call_id,
-            tool_name,
+            tool,
             cancellation,
             state,
         }
@@ -104,14 +105,14 @@ impl<'a> CallSite<'a> {
 
     /// The name of the tool being called.
     pub fn tool_name(&self) -> &str {
-        self.tool_name
+        self.tool.name()
     }
 
     /// The call's context, for a `#[tool(context)]` parameter.
     pub fn context(&self) -> CallContext {
         CallContext {
             call_id: Arc::from(self.call_id),
-            tool_name: self.tool_name.clone(),
+            tool_name: self.tool.shared_name(),
             cancellation: self.cancellation.clone(),
             state: Arc::clone(self.state),
         }

@@ -8,28 +8,51 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use crate::result::panic_message;
-use crate::tool::Name;
-use crate::{CallError, ToolFuture, ToolResult};
+use crate::{CallError, ToolDef, ToolFuture, ToolResult};
 
 /// A started tool, run to its end with panics caught, so that a panicking
 /// tool becomes an error result and the registry keeps working.
 ///
 /// One hand-written future rather than nested `async fn`s: every layer
 /// would move the call's output once more on its way out, and dispatch is
-/// on every call's path (docs/performance.md, "Dispatch").
+/// on every call's path (docs/performance.md, "Dispatch"). It holds no
+/// name: the caller, which has the call's, names the tool in the error, so
+/// that this future is one pointer with no destructor of its own to run.
 pub(crate) struct Drive {
-    tool: Name,
     future: ToolFuture,
 }
 
+/// Why a started tool gave no result.
+pub(crate) enum Stop {
+    /// The tool's future failed: a sync tool's thread, no runtime, its time
+    /// limit.
+    Failed(CallError),
+    /// It panicked, with this message.
+    Panicked(String),
+}
+
+impl Stop {
+    /// The error, naming `tool`.
+    pub(crate) fn into_error(self, tool: &str) -> CallError {
+        match self {
+            Stop::Failed(error) => error,
+            Stop::Panicked(message) => CallError::Panicked {
+                tool: tool.to_owned(),
+                message,
+            },
+        }
+    }
+}
+
 impl Drive {
-    pub(crate) fn new(tool: Name, future: ToolFuture, timeout: Option<Duration>) -> Self {
+    #[inline]
+    pub(crate) fn new(tool: &ToolDef, future: ToolFuture, timeout: Option<Duration>) -> Self {
         let future = match timeout {
             None => future,
             // The timer is made inside the guarded future: tokio panics when
             // the runtime has no time driver, and that must not escape either.
             Some(limit) => {
-                let tool = tool.clone();
+                let tool = tool.shared_name();
                 Box::pin(async move {
                     match tokio::time::timeout(limit, future).await {
                         Ok(finished) => finished,
@@ -41,22 +64,20 @@ impl Drive {
                 })
             }
         };
-        Self { tool, future }
+        Self { future }
     }
 }
 
 impl Future for Drive {
-    type Output = Result<ToolResult, CallError>;
+    type Output = Result<ToolResult, Stop>;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         // The future is dropped right after a panic, never polled again, so
         // no broken state it may hold is observed.
         match catch_unwind(AssertUnwindSafe(|| self.future.as_mut().poll(cx))) {
-            Ok(poll) => poll,
-            Err(payload) => Poll::Ready(Err(CallError::Panicked {
-                tool: self.tool.to_string(),
-                message: panic_message(payload.as_ref()),
-            })),
+            Ok(Poll::Ready(done)) => Poll::Ready(done.map_err(Stop::Failed)),
+            Ok(Poll::Pending) => Poll::Pending,
+            Err(payload) => Poll::Ready(Err(Stop::Panicked(panic_message(payload.as_ref())))),
         }
     }
 }

@@ -11,7 +11,7 @@ pub(crate) mod suggest;
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::Duration;
 
@@ -62,7 +62,13 @@ use crate::{
 /// # }).unwrap();
 /// ```
 pub struct Registry {
-    table: RwLock<Table>,
+    // The tools the registry was built with, read without a lock: calls of
+    // them pay nothing for the run-time changes below. Removing one only
+    // marks it.
+    built: Table,
+    // Tools added after the build, behind a lock taken only for names the
+    // built table does not hold.
+    added: RwLock<Table>,
     state: Arc<StateMap>,
     // What `add` checks a tool against, as the builder did.
     checks: Checks,
@@ -89,8 +95,19 @@ impl Table {
             .collect();
     }
 
-    fn get(&self, name: &str) -> Option<&Entry> {
+    /// The entry of `name`, even if it was removed.
+    #[inline]
+    fn find(&self, name: &str) -> Option<&Entry> {
         self.index.get(name).map(|&i| &self.entries[i])
+    }
+
+    /// The entry of `name`, unless it was removed.
+    fn get(&self, name: &str) -> Option<&Entry> {
+        self.find(name).filter(|entry| entry.state() != REMOVED)
+    }
+
+    fn live(&self) -> impl Iterator<Item = &Entry> {
+        self.entries.iter().filter(|entry| entry.state() != REMOVED)
     }
 }
 
@@ -121,9 +138,37 @@ impl Hasher for NameHasher {
 
 pub(crate) struct Entry {
     pub(crate) def: ToolDef,
-    pub(crate) enabled: AtomicBool,
+    /// [`ENABLED`], [`DISABLED`] or [`REMOVED`]: one word, so that a call
+    /// reads one atomic to know all three.
+    state: AtomicU8,
     pub(crate) timeout: Option<Duration>,
 }
+
+impl Entry {
+    pub(crate) fn new(def: ToolDef, timeout: Option<Duration>) -> Self {
+        Self {
+            def,
+            state: AtomicU8::new(ENABLED),
+            timeout,
+        }
+    }
+
+    #[inline]
+    fn state(&self) -> u8 {
+        self.state.load(Ordering::Relaxed)
+    }
+
+    fn is_enabled(&self) -> bool {
+        self.state() == ENABLED
+    }
+}
+
+const ENABLED: u8 = 0;
+const DISABLED: u8 = 1;
+// Only built tools are marked removed; tools added later leave the table.
+const REMOVED: u8 = 2;
+
+impl Entry {}
 
 /// One call the model made: its id, the tool's name and the arguments.
 ///
@@ -176,13 +221,14 @@ impl Registry {
     }
 
     pub(crate) fn from_parts(entries: Vec<Entry>, state: StateMap, checks: Checks) -> Self {
-        let mut table = Table {
+        let mut built = Table {
             entries,
             index: HashMap::default(),
         };
-        table.reindex();
+        built.reindex();
         Self {
-            table: RwLock::new(table),
+            built,
+            added: RwLock::new(Table::default()),
             state: Arc::new(state),
             checks,
             changes: watch::Sender::new(0),
@@ -190,14 +236,30 @@ impl Registry {
         }
     }
 
-    fn read(&self) -> RwLockReadGuard<'_, Table> {
+    fn added(&self) -> RwLockReadGuard<'_, Table> {
         // No code that can panic runs under the write lock, so a poisoned
         // lock still holds a whole table.
-        self.table.read().unwrap_or_else(PoisonError::into_inner)
+        self.added.read().unwrap_or_else(PoisonError::into_inner)
     }
 
-    fn write(&self) -> RwLockWriteGuard<'_, Table> {
-        self.table.write().unwrap_or_else(PoisonError::into_inner)
+    fn added_mut(&self) -> RwLockWriteGuard<'_, Table> {
+        self.added.write().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Runs `f` on the entry of `name`: the built one, else one added later
+    /// (under the lock, held for `f` only).
+    #[inline]
+    fn with_entry<R>(&self, name: &str, f: impl FnOnce(Option<&Entry>) -> R) -> R {
+        match self.built.get(name) {
+            Some(entry) => f(Some(entry)),
+            None => f(self.added().get(name)),
+        }
+    }
+
+    /// Every entry, built ones first, then those added, each in order.
+    fn entries<R>(&self, f: impl FnOnce(&mut dyn Iterator<Item = &Entry>) -> R) -> R {
+        let added = self.added();
+        f(&mut self.built.live().chain(added.live()))
     }
 
     /// Tells every [`ToolListChanges`] that the tool list changed.
@@ -266,7 +328,10 @@ impl Registry {
         cancellation: &Cancellation,
     ) -> CallOutcome {
         match self.start(call_id, name, arguments, cancellation) {
-            Ok(started) => CallOutcome::from_result(started.await),
+            Ok(started) => match started.await {
+                Ok(result) => CallOutcome::ok(result),
+                Err(stop) => CallOutcome::failed(stop.into_error(name)),
+            },
             Err(error) => CallOutcome::failed(error),
         }
     }
@@ -279,36 +344,65 @@ impl Registry {
         arguments: Arguments<'_>,
         cancellation: &Cancellation,
     ) -> Result<Drive, CallError> {
-        let table = self.read();
-        let entry = match table.get(name) {
-            Some(entry) if entry.enabled.load(Ordering::Relaxed) => entry,
-            Some(_) => {
-                return Err(CallError::Disabled {
-                    name: name.to_owned(),
-                });
+        if let Some(entry) = self.built.find(name) {
+            match entry.state() {
+                ENABLED => return self.start_entry(entry, call_id, arguments, cancellation),
+                DISABLED => return Err(self.disabled(name)),
+                // Removed: a tool added since may have the name.
+                _ => {}
             }
-            None => {
-                return Err(CallError::UnknownTool {
-                    name: name.to_owned(),
-                    suggestions: suggest::closest(name, enabled_names(&table)),
-                });
-            }
-        };
-        let tool = entry.def.shared_name();
-        let site = CallSite::new(call_id, &tool, cancellation, &self.state);
+        }
+        let added = self.added();
+        if let Some(entry) = added.find(name) {
+            return match entry.state() {
+                ENABLED => self.start_entry(entry, call_id, arguments, cancellation),
+                _ => Err(self.disabled(name)),
+            };
+        }
+        // Released first: the suggestions read the table again, and a
+        // second read lock can wait behind a writer.
+        drop(added);
+        Err(self.unknown(name))
+    }
+
+    // The error paths are kept out of line, so that the code of a call that
+    // succeeds stays small and together.
+    #[cold]
+    #[inline(never)]
+    fn unknown(&self, name: &str) -> CallError {
+        CallError::UnknownTool {
+            name: name.to_owned(),
+            suggestions: self.entries(|all| {
+                let enabled = all.filter(|e| e.is_enabled()).map(|e| e.def.name());
+                suggest::closest(name, enabled)
+            }),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn disabled(&self, name: &str) -> CallError {
+        CallError::Disabled {
+            name: name.to_owned(),
+        }
+    }
+
+    fn start_entry(
+        &self,
+        entry: &Entry,
+        call_id: &str,
+        arguments: Arguments<'_>,
+        cancellation: &Cancellation,
+    ) -> Result<Drive, CallError> {
+        let site = CallSite::new(call_id, &entry.def, cancellation, &self.state);
         // Parsing the arguments may panic only in a user's Deserialize impl;
         // that is caught like a panic in the tool itself.
         let started = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             entry.def.invoke(arguments, &site)
         }));
-        let timeout = entry.timeout;
-        drop(table);
         match started {
-            Ok(future) => Ok(Drive::new(tool, future?, timeout)),
-            Err(payload) => Err(CallError::Panicked {
-                tool: tool.to_string(),
-                message: crate::result::panic_message(payload.as_ref()),
-            }),
+            Ok(future) => Ok(Drive::new(&entry.def, future?, entry.timeout)),
+            Err(payload) => Err(panicked(&entry.def, payload)),
         }
     }
 
@@ -316,44 +410,56 @@ impl Registry {
     /// no tool of that name. A disabled tool is left out of every tool list
     /// and calling it is an error result.
     pub fn set_enabled(&self, name: &str, enabled: bool) -> bool {
-        let table = self.read();
-        let Some(entry) = table.get(name) else {
-            return false;
-        };
-        let was = entry.enabled.swap(enabled, Ordering::Relaxed);
-        drop(table);
-        if was != enabled {
-            self.changed();
+        let wanted = if enabled { ENABLED } else { DISABLED };
+        let was = self.with_entry(name, |entry| {
+            // A removed entry stays removed, whatever this says.
+            entry.and_then(|entry| {
+                entry
+                    .state
+                    .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |state| {
+                        (state != REMOVED).then_some(wanted)
+                    })
+                    .ok()
+            })
+        });
+        match was {
+            Some(was) => {
+                if was != wanted {
+                    self.changed();
+                }
+                true
+            }
+            None => false,
         }
-        true
     }
 
     /// Whether the named tool is registered and enabled.
     pub fn is_enabled(&self, name: &str) -> bool {
-        self.read()
-            .get(name)
-            .is_some_and(|entry| entry.enabled.load(Ordering::Relaxed))
+        self.with_entry(name, |entry| entry.is_some_and(Entry::is_enabled))
     }
 
     /// The enabled tools, in registration order.
     pub fn tools(&self) -> Vec<ToolDef> {
-        self.read()
-            .entries
-            .iter()
-            .filter(|entry| entry.enabled.load(Ordering::Relaxed))
-            .map(|entry| entry.def.clone())
-            .collect()
+        self.entries(|all| {
+            all.filter(|entry| entry.is_enabled())
+                .map(|entry| entry.def.clone())
+                .collect()
+        })
     }
 
     /// The names of the enabled tools, in registration order.
     pub fn names(&self) -> impl Iterator<Item = String> + use<> {
-        let names: Vec<String> = enabled_names(&self.read()).map(str::to_owned).collect();
+        let names: Vec<String> = self.entries(|all| {
+            all.filter(|entry| entry.is_enabled())
+                .map(|entry| entry.def.name().to_owned())
+                .collect()
+        });
         names.into_iter()
     }
 
     /// The definition of a registered tool, enabled or not.
     pub fn get(&self, name: &str) -> Option<ToolDef> {
-        self.read().get(name).map(|entry| entry.def.clone())
+        self.with_entry(name, |entry| entry.map(|entry| entry.def.clone()))
     }
 
     /// Adds a tool to the built registry, checked as
@@ -367,8 +473,8 @@ impl Registry {
     pub fn add(&self, def: impl Into<ToolDef>) -> Result<(), RegistryError> {
         let def = def.into();
         let mut problems = Vec::new();
-        let mut table = self.write();
-        if let Some(first) = table.get(def.name()) {
+        let mut added = self.added_mut();
+        if let Some(first) = self.built.get(def.name()).or_else(|| added.get(def.name())) {
             problems.push(Problem::Duplicate {
                 name: def.name().to_owned(),
                 first: origin(&first.def),
@@ -380,14 +486,10 @@ impl Registry {
             return Err(RegistryError::new(problems));
         }
         let name = def.name().to_owned();
-        table.entries.push(Entry {
-            def,
-            enabled: AtomicBool::new(true),
-            timeout: self.checks.timeout,
-        });
-        let position = table.entries.len() - 1;
-        table.index.insert(name, position);
-        drop(table);
+        added.entries.push(Entry::new(def, self.checks.timeout));
+        let position = added.entries.len() - 1;
+        added.index.insert(name, position);
+        drop(added);
         self.changed();
         Ok(())
     }
@@ -396,15 +498,26 @@ impl Registry {
     /// Calls already running finish; later calls of the name are answered
     /// as calls of an unknown tool.
     pub fn remove(&self, name: &str) -> bool {
-        let mut table = self.write();
-        let Some(&position) = table.index.get(name) else {
-            return false;
+        let mut added = self.added_mut();
+        let removed = match self.built.get(name) {
+            Some(entry) => {
+                entry.state.store(REMOVED, Ordering::Relaxed);
+                true
+            }
+            None => match added.index.get(name) {
+                Some(&position) => {
+                    added.entries.remove(position);
+                    added.reindex();
+                    true
+                }
+                None => false,
+            },
         };
-        table.entries.remove(position);
-        table.reindex();
-        drop(table);
-        self.changed();
-        true
+        drop(added);
+        if removed {
+            self.changed();
+        }
+        removed
     }
 
     /// A watcher of changes to the tool list: tools added, removed,
@@ -415,6 +528,15 @@ impl Registry {
     }
 }
 
+#[cold]
+#[inline(never)]
+fn panicked(def: &ToolDef, payload: Box<dyn std::any::Any + Send>) -> CallError {
+    CallError::Panicked {
+        tool: def.name().to_owned(),
+        message: crate::result::panic_message(payload.as_ref()),
+    }
+}
+
 /// Where a tool comes from, for messages: its module, or a run-time tool's
 /// source.
 pub(crate) fn origin(def: &ToolDef) -> String {
@@ -422,14 +544,6 @@ pub(crate) fn origin(def: &ToolDef) -> String {
         "" => "a run-time tool".to_owned(),
         path => path.to_owned(),
     }
-}
-
-fn enabled_names(table: &Table) -> impl Iterator<Item = &str> {
-    table
-        .entries
-        .iter()
-        .filter(|entry| entry.enabled.load(Ordering::Relaxed))
-        .map(|entry| entry.def.name())
 }
 
 /// Tells a host when a registry's tool list changed.

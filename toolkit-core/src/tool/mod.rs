@@ -66,13 +66,13 @@ pub struct ToolDef(Kind);
 
 #[derive(Clone)]
 enum Kind {
-    Static(StaticDef),
+    Static(&'static StaticDef),
     Runtime(Arc<RuntimeDef>),
 }
 
-/// What `#[tool]` knows at compile time. Not a public API.
+/// What `#[tool]` knows at compile time, in a `static` of its own. Not a
+/// public API.
 #[doc(hidden)]
-#[derive(Clone, Copy)]
 pub struct StaticDef {
     pub name: &'static str,
     pub title: Option<&'static str>,
@@ -82,38 +82,13 @@ pub struct StaticDef {
     pub params: &'static [&'static str],
     pub states: &'static [StateNeed],
     pub schema: fn() -> &'static ToolSchema,
-    pub output_schema: Option<fn() -> Option<&'static OutputSchema>>,
+    pub output_schema: fn() -> Option<&'static OutputSchema>,
     pub invoke: fn(Arguments<'_>, &CallSite<'_>) -> Result<ToolFuture, CallError>,
 }
 
 impl ToolDef {
     #[doc(hidden)]
-    #[allow(clippy::too_many_arguments)]
-    pub const fn __new(
-        name: &'static str,
-        description: &'static str,
-        module_path: &'static str,
-        params: &'static [&'static str],
-        states: &'static [StateNeed],
-        schema: fn() -> &'static ToolSchema,
-        invoke: fn(Arguments<'_>, &CallSite<'_>) -> Result<ToolFuture, CallError>,
-    ) -> Self {
-        Self::__static(StaticDef {
-            name,
-            title: None,
-            description,
-            annotations: Annotations::new(),
-            module_path,
-            params,
-            states,
-            schema,
-            output_schema: None,
-            invoke,
-        })
-    }
-
-    #[doc(hidden)]
-    pub const fn __static(def: StaticDef) -> Self {
+    pub const fn __static(def: &'static StaticDef) -> Self {
         Self(Kind::Static(def))
     }
 
@@ -135,6 +110,7 @@ impl ToolDef {
     }
 
     /// The name, shared cheaply with errors and call contexts.
+    #[inline]
     pub(crate) fn shared_name(&self) -> Name {
         match &self.0 {
             Kind::Static(def) => Name::Static(def.name),
@@ -208,7 +184,7 @@ impl ToolDef {
     /// serializes: results' `structuredContent` validates against it.
     pub fn output_schema(&self) -> Option<&OutputSchema> {
         match &self.0 {
-            Kind::Static(def) => def.output_schema.and_then(|schema| schema()),
+            Kind::Static(def) => (def.output_schema)(),
             Kind::Runtime(def) => def.output_schema.as_ref(),
         }
     }
@@ -217,16 +193,13 @@ impl ToolDef {
     /// definition.
     pub(crate) fn same_as(&self, other: &ToolDef) -> bool {
         match (&self.0, &other.0) {
-            (Kind::Static(a), Kind::Static(b)) => {
-                a.name == b.name
-                    && a.module_path == b.module_path
-                    && std::ptr::fn_addr_eq(a.invoke, b.invoke)
-            }
+            (Kind::Static(a), Kind::Static(b)) => std::ptr::eq(*a, *b),
             (Kind::Runtime(a), Kind::Runtime(b)) => Arc::ptr_eq(a, b),
             _ => false,
         }
     }
 
+    #[inline]
     pub(crate) fn invoke(
         &self,
         arguments: Arguments<'_>,

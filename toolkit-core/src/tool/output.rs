@@ -4,15 +4,16 @@ use std::fmt;
 
 use serde_json::Value;
 
-use crate::schema::{self, Json};
+use crate::schema::Json;
 
 /// The JSON Schema of what a tool returns as structured content (MCP's
 /// `outputSchema`): always an object schema, as MCP requires.
 ///
 /// `#[tool]` gives one to a tool that returns [`Json<T>`](crate::Json) (or a
-/// `Result` of it), or a struct that serializes, when `T`'s schema is an
-/// object; the MCP emitter then sends the value as `structuredContent`,
-/// which clients validate against this schema.
+/// `Result` of it), or a type that serializes without converting into a
+/// result otherwise (a struct), when `T`'s schema is an object; the MCP
+/// emitter then sends the value as `structuredContent`, which clients
+/// validate against this schema.
 #[derive(Clone, PartialEq)]
 pub struct OutputSchema {
     json: Json,
@@ -20,23 +21,27 @@ pub struct OutputSchema {
 }
 
 impl OutputSchema {
-    /// The schema of `T`'s JSON form, if it is an object schema.
+    /// The schema of what `T` serializes to, if it is an object schema.
+    ///
+    /// Made for serializing, not reading: an `Option` field may be `null`,
+    /// as serde writes it, and fields with defaults are required.
     pub fn of<T: schemars::JsonSchema>() -> Option<Self> {
-        let mut settings = schemars::generate::SchemaSettings::draft2020_12();
-        settings.inline_subschemas = true;
+        let mut settings = schemars::generate::SchemaSettings::draft2020_12().for_serialize();
         settings.meta_schema = None;
         let generated = settings.into_generator().into_root_schema_for::<T>();
         Self::from_value(generated.as_value())
     }
 
     /// An output schema from JSON Schema, if its root is an object schema
-    /// (`"type": "object"`). It is made canonical like a parameter schema:
-    /// titles dropped, sub-schemas inlined, keywords in a fixed order.
+    /// (`"type": "object"`), as MCP requires. It is kept as given, but for
+    /// the root's `$schema` and `title`, which clients do not need.
     pub fn from_value(schema: &Value) -> Option<Self> {
         if schema.get("type").and_then(Value::as_str) != Some("object") {
             return None;
         }
-        let json = schema::canonicalize(schema, &[]).ok()?;
+        let mut json = Json::from(schema);
+        json.remove("$schema");
+        json.remove("title");
         let text = json.to_json_string();
         Some(Self { json, text })
     }

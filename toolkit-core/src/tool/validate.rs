@@ -136,19 +136,27 @@ impl<'s> Checker<'s> {
     }
 
     fn type_matches(&mut self, schema: &Map<String, Value>, value: &Value, path: &str) -> bool {
-        let allowed: Vec<&str> = match schema.get("type") {
-            Some(Value::String(kind)) => vec![kind.as_str()],
-            Some(Value::Array(kinds)) => kinds.iter().filter_map(Value::as_str).collect(),
+        let matches = match schema.get("type") {
+            Some(Value::String(kind)) => is_type(value, kind),
+            Some(Value::Array(kinds)) => kinds
+                .iter()
+                .filter_map(Value::as_str)
+                .any(|kind| is_type(value, kind)),
             _ => return true,
         };
-        if allowed.iter().any(|kind| is_type(value, kind)) {
+        if matches {
             return true;
         }
-        let expected = allowed
-            .iter()
-            .map(|kind| article(kind))
-            .collect::<Vec<_>>()
-            .join(" or ");
+        let expected = match schema.get("type") {
+            Some(Value::String(kind)) => article(kind),
+            Some(Value::Array(kinds)) => kinds
+                .iter()
+                .filter_map(Value::as_str)
+                .map(article)
+                .collect::<Vec<_>>()
+                .join(" or "),
+            _ => String::new(),
+        };
         self.report(
             path,
             format!("expected {expected}, got {}", describe(value)),

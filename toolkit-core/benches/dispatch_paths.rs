@@ -1,0 +1,173 @@
+//! Dispatch with many calls inside one runtime entry, for a `#[tool]` and
+//! for a tool defined at run time, each paired against its hand-written
+//! path (docs/performance.md, "Dispatch, many calls per runtime entry").
+//!
+//! One `block_on` per call, as the `dispatch` benchmark does, puts tokio's
+//! entry cost (about 150 ns) into every figure; an agent loop enters the
+//! runtime once and makes its calls inside. Here each round is one
+//! `block_on` that makes `CALLS` calls of one path, so the figures are
+//! dispatch alone.
+//!
+//! - macro: `Registry::call` of the guide's `search` `#[tool]` against
+//!   `serde_json::from_str` into a struct and a direct call of the same
+//!   `async fn`;
+//! - run-time: `Registry::call` of a `ToolDef::builder` tool with the same
+//!   schema against `serde_json::from_str` into a `Value`, the same schema
+//!   check skipped, and a direct call of the same handler.
+//!
+//! The paths alternate round by round (each first in half the rounds), and
+//! the median of the per-round ratios is printed: a machine whose speed
+//! drifts moves both paths of a round alike.
+//!
+//! `TOOLKIT_BENCH_ROUNDS` sets the rounds (default 201).
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use toolkit_core::{CallContext, Registry, ToolDef};
+
+#[path = "support/search.rs"]
+mod search_tool;
+
+use search_tool::{ANSWER, ARGUMENTS, SearchArguments, hand_written_body, runtime, search};
+
+/// Calls of one path per round.
+const CALLS: u32 = 2_000;
+
+/// The run-time tool's handler: what `search` does, from JSON arguments.
+async fn search_json(arguments: Value) -> String {
+    let query = arguments["query"].as_str().unwrap_or_default();
+    let limit = arguments["limit"].as_u64().unwrap_or(10);
+    let tags = arguments["tags"].as_array().map_or(0, Vec::len);
+    let order = arguments["order"].as_str().unwrap_or("relevance");
+    format!("{query}: {limit} hits at most, {tags} tags, by {order}")
+}
+
+fn runtime_tool() -> ToolDef {
+    ToolDef::builder("search_json")
+        .description("Search the document index.")
+        .input_schema(json!({
+            "type": "object",
+            "properties": {
+                "query": {"type": "string", "description": "The full-text query."},
+                "limit": {"type": "integer", "minimum": 0, "maximum": 4294967295u64},
+                "tags": {"type": "array", "items": {"type": "string"}},
+                "order": {"type": "string", "enum": ["relevance", "newest"]}
+            },
+            "required": ["query", "tags", "order"],
+            "additionalProperties": false
+        }))
+        .handler(|arguments: Value, _: CallContext| search_json(arguments))
+}
+
+type Path<'a> = Box<dyn Fn() -> Duration + 'a>;
+
+fn main() {
+    // `cargo test --benches` runs this with `--test`-less arguments too;
+    // only `cargo bench` (which passes `--bench`) does the long run.
+    let full = std::env::args().any(|arg| arg == "--bench");
+    let rounds: usize = std::env::var("TOOLKIT_BENCH_ROUNDS")
+        .ok()
+        .and_then(|text| text.parse().ok())
+        .unwrap_or(if full { 201 } else { 3 });
+    let calls = if full { CALLS } else { 10 };
+
+    let runtime = runtime();
+    let registry = Registry::builder()
+        .tools(toolkit_core::tools![search])
+        .tool(runtime_tool())
+        .build()
+        .expect("the registry builds");
+
+    // Every path answers the same.
+    runtime.block_on(async {
+        assert_eq!(hand_written_body(ARGUMENTS).await, ANSWER);
+        let outcome = registry.call("search", ARGUMENTS).await;
+        assert_eq!(outcome.result.as_text(), Ok(ANSWER));
+        let value: Value = serde_json::from_str(ARGUMENTS).unwrap();
+        assert_eq!(search_json(value).await, ANSWER);
+        let outcome = registry.call("search_json", ARGUMENTS).await;
+        assert_eq!(outcome.result.as_text(), Ok(ANSWER), "{:?}", outcome.error);
+    });
+
+    let timed = |round: std::pin::Pin<Box<dyn std::future::Future<Output = ()> + '_>>| {
+        let start = Instant::now();
+        runtime.block_on(round);
+        start.elapsed() / calls
+    };
+    let hand_typed: Path = Box::new(|| {
+        timed(Box::pin(async {
+            for _ in 0..calls {
+                black_box(hand_written_body(black_box(ARGUMENTS)).await);
+            }
+        }))
+    });
+    let macro_tool: Path = Box::new(|| {
+        timed(Box::pin(async {
+            for _ in 0..calls {
+                black_box(registry.call("search", black_box(ARGUMENTS)).await);
+            }
+        }))
+    });
+    let hand_value: Path = Box::new(|| {
+        timed(Box::pin(async {
+            for _ in 0..calls {
+                let value: Value = match serde_json::from_str(black_box(ARGUMENTS)) {
+                    Ok(value) => value,
+                    Err(error) => Value::String(error.to_string()),
+                };
+                black_box(search_json(value).await);
+            }
+        }))
+    });
+    let runtime_tool: Path = Box::new(|| {
+        timed(Box::pin(async {
+            for _ in 0..calls {
+                black_box(registry.call("search_json", black_box(ARGUMENTS)).await);
+            }
+        }))
+    });
+
+    println!(
+        "dispatch_paths: {rounds} alternating rounds of {calls} calls per path, one runtime entry per round"
+    );
+    pair("macro tool", &hand_typed, &macro_tool, rounds);
+    // `TOOLKIT_BENCH_ONLY=macro` leaves the run-time pair out, to compare
+    // instruction counts with a build that has no run-time tools.
+    if std::env::var("TOOLKIT_BENCH_ONLY").as_deref() != Ok("macro") {
+        pair("run-time tool", &hand_value, &runtime_tool, rounds);
+    }
+    // Keeps the struct the hand-written path parses in use here.
+    let _ = std::mem::size_of::<SearchArguments>();
+}
+
+fn pair(label: &str, hand: &Path, tool: &Path, rounds: usize) {
+    let mut ratios = Vec::with_capacity(rounds);
+    let mut hand_times = Vec::with_capacity(rounds);
+    let mut tool_times = Vec::with_capacity(rounds);
+    for round in 0..rounds {
+        let (h, t) = if round % 2 == 0 {
+            let h = hand();
+            (h, tool())
+        } else {
+            let t = tool();
+            (hand(), t)
+        };
+        ratios.push(t.as_secs_f64() / h.as_secs_f64());
+        hand_times.push(h);
+        tool_times.push(t);
+    }
+    ratios.sort_by(f64::total_cmp);
+    hand_times.sort_unstable();
+    tool_times.sort_unstable();
+    let at = |q: usize| (rounds - 1) * q / 100;
+    println!(
+        "  {label}: hand-written {} ns, registry {} ns per call (median rounds); ratio median {:.3} (p10 {:.3}, p90 {:.3})",
+        hand_times[rounds / 2].as_nanos(),
+        tool_times[rounds / 2].as_nanos(),
+        ratios[rounds / 2],
+        ratios[at(10)],
+        ratios[at(90)]
+    );
+}
