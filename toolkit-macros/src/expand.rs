@@ -9,16 +9,18 @@ use crate::model::{ParamKind, ToolFn, lit};
 
 pub(crate) fn expand(tool: &ToolFn) -> TokenStream {
     let item = &tool.item;
-    let vis = &item.vis;
     let ident = &item.sig.ident;
     let name = &tool.name;
     let description = &tool.description;
+    let krate = &tool.krate;
+    // serde and schemars take their crate's path as a string.
+    let krate_text = quote!(#krate).to_string().replace(' ', "");
+    let serde_path = format!("{krate_text}::__private_v1::serde");
+    let schemars_path = format!("{krate_text}::__private_v1::schemars");
+    let hidden_items = hidden_type(tool);
+    let hidden_path = hidden_path(tool);
     // A `#[cfg]` on the function applies to everything generated for it.
-    let cfgs: Vec<_> = item
-        .attrs
-        .iter()
-        .filter(|attr| attr.path().is_ident("cfg"))
-        .collect();
+    let cfgs = cfgs(item);
 
     let visible: Vec<_> = tool
         .params
@@ -75,7 +77,7 @@ pub(crate) fn expand(tool: &ToolFn) -> TokenStream {
         .map(|param| {
             let ty = &param.ty;
             let type_name = type_name(ty);
-            quote!(::toolkit_core::StateNeed::__new(::core::any::TypeId::of::<#ty>, #type_name))
+            quote!(#krate::StateNeed::__new(::core::any::TypeId::of::<#ty>, #type_name))
         });
     // A parameter type that cannot be read from JSON or has no schema is
     // reported on the type, with the fix, before the derives' own errors.
@@ -104,9 +106,9 @@ pub(crate) fn expand(tool: &ToolFn) -> TokenStream {
             note = "derive `serde::Serialize` for it, or implement `toolkit_core::IntoToolResult` for it"
         )]
         trait __ToolReturn {}
-        impl __ToolReturn for ::toolkit_core::ToolResult {}
+        impl __ToolReturn for #krate::ToolResult {}
         trait __ViaNothing<T>: ::core::marker::Sized {
-            fn __into_tool_result(self) -> ::toolkit_core::ToolResult
+            fn __into_tool_result(self) -> #krate::ToolResult
             where
                 T: __ToolReturn,
             {
@@ -166,44 +168,41 @@ pub(crate) fn expand(tool: &ToolFn) -> TokenStream {
     quote! {
         #item
 
-        #(#cfgs)*
-        #[doc(hidden)]
-        #[allow(non_camel_case_types, dead_code)]
-        #vis struct #ident {}
+        #hidden_items
 
         #(#cfgs)*
         const _: () = {
-            use ::toolkit_core::__private_v1 as __tk;
+            use #krate::__private_v1 as __tk;
 
             #(#param_checks)*
             #last_resort
 
             #[derive(__tk::serde::Deserialize, __tk::schemars::JsonSchema)]
-            #[serde(crate = "::toolkit_core::__private_v1::serde", deny_unknown_fields)]
-            #[schemars(crate = "::toolkit_core::__private_v1::schemars")]
+            #[serde(crate = #serde_path, deny_unknown_fields)]
+            #[schemars(crate = #schemars_path)]
             #[allow(non_camel_case_types)]
             struct #args_struct {
                 #(#fields,)*
             }
 
-            fn __schema() -> &'static ::toolkit_core::ToolSchema {
-                static SCHEMA: ::std::sync::OnceLock<::toolkit_core::ToolSchema> =
+            fn __schema() -> &'static #krate::ToolSchema {
+                static SCHEMA: ::std::sync::OnceLock<#krate::ToolSchema> =
                     ::std::sync::OnceLock::new();
                 SCHEMA.get_or_init(|| __tk::schema_of::<#args_struct>(&[#(#wire_names),*]))
             }
 
             fn __invoke(
-                __arguments: ::toolkit_core::Arguments<'_>,
+                __arguments: #krate::Arguments<'_>,
                 __site: &__tk::CallSite<'_>,
-            ) -> ::core::result::Result<::toolkit_core::ToolFuture, ::toolkit_core::CallError> {
+            ) -> ::core::result::Result<#krate::ToolFuture, #krate::CallError> {
                 let #args_struct { #(#field_idents),* } =
                     __tk::parse_arguments::<#args_struct>(__arguments, #name)?;
                 #(#hidden)*
                 ::core::result::Result::Ok(#start)
             }
 
-            fn __output_schema() -> ::core::option::Option<&'static ::toolkit_core::OutputSchema> {
-                static SCHEMA: ::std::sync::OnceLock<::core::option::Option<::toolkit_core::OutputSchema>> =
+            fn __output_schema() -> ::core::option::Option<&'static #krate::OutputSchema> {
+                static SCHEMA: ::std::sync::OnceLock<::core::option::Option<#krate::OutputSchema>> =
                     ::std::sync::OnceLock::new();
                 SCHEMA
                     .get_or_init(|| {
@@ -226,15 +225,86 @@ pub(crate) fn expand(tool: &ToolFn) -> TokenStream {
                 output_schema: __output_schema,
                 invoke: __invoke,
             };
-            static __DEFINITION: ::toolkit_core::ToolDef = ::toolkit_core::ToolDef::__static(&__STATIC);
+            static __DEFINITION: #krate::ToolDef = #krate::ToolDef::__static(&__STATIC);
 
-            impl ::toolkit_core::Tool for #ident {
-                fn definition() -> &'static ::toolkit_core::ToolDef {
+            impl #krate::Tool for #hidden_path {
+                fn definition() -> &'static #krate::ToolDef {
                     &__DEFINITION
                 }
             }
 
             #submit
+        };
+    }
+}
+
+/// The type `tools![name]` and `<name as Tool>` name, beside the
+/// function.
+///
+/// It is declared in a module of its own and brought beside the function
+/// by a glob import, which an item of the same name (a user's `mod search`
+/// next to `fn search`) shadows instead of clashing with: the tool is then
+/// named through the module, `__toolkit_tool_search::search`.
+pub(crate) fn hidden_type(tool: &ToolFn) -> TokenStream {
+    let item = &tool.item;
+    let vis = &item.vis;
+    let ident = &item.sig.ident;
+    let module = hidden_module(ident);
+    let cfgs = cfgs(item);
+    quote! {
+        #(#cfgs)*
+        #[doc(hidden)]
+        #[allow(non_snake_case)]
+        #vis mod #module {
+            #[allow(non_camel_case_types, dead_code)]
+            pub struct #ident {}
+        }
+        #(#cfgs)*
+        #[doc(hidden)]
+        #[allow(unused_imports)]
+        #vis use #module::*;
+    }
+}
+
+/// The hidden type's path from the function's module.
+pub(crate) fn hidden_path(tool: &ToolFn) -> TokenStream {
+    let ident = &tool.item.sig.ident;
+    let module = hidden_module(ident);
+    quote!(#module::#ident)
+}
+
+fn hidden_module(ident: &syn::Ident) -> syn::Ident {
+    format_ident!(
+        "__toolkit_tool_{}",
+        ident.to_string().trim_start_matches("r#")
+    )
+}
+
+/// The function's `#[cfg]`s, which apply to everything generated for it.
+pub(crate) fn cfgs(item: &syn::ItemFn) -> Vec<&syn::Attribute> {
+    item.attrs
+        .iter()
+        .filter(|attr| attr.path().is_ident("cfg"))
+        .collect()
+}
+
+/// What stands in for a tool whose signature has mistakes: the hidden type
+/// and its `Tool` impl, so that `tools![name]` adds no error of its own to
+/// the ones reported on the function.
+pub(crate) fn stub(tool: &ToolFn) -> TokenStream {
+    let krate = &tool.krate;
+    let hidden = hidden_type(tool);
+    let hidden_path = hidden_path(tool);
+    let cfgs = cfgs(&tool.item);
+    quote! {
+        #hidden
+        #(#cfgs)*
+        const _: () = {
+            impl #krate::Tool for #hidden_path {
+                fn definition() -> &'static #krate::ToolDef {
+                    ::core::unreachable!("a tool with compile errors is never built")
+                }
+            }
         };
     }
 }

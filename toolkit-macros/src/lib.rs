@@ -31,9 +31,12 @@ pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
         (None, Some(tool)) => expand::expand(&tool).into(),
         // The function itself, stripped of what rustc would reject, beside
         // the errors: every message the author sees is about the tool.
+        // The stub beside them keeps `tools![...]` uses quiet.
         (Some(errors), Some(tool)) => {
+            // A method sits in an `impl`, where the stub's items cannot.
+            let stub = (tool.item.sig.receiver().is_none()).then(|| expand::stub(&tool));
             let item = tool.item;
-            quote::quote!(#errors #item).into()
+            quote::quote!(#errors #item #stub).into()
         }
         (Some(errors), None) => errors.into(),
         (None, None) => TokenStream::new(),

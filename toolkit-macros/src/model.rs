@@ -22,6 +22,8 @@ pub(crate) struct ToolFn {
     pub(crate) in_catalogue: bool,
     pub(crate) title: Option<String>,
     pub(crate) hints: Hints,
+    /// The path generated code names `toolkit_core` by.
+    pub(crate) krate: syn::Path,
 }
 
 pub(crate) struct Param {
@@ -132,6 +134,9 @@ impl ToolFn {
             in_catalogue: options.catalogue.is_none_or(|value| value.value),
             title: options.title.map(|lit| lit.value()),
             hints: options.hints,
+            krate: options
+                .krate
+                .unwrap_or_else(|| syn::parse_quote!(::toolkit_core)),
         })
     }
 }

@@ -21,6 +21,9 @@ pub(crate) struct ToolOptions {
     /// The behaviour hints, each given as a flag (`read_only`) or with a
     /// value (`read_only = false`).
     pub(crate) hints: Hints,
+    /// `crate = path`: where `toolkit_core` is, for crates that re-export
+    /// it under another name.
+    pub(crate) krate: Option<syn::Path>,
 }
 
 /// MCP's tool annotations, as the attribute gives them.
@@ -41,6 +44,7 @@ const TOOL_OPTIONS: &[&str] = &[
     "destructive",
     "idempotent",
     "open_world",
+    "crate",
 ];
 
 impl ToolOptions {
@@ -55,6 +59,18 @@ impl ToolOptions {
                 set(&mut options.title, &meta, errors)
             } else if let Some(slot) = options.hints.slot(&meta) {
                 flag(slot, &meta, errors)
+            } else if meta.path.is_ident("crate") {
+                // `crate = path`, or `crate = "path"` as serde spells it.
+                let value = meta.value()?;
+                let path = if value.peek(LitStr) {
+                    value.parse::<LitStr>()?.parse::<syn::Path>()?
+                } else {
+                    value.parse::<syn::Path>()?
+                };
+                if options.krate.replace(path).is_some() {
+                    errors.at(&meta.path, "this option is given twice");
+                }
+                Ok(())
             } else if meta.path.is_ident("catalogue") {
                 let value: syn::LitBool = meta.value()?.parse()?;
                 if options.catalogue.replace(value).is_some() {
