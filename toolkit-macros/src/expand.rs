@@ -196,7 +196,7 @@ pub(crate) fn expand(tool: &ToolFn) -> TokenStream {
                 __site: &__tk::CallSite<'_>,
             ) -> ::core::result::Result<#krate::ToolFuture, #krate::CallError> {
                 let #args_struct { #(#field_idents),* } =
-                    __tk::parse_arguments::<#args_struct>(__arguments, #name)?;
+                    __tk::parse_arguments::<#args_struct>(__arguments, #name, __schema)?;
                 #(#hidden)*
                 ::core::result::Result::Ok(#start)
             }

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::validate::{self, Violation};
+use super::validate;
 use super::{Annotations, OutputSchema, ToolDef, ToolFuture};
 use crate::registry::context::CallSite;
 use crate::tool::schema::ToolSchema;
@@ -237,29 +237,9 @@ impl RuntimeDef {
                 ),
             ));
         }
-        let violations = validate::check(&self.input, &value);
-        if let Some(error) = to_error(violations, invalid) {
+        if let Some(error) = validate::to_error(&self.name, validate::check(&self.input, &value)) {
             return Err(error);
         }
         Ok((self.handler)(value, site.context()))
-    }
-}
-
-/// One error for every violation: the first's path, and all of them in
-/// the message when there are several.
-fn to_error(
-    violations: Vec<Violation>,
-    invalid: impl Fn(Option<String>, String) -> CallError,
-) -> Option<CallError> {
-    match violations.as_slice() {
-        [] => None,
-        [one] => Some(invalid(one.path(), one.message.clone())),
-        many => {
-            let listed: Vec<String> = many.iter().map(Violation::to_string).collect();
-            Some(invalid(
-                None,
-                format!("{} problems: {}", many.len(), listed.join("; ")),
-            ))
-        }
     }
 }

@@ -15,6 +15,8 @@ use crate::schema::{self, Dialect, Json, LoweringError, SchemaError};
 /// that, every access is a read of memory already computed.
 pub struct ToolSchema {
     canonical: Result<Canonical, SchemaError>,
+    // The canonical schema as a `Value`, for checking refused arguments.
+    canonical_value: OnceLock<Value>,
     strict: OnceLock<Result<Lowered, LoweringError>>,
     gemini: OnceLock<Result<Lowered, LoweringError>>,
 }
@@ -55,6 +57,7 @@ impl ToolSchema {
         });
         Self {
             canonical,
+            canonical_value: OnceLock::new(),
             strict: OnceLock::new(),
             gemini: OnceLock::new(),
         }
@@ -67,6 +70,16 @@ impl ToolSchema {
             .as_ref()
             .map(|canonical| canonical.text.as_str())
             .map_err(Clone::clone)
+    }
+
+    /// The canonical schema as a `Value`, built on first use (when a call's
+    /// arguments are refused and the refusal is explained).
+    pub(crate) fn canonical_value(&self) -> Option<&Value> {
+        let canonical = self.canonical.as_ref().ok()?;
+        Some(
+            self.canonical_value
+                .get_or_init(|| canonical.json.to_value()),
+        )
     }
 
     /// The parameter schema as `provider` receives it, as JSON text.

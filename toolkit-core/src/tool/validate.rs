@@ -14,6 +14,8 @@ use std::fmt;
 
 use serde_json::{Map, Value};
 
+use crate::CallError;
+
 /// The most violations reported for one call.
 pub(crate) const MAX_VIOLATIONS: usize = 10;
 
@@ -52,6 +54,27 @@ pub(crate) fn check(schema: &Value, value: &Value) -> Vec<Violation> {
     };
     checker.check(schema, value, &mut String::new(), 0);
     checker.violations
+}
+
+/// One error for every violation: the first's path, and all of them in
+/// the message when there are several; `None` when there are none.
+pub(crate) fn to_error(tool: &str, violations: Vec<Violation>) -> Option<CallError> {
+    let invalid = |path: Option<String>, message: String| CallError::InvalidArguments {
+        tool: tool.to_owned(),
+        path,
+        message,
+    };
+    match violations.as_slice() {
+        [] => None,
+        [one] => Some(invalid(one.path(), one.message.clone())),
+        many => {
+            let listed: Vec<String> = many.iter().map(Violation::to_string).collect();
+            Some(invalid(
+                None,
+                format!("{} problems: {}", many.len(), listed.join("; ")),
+            ))
+        }
+    }
 }
 
 /// A value, briefly, for messages: its JSON cut to 40 characters.
