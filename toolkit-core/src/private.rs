@@ -4,6 +4,7 @@
 use std::cell::Cell;
 use std::fmt::Display;
 use std::marker::PhantomData;
+use std::sync::OnceLock;
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -36,6 +37,13 @@ pub fn state<T: Clone + Send + Sync + 'static>(
         tool: site.tool_name().to_owned(),
         type_name: type_name.to_owned(),
     })
+}
+
+/// The value in `cell`, made by `make` the first time. One instantiation
+/// of `OnceLock`'s code for every tool's schemas, where a closure per tool
+/// would make one each.
+pub fn once<T: Send + Sync>(cell: &'static OnceLock<T>, make: fn() -> T) -> &'static T {
+    cell.get_or_init(make)
 }
 
 /// Holds a tool's return value for the conversion below.

@@ -93,11 +93,13 @@ pub(crate) fn expand(tool: &ToolFn) -> TokenStream {
         ReturnType::Type(_, ty) => ty.span(),
         ReturnType::Default => item.sig.ident.span(),
     };
-    // The three conversions of `__private`, tried in order, then a last
-    // resort that always applies and whose bound fails with the message
-    // below: a return type that converts neither way is reported on itself,
-    // not as a method that "exists but its trait bounds were not satisfied".
-    // (Named with `__`: a user type in the signature could be `ToolReturn`.)
+    // The three conversions of the hidden module, tried in order, then a
+    // last resort that always applies and whose bound fails with the
+    // message below: a return type that converts neither way is reported on
+    // itself, not as a method that "exists but its trait bounds were not
+    // satisfied". Declared here, not in the hidden module, so that rustc's
+    // notes point at the signature rather than into the library. (Named
+    // with `__`: a user type in the signature could be `ToolReturn`.)
     let last_resort = quote_spanned! {return_span=>
         #[diagnostic::on_unimplemented(
             message = "`{Self}` cannot be returned by a tool",
@@ -185,10 +187,15 @@ pub(crate) fn expand(tool: &ToolFn) -> TokenStream {
                 #(#fields,)*
             }
 
+            // Built once, through non-generic helpers: a closure per tool
+            // would instantiate `OnceLock`'s code once per tool.
             fn __schema() -> &'static #krate::ToolSchema {
                 static SCHEMA: ::std::sync::OnceLock<#krate::ToolSchema> =
                     ::std::sync::OnceLock::new();
-                SCHEMA.get_or_init(|| __tk::schema_of::<#args_struct>(&[#(#wire_names),*]))
+                fn __make() -> #krate::ToolSchema {
+                    __tk::schema_of::<#args_struct>(&[#(#wire_names),*])
+                }
+                __tk::once(&SCHEMA, __make)
             }
 
             fn __invoke(
@@ -204,13 +211,12 @@ pub(crate) fn expand(tool: &ToolFn) -> TokenStream {
             fn __output_schema() -> ::core::option::Option<&'static #krate::OutputSchema> {
                 static SCHEMA: ::std::sync::OnceLock<::core::option::Option<#krate::OutputSchema>> =
                     ::std::sync::OnceLock::new();
-                SCHEMA
-                    .get_or_init(|| {
-                        #[allow(unused_imports)]
-                        use __tk::{OutputOfAny, OutputOfJson, OutputOfResult, OutputOfSerialize, OutputOfSerializeResult};
-                        #output_schema
-                    })
-                    .as_ref()
+                fn __make() -> ::core::option::Option<#krate::OutputSchema> {
+                    #[allow(unused_imports)]
+                    use __tk::{OutputOfAny, OutputOfJson, OutputOfResult, OutputOfSerialize, OutputOfSerializeResult};
+                    #output_schema
+                }
+                __tk::once(&SCHEMA, __make).as_ref()
             }
 
             static __STATIC: __tk::StaticDef = __tk::StaticDef {
