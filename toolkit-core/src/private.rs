@@ -14,7 +14,7 @@ pub use schemars;
 pub use serde;
 pub use serde_json;
 
-pub use crate::registry::catalogue::Listed as CatalogueEntry;
+pub use crate::registry::catalogue::CatalogueEntry;
 pub use crate::registry::context::CallSite;
 pub use crate::registry::drive::run_blocking;
 pub use crate::tool::arguments::parse_arguments;

@@ -4,15 +4,15 @@
 use crate::{RegistryBuilder, ToolDef};
 
 /// A `#[tool]` in the catalogue; the attribute submits one per tool.
-pub struct Listed(pub &'static ToolDef);
+pub struct CatalogueEntry(pub &'static ToolDef);
 
-inventory::collect!(Listed);
+inventory::collect!(CatalogueEntry);
 
 impl RegistryBuilder {
     pub(super) fn catalogue_where(mut self, keep: impl Fn(&ToolDef) -> bool) -> Self {
-        let mut found: Vec<&'static ToolDef> = inventory::iter::<Listed>
+        let mut found: Vec<&'static ToolDef> = inventory::iter::<CatalogueEntry>
             .into_iter()
-            .map(|listed| listed.0)
+            .map(|entry| entry.0)
             .filter(|def| keep(def))
             .collect();
         // Link order is not stable across builds; names are.

@@ -78,6 +78,9 @@ pub struct Registry {
     never_cancelled: Cancellation,
 }
 
+/// Up to this many tools, a lookup compares names rather than hashing.
+const LINEAR_LOOKUP: usize = 8;
+
 /// The tools, in registration order, and their index by name.
 #[derive(Default)]
 struct Table {
@@ -98,6 +101,11 @@ impl Table {
     /// The entry of `name`, even if it was removed.
     #[inline]
     fn find(&self, name: &str) -> Option<&Entry> {
+        // A few names are compared faster than one is hashed, and most
+        // registries hold a few tools.
+        if self.entries.len() <= LINEAR_LOOKUP {
+            return self.entries.iter().find(|entry| entry.def.name() == name);
+        }
         self.index.get(name).map(|&i| &self.entries[i])
     }
 
