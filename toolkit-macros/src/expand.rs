@@ -262,6 +262,9 @@ pub(crate) fn hidden_type(tool: &ToolFn) -> TokenStream {
         #[doc(hidden)]
         #[allow(non_snake_case)]
         #vis mod #module {
+            // Hidden too, so that rustdoc links to the function by its name
+            // stay unambiguous.
+            #[doc(hidden)]
             #[allow(non_camel_case_types, dead_code)]
             pub struct #ident {}
         }
