@@ -435,3 +435,35 @@ async fn huge_and_hostile_arguments_stay_bounded() {
         "a self-reference is refused at build or at call"
     );
 }
+
+#[tokio::test]
+async fn a_tool_added_later_may_change_the_registry_it_runs_in() {
+    use std::sync::Mutex;
+    let slot: Arc<Mutex<Option<Arc<Registry>>>> = Arc::default();
+    let registry = Arc::new(Registry::builder().build().unwrap());
+    *slot.lock().unwrap() = Some(Arc::clone(&registry));
+
+    // Its handler changes the registry before returning its future: the
+    // call must not hold any lock of the registry while that runs.
+    let inner = Arc::clone(&slot);
+    let grow = ToolDef::builder("grow").handler(move |_: Value, _: CallContext| {
+        let registry = inner.lock().unwrap().clone().expect("set above");
+        let added = registry
+            .add(ToolDef::builder("leaf").handler(|_: Value, _: CallContext| async { "leaf" }))
+            .is_ok();
+        registry.set_enabled("grow", true);
+        async move { if added { "grew" } else { "already grown" } }
+    });
+    registry.add(grow).unwrap();
+
+    let outcome = tokio::time::timeout(Duration::from_secs(5), registry.call("grow", "{}"))
+        .await
+        .expect("no deadlock");
+    assert_eq!(outcome.result.as_text(), Ok("grew"));
+    assert_eq!(
+        registry.call("leaf", "{}").await.result.as_text(),
+        Ok("leaf")
+    );
+    // The cycle through the slot is broken so the registry is dropped.
+    slot.lock().unwrap().take();
+}

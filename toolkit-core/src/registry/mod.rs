@@ -360,16 +360,19 @@ impl Registry {
                 _ => {}
             }
         }
-        let added = self.added();
-        if let Some(entry) = added.find(name) {
-            return match entry.state() {
-                ENABLED => self.start_entry(entry, call_id, arguments, cancellation),
+        // A tool added later is started from a copy of its definition (a
+        // reference count), outside the lock: starting it runs the tool's
+        // own code, which may change the registry.
+        let found = self
+            .added()
+            .find(name)
+            .map(|entry| (entry.state(), entry.def.clone(), entry.timeout));
+        if let Some((state, def, timeout)) = found {
+            return match state {
+                ENABLED => self.start_def(&def, timeout, call_id, arguments, cancellation),
                 _ => Err(self.disabled(name)),
             };
         }
-        // Released first: the suggestions read the table again, and a
-        // second read lock can wait behind a writer.
-        drop(added);
         Err(self.unknown(name))
     }
 
@@ -402,15 +405,28 @@ impl Registry {
         arguments: Arguments<'_>,
         cancellation: &Cancellation,
     ) -> Result<Drive, CallError> {
-        let site = CallSite::new(call_id, &entry.def, cancellation, &self.state);
-        // Parsing the arguments may panic only in a user's Deserialize impl;
-        // that is caught like a panic in the tool itself.
+        self.start_def(&entry.def, entry.timeout, call_id, arguments, cancellation)
+    }
+
+    #[inline]
+    fn start_def(
+        &self,
+        def: &ToolDef,
+        timeout: Option<Duration>,
+        call_id: &str,
+        arguments: Arguments<'_>,
+        cancellation: &Cancellation,
+    ) -> Result<Drive, CallError> {
+        let site = CallSite::new(call_id, def, cancellation, &self.state);
+        // Parsing the arguments may panic only in a user's Deserialize impl
+        // or a run-time tool's handler; that is caught like a panic in the
+        // tool itself.
         let started = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            entry.def.invoke(arguments, &site)
+            def.invoke(arguments, &site)
         }));
         match started {
-            Ok(future) => Ok(Drive::new(&entry.def, future?, entry.timeout)),
-            Err(payload) => Err(panicked(&entry.def, payload)),
+            Ok(future) => Ok(Drive::new(def, future?, timeout)),
+            Err(payload) => Err(panicked(def, payload)),
         }
     }
 
