@@ -53,6 +53,9 @@ pub(crate) fn check(schema: &Value, value: &Value) -> Vec<Violation> {
         violations: Vec::new(),
     };
     checker.check(schema, value, &mut String::new(), 0);
+    // In path order: the order of an object's fields depends on serde_json's
+    // features, and the message must not.
+    checker.violations.sort_by(|a, b| a.path.cmp(&b.path));
     checker.violations
 }
 
