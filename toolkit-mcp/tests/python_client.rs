@@ -7,87 +7,14 @@
 //! fails, rather than skips, when it is missing, unless
 //! `TOOLKIT_SKIP_MCP_TESTS=1`.
 
+mod support;
+
 use std::process::Command;
-use std::sync::{Arc, OnceLock};
 
 use serde_json::{Value, json};
-use toolkit_core::{Block, CallContext, Image, Json, Registry, ToolResult, tool, tools};
-
-/// Adds two numbers.
-#[tool(read_only, idempotent)]
-fn add(
-    /// The first number.
-    a: i64,
-    /// The second number.
-    b: i64,
-) -> String {
-    (a + b).to_string()
-}
-
-/// Always fails.
-#[tool]
-fn fail() -> Result<String, String> {
-    Err("the disk is full".to_owned())
-}
-
-/// A one-pixel image.
-#[tool]
-fn pixel() -> ToolResult {
-    const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
-    let image = Image::from_base64("image/png", PNG).expect("a valid PNG");
-    ToolResult::blocks([Block::text("one pixel"), Block::image(image)])
-}
-
-/// A forecast.
-#[derive(serde::Serialize, schemars::JsonSchema)]
-struct Forecast {
-    /// The city.
-    city: String,
-    /// Degrees Celsius.
-    celsius: i32,
-}
-
-/// Today's weather.
-#[tool(title = "Weather today")]
-fn weather(
-    /// The city.
-    city: String,
-) -> Json<Forecast> {
-    Json(Forecast { city, celsius: 21 })
-}
-
-/// The registry being served, for `toggle`.
-static SERVED: OnceLock<Arc<Registry>> = OnceLock::new();
-
-/// Disables a tool.
-#[tool]
-async fn toggle(
-    /// The tool to disable.
-    name: String,
-    #[tool(context)] _call: CallContext,
-) -> String {
-    let registry = SERVED.get().expect("set before serving");
-    format!("disabled: {}", registry.set_enabled(&name, false))
-}
-
-fn registry() -> Arc<Registry> {
-    Arc::new(
-        Registry::builder()
-            .tools(tools![add, fail, pixel, weather, toggle])
-            .build()
-            .expect("the test tools are valid"),
-    )
-}
 
 fn main() {
-    if std::env::var_os("TOOLKIT_MCP_TEST_SERVE").is_some() {
-        let registry = registry();
-        let _ = SERVED.set(Arc::clone(&registry));
-        let runtime = tokio::runtime::Runtime::new().expect("a runtime");
-        if let Err(error) = runtime.block_on(toolkit_mcp::serve_stdio(registry)) {
-            eprintln!("{error}");
-            std::process::exit(1);
-        }
+    if support::serve_if_asked() {
         return;
     }
     if std::env::var_os("TOOLKIT_SKIP_MCP_TESTS").is_some() {
@@ -121,7 +48,7 @@ fn check(seen: &Value) {
 
     let tools = seen["tools"].as_array().expect("a tool list");
     let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
-    assert_eq!(names, ["add", "fail", "pixel", "weather", "toggle"]);
+    assert_eq!(names, support::TOOLS);
     assert_eq!(
         tools[0]["annotations"],
         json!({"readOnlyHint": true, "idempotentHint": true})
@@ -168,5 +95,9 @@ fn check(seen: &Value) {
         .iter()
         .filter_map(Value::as_str)
         .collect();
-    assert_eq!(after, ["add", "pixel", "weather", "toggle"]);
+    let expected: Vec<&str> = support::TOOLS
+        .into_iter()
+        .filter(|n| *n != "fail")
+        .collect();
+    assert_eq!(after, expected);
 }

@@ -1,0 +1,237 @@
+//! Our server's messages on the wire, each validated against the official
+//! MCP JSON Schema of its revision (2025-11-25, in `tests/data/`), and what
+//! it does with cancellation and with a malformed message.
+//!
+//! The test binary is its own server (see `support`): it starts itself with
+//! `TOOLKIT_MCP_TEST_SERVE=1` and talks JSON-RPC to that child over pipes,
+//! line by line, as an MCP client over stdio does.
+
+mod support;
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+/// The official schema, with its root pointing at one of its definitions.
+fn validator(definition: &str) -> jsonschema::Validator {
+    let text = include_str!("data/mcp-2025-11-25.schema.json");
+    let mut schema: Value = serde_json::from_str(text).expect("the official schema");
+    schema["$ref"] = json!(format!("#/$defs/{definition}"));
+    jsonschema::draft202012::new(&schema).expect("a valid schema")
+}
+
+fn assert_valid(definition: &str, value: &Value) {
+    let errors: Vec<String> = validator(definition)
+        .iter_errors(value)
+        .map(|error| format!("{} at {}", error, error.instance_path()))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "not a valid {definition}: {errors:?}\n{value}"
+    );
+}
+
+struct Server {
+    child: Child,
+    input: ChildStdin,
+    lines: mpsc::Receiver<Value>,
+}
+
+impl Server {
+    fn start() -> Self {
+        let mut child = Command::new(std::env::current_exe().expect("the test's own path"))
+            .env("TOOLKIT_MCP_TEST_SERVE", "1")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("the server starts");
+        let input = child.stdin.take().expect("a stdin");
+        let output: ChildStdout = child.stdout.take().expect("a stdout");
+        let (sender, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(output).lines() {
+                let Ok(line) = line else { break };
+                // Every line the server writes must be one JSON message.
+                let message: Value = serde_json::from_str(&line)
+                    .unwrap_or_else(|error| panic!("not JSON ({error}): {line}"));
+                if sender.send(message).is_err() {
+                    break;
+                }
+            }
+        });
+        Self {
+            child,
+            input,
+            lines,
+        }
+    }
+
+    fn send(&mut self, message: &Value) {
+        self.send_raw(&message.to_string());
+    }
+
+    fn send_raw(&mut self, line: &str) {
+        writeln!(self.input, "{line}").expect("the server reads");
+        self.input.flush().expect("the server reads");
+    }
+
+    /// The next message, validated as a JSON-RPC message.
+    fn next(&mut self) -> Value {
+        let message = self
+            .lines
+            .recv_timeout(Duration::from_secs(10))
+            .expect("the server answers within 10 s");
+        assert_valid("JSONRPCMessage", &message);
+        message
+    }
+
+    /// The response to request `id`, skipping notifications (checked too).
+    fn response(&mut self, id: i64) -> Value {
+        loop {
+            let message = self.next();
+            if message.get("id") == Some(&json!(id)) {
+                return message;
+            }
+            assert!(
+                message.get("id").is_none(),
+                "an answer to another request: {message}"
+            );
+            assert_valid("ServerNotification", &message);
+        }
+    }
+
+    fn request(&mut self, id: i64, method: &str, params: Value) -> Value {
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        self.response(id)
+    }
+
+    fn call(&mut self, id: i64, name: &str, arguments: Value) -> Value {
+        let response = self.request(
+            id,
+            "tools/call",
+            json!({"name": name, "arguments": arguments}),
+        );
+        assert_valid("JSONRPCResultResponse", &response);
+        assert_valid("CallToolResult", &response["result"]);
+        response["result"].clone()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn main() {
+    if support::serve_if_asked() {
+        return;
+    }
+    let mut server = Server::start();
+
+    let init = server.request(
+        1,
+        "initialize",
+        json!({
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "wire-test", "version": "0"}
+        }),
+    );
+    assert_valid("JSONRPCResultResponse", &init);
+    assert_valid("InitializeResult", &init["result"]);
+    assert_eq!(init["result"]["protocolVersion"], "2025-11-25");
+    server.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+
+    let list = server.request(2, "tools/list", json!({}));
+    assert_valid("ListToolsResult", &list["result"]);
+    let names: Vec<&str> = list["result"]["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .filter_map(|tool| tool["name"].as_str())
+        .collect();
+    assert_eq!(names, support::TOOLS);
+    // Parameters in declaration order on the wire.
+    let add_params: Vec<&String> = list["result"]["tools"][0]["inputSchema"]["properties"]
+        .as_object()
+        .expect("properties")
+        .keys()
+        .collect();
+    assert_eq!(add_params, ["a", "b"]);
+
+    assert_eq!(
+        server.call(3, "add", json!({"a": 2, "b": 3}))["content"][0]["text"],
+        "5"
+    );
+    assert_eq!(
+        server.call(4, "pixel", json!({}))["content"][1]["type"],
+        "image"
+    );
+    assert_eq!(
+        server.call(5, "weather", json!({"city": "Oslo"}))["structuredContent"],
+        json!({"city": "Oslo", "celsius": 21})
+    );
+    assert_eq!(server.call(6, "fail", json!({}))["isError"], true);
+    assert_eq!(server.call(7, "add", json!({"a": "two"}))["isError"], true);
+
+    let unknown = server.request(8, "tools/call", json!({"name": "nope", "arguments": {}}));
+    assert_valid("JSONRPCErrorResponse", &unknown);
+    assert_eq!(unknown["error"]["code"], -32602);
+
+    // A line that is not JSON: the server keeps serving. (rmcp drops it
+    // without an answer; `response` would fail on an error with a null id.)
+    server.send_raw("{this is not json");
+    let after = server.request(9, "tools/list", json!({}));
+    assert_valid("ListToolsResult", &after["result"]);
+
+    // Cancellation reaches the tool.
+    server.send(&json!({
+        "jsonrpc": "2.0", "id": 10, "method": "tools/call",
+        "params": {"name": "slow", "arguments": {}}
+    }));
+    std::thread::sleep(Duration::from_millis(200));
+    let cancel = json!({
+        "jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": {"requestId": 10, "reason": "the user moved on"}
+    });
+    assert_valid("JSONRPCNotification", &cancel);
+    server.send(&cancel);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let mut id = 11;
+    loop {
+        let seen = server.request(
+            id,
+            "tools/call",
+            json!({"name": "was_cancelled", "arguments": {}}),
+        );
+        // `response` fails on any answer to another id: the cancelled call
+        // gets none, as the protocol asks.
+        if seen["result"]["content"][0]["text"] == "true" {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the tool never saw the cancellation"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+        id += 1;
+    }
+
+    // A change to the tool list is announced.
+    server.call(100, "toggle", json!({"name": "fail"}));
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let message = server.next();
+        if message["method"] == "notifications/tools/list_changed" {
+            assert_valid("ServerNotification", &message);
+            break;
+        }
+        assert!(Instant::now() < deadline, "no list_changed notification");
+    }
+    println!("wire: ok");
+}
