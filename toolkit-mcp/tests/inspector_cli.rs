@@ -1,0 +1,99 @@
+//! The MCP Inspector's command line (`@modelcontextprotocol/inspector-cli`
+//! from npm) against our server over stdio: a second official client.
+//!
+//! The test binary is its own server (see `support`). The Inspector comes
+//! from `TOOLKIT_NODE_MODULES` (`scripts/test` installs it); the test fails
+//! when it is missing, unless `TOOLKIT_SKIP_MCP_TESTS=1`.
+
+mod support;
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use serde_json::{Value, json};
+
+/// Runs the Inspector's CLI against this binary as the server.
+fn inspect(arguments: &[&str]) -> (bool, String, String) {
+    let modules = std::env::var("TOOLKIT_NODE_MODULES").unwrap_or_else(|_| {
+        panic!("TOOLKIT_NODE_MODULES is not set: run scripts/test, which installs the Inspector, or set TOOLKIT_SKIP_MCP_TESTS=1")
+    });
+    let build = PathBuf::from(modules).join("@modelcontextprotocol/inspector-cli/build");
+    let me = std::env::current_exe().expect("the test's own path");
+    // Run from its own folder: version 1.0.3 looks for its package.json
+    // relative to the working directory.
+    let output = Command::new("node")
+        .current_dir(&build)
+        .arg("cli.js")
+        .arg("--cli")
+        .arg("-e")
+        .arg("TOOLKIT_MCP_TEST_SERVE=1")
+        .arg(&me)
+        .args(arguments)
+        .output()
+        .expect("node runs the Inspector");
+    (
+        output.status.success(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+/// The JSON document the Inspector printed.
+fn json_of(stdout: &str) -> Value {
+    let start = stdout
+        .find('{')
+        .unwrap_or_else(|| panic!("no JSON in: {stdout}"));
+    serde_json::from_str(&stdout[start..]).unwrap_or_else(|error| panic!("{error}: {stdout}"))
+}
+
+fn main() {
+    if support::serve_if_asked() {
+        return;
+    }
+    if std::env::var_os("TOOLKIT_SKIP_MCP_TESTS").is_some() {
+        println!("inspector_cli: skipped (TOOLKIT_SKIP_MCP_TESTS)");
+        return;
+    }
+
+    let (ok, stdout, stderr) = inspect(&["--method", "tools/list"]);
+    assert!(ok, "{stderr}");
+    let list = json_of(&stdout);
+    let names: Vec<&str> = list["tools"]
+        .as_array()
+        .expect("a tool list")
+        .iter()
+        .filter_map(|tool| tool["name"].as_str())
+        .collect();
+    assert_eq!(names, support::TOOLS);
+
+    let (ok, stdout, stderr) = inspect(&[
+        "--method",
+        "tools/call",
+        "--tool-name",
+        "add",
+        "--tool-arg",
+        "a=2",
+        "--tool-arg",
+        "b=40",
+    ]);
+    assert!(ok, "{stderr}");
+    let sum = json_of(&stdout);
+    assert_eq!(sum["content"], json!([{"type": "text", "text": "42"}]));
+    assert_eq!(sum["isError"], false);
+
+    let (ok, stdout, stderr) = inspect(&["--method", "tools/call", "--tool-name", "pixel"]);
+    assert!(ok, "{stderr}");
+    let image = json_of(&stdout);
+    assert_eq!(image["content"][1]["type"], "image");
+    assert_eq!(image["content"][1]["mimeType"], "image/png");
+
+    let (ok, stdout, stderr) = inspect(&["--method", "tools/call", "--tool-name", "fail"]);
+    assert!(ok, "{stderr}");
+    assert_eq!(json_of(&stdout)["isError"], true);
+
+    let (ok, stdout, stderr) = inspect(&["--method", "tools/call", "--tool-name", "nope"]);
+    assert!(!ok, "an unknown tool is an error: {stdout}");
+    assert!(stderr.contains("-32602"), "{stderr}");
+
+    println!("inspector_cli: ok");
+}
