@@ -352,7 +352,15 @@ fn duplicate_names_are_an_error_not_an_overwrite() {
         panic!("{error}")
     };
     assert_eq!(*name, "add");
-    assert!(first.ends_with("registry") && second.ends_with("registry::elsewhere"));
+    // The two functions, not just their modules: `plus` is the one to find.
+    assert_eq!(*first, "registry::add");
+    assert_eq!(*second, "registry::elsewhere::plus");
+    assert!(
+        error
+            .to_string()
+            .contains("`registry::add` and `registry::elsewhere::plus`"),
+        "{error}"
+    );
 
     // The same definition twice is one tool.
     let registry = Registry::builder().tools(tools![add, add]).build().unwrap();
@@ -556,6 +564,55 @@ fn plain_text_description() {
         "{text}"
     );
     assert!(text.contains("ping()\n  Takes no arguments."), "{text}");
+}
+
+/// Which messages to search.
+#[derive(Deserialize, JsonSchema)]
+#[allow(dead_code)]
+struct Filters {
+    /// Sender's address.
+    from: String,
+    /// Only these folders.
+    folders: Option<Vec<Folder>>,
+    /// When the message arrived.
+    window: Option<Window>,
+}
+
+/// A mail folder.
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum Folder {
+    Inbox,
+    Archive,
+}
+
+/// Searches the mailbox.
+#[tool]
+fn search_mail(
+    /// What to look for.
+    filters: Filters,
+    /// Free-form labels.
+    labels: HashMap<String, String>,
+) -> String {
+    let _ = (filters, labels);
+    String::new()
+}
+
+#[test]
+fn plain_text_description_shows_what_an_object_holds() {
+    let registry = Registry::builder()
+        .tools(tools![search_mail])
+        .build()
+        .unwrap();
+    let text = registry.describe();
+    // Not `filters: object`: a model reading only this text must know the
+    // fields, down through `$ref`s, nullable types and arrays of enums.
+    assert!(
+        text.contains(
+            r#"search_mail(filters: {from: string, folders?: ("inbox" | "archive")[], window?: {start: {minutes: integer}}}, labels: {string: string})"#
+        ),
+        "{text}"
+    );
 }
 
 /// Ends the task.

@@ -172,6 +172,24 @@ impl<T: ?Sized> OutputOfAny for OutputOf<T> {
     }
 }
 
+/// The error side of a tool's `Result<T, E>`; the bound lands on `E` with
+/// the fix when `E` has no `Display`.
+#[diagnostic::on_unimplemented(
+    message = "the error type `{Self}` of a tool's `Result` must implement `Display`",
+    label = "the model reads this error as text: implement `std::fmt::Display` for it",
+    note = "implement `Display` (for example with `thiserror`), or return `Result<T, String>` and map the error with `.map_err(|e| e.to_string())`"
+)]
+pub trait ToolError: Display {}
+
+impl<E: Display> ToolError for E {}
+
+/// The result of a tool that returned `Err(error)`.
+pub fn error_result<E: ToolError>(error: E) -> ToolResult {
+    // The alternate form carries the cause chain for error types that keep
+    // one (anyhow, eyre) and is the plain message for the rest.
+    ToolResult::error(format!("{error:#}"))
+}
+
 /// Asserts at compile time that a parameter type can be read from JSON and
 /// described by a schema; the error lands on the parameter's type.
 #[diagnostic::on_unimplemented(

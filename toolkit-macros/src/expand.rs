@@ -13,6 +13,7 @@ pub(crate) fn expand(tool: &ToolFn) -> TokenStream {
     let name = &tool.name;
     let description = &tool.description;
     let krate = &tool.krate;
+    let function = crate::model::unraw(ident);
     // serde and schemars take their crate's path as a string.
     let krate_text = quote!(#krate).to_string().replace(' ', "");
     let serde_path = format!("{krate_text}::__private_v1::serde");
@@ -119,12 +120,32 @@ pub(crate) fn expand(tool: &ToolFn) -> TokenStream {
         }
         impl<T> __ViaNothing<T> for __tk::Wrap<T> {}
     };
-    let convert = quote_spanned! {return_span=>
-        {
-            #[allow(unused_imports)]
-            use __tk::{ViaIntoToolResult as _, ViaSerialize as _, ViaSerializeResult as _};
-            (&&&__tk::Wrap::new(__value)).__into_tool_result()
+    let via = |value: TokenStream| {
+        quote_spanned! {return_span=>
+            {
+                #[allow(unused_imports)]
+                use __tk::{ViaIntoToolResult as _, ViaSerialize as _, ViaSerializeResult as _};
+                (&&&__tk::Wrap::new(#value)).__into_tool_result()
+            }
         }
+    };
+    // A `Result<T, E>` written out is taken apart here, so that each side
+    // is checked on its own type: a `T` that converts neither way is
+    // reported on `T`, an `E` without `Display` on `E`, rather than both as
+    // "`Result<T, E>` cannot be returned".
+    let convert = match result_parts(&item.sig.output) {
+        Some((_, error)) => {
+            let ok = via(quote!(__ok));
+            let error_span = error.span();
+            let err = quote_spanned!(error_span=> __tk::error_result::<#error>(__error));
+            quote! {
+                match __value {
+                    ::core::result::Result::Ok(__ok) => #ok,
+                    ::core::result::Result::Err(__error) => #err,
+                }
+            }
+        }
+        None => via(quote!(__value)),
     };
     let start = if item.sig.asyncness.is_some() {
         quote! {
@@ -225,6 +246,7 @@ pub(crate) fn expand(tool: &ToolFn) -> TokenStream {
                 description: #description,
                 annotations: #annotations,
                 module_path: ::core::module_path!(),
+                function: #function,
                 params: &[#(#wire_names),*],
                 states: &[#(#states),*],
                 schema: __schema,
@@ -331,6 +353,31 @@ fn output_schema(output: &ReturnType) -> TokenStream {
     quote!((&&&&&__tk::OutputOf::<#ty>::NEW).__output())
 }
 
+/// The `T` and `E` of a return type written `Result<T, E>`.
+fn result_parts(output: &ReturnType) -> Option<(&Type, &Type)> {
+    let ReturnType::Type(_, ty) = output else {
+        return None;
+    };
+    let Type::Path(path) = &**ty else {
+        return None;
+    };
+    let last = path.path.segments.last()?;
+    if last.ident != "Result" || path.qself.is_some() {
+        return None;
+    }
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+        return None;
+    };
+    let mut types = args.args.iter().filter_map(|arg| match arg {
+        syn::GenericArgument::Type(ty) => Some(ty),
+        _ => None,
+    });
+    match (types.next(), types.next(), types.next()) {
+        (Some(ok), Some(error), None) if args.args.len() == 2 => Some((ok, error)),
+        _ => None,
+    }
+}
+
 /// Whether `ty` holds an `impl Trait`, which a turbofish cannot name.
 fn names_impl_trait(ty: &Type) -> bool {
     fn holds_impl(tokens: TokenStream) -> bool {
@@ -343,19 +390,9 @@ fn names_impl_trait(ty: &Type) -> bool {
     holds_impl(quote!(#ty))
 }
 
-/// A type as written, without the spaces token printing puts in.
+/// A type as written, as a literal for generated code.
 fn type_name(ty: &Type) -> syn::LitStr {
-    let text = quote!(#ty).to_string();
-    let mut compact = String::with_capacity(text.len());
-    for piece in text.split(' ') {
-        let joins = compact.ends_with(|c: char| c.is_alphanumeric() || c == '_')
-            && piece.starts_with(|c: char| c.is_alphanumeric() || c == '_');
-        if joins {
-            compact.push(' ');
-        }
-        compact.push_str(piece);
-    }
-    lit(&compact, ty.span())
+    lit(&crate::owned::compact(ty), ty.span())
 }
 
 /// A tool name as part of an identifier (`-` is allowed in tool names).

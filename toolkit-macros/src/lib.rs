@@ -9,6 +9,7 @@ mod errors;
 mod expand;
 mod model;
 mod options;
+mod owned;
 
 use proc_macro::TokenStream;
 

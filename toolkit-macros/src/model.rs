@@ -3,12 +3,12 @@
 
 use proc_macro2::{Span, TokenStream};
 use syn::spanned::Spanned;
-use syn::visit::Visit;
 use syn::{FnArg, Ident, ItemFn, LitStr, Pat, Safety, Type};
 
 use crate::docs::DocLines;
 use crate::errors::{Errors, did_you_mean};
 use crate::options::{Hints, ParamOptions, ToolOptions};
+use crate::owned;
 
 /// A checked tool.
 pub(crate) struct ToolFn {
@@ -240,54 +240,35 @@ fn param_kind(
     }
 }
 
-/// Parameters are deserialized from JSON, so they must own their data.
+/// Parameters are deserialized from JSON, so they must own their data: a
+/// borrow at any depth (`&str`, `Vec<&str>`, `Cow<'_, str>`) is reported
+/// at the borrow, with the owned type to write instead.
 fn check_owned(ty: &Type, is_context: bool, errors: &mut Errors) {
-    match ty {
-        Type::Reference(reference) => {
-            let message = match &*reference.elem {
-                Type::Path(path) if path.path.is_ident("str") => {
-                    "a tool parameter must own its data: use `String` instead of `&str`".to_owned()
-                }
-                Type::Slice(_) => {
-                    "a tool parameter must own its data: use `Vec<T>` instead of `&[T]`".to_owned()
-                }
-                _ if is_context => {
-                    "take the context by value: `CallContext` is cheap to clone".to_owned()
-                }
-                elem => format!(
-                    "a tool parameter must own its data: use `{}` instead of a reference",
-                    quote::quote!(#elem)
-                ),
-            };
-            errors.at(reference, message);
-        }
-        Type::ImplTrait(impl_trait) => errors.at(
+    if let Type::ImplTrait(impl_trait) = ty {
+        errors.at(
             impl_trait,
             "a tool parameter needs a concrete type, not `impl Trait`: the macro must know the type to read it from JSON",
+        );
+        return;
+    }
+    let Some(at) = owned::first_borrow(ty) else {
+        return;
+    };
+    let message = match (ty, owned::owned(ty)) {
+        (Type::Reference(_), _) if is_context => {
+            "take the context by value: `CallContext` is cheap to clone".to_owned()
+        }
+        (_, Some(owned)) => format!(
+            "a tool parameter must own its data: use `{}` instead of `{}`",
+            owned::compact(&owned),
+            owned::compact(ty)
         ),
-        _ => {
-            let mut finder = LifetimeFinder(None);
-            finder.visit_type(ty);
-            if let Some(lifetime) = finder.0 {
-                errors.at(
-                    &lifetime,
-                    format!(
-                        "a tool parameter cannot borrow (`{lifetime}`): use an owned type, such as `String` for `Cow<'_, str>`"
-                    ),
-                );
-            }
-        }
-    }
-}
-
-struct LifetimeFinder(Option<syn::Lifetime>);
-
-impl<'ast> Visit<'ast> for LifetimeFinder {
-    fn visit_lifetime(&mut self, lifetime: &'ast syn::Lifetime) {
-        if self.0.is_none() && lifetime.ident != "static" {
-            self.0 = Some(lifetime.clone());
-        }
-    }
+        (_, None) => format!(
+            "a tool parameter must own its data: `{}` borrows; use a type without lifetimes",
+            owned::compact(ty)
+        ),
+    };
+    errors.at(at, message);
 }
 
 /// Gives each parameter its `# Arguments` entry; an entry naming no

@@ -102,24 +102,19 @@ impl Registry {
     /// ```
     pub fn describe(&self) -> String {
         let mut out = String::new();
+        let empty = Json::object();
         for def in self.tools() {
-            let schema: Value = def
-                .schema()
-                .canonical()
-                .ok()
-                .and_then(|text| serde_json::from_str(text).ok())
-                .unwrap_or(Value::Null);
-            let properties = &schema["properties"];
-            let required: Vec<&str> = schema["required"]
-                .as_array()
-                .map(|names| names.iter().filter_map(Value::as_str).collect())
-                .unwrap_or_default();
+            let schema = def.schema().canonical_tree().unwrap_or(&empty);
+            let brief = Brief::new(schema);
+            let required = names(schema.get("required"));
+            let property = |name: &str| schema.get("properties").and_then(|p| p.get(name));
             let signature: Vec<String> = def
                 .params()
                 .iter()
                 .map(|&name| {
                     let optional = if required.contains(&name) { "" } else { "?" };
-                    format!("{name}{optional}: {}", type_name(&properties[name]))
+                    let kind = property(name).map_or("any".to_owned(), |p| brief.of(p, 0));
+                    format!("{name}{optional}: {kind}")
                 })
                 .collect();
             let _ = writeln!(out, "{}({})", def.name(), signature.join(", "));
@@ -127,7 +122,10 @@ impl Registry {
                 let _ = writeln!(out, "  {line}");
             }
             for name in def.params() {
-                if let Some(description) = properties[name]["description"].as_str() {
+                let description = property(name)
+                    .and_then(|p| p.get("description"))
+                    .and_then(Json::as_str);
+                if let Some(description) = description {
                     let _ = writeln!(out, "  - {name}: {}", description.replace('\n', " "));
                 }
             }
@@ -136,16 +134,127 @@ impl Registry {
     }
 }
 
-/// A schema's type, briefly: `string`, `integer[]`, `"asc" | "desc"`.
-fn type_name(schema: &Value) -> String {
-    if let Some(values) = schema["enum"].as_array() {
-        let values: Vec<String> = values.iter().map(Value::to_string).collect();
-        return values.join(" | ");
+/// The strings of a `required` list.
+fn names(list: Option<&Json>) -> Vec<&str> {
+    list.and_then(Json::as_array)
+        .map(|names| names.iter().filter_map(Json::as_str).collect())
+        .unwrap_or_default()
+}
+
+/// A schema's type, briefly, for a prompt: `string`, `integer[]`,
+/// `"asc" | "desc"`, `{from: string, to?: string}`. Objects show their
+/// fields (so that a model reading only this text knows what `filters`
+/// holds), down to a few levels; `$ref`s are followed through the root's
+/// `$defs`.
+struct Brief<'a> {
+    root: &'a Json,
+    /// Schema nodes still to visit: bounds the text for huge or
+    /// self-referencing schemas (`$ref` cycles).
+    budget: std::cell::Cell<usize>,
+}
+
+impl<'a> Brief<'a> {
+    /// Past this depth an object is shown as `object`: a prompt line, not
+    /// a schema dump.
+    const DEPTH: usize = 3;
+    /// At most this many alternatives or enum values are listed.
+    const CHOICES: usize = 8;
+
+    fn new(root: &'a Json) -> Self {
+        Self {
+            root,
+            budget: std::cell::Cell::new(200),
+        }
     }
-    match schema["type"].as_str() {
-        Some("array") => format!("{}[]", type_name(&schema["items"])),
-        Some(kind) => kind.to_owned(),
-        None if schema.get("anyOf").is_some() => "one of several shapes".to_owned(),
-        None => "any".to_owned(),
+
+    /// `depth` counts the objects around `schema`.
+    fn of(&self, schema: &Json, depth: usize) -> String {
+        let Some(budget) = self.budget.get().checked_sub(1) else {
+            return "…".to_owned();
+        };
+        self.budget.set(budget);
+        if let Some(target) = schema.get("$ref").and_then(Json::as_str) {
+            let resolved = target.strip_prefix("#/").and_then(|pointer| {
+                pointer
+                    .split('/')
+                    .try_fold(self.root, |node, key| node.get(key))
+            });
+            return resolved.map_or("any".to_owned(), |schema| self.of(schema, depth));
+        }
+        if let Some(values) = schema.get("enum").and_then(Json::as_array) {
+            return Self::choices(values.iter().map(Json::to_json_string));
+        }
+        if let Some(value) = schema.get("const") {
+            return value.to_json_string();
+        }
+        for key in ["anyOf", "oneOf"] {
+            if let Some(variants) = schema.get(key).and_then(Json::as_array) {
+                return Self::choices(variants.iter().map(|variant| self.of(variant, depth)));
+            }
+        }
+        match schema.get("type") {
+            Some(Json::Array(kinds)) => Self::choices(kinds.iter().map(|kind| {
+                let mut single = schema.clone();
+                single.insert("type", kind.clone());
+                self.of(&single, depth)
+            })),
+            Some(Json::String(kind)) if kind == "array" => {
+                let items = schema
+                    .get("items")
+                    .map_or("any".to_owned(), |items| self.of(items, depth));
+                if items.contains(" | ") {
+                    format!("({items})[]")
+                } else {
+                    format!("{items}[]")
+                }
+            }
+            Some(Json::String(kind)) if kind == "object" => self.object(schema, depth),
+            Some(Json::String(kind)) => kind.clone(),
+            _ => "any".to_owned(),
+        }
+    }
+
+    fn object(&self, schema: &Json, depth: usize) -> String {
+        let properties = schema.get("properties").and_then(Json::as_object);
+        if depth >= Self::DEPTH || properties.is_none_or(<[_]>::is_empty) {
+            return match schema.get("additionalProperties") {
+                Some(values @ Json::Object(_)) => {
+                    format!("{{string: {}}}", self.of(values, depth + 1))
+                }
+                _ => "object".to_owned(),
+            };
+        }
+        let required = names(schema.get("required"));
+        let fields: Vec<String> = properties
+            .into_iter()
+            .flatten()
+            .map(|(name, field)| {
+                let optional = if required.contains(&name.as_str()) {
+                    ""
+                } else {
+                    "?"
+                };
+                format!("{name}{optional}: {}", self.of(field, depth + 1))
+            })
+            .collect();
+        format!("{{{}}}", fields.join(", "))
+    }
+
+    fn choices(choices: impl Iterator<Item = String>) -> String {
+        let mut listed: Vec<String> = Vec::new();
+        let mut more = false;
+        for choice in choices {
+            if listed.len() == Self::CHOICES {
+                more = true;
+                break;
+            }
+            if !listed.contains(&choice) {
+                listed.push(choice);
+            }
+        }
+        if more {
+            listed.push("…".to_owned());
+        }
+        listed.join(" | ")
     }
 }

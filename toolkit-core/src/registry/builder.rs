@@ -4,7 +4,7 @@ use std::fmt;
 use std::time::Duration;
 
 use super::context::StateMap;
-use super::{Entry, origin, suggest};
+use super::{Entry, suggest};
 use crate::tool::name::is_portable;
 use crate::{Provider, Registry, ToolDef};
 
@@ -151,8 +151,8 @@ impl RegistryBuilder {
                 if !first.def.same_as(def) {
                     problems.push(Problem::Duplicate {
                         name: def.name().to_owned(),
-                        first: origin(&first.def),
-                        second: origin(def),
+                        first: first.def.origin(),
+                        second: def.origin(),
                     });
                 }
                 continue;
@@ -262,8 +262,8 @@ pub enum Problem {
     Duplicate {
         /// The name.
         name: String,
-        /// Where the first is defined: its module, or a run-time tool's
-        /// source.
+        /// Where the first is defined: a `#[tool]`'s function by its path
+        /// (`my_app::tools::search`), or a run-time tool's source.
         first: String,
         /// Where the second is defined.
         second: String,
@@ -315,7 +315,7 @@ impl fmt::Display for Problem {
                 second,
             } => write!(
                 f,
-                "two tools are named `{name}` (in `{first}` and `{second}`); rename one with #[tool(name = \"...\")]"
+                "two tools are named `{name}`: `{first}` and `{second}`; give one another name with `#[tool(name = \"...\")]`"
             ),
             Self::UnknownName { name, suggestions } => {
                 write!(f, "no tool is named `{name}`")?;

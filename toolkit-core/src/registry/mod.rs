@@ -501,8 +501,8 @@ impl Registry {
         if let Some(first) = self.built.get(def.name()).or_else(|| added.get(def.name())) {
             problems.push(Problem::Duplicate {
                 name: def.name().to_owned(),
-                first: origin(&first.def),
-                second: origin(&def),
+                first: first.def.origin(),
+                second: def.origin(),
             });
         }
         self.checks.check(&def, &self.state, &mut problems);
@@ -558,15 +558,6 @@ fn panicked(def: &ToolDef, payload: Box<dyn std::any::Any + Send>) -> CallError 
     CallError::Panicked {
         tool: def.name().to_owned(),
         message: crate::result::panic_message(payload.as_ref()),
-    }
-}
-
-/// Where a tool comes from, for messages: its module, or a run-time tool's
-/// source.
-pub(crate) fn origin(def: &ToolDef) -> String {
-    match def.module_path() {
-        "" => "a run-time tool".to_owned(),
-        path => path.to_owned(),
     }
 }
 

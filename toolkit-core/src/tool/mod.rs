@@ -79,6 +79,8 @@ pub struct StaticDef {
     pub description: &'static str,
     pub annotations: Annotations,
     pub module_path: &'static str,
+    /// The function's own name, which `name` may differ from.
+    pub function: &'static str,
     pub params: &'static [&'static str],
     pub states: &'static [StateNeed],
     pub schema: fn() -> &'static ToolSchema,
@@ -151,6 +153,17 @@ impl ToolDef {
         match &self.0 {
             Kind::Static(def) => def.module_path,
             Kind::Runtime(def) => &def.source,
+        }
+    }
+
+    /// Where the tool is defined, for people reading an error: a
+    /// `#[tool]`'s function by its path (`my_app::tools::search`), a
+    /// run-time tool by its [source](ToolBuilder::source).
+    pub(crate) fn origin(&self) -> String {
+        match &self.0 {
+            Kind::Static(def) => format!("{}::{}", def.module_path, def.function),
+            Kind::Runtime(def) if def.source.is_empty() => "a run-time tool".to_owned(),
+            Kind::Runtime(def) => def.source.clone(),
         }
     }
 

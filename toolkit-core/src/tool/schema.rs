@@ -72,6 +72,14 @@ impl ToolSchema {
             .map_err(Clone::clone)
     }
 
+    /// The canonical schema as an ordered tree.
+    pub(crate) fn canonical_tree(&self) -> Option<&Json> {
+        self.canonical
+            .as_ref()
+            .ok()
+            .map(|canonical| &canonical.json)
+    }
+
     /// The canonical schema as a `Value`, built on first use (when a call's
     /// arguments are refused and the refusal is explained).
     pub(crate) fn canonical_value(&self) -> Option<&Value> {
