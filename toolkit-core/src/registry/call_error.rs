@@ -82,7 +82,7 @@ impl fmt::Display for CallError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::UnknownTool { name, suggestions } => {
-                write!(f, "there is no tool named `{name}`")?;
+                write!(f, "there is no tool named {}", Echo(name))?;
                 match suggestions.as_slice() {
                     [] => Ok(()),
                     [one] => write!(f, "; did you mean `{one}`?"),
@@ -121,6 +121,29 @@ impl fmt::Display for CallError {
 }
 
 impl std::error::Error for CallError {}
+
+/// A name the model sent, quoted as the model reads it back: whole up to
+/// [`Echo::MAX_CHARS`] characters, else its beginning and its length. A
+/// name of a million characters must not come back as one.
+struct Echo<'a>(&'a str);
+
+impl Echo<'_> {
+    const MAX_CHARS: usize = 80;
+}
+
+impl fmt::Display for Echo<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0.char_indices().nth(Self::MAX_CHARS) {
+            None => write!(f, "`{}`", self.0),
+            Some((end, _)) => write!(
+                f,
+                "`{}…` ({} characters)",
+                &self.0[..end],
+                self.0.chars().count()
+            ),
+        }
+    }
+}
 
 /// What a call produced: the result the model sees, and, when the call
 /// failed outside the tool's own logic, the typed error for the host.
