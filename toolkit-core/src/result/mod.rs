@@ -2,6 +2,7 @@
 
 pub(crate) mod block;
 pub(crate) mod call_result;
+pub(crate) mod confined;
 pub(crate) mod convert;
 pub(crate) mod envelope;
 pub(crate) mod image;
