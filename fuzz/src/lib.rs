@@ -13,8 +13,9 @@
 //! a bounded number of generated inputs (`tests/tests/fuzz_bounded.rs`,
 //! which includes this file).
 
+use std::cell::Cell;
 use std::collections::{BTreeMap, HashMap};
-use std::sync::OnceLock;
+use std::sync::{Once, OnceLock};
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -154,7 +155,7 @@ pub async fn convert(
 ) -> Result<f32, ConvertError> {
     if value == 13.0 && from == to {
         // A tool that panics: the registry must catch it.
-        panic!("thirteen");
+        expected_panic("thirteen".into());
     }
     if value < -1e6 {
         return Err(ConvertError(std::io::Error::other("the table server hung up")));
@@ -235,6 +236,38 @@ fn runtime() -> &'static tokio::runtime::Runtime {
 }
 
 // ---------------------------------------------------------------------------
+// Panics the code under test must catch
+// ---------------------------------------------------------------------------
+
+thread_local! {
+    /// Set just before a panic the code under test is expected to catch.
+    static EXPECTED: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Panics as a tool or a lazy text may, quietly: the code under test catches
+/// it, and neither the default hook (a message, maybe a backtrace, for each
+/// of thousands of inputs) nor libFuzzer's (which aborts on any panic, caught
+/// or not) sees it.
+fn expected_panic(message: String) -> ! {
+    EXPECTED.with(|expected| expected.set(true));
+    panic!("{message}")
+}
+
+/// Puts a hook before the current one that lets expected panics pass
+/// silently; every other panic (a broken rule) reaches the current hook.
+fn quiet_expected_panics() {
+    static INSTALLED: Once = Once::new();
+    INSTALLED.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !EXPECTED.with(|expected| expected.replace(false)) {
+                previous(info);
+            }
+        }));
+    });
+}
+
+// ---------------------------------------------------------------------------
 // Dispatch
 // ---------------------------------------------------------------------------
 
@@ -268,6 +301,7 @@ impl Ran {
 /// text arguments, parsed arguments, a tool name, a list of `ToolCall`s,
 /// or a provider's response; for arguments, the next byte chooses the tool.
 pub fn dispatch(data: &[u8]) -> Ran {
+    quiet_expected_panics();
     let Some((&mode, rest)) = data.split_first() else {
         return Ran::default();
     };
@@ -445,7 +479,7 @@ fn result(bytes: &mut Bytes<'_>) -> (ToolResult, Vec<f32>) {
             if bytes.below(2) == 0 {
                 ToolResult::lazy_text(move || text)
             } else {
-                ToolResult::lazy_text(move || panic!("{text}"))
+                ToolResult::lazy_text(move || expected_panic(text))
             }
         }
         3 => {
@@ -479,6 +513,7 @@ fn result(bytes: &mut Bytes<'_>) -> (ToolResult, Vec<f32>) {
 /// Emits `data` as a turn of one to four results for every provider, and
 /// replays it through the step history.
 pub fn emission(data: &[u8]) {
+    quiet_expected_panics();
     let mut bytes = Bytes(data);
     let count = 1 + bytes.below(4);
     let mut turn = Vec::new();
@@ -491,17 +526,21 @@ pub fn emission(data: &[u8]) {
     check_emitted(&turn);
     check_floats(&turn, &floats);
 
+    // The step history: a failure stays a failure at every later step, and
+    // what the model sees of a step follows the same rules (checked with
+    // the strictest providers, to keep the run short).
     let mut history = History::new();
     history.record(turn.clone()).expect("no budget, nothing to save");
     history.record(turn.clone()).expect("no budget, nothing to save");
     for step in 1..=2 {
         let view = history.view(step);
         assert_eq!(view.len(), turn.len());
-        for (seen, recorded) in view.iter().zip(&turn) {
-            // A failure stays a failure at every later step.
-            assert_eq!(seen.result.is_error(), recorded.result.is_error());
+        let failed: Vec<bool> = view.iter().map(|call| call.result.is_error()).collect();
+        for (seen, recorded) in failed.iter().zip(&turn) {
+            assert_eq!(*seen, recorded.result.is_error());
         }
-        check_emitted(&view);
+        check_openai_chat(&view);
+        check_anthropic(&view, &failed);
     }
     let _ = history.render();
 }
@@ -516,14 +555,21 @@ pub fn check_emitted(turn: &[ToolCallResult]) {
     if turn.is_empty() {
         return;
     }
-    let options = EmitOptions::default();
     // Emitting reads lazy content, which settles whether the result failed.
-    let n = turn.len();
-    let chat = emit::openai_chat(turn, &options).items;
+    check_openai_chat(turn);
     let failed: Vec<bool> = turn.iter().map(|call| call.result.is_error()).collect();
+    check_openai_responses(turn);
+    check_anthropic(turn, &failed);
+    check_gemini(turn, &failed);
+    check_mcp(turn, &failed);
+    check_envelope(turn, &failed);
+}
 
-    // OpenAI Chat: a tool message per call, in order, then at most one user
-    // message.
+/// OpenAI Chat: a tool message per call, in order, none blank, then at
+/// most one user message.
+fn check_openai_chat(turn: &[ToolCallResult]) {
+    let n = turn.len();
+    let chat = emit::openai_chat(turn, &EmitOptions::default()).items;
     assert!(chat.len() == n || chat.len() == n + 1, "{chat:?}");
     for (message, call) in chat.iter().zip(turn) {
         assert_eq!(message["role"], "tool");
@@ -535,10 +581,12 @@ pub fn check_emitted(turn: &[ToolCallResult]) {
         assert_eq!(user["role"], "user");
         assert!(!user["content"].as_array().expect("parts").is_empty());
     }
+}
 
-    // OpenAI Responses: an output per call, in order.
-    let responses = emit::openai_responses(turn, &options).items;
-    assert_eq!(responses.len(), n);
+/// OpenAI Responses: an output per call, in order, none blank.
+fn check_openai_responses(turn: &[ToolCallResult]) {
+    let responses = emit::openai_responses(turn, &EmitOptions::default()).items;
+    assert_eq!(responses.len(), turn.len());
     for (item, call) in responses.iter().zip(turn) {
         assert_eq!(item["call_id"], call.call_id.as_str());
         match &item["output"] {
@@ -554,14 +602,16 @@ pub fn check_emitted(turn: &[ToolCallResult]) {
             other => panic!("output {other}"),
         }
     }
+}
 
-    // Anthropic: one user message of tool_result blocks, in order, no blank
-    // text, `is_error` exactly for failures.
-    let anthropic = emit::anthropic(turn, &options).items;
+/// Anthropic: one user message of tool_result blocks, in order, no blank
+/// text, `is_error` exactly for failures.
+fn check_anthropic(turn: &[ToolCallResult], failed: &[bool]) {
+    let anthropic = emit::anthropic(turn, &EmitOptions::default()).items;
     assert_eq!(anthropic.len(), 1);
     let blocks = anthropic[0]["content"].as_array().expect("blocks");
-    assert_eq!(blocks.len(), n);
-    for ((block, call), failed) in blocks.iter().zip(turn).zip(&failed) {
+    assert_eq!(blocks.len(), turn.len());
+    for ((block, call), failed) in blocks.iter().zip(turn).zip(failed) {
         assert_eq!(block["tool_use_id"], call.call_id.as_str());
         assert_eq!(block.get("is_error").is_some(), *failed, "{block}");
         let content = block["content"].as_array().expect("content");
@@ -572,30 +622,37 @@ pub fn check_emitted(turn: &[ToolCallResult]) {
             }
         }
     }
+}
 
-    // Gemini: a function response per call, each an object, failures under
-    // `error`.
-    let gemini = emit::gemini(turn, &options).items;
+/// Gemini: a function response per call, each an object, failures under
+/// `error`.
+fn check_gemini(turn: &[ToolCallResult], failed: &[bool]) {
+    let gemini = emit::gemini(turn, &EmitOptions::default()).items;
     let parts = gemini[0]["parts"].as_array().expect("parts");
-    assert_eq!(parts.len(), n);
-    for ((part, call), failed) in parts.iter().zip(turn).zip(&failed) {
+    assert_eq!(parts.len(), turn.len());
+    for ((part, call), failed) in parts.iter().zip(turn).zip(failed) {
         let response = &part["functionResponse"];
         assert_eq!(response["name"], call.tool_name.as_str());
         assert!(response["response"].is_object());
         assert_eq!(response["response"].get("error").is_some(), *failed);
     }
+}
 
-    // MCP: a result per call, `isError` exactly for failures.
-    let mcp = emit::mcp(turn, &options).items;
-    assert_eq!(mcp.len(), n);
-    for (item, failed) in mcp.iter().zip(&failed) {
+/// MCP: a result per call, `isError` exactly for failures.
+fn check_mcp(turn: &[ToolCallResult], failed: &[bool]) {
+    let mcp = emit::mcp(turn, &EmitOptions::default()).items;
+    assert_eq!(mcp.len(), turn.len());
+    for (item, failed) in mcp.iter().zip(failed) {
         assert_eq!(item["isError"], *failed);
         assert!(!item["content"].as_array().expect("content").is_empty());
     }
+}
 
-    // The envelope: bounded, `ok` exactly for successes.
+/// The envelope: bounded, `ok` exactly for successes.
+fn check_envelope(turn: &[ToolCallResult], failed: &[bool]) {
+    let options = EmitOptions::default();
     let envelopes = emit::envelope(turn, &options).items;
-    for (envelope, failed) in envelopes.iter().zip(&failed) {
+    for (envelope, failed) in envelopes.iter().zip(failed) {
         assert_eq!(envelope["ok"], !*failed);
         let output = envelope["output"].as_str().expect("output");
         assert!(output.chars().count() <= options.envelope_limit());

@@ -203,8 +203,8 @@ fn dispatch_input(rng: &mut Rng) -> Vec<u8> {
     input
 }
 
-const DISPATCH_INPUTS: usize = 50_000;
-const EMISSION_INPUTS: usize = 50_000;
+const DISPATCH_INPUTS: usize = 70_000;
+const EMISSION_INPUTS: usize = 30_000;
 
 #[test]
 fn dispatch_survives_mutated_calls() {
