@@ -158,7 +158,9 @@ pub async fn convert(
         expected_panic("thirteen".into());
     }
     if value < -1e6 {
-        return Err(ConvertError(std::io::Error::other("the table server hung up")));
+        return Err(ConvertError(std::io::Error::other(
+            "the table server hung up",
+        )));
     }
     Ok(value as f32)
 }
@@ -290,10 +292,12 @@ pub struct Ran {
 
 impl Ran {
     fn of<'a>(results: impl IntoIterator<Item = &'a ToolResult>) -> Self {
-        results.into_iter().fold(Self::default(), |ran, result| Self {
-            calls: ran.calls + 1,
-            succeeded: ran.succeeded + usize::from(!result.is_error()),
-        })
+        results
+            .into_iter()
+            .fold(Self::default(), |ran, result| Self {
+                calls: ran.calls + 1,
+                succeeded: ran.succeeded + usize::from(!result.is_error()),
+            })
     }
 }
 
@@ -366,7 +370,10 @@ fn tool_and_rest(rest: &[u8]) -> (&'static str, &[u8]) {
 /// result tells the model; every result can be emitted.
 fn check_outcome(name: &str, outcome: &CallOutcome) {
     if let Some(error) = &outcome.error {
-        assert!(outcome.result.is_error(), "{name}: {error} with no error result");
+        assert!(
+            outcome.result.is_error(),
+            "{name}: {error} with no error result"
+        );
         assert_eq!(
             outcome.result.error_message(),
             Some(error.to_string().as_str()),
@@ -530,8 +537,12 @@ pub fn emission(data: &[u8]) {
     // what the model sees of a step follows the same rules (checked with
     // the strictest providers, to keep the run short).
     let mut history = History::new();
-    history.record(turn.clone()).expect("no budget, nothing to save");
-    history.record(turn.clone()).expect("no budget, nothing to save");
+    history
+        .record(turn.clone())
+        .expect("no budget, nothing to save");
+    history
+        .record(turn.clone())
+        .expect("no budget, nothing to save");
     for step in 1..=2 {
         let view = history.view(step);
         assert_eq!(view.len(), turn.len());
@@ -663,7 +674,10 @@ fn check_envelope(turn: &[ToolCallResult], failed: &[bool]) {
 fn significant(text: &str) -> String {
     let mantissa = text.split(['e', 'E']).next().unwrap_or("");
     let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
-    digits.trim_start_matches('0').trim_end_matches('0').to_owned()
+    digits
+        .trim_start_matches('0')
+        .trim_end_matches('0')
+        .to_owned()
 }
 
 /// `f32`s reach the model with the digits of their shortest form, and read
@@ -682,7 +696,11 @@ fn check_floats(turn: &[ToolCallResult], floats: &[Vec<f32>]) {
         for (number, &value) in sent.iter().zip(values) {
             let text = number.to_string();
             assert_eq!(text.parse::<f32>().ok(), Some(value), "{text}");
-            assert_eq!(significant(&text), significant(&format!("{value:e}")), "{text}");
+            assert_eq!(
+                significant(&text),
+                significant(&format!("{value:e}")),
+                "{text}"
+            );
         }
     }
 }

@@ -1,13 +1,13 @@
 //! Failures that must stay small and visible: an absurd tool name, a lazy
 //! text that reads itself, a lazy text that panicked, as later steps see it.
 
-use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::Duration;
 
 use toolkit_core::emit::{self, EmitOptions};
 use toolkit_core::{CallError, History, Registry, ToolCallResult, ToolResult, tool, tools};
+use toolkit_tests::fixtures::within;
 
 /// Searches the index.
 #[tool(catalogue = false)]
@@ -24,18 +24,6 @@ fn screenshot() -> String {
     "shot".into()
 }
 
-/// Runs `work` on a thread of its own and waits for it at most `limit`:
-/// a hang fails the test instead of stopping the suite.
-fn within<T: Send + 'static>(limit: Duration, work: impl FnOnce() -> T + Send + 'static) -> T {
-    let (sender, receiver) = mpsc::channel();
-    thread::spawn(move || {
-        let _ = sender.send(work());
-    });
-    receiver
-        .recv_timeout(limit)
-        .expect("did not finish: a hang, not an error")
-}
-
 #[tokio::test]
 async fn an_absurd_tool_name_is_answered_briefly() {
     let registry = Registry::builder()
@@ -49,7 +37,10 @@ async fn an_absurd_tool_name_is_answered_briefly() {
     let outcome = registry.call(&huge, "{}").await;
     let message = outcome.result.error_message().unwrap().to_owned();
     assert!(message.len() < 300, "{} characters", message.len());
-    assert!(message.starts_with("there is no tool named `searchxxx"), "{message}");
+    assert!(
+        message.starts_with("there is no tool named `searchxxx"),
+        "{message}"
+    );
     assert!(message.contains("(1000006 characters)"), "{message}");
     match outcome.error {
         Some(CallError::UnknownTool { name, suggestions }) => {

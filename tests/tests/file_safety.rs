@@ -9,7 +9,6 @@ use std::os::unix::fs::{PermissionsExt, symlink};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc;
 use std::thread;
 use std::time::Duration;
 
@@ -17,10 +16,8 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use toolkit_core::builtin::{ReadOutputError, read_output};
 use toolkit_core::emit::{self, EmitOptions};
-use toolkit_core::{
-    Block, History, Image, ImageError, OutputBudget, ToolCallResult, ToolResult,
-};
-use toolkit_tests::fixtures::png_bytes;
+use toolkit_core::{Block, History, Image, ImageError, OutputBudget, ToolCallResult, ToolResult};
+use toolkit_tests::fixtures::{png_bytes, within};
 
 /// A fresh folder under the system's temporary folder.
 fn temp_dir(name: &str) -> PathBuf {
@@ -28,18 +25,6 @@ fn temp_dir(name: &str) -> PathBuf {
     let _ = fs::remove_dir_all(&dir);
     fs::create_dir_all(&dir).unwrap();
     dir
-}
-
-/// Runs `work` on a thread of its own and waits for it at most `limit`: a
-/// hang fails the test instead of stopping the suite.
-fn within<T: Send + 'static>(limit: Duration, work: impl FnOnce() -> T + Send + 'static) -> T {
-    let (sender, receiver) = mpsc::channel();
-    thread::spawn(move || {
-        let _ = sender.send(work());
-    });
-    receiver
-        .recv_timeout(limit)
-        .expect("did not finish: a hang, not an error")
 }
 
 fn mkfifo(path: &Path) {
@@ -100,7 +85,12 @@ fn read_output_never_reads_through_a_link_swapped_in() {
     fs::write(dir.join("out.txt"), "inside").unwrap();
     let budget = OutputBudget::new(1_000, &dir);
 
-    let swapping = swapper(&dir, "out.txt", b"inside".to_vec(), outside.join("secret.txt"));
+    let swapping = swapper(
+        &dir,
+        "out.txt",
+        b"inside".to_vec(),
+        outside.join("secret.txt"),
+    );
     let (mut read, mut refused) = (0, 0);
     for _ in 0..RACE_ROUNDS {
         match read_output("out.txt".into(), None, budget.clone()) {
@@ -139,7 +129,13 @@ fn read_output_refuses_links_fifos_and_folders() {
         })
     };
     assert!(read("inside.txt").unwrap().ends_with("inside"));
-    for name in ["link.txt", "inner-link.txt", "sub", "pipe.txt", "missing.txt"] {
+    for name in [
+        "link.txt",
+        "inner-link.txt",
+        "sub",
+        "pipe.txt",
+        "missing.txt",
+    ] {
         match read(name) {
             Err(ReadOutputError::NoSuchFile(file)) => assert_eq!(file, name),
             other => panic!("{name}: {other:?}"),
@@ -178,7 +174,10 @@ fn path_images_never_read_through_a_link_swapped_in() {
     for _ in 0..RACE_ROUNDS {
         let emitted = emit::anthropic(&turn, &options);
         let text = emitted.to_json().to_string();
-        assert!(!text.contains(&secret_data), "sent a file outside the folder");
+        assert!(
+            !text.contains(&secret_data),
+            "sent a file outside the folder"
+        );
         if emitted.problems.is_empty() {
             assert!(text.contains(&inside_data));
             sent += 1;
@@ -224,7 +223,11 @@ fn path_images_refuse_links_fifos_and_climbing_and_keep_the_folder_private() {
     // Inside, by a relative or an absolute path: sent.
     for path in [PathBuf::from("shots/ok.png"), dir.join("shots/ok.png")] {
         let emitted = emit_one(path.clone());
-        assert!(emitted.problems.is_empty(), "{path:?}: {:?}", emitted.problems);
+        assert!(
+            emitted.problems.is_empty(),
+            "{path:?}: {:?}",
+            emitted.problems
+        );
     }
 
     let refused: [(PathBuf, fn(&ImageError) -> bool); 9] = [
@@ -246,8 +249,12 @@ fn path_images_refuse_links_fifos_and_climbing_and_keep_the_folder_private() {
         (outside.join("secret.png"), |e| {
             matches!(e, ImageError::OutsideImageDir { .. })
         }),
-        ("pipe.png".into(), |e| matches!(e, ImageError::Unreadable { .. })),
-        ("shots".into(), |e| matches!(e, ImageError::Unreadable { .. })),
+        ("pipe.png".into(), |e| {
+            matches!(e, ImageError::Unreadable { .. })
+        }),
+        ("shots".into(), |e| {
+            matches!(e, ImageError::Unreadable { .. })
+        }),
         (dir.join("shots/missing.png"), |e| {
             matches!(e, ImageError::Unreadable { .. })
         }),
@@ -260,7 +267,10 @@ fn path_images_refuse_links_fifos_and_climbing_and_keep_the_folder_private() {
         // What the model reads names neither the folder nor the outside.
         let text = emitted.to_json().to_string();
         assert!(text.contains("[image not available: "), "{text}");
-        assert!(!text.contains(&folder), "{path:?} reveals the folder: {text}");
+        assert!(
+            !text.contains(&folder),
+            "{path:?} reveals the folder: {text}"
+        );
         assert!(
             !text.contains(outside.to_str().unwrap()),
             "{path:?} reveals a host path: {text}"
@@ -302,7 +312,11 @@ fn saved_outputs_are_private() {
     let file = history.saved_file(1, 0).unwrap().to_path_buf();
     assert_eq!(fs::read_to_string(&file).unwrap(), "x".repeat(100));
     assert_eq!(mode(&folder), 0o700, "the folder");
-    assert_eq!(mode(&root.join("agent")), 0o700, "its parent, created with it");
+    assert_eq!(
+        mode(&root.join("agent")),
+        0o700,
+        "its parent, created with it"
+    );
     assert_eq!(mode(&file), 0o600, "the file");
 }
 
@@ -331,7 +345,10 @@ fn a_planted_link_is_never_written_through() {
     let seen = history.render();
     assert!(seen.contains("`step1-call1-call_1-2.txt`"), "{seen}");
     // The link is left as it was.
-    assert_eq!(fs::read_link(folder.join("step1-call1-call_1.txt")).unwrap(), target);
+    assert_eq!(
+        fs::read_link(folder.join("step1-call1-call_1.txt")).unwrap(),
+        target
+    );
 }
 
 #[test]
@@ -361,7 +378,11 @@ fn links_planted_while_recording_are_never_written_through() {
     for step in 1..=STEPS {
         let text = format!("step {step} output, long enough to be saved");
         history
-            .record(vec![ToolCallResult::new("c", "t", ToolResult::text(text.clone()))])
+            .record(vec![ToolCallResult::new(
+                "c",
+                "t",
+                ToolResult::text(text.clone()),
+            )])
             .unwrap();
         let file = history.saved_file(step, 0).unwrap();
         assert_eq!(fs::read_to_string(file).unwrap(), text);

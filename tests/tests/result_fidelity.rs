@@ -139,8 +139,10 @@ async fn f32_and_f64_are_sent_as_written_by_every_provider() {
             for want in expected {
                 let as_float: f64 = want.parse().unwrap();
                 assert!(
-                    found.iter().any(|text| text.parse::<f64>().unwrap() == as_float
-                        && digits(text) == digits(want)),
+                    found
+                        .iter()
+                        .any(|text| text.parse::<f64>().unwrap() == as_float
+                            && digits(text) == digits(want)),
                     "{name} / {provider}: {want} missing from {found:?}"
                 );
             }
@@ -280,10 +282,7 @@ async fn the_model_reads_the_cause_and_the_host_gets_the_typed_error() {
     }
 
     let refused = registry.call("post_entry", r#"{"amount": 0}"#).await;
-    assert_eq!(
-        refused.result.error_message(),
-        Some("the entry is refused")
-    );
+    assert_eq!(refused.result.error_message(), Some("the entry is refused"));
     assert!(matches!(
         refused.downcast_error::<LedgerError>(),
         Some(LedgerError::Refused)

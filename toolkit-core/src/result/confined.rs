@@ -166,7 +166,9 @@ fn is_link_refused(error: &io::Error) -> bool {
         #[cfg(target_os = "netbsd")]
         libc::EFTYPE,
     ];
-    error.raw_os_error().is_some_and(|code| codes.contains(&code))
+    error
+        .raw_os_error()
+        .is_some_and(|code| codes.contains(&code))
 }
 
 #[cfg(not(unix))]

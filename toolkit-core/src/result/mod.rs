@@ -479,12 +479,12 @@ impl fmt::Debug for ToolResult {
                 &extras.and_then(|extras| extras.cause.as_ref()),
             )
             .field("completion", &self.completion)
-        .field("memory", &self.memory())
-        .field("show_once", &self.show_once)
-        .field("attachments", &self.attachments())
-        .field("note", &self.note())
-        .field("attributes", self.attributes())
-        .finish()
+            .field("memory", &self.memory())
+            .field("show_once", &self.show_once)
+            .field("attachments", &self.attachments())
+            .field("note", &self.note())
+            .field("attributes", self.attributes())
+            .finish()
     }
 }
 

@@ -11,8 +11,8 @@
 use std::fmt::{self, Write as _};
 
 use serde::ser::{
-    Serialize, SerializeMap, SerializeSeq, SerializeStruct, SerializeStructVariant,
-    SerializeTuple, SerializeTupleStruct, SerializeTupleVariant, Serializer,
+    Serialize, SerializeMap, SerializeSeq, SerializeStruct, SerializeStructVariant, SerializeTuple,
+    SerializeTupleStruct, SerializeTupleVariant, Serializer,
 };
 use serde_json::Value;
 
@@ -279,7 +279,11 @@ mod tests {
             let text = to_value(&value).unwrap().to_string();
             assert_eq!(text.parse::<f32>().unwrap(), value, "{text}");
             // The same digits as the shortest form of the `f32` itself.
-            assert_eq!(significant(&text), significant(&format!("{value:e}")), "{value}");
+            assert_eq!(
+                significant(&text),
+                significant(&format!("{value:e}")),
+                "{value}"
+            );
         }
     }
 
@@ -287,12 +291,16 @@ mod tests {
     fn significant(text: &str) -> String {
         let mantissa = text.split(['e', 'E']).next().unwrap_or("");
         let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
-        digits.trim_start_matches('0').trim_end_matches('0').to_owned()
+        digits
+            .trim_start_matches('0')
+            .trim_end_matches('0')
+            .to_owned()
     }
 
     #[test]
     fn the_rest_is_serde_json_s() {
-        let value = serde_json::json!({"a": [1, -2, 3.5, u64::MAX, "x", null, true], "b": {"c": 1e300}});
+        let value =
+            serde_json::json!({"a": [1, -2, 3.5, u64::MAX, "x", null, true], "b": {"c": 1e300}});
         assert_eq!(to_value(&value).unwrap(), value);
         assert_eq!(to_value(&f32::NAN).unwrap(), Value::Null);
     }
