@@ -127,6 +127,27 @@ fn a_lazy_text_read_from_two_threads_still_runs_once() {
     assert_eq!(runs.load(Ordering::SeqCst), 1);
 }
 
+/// Step 1's view holds the panic as an error, for every emitter.
+fn assert_step_one_failed(history: &History) {
+    let view = history.view(1);
+    let failed = &view[0].result;
+    assert!(failed.is_error(), "step view lost the error: {failed:?}");
+    let message = failed.error_message().unwrap();
+    assert!(
+        message.contains("the report generator crashed"),
+        "{message}"
+    );
+    assert!(!view[1].result.is_error());
+
+    let emitted = emit::anthropic(&view, &EmitOptions::default()).to_json();
+    let block = &emitted[0]["content"][0];
+    assert_eq!(block["is_error"], true, "{emitted}");
+    assert!(
+        block.to_string().contains("the report generator crashed"),
+        "{emitted}"
+    );
+}
+
 #[test]
 fn the_history_keeps_a_panicking_lazy_texts_error() {
     let mut history = History::new();
@@ -138,6 +159,8 @@ fn the_history_keeps_a_panicking_lazy_texts_error() {
             ToolCallResult::new("call_2", "search", ToolResult::text("3 hits")),
         ])
         .unwrap();
+    // Seen at the next step, and at every step after.
+    assert_step_one_failed(&history);
     history
         .record(vec![ToolCallResult::new(
             "call_3",
@@ -145,26 +168,8 @@ fn the_history_keeps_a_panicking_lazy_texts_error() {
             ToolResult::text("4 hits"),
         )])
         .unwrap();
+    assert_step_one_failed(&history);
 
-    for step in [1] {
-        let view = history.view(step);
-        let failed = &view[0].result;
-        assert!(failed.is_error(), "step view lost the error: {failed:?}");
-        let message = failed.error_message().unwrap();
-        assert!(
-            message.contains("the report generator crashed"),
-            "{message}"
-        );
-        assert!(!view[1].result.is_error());
-
-        let emitted = emit::anthropic(&view, &EmitOptions::default()).to_json();
-        let block = &emitted[0]["content"][0];
-        assert_eq!(block["is_error"], true, "{emitted}");
-        assert!(
-            block.to_string().contains("the report generator crashed"),
-            "{emitted}"
-        );
-    }
     let rendered = history.render();
     assert!(
         rendered.contains("Error: the tool panicked: the report generator crashed"),

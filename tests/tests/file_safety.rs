@@ -230,7 +230,8 @@ fn path_images_refuse_links_fifos_and_climbing_and_keep_the_folder_private() {
         );
     }
 
-    let refused: [(PathBuf, fn(&ImageError) -> bool); 9] = [
+    type Expected = fn(&ImageError) -> bool;
+    let refused: [(PathBuf, Expected); 9] = [
         ("elsewhere/secret.png".into(), |e| {
             matches!(e, ImageError::OutsideImageDir { .. })
         }),

@@ -118,7 +118,8 @@ fn mutate(rng: &mut Rng, mut data: Vec<u8>) -> Vec<u8> {
 /// One call of the tool at `tool` (an index into [`NAMES`]) as the
 /// providers send calls, by its arguments.
 fn arguments(rng: &mut Rng, tool: usize) -> &'static str {
-    *rng.pick(ARGUMENTS[tool % ARGUMENTS.len()])
+    let choices = ARGUMENTS[tool % ARGUMENTS.len()];
+    choices[rng.below(choices.len())]
 }
 
 /// A provider's response holding one call of a tool, for mode 4.
@@ -150,7 +151,7 @@ fn dispatch_input(rng: &mut Rng) -> Vec<u8> {
     let mut input = Vec::new();
     match rng.below(10) {
         // Arguments as text, or as a value.
-        0..=2 | 3..=4 => {
+        0..=4 => {
             let mode = if rng.below(5) < 3 { 0 } else { 1 };
             let tool = rng.below(NAMES.len());
             input.push(mode);
