@@ -293,7 +293,6 @@ async fn the_model_reads_the_cause_and_the_host_gets_the_typed_error() {
         chained.result.error_message(),
         Some(format!("posting the entry failed: {CHAIN}").as_str())
     );
-    assert!(chained.downcast_error::<LedgerError>().is_none());
     assert!(chained.tool_error().is_some());
 
     // A failure outside the tool has no tool error.
