@@ -34,3 +34,23 @@ pub fn three_call_turn() -> Vec<ToolCallResult> {
         ToolCallResult::new("call_3", "fetch", ToolResult::error("404 Not Found")),
     ]
 }
+
+/// Runs `work` on a thread of its own and waits for it at most `limit`, so
+/// that code which hangs fails its test instead of stopping the suite.
+///
+/// # Panics
+///
+/// When `work` has not finished within `limit` (the thread is left
+/// behind), or panicked.
+pub fn within<T: Send + 'static>(
+    limit: std::time::Duration,
+    work: impl FnOnce() -> T + Send + 'static,
+) -> T {
+    let (sender, receiver) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = sender.send(work());
+    });
+    receiver
+        .recv_timeout(limit)
+        .expect("did not finish: a hang, not an error")
+}

@@ -279,26 +279,32 @@ fn conversions_from_option_and_result() {
     );
 }
 
-/// An error type whose alternate form carries its cause, as anyhow's does.
-struct Chained;
+/// An error with a cause, as `thiserror`'s `#[source]` makes one.
+#[derive(Debug)]
+struct Chained(std::io::Error);
 
 impl fmt::Display for Chained {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if f.alternate() {
-            f.write_str("fetch failed: connection refused")
-        } else {
-            f.write_str("fetch failed")
-        }
+        f.write_str("fetch failed")
+    }
+}
+
+impl std::error::Error for Chained {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.0)
     }
 }
 
 #[test]
 fn error_conversion_keeps_the_cause_chain() {
-    let failed: Result<String, Chained> = Err(Chained);
+    let refused = std::io::Error::new(std::io::ErrorKind::ConnectionRefused, "connection refused");
+    let failed: Result<String, Chained> = Err(Chained(refused));
+    let result = failed.into_tool_result();
     assert_eq!(
-        failed.into_tool_result().error_message(),
+        result.error_message(),
         Some("fetch failed: connection refused")
     );
+    assert!(result.downcast_error::<Chained>().is_some());
 }
 
 #[test]

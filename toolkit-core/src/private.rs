@@ -2,7 +2,7 @@
 //! change in any release.
 
 use std::cell::Cell;
-use std::fmt::Display;
+use std::error::Error;
 use std::marker::PhantomData;
 use std::sync::OnceLock;
 
@@ -81,11 +81,15 @@ pub trait ViaSerializeResult {
     fn __into_tool_result(&self) -> ToolResult;
 }
 
-impl<T: Serialize, E: Display> ViaSerializeResult for &Wrap<Result<T, E>> {
+impl<T, E> ViaSerializeResult for &Wrap<Result<T, E>>
+where
+    T: Serialize,
+    E: Into<Box<dyn Error + Send + Sync + 'static>>,
+{
     fn __into_tool_result(&self) -> ToolResult {
         match self.take() {
             Ok(value) => ToolResult::serialized(&value),
-            Err(error) => ToolResult::error(format!("{error:#}")),
+            Err(error) => ToolResult::from_boxed_error(error.into()),
         }
     }
 }

@@ -1,7 +1,7 @@
 //! Outputs too long for the model: saved whole to a file, shown by their beginning.
 
 use std::fmt;
-use std::io;
+use std::io::{self, Write as _};
 use std::path::{Path, PathBuf};
 
 use crate::result::block::render_text;
@@ -67,6 +67,12 @@ impl OutputBudget {
     /// Applies the budget to `result`. Returns `None` when the text fits;
     /// otherwise saves the text as `<name>.txt` in the folder and returns the
     /// shortened result. `name` is reduced to letters, digits, `-` and `_`.
+    ///
+    /// The folder is created readable by its owner only (`0700`), and so is
+    /// the file (`0600`). A file is always new: when `<name>.txt` is taken
+    /// (by an earlier run, or by a link planted there), the text goes to
+    /// `<name>-2.txt`, and so on; nothing is overwritten and no link is
+    /// followed.
     pub fn apply(&self, result: &ToolResult, name: &str) -> io::Result<Option<Spilled>> {
         let text = content_text(result);
         let Some((head_end, _)) = text.char_indices().nth(self.max_chars) else {
@@ -92,18 +98,61 @@ impl OutputBudget {
         }))
     }
 
-    /// Saves the text of `result`'s content as `<name>.txt` in the folder,
-    /// whatever its length, and returns the file's path.
+    /// Saves the text of `result`'s content as `<name>.txt` in the folder
+    /// (or the next free name, as [`apply`](Self::apply) does), whatever its
+    /// length, and returns the file's path.
     pub fn save(&self, result: &ToolResult, name: &str) -> io::Result<PathBuf> {
         self.write(name, &content_text(result))
     }
 
     fn write(&self, name: &str, text: &str) -> io::Result<PathBuf> {
-        std::fs::create_dir_all(&self.dir)?;
-        let file = self.dir.join(format!("{}.txt", sanitize(name)));
-        std::fs::write(&file, text)?;
-        Ok(file)
+        create_private_dir(&self.dir)?;
+        let stem = sanitize(name);
+        for attempt in 1..=MAX_NAME_ATTEMPTS {
+            let file = match attempt {
+                1 => self.dir.join(format!("{stem}.txt")),
+                n => self.dir.join(format!("{stem}-{n}.txt")),
+            };
+            match create_new(&file) {
+                Ok(mut out) => {
+                    out.write_all(text.as_bytes())?;
+                    return Ok(file);
+                }
+                // Taken (by an earlier run, or by a link someone planted,
+                // which is neither followed nor removed): try the next name.
+                Err(error) if error.kind() == io::ErrorKind::AlreadyExists => continue,
+                Err(error) => return Err(error),
+            }
+        }
+        Err(io::Error::new(
+            io::ErrorKind::AlreadyExists,
+            format!("`{stem}.txt` and the next {MAX_NAME_ATTEMPTS} names are all taken"),
+        ))
     }
+}
+
+/// How many names a saved output tries (`name.txt`, `name-2.txt`, …)
+/// before giving up.
+const MAX_NAME_ATTEMPTS: usize = 100;
+
+/// Creates the folder, and any missing parent, readable by its owner only:
+/// saved outputs are the tools' outputs, which may be private.
+fn create_private_dir(dir: &Path) -> io::Result<()> {
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder.create(dir)
+}
+
+/// Creates `file`, which must not exist yet, readable by its owner only.
+/// `create_new` also refuses a link at that name: it is never followed.
+fn create_new(file: &Path) -> io::Result<std::fs::File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    options.open(file)
 }
 
 /// The text and JSON blocks of a result, rendered; images are not text.

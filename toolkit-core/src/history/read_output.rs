@@ -1,8 +1,10 @@
 //! Ready tools that come with the crate.
 
 use std::fmt;
+use std::io::Read as _;
 use std::path::{Component, Path};
 
+use crate::result::confined::{Refused, open_inside};
 use crate::{OutputBudget, ToolResult, tool};
 
 /// Read an output that was too long to show, page by page.
@@ -11,8 +13,8 @@ use crate::{OutputBudget, ToolResult, tool};
 /// file's name. This reads one page of such a file.
 ///
 /// Register it beside the tools whose outputs are budgeted, with the same
-/// [`OutputBudget`] as state: it reads only files of that budget's folder,
-/// in pages of the budget's size.
+/// [`OutputBudget`] as state: it reads only regular files directly in that
+/// budget's folder (never through a link), in pages of the budget's size.
 ///
 /// ```
 /// use toolkit_core::{OutputBudget, Registry, tools};
@@ -41,19 +43,18 @@ pub fn read_output(
     if !plain {
         return Err(ReadOutputError::NotAName(file));
     }
-    let dir = budget
-        .dir()
-        .canonicalize()
-        .map_err(|_| ReadOutputError::NoSuchFile(file.clone()))?;
-    let path = dir
-        .join(name)
-        .canonicalize()
-        .map_err(|_| ReadOutputError::NoSuchFile(file.clone()))?;
-    // A link inside the folder could point anywhere.
-    if path.parent() != Some(dir.as_path()) {
-        return Err(ReadOutputError::NoSuchFile(file));
-    }
-    let text = std::fs::read_to_string(&path)
+    // Opened once, without following a link and only as a regular file,
+    // so that neither a link nor a FIFO planted in the folder, nor one
+    // swapped in while this runs, is read.
+    let mut opened = open_inside(budget.dir(), name).map_err(|refused| match refused {
+        Refused::Io(error) if error.kind() != std::io::ErrorKind::NotFound => {
+            ReadOutputError::Unreadable(file.clone(), error.to_string())
+        }
+        _ => ReadOutputError::NoSuchFile(file.clone()),
+    })?;
+    let mut text = String::new();
+    opened
+        .read_to_string(&mut text)
         .map_err(|error| ReadOutputError::Unreadable(file.clone(), error.to_string()))?;
 
     let page_chars = budget.max_chars().max(1);

@@ -82,7 +82,7 @@ impl fmt::Display for CallError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::UnknownTool { name, suggestions } => {
-                write!(f, "there is no tool named `{name}`")?;
+                write!(f, "there is no tool named {}", Echo(name))?;
                 match suggestions.as_slice() {
                     [] => Ok(()),
                     [one] => write!(f, "; did you mean `{one}`?"),
@@ -122,6 +122,29 @@ impl fmt::Display for CallError {
 
 impl std::error::Error for CallError {}
 
+/// A name the model sent, quoted as the model reads it back: whole up to
+/// [`Echo::MAX_CHARS`] characters, else its beginning and its length. A
+/// name of a million characters must not come back as one.
+struct Echo<'a>(&'a str);
+
+impl Echo<'_> {
+    const MAX_CHARS: usize = 80;
+}
+
+impl fmt::Display for Echo<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0.char_indices().nth(Self::MAX_CHARS) {
+            None => write!(f, "`{}`", self.0),
+            Some((end, _)) => write!(
+                f,
+                "`{}…` ({} characters)",
+                &self.0[..end],
+                self.0.chars().count()
+            ),
+        }
+    }
+}
+
 /// What a call produced: the result the model sees, and, when the call
 /// failed outside the tool's own logic, the typed error for the host.
 #[derive(Debug, Clone)]
@@ -131,8 +154,44 @@ pub struct CallOutcome {
     pub result: ToolResult,
     /// Set when the tool could not run to its end (unknown name, invalid
     /// arguments, panic, timeout...). A tool that returns an error result of
-    /// its own leaves this `None`: it ran as designed.
+    /// its own leaves this `None`: it ran as designed, and the error it
+    /// returned is [`tool_error`](Self::tool_error).
     pub error: Option<CallError>,
+}
+
+impl CallOutcome {
+    /// The error the tool itself returned (the `Err` of a tool returning
+    /// `Result`), typed, for the host; the model reads its message and
+    /// causes in [`result`](Self::result). `None` when the tool succeeded,
+    /// failed with a plain message, or did not run to its end
+    /// ([`error`](Self::error)).
+    pub fn tool_error(&self) -> Option<&(dyn std::error::Error + Send + Sync + 'static)> {
+        self.result.error_source()
+    }
+
+    /// The error the tool itself returned, if it is an `E`.
+    ///
+    /// ```
+    /// use toolkit_core::{Registry, tool, tools};
+    ///
+    /// /// Reads the balance.
+    /// #[tool]
+    /// fn balance() -> Result<String, std::io::Error> {
+    ///     Err(std::io::Error::new(std::io::ErrorKind::TimedOut, "the ledger did not answer"))
+    /// }
+    ///
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// let registry = Registry::builder().tools(tools![balance]).build()?;
+    /// let outcome = registry.call("balance", "{}").await;
+    /// assert_eq!(outcome.result.error_message(), Some("the ledger did not answer"));
+    /// let error = outcome.downcast_error::<std::io::Error>().unwrap();
+    /// assert_eq!(error.kind(), std::io::ErrorKind::TimedOut);
+    /// # Ok::<(), toolkit_core::RegistryError>(())
+    /// # }).unwrap();
+    /// ```
+    pub fn downcast_error<E: std::error::Error + 'static>(&self) -> Option<&E> {
+        self.result.downcast_error::<E>()
+    }
 }
 
 impl CallOutcome {

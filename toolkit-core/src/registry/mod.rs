@@ -180,9 +180,27 @@ impl Entry {}
 
 /// One call the model made: its id, the tool's name and the arguments.
 ///
-/// Deserializes from `{"id", "name", "arguments"}`, where `arguments` is an
-/// object or, as OpenAI sends it, a string of JSON.
+/// Deserializes from `{"id", "name", "arguments"}` and nothing else, where
+/// `arguments` is an object or, as OpenAI sends it, a string of JSON (a
+/// call without `arguments` has none). Any other key is an error, so that a
+/// provider's own shape (an Anthropic `tool_use` block, a Responses
+/// `function_call` item) is refused rather than read wrong: without its
+/// `input`, or with its item `id` for the call's. Read those with
+/// [`Provider::read`](crate::Provider::read).
+///
+/// ```
+/// use toolkit_core::ToolCall;
+///
+/// let call: ToolCall =
+///     serde_json::from_str(r#"{"id": "call_1", "name": "search", "arguments": "{}"}"#)?;
+/// assert_eq!(call.name, "search");
+///
+/// let tool_use = r#"{"type": "tool_use", "id": "toolu_1", "name": "search", "input": {}}"#;
+/// assert!(serde_json::from_str::<ToolCall>(tool_use).is_err());
+/// # Ok::<(), serde_json::Error>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
 pub struct ToolCall {
     /// The id the provider gave the call.
     pub id: String,

@@ -1,15 +1,25 @@
 //! "Did you mean …?" for names the model or the host got wrong.
 
+/// Names longer than this get no suggestions: no provider allows a tool
+/// name past 64 characters, and comparing a name of any length with every
+/// tool would let one call cost seconds.
+pub(crate) const MAX_COMPARED: usize = 128;
+
 /// The candidates closest to `wanted`, best first: at most three, each within
 /// an edit distance of a third of the longer name (at least 2), or sharing
-/// it as a prefix or a substring.
+/// it as a prefix or a substring. None for a name longer than
+/// [`MAX_COMPARED`] characters.
 pub(crate) fn closest<'a>(
     wanted: &str,
     candidates: impl IntoIterator<Item = &'a str>,
 ) -> Vec<String> {
+    if !is_comparable(wanted) {
+        return Vec::new();
+    }
     let wanted_lower = wanted.to_lowercase();
     let mut scored: Vec<(usize, &str)> = candidates
         .into_iter()
+        .filter(|candidate| is_comparable(candidate))
         .filter_map(|candidate| {
             let lower = candidate.to_lowercase();
             let distance = edit_distance(&wanted_lower, &lower);
@@ -26,30 +36,37 @@ pub(crate) fn closest<'a>(
         .collect()
 }
 
+fn is_comparable(name: &str) -> bool {
+    // The byte length bounds the character count from above: most names
+    // are decided without counting.
+    name.len() <= MAX_COMPARED || name.chars().nth(MAX_COMPARED).is_none()
+}
+
 /// Levenshtein distance, with a swap of two neighbours counted as one edit.
+/// Keeps three rows of the table, not all of it.
 pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
     let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
-    let mut rows = vec![vec![0usize; b.len() + 1]; a.len() + 1];
-    for (i, row) in rows.iter_mut().enumerate() {
-        row[0] = i;
-    }
-    for (j, cell) in rows[0].iter_mut().enumerate() {
-        *cell = j;
-    }
+    // Rows i-2, i-1 and i of the table, each `b.len() + 1` long.
+    let mut before: Vec<usize> = vec![0; b.len() + 1];
+    let mut previous: Vec<usize> = (0..=b.len()).collect();
+    let mut current: Vec<usize> = vec![0; b.len() + 1];
     for i in 1..=a.len() {
+        current[0] = i;
         for j in 1..=b.len() {
             let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut best = (rows[i - 1][j] + 1)
-                .min(rows[i][j - 1] + 1)
-                .min(rows[i - 1][j - 1] + cost);
+            let mut best = (previous[j] + 1)
+                .min(current[j - 1] + 1)
+                .min(previous[j - 1] + cost);
             if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                best = best.min(rows[i - 2][j - 2] + 1);
+                best = best.min(before[j - 2] + 1);
             }
-            rows[i][j] = best;
+            current[j] = best;
         }
+        std::mem::swap(&mut before, &mut previous);
+        std::mem::swap(&mut previous, &mut current);
     }
-    rows[a.len()][b.len()]
+    previous[b.len()]
 }
 
 #[cfg(test)]
@@ -62,6 +79,10 @@ mod tests {
         assert_eq!(edit_distance("serach", "search"), 1);
         assert_eq!(edit_distance("seach", "search"), 1);
         assert_eq!(edit_distance("", "abc"), 3);
+        assert_eq!(edit_distance("abc", ""), 3);
+        assert_eq!(edit_distance("ab", "ba"), 1);
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(edit_distance("ca", "abc"), 3);
     }
 
     #[test]
@@ -71,5 +92,13 @@ mod tests {
         assert_eq!(closest("Navigate", names), ["navigate"]);
         assert_eq!(closest("back", names), ["go_back"]);
         assert!(closest("xyzzy", names).is_empty());
+    }
+
+    #[test]
+    fn long_names_are_not_compared() {
+        let names = ["search"];
+        let long = format!("search{}", "x".repeat(MAX_COMPARED));
+        assert!(closest(&long, names).is_empty());
+        assert_eq!(closest(&"é".repeat(60), ["é".repeat(61).as_str()]).len(), 1);
     }
 }

@@ -1,7 +1,7 @@
 //! Conversions from what a tool naturally returns into a [`ToolResult`].
 
 use std::borrow::Cow;
-use std::fmt::Display;
+use std::error::Error;
 
 use serde::Serialize;
 use serde_json::Value;
@@ -13,9 +13,13 @@ use crate::{Block, Image, ToolResult};
 /// Implemented for text (`String`, `&str`, `Cow<str>`), `()` (no content),
 /// [`Image`], [`Block`], `Vec<Block>`, [`ToolResult`] itself,
 /// `serde_json::Value` and [`Json<T>`] for any `T: Serialize` (structured
-/// JSON), `Option<T>` (`None` is no content) and `Result<T, E>` where
-/// `E: Display`: an `Err` becomes an error result carrying the error's
-/// message, never a panic.
+/// JSON), `Option<T>` (`None` is no content) and `Result<T, E>` where `E`
+/// is an error: any `std::error::Error + Send + Sync + 'static`, an
+/// `anyhow::Error` or `eyre::Report`, a `String` or a `&str` (anything
+/// `Into<Box<dyn Error + Send + Sync>>`). An `Err` becomes an error result,
+/// never a panic: the model reads the error's message followed by its
+/// causes, and the host gets the error itself back
+/// ([`ToolResult::downcast_error`]). See [`ToolResult::from_error`].
 ///
 /// ```
 /// use toolkit_core::{IntoToolResult, Json};
@@ -24,7 +28,9 @@ use crate::{Block, Image, ToolResult};
 ///
 /// let failed: Result<String, std::io::Error> =
 ///     Err(std::io::Error::other("disk full"));
-/// assert_eq!(failed.into_tool_result().error_message(), Some("disk full"));
+/// let result = failed.into_tool_result();
+/// assert_eq!(result.error_message(), Some("disk full"));
+/// assert!(result.downcast_error::<std::io::Error>().is_some());
 ///
 /// #[derive(serde::Serialize)]
 /// struct Hit { title: String }
@@ -112,13 +118,19 @@ impl<T: IntoToolResult> IntoToolResult for Option<T> {
     }
 }
 
-impl<T: IntoToolResult, E: Display> IntoToolResult for Result<T, E> {
+// The bound is the one `Box<dyn Error + Send + Sync>` converts from, as
+// tower's `BoxError` is: it takes typed errors (whose causes and type must
+// survive), anyhow's and eyre's (which convert into such a box, causes and
+// all) and plain messages alike.
+impl<T, E> IntoToolResult for Result<T, E>
+where
+    T: IntoToolResult,
+    E: Into<Box<dyn Error + Send + Sync + 'static>>,
+{
     fn into_tool_result(self) -> ToolResult {
         match self {
             Ok(value) => value.into_tool_result(),
-            // The alternate form carries the cause chain for error types that
-            // keep one (anyhow, eyre) and is the plain message for the rest.
-            Err(error) => ToolResult::error(format!("{error:#}")),
+            Err(error) => ToolResult::from_boxed_error(error.into()),
         }
     }
 }

@@ -151,11 +151,7 @@ impl Image {
         match &self.0.source {
             ImageSource::Base64(data) => Ok(Arc::clone(data)),
             ImageSource::Path(path) => {
-                let path = resolve_inside(path, allowed_dir)?;
-                let bytes = std::fs::read(&path).map_err(|error| ImageError::Unreadable {
-                    path: path.clone(),
-                    reason: error.to_string(),
-                })?;
+                let bytes = read_inside(path, allowed_dir)?;
                 check_signature(&self.0.mime_type, &bytes)?;
                 Ok(STANDARD.encode(bytes).into())
             }
@@ -246,14 +242,24 @@ pub enum ImageError {
         /// The path given.
         path: PathBuf,
     },
-    /// The path lies outside the folder the host allows.
+    /// The path leads outside the folder the host allows: it lies
+    /// elsewhere, climbs out with `..`, or goes through a link (links are
+    /// not followed).
     OutsideImageDir {
         /// The path given.
         path: PathBuf,
         /// The folder the host allows.
         dir: PathBuf,
     },
-    /// The file could not be read.
+    /// The folder the host allows cannot be opened.
+    ImageDirUnavailable {
+        /// The folder the host allows.
+        dir: PathBuf,
+        /// What the system reported.
+        reason: String,
+    },
+    /// The file could not be read: it is missing, unreadable, or not a
+    /// regular file.
     Unreadable {
         /// The path given.
         path: PathBuf,
@@ -299,22 +305,27 @@ impl fmt::Display for ImageError {
                 "cannot tell the image type of `{}` from its extension (png, jpg, jpeg, gif, webp)",
                 path.display()
             ),
+            // The model reads these: they name the file as the tool gave it
+            // (an absolute path by its file name only) and never the host's
+            // folder.
             Self::NoImageDir { path } => write!(
                 f,
                 "image file `{}` refused: the host allows no image folder",
-                path.display()
+                Shown(path)
             ),
-            Self::OutsideImageDir { path, dir } => write!(
+            Self::OutsideImageDir { path, .. } => write!(
                 f,
-                "image file `{}` refused: it is outside the allowed folder `{}`",
-                path.display(),
-                dir.display()
+                "image file `{}` refused: it is not a file inside the allowed image folder (links are not followed)",
+                Shown(path)
             ),
+            Self::ImageDirUnavailable { reason, .. } => {
+                write!(f, "the allowed image folder cannot be opened: {reason}")
+            }
             Self::Unreadable { path, reason } => {
                 write!(
                     f,
                     "image file `{}` could not be read: {reason}",
-                    path.display()
+                    Shown(path)
                 )
             }
             Self::Unsupported {
@@ -394,30 +405,54 @@ fn check_signature(mime_type: &str, bytes: &[u8]) -> Result<(), ImageError> {
     Ok(())
 }
 
-/// Resolves `path` (relative paths against `dir`) and checks that the real
-/// file, links followed, lies inside `dir`.
-fn resolve_inside(path: &Path, dir: Option<&Path>) -> Result<PathBuf, ImageError> {
+/// Reads the image file `path` (relative paths from `dir`), opened once
+/// inside `dir` without following links, and only if it is a regular file.
+fn read_inside(path: &Path, dir: Option<&Path>) -> Result<Vec<u8>, ImageError> {
+    use std::io::Read as _;
+
+    use crate::result::confined::{Refused, open_inside};
+
     let Some(dir) = dir else {
         return Err(ImageError::NoImageDir {
             path: path.to_owned(),
         });
     };
-    let unreadable = |error: std::io::Error| ImageError::Unreadable {
+    let unreadable = |reason: String| ImageError::Unreadable {
         path: path.to_owned(),
-        reason: error.to_string(),
+        reason,
     };
-    let real_dir = dir.canonicalize().map_err(|error| ImageError::Unreadable {
-        path: dir.to_owned(),
-        reason: format!("the allowed image folder cannot be opened: {error}"),
-    })?;
-    let real = dir.join(path).canonicalize().map_err(unreadable)?;
-    if real.starts_with(&real_dir) {
-        Ok(real)
-    } else {
-        Err(ImageError::OutsideImageDir {
+    let mut file = open_inside(dir, path).map_err(|refused| match refused {
+        Refused::Folder(error) => ImageError::ImageDirUnavailable {
+            dir: dir.to_owned(),
+            reason: error.to_string(),
+        },
+        Refused::Outside => ImageError::OutsideImageDir {
             path: path.to_owned(),
             dir: dir.to_owned(),
-        })
+        },
+        Refused::NotAFile => unreadable("it is not a regular file".into()),
+        Refused::Io(error) => unreadable(error.to_string()),
+    })?;
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes)
+        .map_err(|error| unreadable(error.to_string()))?;
+    Ok(bytes)
+}
+
+/// A path as an error shows it to the model: a relative path as given (it
+/// is relative to the folder, which it does not name), an absolute one by
+/// its file name only.
+struct Shown<'a>(&'a Path);
+
+impl fmt::Display for Shown<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0.is_relative() {
+            return write!(f, "{}", self.0.display());
+        }
+        match self.0.file_name() {
+            Some(name) => write!(f, "…/{}", Path::new(name).display()),
+            None => f.write_str("…"),
+        }
     }
 }
 

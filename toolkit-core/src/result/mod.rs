@@ -2,14 +2,18 @@
 
 pub(crate) mod block;
 pub(crate) mod call_result;
+pub(crate) mod confined;
 pub(crate) mod convert;
 pub(crate) mod envelope;
 pub(crate) mod image;
 pub(crate) mod lazy_text;
+pub(crate) mod numbers;
 
 use std::collections::BTreeMap;
-use std::fmt;
+use std::error::Error;
+use std::fmt::{self, Write as _};
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use serde_json::Value;
 
@@ -70,6 +74,8 @@ enum Body {
 #[derive(Clone, Default)]
 struct Extras {
     error: Option<String>,
+    // The typed error the message was made from, for the host.
+    cause: Option<Arc<dyn Error + Send + Sync>>,
     memory: Option<String>,
     attachments: Vec<PathBuf>,
     note: Option<String>,
@@ -150,6 +156,51 @@ impl ToolResult {
         Self::blocks([]).with_error(message)
     }
 
+    /// A failed result made from an error: the model reads its message
+    /// followed by its causes (`the ledger is unavailable: connection reset
+    /// by peer`), and the host gets the error back, typed
+    /// ([`downcast_error`](Self::downcast_error)).
+    ///
+    /// A cause whose message the chain already holds is not repeated, for
+    /// errors that print their source themselves.
+    ///
+    /// ```
+    /// use toolkit_core::ToolResult;
+    ///
+    /// #[derive(Debug)]
+    /// struct Unavailable(std::io::Error);
+    ///
+    /// impl std::fmt::Display for Unavailable {
+    ///     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+    ///         f.write_str("the ledger is unavailable")
+    ///     }
+    /// }
+    ///
+    /// impl std::error::Error for Unavailable {
+    ///     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+    ///         Some(&self.0)
+    ///     }
+    /// }
+    ///
+    /// let reset = std::io::Error::from(std::io::ErrorKind::ConnectionReset);
+    /// let result = ToolResult::from_error(Unavailable(reset));
+    /// assert_eq!(
+    ///     result.error_message(),
+    ///     Some("the ledger is unavailable: connection reset")
+    /// );
+    /// let typed = result.downcast_error::<Unavailable>().unwrap();
+    /// assert_eq!(typed.0.kind(), std::io::ErrorKind::ConnectionReset);
+    /// ```
+    pub fn from_error(error: impl Into<Box<dyn Error + Send + Sync + 'static>>) -> Self {
+        Self::from_boxed_error(error.into())
+    }
+
+    pub(crate) fn from_boxed_error(error: Box<dyn Error + Send + Sync + 'static>) -> Self {
+        let mut result = Self::error(chain_message(&*error));
+        result.extras_mut().cause = Some(Arc::from(error));
+        result
+    }
+
     /// A structured JSON result.
     pub fn json(value: impl Into<Value>) -> Self {
         Self::with_body(Body::One([Block::json(value)]))
@@ -157,8 +208,12 @@ impl ToolResult {
 
     /// A result holding what `value` serializes to, as structured JSON, or an
     /// error result if it does not serialize.
+    ///
+    /// Floating-point numbers keep the digits they were written with: an
+    /// `f32` `3.9` is sent as `3.9`, not as the `f64` nearest to it
+    /// (`3.9000000953674316`), as `serde_json::to_value` would.
     pub fn serialized<T: serde::Serialize + ?Sized>(value: &T) -> Self {
-        match serde_json::to_value(value) {
+        match crate::result::numbers::to_value(value) {
             Ok(value) => Self::json(value),
             Err(error) => Self::error(format!(
                 "the tool's output could not be serialized: {error}"
@@ -200,8 +255,19 @@ impl ToolResult {
 
     /// A note for the model, sent with the result where each provider shows
     /// it (see the emission chapter of the guide).
+    ///
+    /// A blank note (empty, or only whitespace) says nothing and is no note:
+    /// it removes any note set before, and no provider receives it (some
+    /// reject blank text).
     pub fn with_note(mut self, note: impl Into<String>) -> Self {
-        self.extras_mut().note = Some(note.into());
+        let note = note.into();
+        if note.trim().is_empty() {
+            if let Some(extras) = &mut self.extras {
+                extras.note = None;
+            }
+        } else {
+            self.extras_mut().note = Some(note);
+        }
         self
     }
 
@@ -269,7 +335,7 @@ impl ToolResult {
         }
         match &self.body {
             Body::Lazy(lazy) => match lazy.get() {
-                Some(Computed::Panicked(message)) => Some(message),
+                Some(Computed::Panicked(message)) => Some(message.as_ref()),
                 _ => None,
             },
             Body::One(_) | Body::Blocks(_) => None,
@@ -279,6 +345,28 @@ impl ToolResult {
     /// Whether the tool failed (see [`error_message`](Self::error_message)).
     pub fn is_error(&self) -> bool {
         self.error_message().is_some()
+    }
+
+    /// The error the tool failed with, typed, when the result was made from
+    /// one ([`from_error`](Self::from_error), or a tool returning `Err`).
+    /// Only the host sees it; the model reads
+    /// [`error_message`](Self::error_message).
+    pub fn error_source(&self) -> Option<&(dyn Error + Send + Sync + 'static)> {
+        self.extras.as_ref()?.cause.as_deref()
+    }
+
+    /// The error the tool failed with, if it is an `E`.
+    ///
+    /// ```
+    /// use toolkit_core::IntoToolResult;
+    ///
+    /// let failed: Result<String, std::fmt::Error> = Err(std::fmt::Error);
+    /// let result = failed.into_tool_result();
+    /// assert!(result.downcast_error::<std::fmt::Error>().is_some());
+    /// assert!(result.downcast_error::<std::io::Error>().is_none());
+    /// ```
+    pub fn downcast_error<E: Error + 'static>(&self) -> Option<&E> {
+        self.error_source()?.downcast_ref::<E>()
     }
 
     /// Whether the tool finished the whole task.
@@ -346,12 +434,20 @@ impl ToolResult {
         Envelope::of(self, limit)
     }
 
-    /// The same result with its content replaced, every other field kept.
+    /// The same result with its content replaced, every other field kept,
+    /// the failure of a lazy text that panicked included.
     pub(crate) fn replace_content(&self, blocks: Vec<Block>) -> Self {
-        Self {
+        let mut replaced = Self {
             body: Body::of(blocks),
             ..self.clone()
+        };
+        if let Body::Lazy(lazy) = &self.body
+            && let Computed::Panicked(message) = lazy.force()
+            && replaced.error_message().is_none()
+        {
+            replaced = replaced.with_error(message.as_ref());
         }
+        replaced
     }
 }
 
@@ -376,20 +472,19 @@ impl fmt::Debug for ToolResult {
             Body::Blocks(blocks) => s.field("content", blocks),
             Body::Lazy(lazy) => s.field("content", lazy),
         };
-        s.field(
-            "error",
-            &self
-                .extras
-                .as_ref()
-                .and_then(|extras| extras.error.as_ref()),
-        )
-        .field("completion", &self.completion)
-        .field("memory", &self.memory())
-        .field("show_once", &self.show_once)
-        .field("attachments", &self.attachments())
-        .field("note", &self.note())
-        .field("attributes", self.attributes())
-        .finish()
+        let extras = self.extras.as_ref();
+        s.field("error", &extras.and_then(|extras| extras.error.as_ref()))
+            .field(
+                "error_source",
+                &extras.and_then(|extras| extras.cause.as_ref()),
+            )
+            .field("completion", &self.completion)
+            .field("memory", &self.memory())
+            .field("show_once", &self.show_once)
+            .field("attachments", &self.attachments())
+            .field("note", &self.note())
+            .field("attributes", self.attributes())
+            .finish()
     }
 }
 
@@ -423,6 +518,28 @@ impl fmt::Display for NotSingleText {
 }
 
 impl std::error::Error for NotSingleText {}
+
+/// How many causes an error message names at most: a chain is a few
+/// layers deep, and a longer one (or a `source` that loops) must not make
+/// the message endless.
+const MAX_CAUSES: usize = 16;
+
+/// `error`'s message followed by its causes', each after `: `. A cause
+/// whose message is already in the text (an error that prints its source
+/// itself) is skipped.
+fn chain_message(error: &(dyn Error + 'static)) -> String {
+    let mut message = error.to_string();
+    let mut cause = error.source();
+    for _ in 0..MAX_CAUSES {
+        let Some(current) = cause else { break };
+        let text = current.to_string();
+        if !text.is_empty() && !message.contains(&text) {
+            let _ = write!(message, ": {text}");
+        }
+        cause = current.source();
+    }
+    message
+}
 
 /// The message of a caught panic: the `&str` or `String` it was raised with.
 pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {

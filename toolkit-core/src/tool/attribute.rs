@@ -101,8 +101,11 @@
 /// Anything that converts with [`IntoToolResult`](crate::IntoToolResult)
 /// (text, `()`, images, blocks, a whole [`ToolResult`](crate::ToolResult)),
 /// any other `Serialize` value (sent as structured JSON), and `Result<T, E>`
-/// of either with `E: Display` (an `Err` becomes an error result for the
-/// model).
+/// of either where `E` converts into `Box<dyn Error + Send + Sync>` (any
+/// `std::error::Error + Send + Sync + 'static`, `anyhow::Error`, `String`):
+/// an `Err` becomes an error result whose message the model reads with its
+/// causes, and whose typed error the host gets back
+/// ([`CallOutcome::downcast_error`](crate::CallOutcome::downcast_error)).
 ///
 /// # Sync and async
 ///
