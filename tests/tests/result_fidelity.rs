@@ -232,6 +232,26 @@ async fn post_entry_anyhow(
     Err(LedgerError::Unavailable(reset())).context("posting the entry failed")
 }
 
+/// A failure that is only `Display`: no causes, no `Error` impl.
+#[derive(Debug)]
+struct Closed;
+
+impl std::fmt::Display for Closed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the ledger is closed today")
+    }
+}
+
+/// Posts an entry to a ledger that may be closed.
+#[tool(catalogue = false)]
+fn post_entry_closed(
+    /// The amount, in cents.
+    amount: i64,
+) -> Result<String, Closed> {
+    let _ = amount;
+    Err(Closed)
+}
+
 fn post_entry_runtime() -> ToolDef {
     ToolDef::builder("post_entry_runtime")
         .description("Posts an entry.")
@@ -294,6 +314,20 @@ async fn the_model_reads_the_cause_and_the_host_gets_the_typed_error() {
         Some(format!("posting the entry failed: {CHAIN}").as_str())
     );
     assert!(chained.tool_error().is_some());
+
+    // An error type with `Display` only still reaches the model as its
+    // message; there is no typed error to give back.
+    let closed = Registry::builder()
+        .tools(tools![post_entry_closed])
+        .build()
+        .unwrap()
+        .call("post_entry_closed", r#"{"amount": 5}"#)
+        .await;
+    assert_eq!(
+        closed.result.error_message(),
+        Some("the ledger is closed today")
+    );
+    assert!(closed.error.is_none() && closed.tool_error().is_none());
 
     // A failure outside the tool has no tool error.
     let unknown = registry.call("post_entri", "{}").await;

@@ -18,6 +18,7 @@ pub use crate::registry::catalogue::CatalogueEntry;
 pub use crate::registry::context::CallSite;
 pub use crate::registry::drive::run_blocking;
 pub use crate::tool::arguments::parse_arguments;
+pub use crate::tool::fields::{FieldSchema, object_schema};
 use crate::tool::schema::ToolSchema;
 pub use crate::tool::{Annotations, OutputSchema, StaticDef};
 use crate::{CallError, IntoToolResult, Json, ToolResult};
@@ -176,23 +177,64 @@ impl<T: ?Sized> OutputOfAny for OutputOf<T> {
     }
 }
 
-/// The error side of a tool's `Result<T, E>`; the bound lands on `E` with
-/// the fix when `E` has no `Display`.
+/// The error side of a tool's `Result<T, E>`, converted by autoref as the
+/// value is: `(&&ErrorOf::new(error)).__error_result()` takes an error
+/// that boxes into `dyn Error` (typed errors, anyhow's and eyre's,
+/// messages) with its causes and its type, and any other `Display` type
+/// as its message.
+pub struct ErrorOf<E>(Cell<Option<E>>);
+
+impl<E> ErrorOf<E> {
+    pub fn new(error: E) -> Self {
+        Self(Cell::new(Some(error)))
+    }
+
+    fn take(&self) -> E {
+        // Each conversion method below takes the error exactly once.
+        self.0.take().expect("an error is converted once")
+    }
+}
+
+/// An error that keeps its causes and type.
+pub trait ViaBoxedError {
+    fn __error_result(&self) -> ToolResult;
+}
+
+impl<E: Into<Box<dyn Error + Send + Sync + 'static>>> ViaBoxedError for &ErrorOf<E> {
+    fn __error_result(&self) -> ToolResult {
+        ToolResult::from_error(self.take())
+    }
+}
+
+/// The last resort: any `Display` type, as its message. The bound sits on
+/// the method, so that an error type without `Display` is reported with
+/// the message of [`ToolError`] rather than as a missing method.
+pub trait ViaDisplay<E> {
+    fn __error_result(&self) -> ToolResult
+    where
+        E: ToolError;
+}
+
+impl<E> ViaDisplay<E> for ErrorOf<E> {
+    fn __error_result(&self) -> ToolResult
+    where
+        E: ToolError,
+    {
+        // The alternate form carries a cause chain where the type keeps
+        // one in its `Display`.
+        ToolResult::error(format!("{:#}", self.take()))
+    }
+}
+
+/// An error type a tool's `Result` can carry.
 #[diagnostic::on_unimplemented(
     message = "the error type `{Self}` of a tool's `Result` must implement `Display`",
-    label = "the model reads this error as text: implement `std::fmt::Display` for it",
-    note = "implement `Display` (for example with `thiserror`), or return `Result<T, String>` and map the error with `.map_err(|e| e.to_string())`"
+    label = "the model reads this error as text: implement `std::error::Error` (or at least `Display`) for it",
+    note = "implement `std::error::Error` (for example with `thiserror`) to keep its causes and its type for the host, or return `Result<T, String>` and map the error with `.map_err(|e| e.to_string())`"
 )]
-pub trait ToolError: Display {}
+pub trait ToolError: std::fmt::Display {}
 
-impl<E: Display> ToolError for E {}
-
-/// The result of a tool that returned `Err(error)`.
-pub fn error_result<E: ToolError>(error: E) -> ToolResult {
-    // The alternate form carries the cause chain for error types that keep
-    // one (anyhow, eyre) and is the plain message for the rest.
-    ToolResult::error(format!("{error:#}"))
-}
+impl<E: std::fmt::Display> ToolError for E {}
 
 /// Asserts at compile time that a parameter type can be read from JSON and
 /// described by a schema; the error lands on the parameter's type.

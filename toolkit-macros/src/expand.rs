@@ -17,7 +17,6 @@ pub(crate) fn expand(tool: &ToolFn) -> TokenStream {
     // serde and schemars take their crate's path as a string.
     let krate_text = quote!(#krate).to_string().replace(' ', "");
     let serde_path = format!("{krate_text}::__private_v1::serde");
-    let schemars_path = format!("{krate_text}::__private_v1::schemars");
     let hidden_items = hidden_type(tool);
     let hidden_path = hidden_path(tool);
     // A `#[cfg]` on the function applies to everything generated for it.
@@ -40,13 +39,14 @@ pub(crate) fn expand(tool: &ToolFn) -> TokenStream {
         .map(|(param, wire_name, renamed, description)| {
             let field = &param.ident;
             let ty = &param.ty;
-            let doc = description
-                .as_deref()
-                .filter(|d| !d.is_empty())
-                .map(|d| quote!(#[doc = #d]));
             let rename = renamed.then(|| quote!(#[serde(rename = #wire_name)]));
-            quote!(#doc #rename #field: #ty)
+            quote!(#rename #field: #ty)
         });
+    let field_schemas = visible.iter().map(|(param, wire_name, _, description)| {
+        let ty = &param.ty;
+        let doc = description.as_deref().unwrap_or_default();
+        quote!(__tk::FieldSchema::of::<#ty>(#wire_name, #doc))
+    });
     let field_idents: Vec<_> = visible.iter().map(|(param, ..)| &param.ident).collect();
     let wire_names: Vec<_> = visible
         .iter()
@@ -105,7 +105,7 @@ pub(crate) fn expand(tool: &ToolFn) -> TokenStream {
         #[diagnostic::on_unimplemented(
             message = "`{Self}` cannot be returned by a tool",
             label = "neither `IntoToolResult` nor `Serialize`",
-            note = "a tool returns text, `()`, a `ToolResult` or another `toolkit_core::IntoToolResult` type, any `serde::Serialize` value (sent as JSON), or `Result<T, E>` of either with `E: Display`",
+            note = "a tool returns text, `()`, a `ToolResult` or another `toolkit_core::IntoToolResult` type, any `serde::Serialize` value (sent as JSON), or `Result<T, E>` of either with `E` an error or any `Display` type",
             note = "derive `serde::Serialize` for it, or implement `toolkit_core::IntoToolResult` for it"
         )]
         trait __ToolReturn {}
@@ -137,7 +137,13 @@ pub(crate) fn expand(tool: &ToolFn) -> TokenStream {
         Some((_, error)) => {
             let ok = via(quote!(__ok));
             let error_span = error.span();
-            let err = quote_spanned!(error_span=> __tk::error_result::<#error>(__error));
+            let err = quote_spanned! {error_span=>
+                {
+                    #[allow(unused_imports)]
+                    use __tk::{ViaBoxedError as _, ViaDisplay as _};
+                    (&&__tk::ErrorOf::<#error>::new(__error)).__error_result()
+                }
+            };
             quote! {
                 match __value {
                     ::core::result::Result::Ok(__ok) => #ok,
@@ -170,6 +176,7 @@ pub(crate) fn expand(tool: &ToolFn) -> TokenStream {
         }
     });
     let args_struct = format_ident!("__{}ToolArguments", name_for_ident(name));
+    let args_name = args_struct.to_string();
     let title = match &tool.title {
         Some(title) => quote!(::core::option::Option::Some(#title)),
         None => quote!(::core::option::Option::None),
@@ -200,12 +207,24 @@ pub(crate) fn expand(tool: &ToolFn) -> TokenStream {
             #(#param_checks)*
             #last_resort
 
-            #[derive(__tk::serde::Deserialize, __tk::schemars::JsonSchema)]
+            #[derive(__tk::serde::Deserialize)]
             #[serde(crate = #serde_path, deny_unknown_fields)]
-            #[schemars(crate = #schemars_path)]
             #[allow(non_camel_case_types)]
             struct #args_struct {
                 #(#fields,)*
+            }
+
+            // A table, not `#[derive(JsonSchema)]`: see `FieldSchema`.
+            impl __tk::schemars::JsonSchema for #args_struct {
+                fn schema_name() -> ::std::borrow::Cow<'static, str> {
+                    ::std::borrow::Cow::Borrowed(#args_name)
+                }
+
+                fn json_schema(
+                    generator: &mut __tk::schemars::SchemaGenerator,
+                ) -> __tk::schemars::Schema {
+                    __tk::object_schema(generator, &[#(#field_schemas),*])
+                }
             }
 
             // Built once, through non-generic helpers: a closure per tool

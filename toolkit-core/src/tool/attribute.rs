@@ -106,6 +106,8 @@
 /// an `Err` becomes an error result whose message the model reads with its
 /// causes, and whose typed error the host gets back
 /// ([`CallOutcome::downcast_error`](crate::CallOutcome::downcast_error)).
+/// Written out as `Result<T, E>`, the `E` may also be any `Display` type,
+/// sent as its message.
 ///
 /// # Sync and async
 ///

@@ -4,6 +4,7 @@
 pub(crate) mod annotations;
 pub(crate) mod arguments;
 pub(crate) mod attribute;
+pub(crate) mod fields;
 pub(crate) mod name;
 pub(crate) mod output;
 pub(crate) mod runtime;
