@@ -123,6 +123,6 @@ pub use page::navigation::PageInfo;
 pub use page::view::ScrollOutcome;
 pub use profile::processes_mentioning;
 pub use safety::{
-    BlockedNavigation, DomainPattern, PatternError, PolicyError, SECRET_CLOSE, SECRET_OPEN,
-    SafetyPolicy, SafetyPolicyBuilder,
+    BlockedNavigation, DomainPattern, FRAGMENT_CHARS, PatternError, PolicyError, SECRET_CLOSE,
+    SECRET_OPEN, SafetyPolicy, SafetyPolicyBuilder,
 };

@@ -79,7 +79,7 @@ pub async fn select_option(
         let chosen = browser.select_option(index, &option).await;
         stop_if_fatal(&chosen)?;
         // Choosing a custom option is a click, which may navigate.
-        check_navigation(&browser, &policy, Some(&before.id)).await?;
+        let note = check_navigation(&browser, &policy, Some(&before.id)).await?;
         let chosen = chosen?;
         let what = label(&chosen.element);
         let mut reply = Reply::text(format!("Selected {:?} in {what}.", chosen.text))
@@ -93,7 +93,7 @@ pub async fn select_option(
         if let Some(effects) = &chosen.effects {
             reply = reply.say(effects_sentence(&browser, effects).await?);
         }
-        Ok(reply)
+        Ok(reply.say(note))
     })
     .await
 }

@@ -20,6 +20,7 @@
       return found ? fileInputOf(found[0]) : null;
     },
     run(method, args) {
+      SLACK = (args && args.slack) || 0;
       try {
         return JSON.stringify({ ok: methods[method](args) }, wellFormed);
       } catch (e) {

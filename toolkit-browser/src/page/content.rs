@@ -22,6 +22,10 @@ pub struct PageText {
     pub truncated: bool,
 }
 
+/// How many characters of text [`Browser::find_text`] quotes on each side
+/// of what it found.
+const FIND_CONTEXT_CHARS: usize = 60;
+
 /// Where [`Browser::find_text`] found a text.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TextMatch {
@@ -42,7 +46,11 @@ struct FindReply {
     #[serde(default)]
     nth: u32,
     #[serde(default)]
-    context: String,
+    before: String,
+    #[serde(default)]
+    hit: String,
+    #[serde(default)]
+    after: String,
     #[serde(default)]
     scroll: i64,
 }
@@ -91,8 +99,14 @@ impl Browser {
         if reply.found == 0 {
             return Ok(None);
         }
-        let mut context = reply.context;
-        self.policy().redactor().redact_in_place(&mut context);
+        // Redacted as one text before it is cut to its window: a window
+        // that ended inside a secret would show a piece of it.
+        let context = self.policy().redactor().redact_window(
+            &reply.before,
+            &reply.hit,
+            &reply.after,
+            FIND_CONTEXT_CHARS,
+        );
         Ok(Some(TextMatch {
             found: reply.found,
             nth: reply.nth,

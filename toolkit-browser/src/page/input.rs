@@ -18,7 +18,7 @@ use chromiumoxide::listeners::EventStream;
 use futures_util::StreamExt;
 use serde::{Deserialize, Serialize};
 
-use super::live;
+use super::{live, live_element};
 use super::map::{Element, MAX_TEXT_CHARS};
 use crate::browser::{Browser, Session, TabInfo};
 use crate::error::BrowserError;
@@ -28,6 +28,14 @@ use crate::keys::{Chord, parse_keys};
 /// asked for it (a `target=_blank` link: the browser creates the tab about
 /// 80 ms after the click).
 const POPUP_WAIT: Duration = Duration::from_secs(3);
+
+/// How long to collect the events an input caused, once a round trip to
+/// the page has flushed them (see `Session::settle`).
+pub(crate) const DRAIN: Duration = Duration::from_millis(3);
+
+/// The same after a click on a `javascript:` link, whose script runs in a
+/// later task of the page.
+const SCRIPT_URL_DRAIN: Duration = Duration::from_millis(250);
 
 /// What an action caused besides its own effect.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
@@ -158,6 +166,7 @@ impl Session {
         mut watch: Watch,
         page: &Page,
         expect_popup: bool,
+        drain: Duration,
     ) -> Result<Effects, BrowserError> {
         let opener = page.target_id().clone();
         let main_frame = page.mainframe().await.ok().flatten();
@@ -176,7 +185,7 @@ impl Session {
                 *popup = Some(info.target_id.clone());
             }
         };
-        let drained = tokio::time::sleep(Duration::from_millis(3));
+        let drained = tokio::time::sleep(drain);
         tokio::pin!(drained);
         loop {
             tokio::select! {
@@ -320,7 +329,7 @@ impl Browser {
         let page = session.current();
         let args = serde_json::json!({ "index": index, "maxText": MAX_TEXT_CHARS });
         let point: ClickPoint = session.call(&page, "clickPoint", args).await?;
-        let element = live(index, point.stale, point.el)?;
+        let element = live_element(index, point.stale, point.el, session.redactor())?;
         if let Some(reason) = point.not_clickable {
             return Err(BrowserError::NotClickable { index, reason });
         }
@@ -342,7 +351,16 @@ impl Browser {
         session
             .mouse(&page, DispatchMouseEventType::MouseReleased, x, y)
             .await?;
-        let effects = session.settle(watch, &page, expect_popup).await?;
+        // A `javascript:` link runs its script in a task of its own, after
+        // the click's round trip: what it starts (a navigation) comes later
+        // than what a plain link starts, and must still count as the
+        // click's.
+        let script_url = element
+            .href
+            .as_deref()
+            .is_some_and(|h| h.trim_start().to_ascii_lowercase().starts_with("javascript:"));
+        let drain = if script_url { SCRIPT_URL_DRAIN } else { DRAIN };
+        let effects = session.settle(watch, &page, expect_popup, drain).await?;
         Ok(ClickOutcome {
             element,
             x,
@@ -382,7 +400,7 @@ impl Browser {
         if let Some(element) = focus.not_editable {
             return Err(BrowserError::NotEditable { index, element });
         }
-        let element = live(index, false, focus.el)?;
+        let element = live_element(index, false, focus.el, session.redactor())?;
         let expected = if clear {
             text.to_owned()
         } else {
@@ -391,6 +409,7 @@ impl Browser {
         if focus.done {
             let value = focus.value.unwrap_or_default();
             let matches = value == text;
+            let value = session.redactor().redact(&value).into_owned();
             return Ok(TypeOutcome {
                 element,
                 value,
@@ -413,6 +432,8 @@ impl Browser {
         let value = live(index, read.stale, read.value)?;
         // A contenteditable's text can gain a trailing newline.
         let matches = value == expected || value.trim_end() == expected.trim_end();
+        // Compared as typed, returned as the model may see it.
+        let value = session.redactor().redact(&value).into_owned();
         Ok(TypeOutcome {
             element,
             value,
@@ -439,7 +460,7 @@ impl Browser {
         for chord in &chords {
             session.key(&page, chord).await?;
         }
-        session.settle(watch, &page, false).await
+        session.settle(watch, &page, false, DRAIN).await
     }
 }
 

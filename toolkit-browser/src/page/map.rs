@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use super::live;
+use super::live_element;
 use crate::browser::Browser;
 use crate::browser::TabInfo;
 use crate::error::BrowserError;
@@ -178,19 +178,29 @@ impl Element {
 
 impl Element {
     /// Replaces secret values in every text of the element.
+    ///
+    /// The page script cuts texts late when the policy has secrets (see
+    /// `Redactor::slack`); they are cut to their limits here, once
+    /// redacted, so that no cut leaves a piece of a secret.
     pub(crate) fn redact(&mut self, r: &Redactor) {
-        for field in [
-            &mut self.role,
-            &mut self.name,
-            &mut self.input_type,
-            &mut self.field_name,
-            &mut self.href,
-            &mut self.target,
-            &mut self.placeholder,
-            &mut self.value,
-            &mut self.text,
+        if r.is_empty() {
+            return;
+        }
+        let max = MAX_TEXT_CHARS as usize;
+        for (field, limit) in [
+            (&mut self.role, max),
+            (&mut self.name, max),
+            (&mut self.input_type, max),
+            (&mut self.field_name, 40),
+            (&mut self.href, max),
+            (&mut self.target, max),
+            (&mut self.placeholder, max),
+            (&mut self.value, max * 2),
+            (&mut self.text, max),
         ] {
-            r.redact_option(field);
+            if let Some(text) = field {
+                *text = r.redact_cut(text, limit);
+            }
         }
         r.redact_in_place(&mut self.tag);
     }
@@ -467,9 +477,7 @@ impl Browser {
         let args = serde_json::json!({ "index": index, "maxText": MAX_TEXT_CHARS });
         let found: Lookup = session.call(&page, "elementInfo", args).await?;
         drop(session);
-        let mut element = live(index, found.stale, found.el)?;
-        element.redact(self.policy().redactor());
-        Ok(element)
+        live_element(index, found.stale, found.el, self.policy().redactor())
     }
 }
 

@@ -9,7 +9,8 @@ use std::sync::Arc;
 use url::Url;
 
 use super::domains::{self, DomainPattern, PatternError};
-use super::secrets::{Piece, Redactor, Secret, pieces, placeholder};
+use super::redact::Redactor;
+use super::secrets::{Piece, Secret, pieces, placeholder};
 use crate::error::BrowserError;
 
 /// The schemes a page may always be on: web pages, blank pages, the
@@ -129,6 +130,15 @@ impl SafetyPolicy {
         if !scheme_allowed(scheme) {
             return Err(format!(
                 "{scheme}: URLs are not allowed; only web pages (http and https) can be opened"
+            ));
+        }
+        // `about:version`, `about:settings`... are the browser's own pages
+        // under another name; only the blank page is a page of its own.
+        if scheme == "about" && !matches!(parsed.path(), "blank" | "srcdoc") && !self.allows_scheme("about") {
+            return Err(format!(
+                "{} is one of the browser's own pages, which cannot be opened; only web pages \
+                 (http and https) and about:blank can",
+                url.trim()
             ));
         }
         // A blob: URL belongs to the origin that made it.

@@ -27,7 +27,7 @@ const SCRIPT: &str = concat!(
     include_str!("../../js/mask.js"),
     include_str!("../../js/api.js"),
 );
-const SCRIPT_VERSION: u32 = 3;
+const SCRIPT_VERSION: u32 = 4;
 
 /// The markdown converter behind `extract` (see `js/markdown.js`), handed
 /// to the page script when it is installed.
@@ -111,8 +111,13 @@ impl Session {
         &mut self,
         page: &Page,
         method: &str,
-        args: serde_json::Value,
+        mut args: serde_json::Value,
     ) -> Result<T, BrowserError> {
+        // Texts the script cuts are cut this much later, so that redaction
+        // (on the Rust side) sees whole secrets before the final cut.
+        if let serde_json::Value::Object(map) = &mut args {
+            map.insert("slack".into(), self.redactor.slack().into());
+        }
         let result = self.call_raw(page, method, &args).await;
         let text = result.map_err(|f| self.classify(f, &format!("the page script `{method}`")))?;
         decode(method, &text)
