@@ -110,22 +110,24 @@ pub async fn upload_file(
     #[tool(state)] browser: Browser,
 ) -> ToolResult {
     act(&browser, async |policy| {
-        let file = policy.resolve_file(&path)?;
+        // Opened and checked now, and staged as a private copy: Chromium
+        // reads the file only when the form is sent, by which time the
+        // path could name another file.
+        let (file, real) = policy.open_file(&path)?;
+        let file_name = real.file_name().unwrap_or(real.as_os_str());
+        let staged = browser.stage_upload(file, file_name)?;
         let upload = browser
-            .upload_file(index, std::slice::from_ref(&file))
+            .upload_file(index, std::slice::from_ref(&staged))
             .await?;
         let what = label(&upload.element);
-        let name = file
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| path.clone());
+        let name = file_name.to_string_lossy().into_owned();
         if !upload.names.contains(&name) {
             return Err(BrowserError::script(format!(
                 "the file input {what} did not take the file {name:?} (it holds {:?})",
                 upload.names
             )));
         }
-        let size = std::fs::metadata(&file).map(|m| m.len()).unwrap_or(0);
+        let size = std::fs::metadata(&staged).map(|m| m.len()).unwrap_or(0);
         Ok(Reply::text(format!(
             "Chose the file {name:?} ({size} bytes) for {what}."
         ))

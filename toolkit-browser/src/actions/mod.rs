@@ -404,7 +404,10 @@ pub(crate) async fn check_navigation(
                 "Prerender" => "load ahead of time (a prerender)",
                 _ => "load in a frame",
             };
-            format!("The page tried to {what} {} and was stopped: {}.", b.url, b.reason)
+            format!(
+                "The page tried to {what} {} and was stopped: {}.",
+                b.url, b.reason
+            )
         })
         .collect::<Vec<_>>()
         .join(" ");

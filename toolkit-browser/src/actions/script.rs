@@ -3,8 +3,8 @@
 use toolkit_core::{ToolResult, tool};
 
 use super::{Reply, act, check_navigation, effects_sentence, stop_if_fatal};
-use crate::safety::cut;
 use crate::browser::Browser;
+use crate::safety::cut;
 
 /// The most characters of a script's result returned to the model.
 const MAX_RESULT_CHARS: usize = 20_000;

@@ -4,12 +4,19 @@
   // ---------- the entry points ----------
 
   function extract(args) {
-    return EXTRACT(args);
+    return EXTRACT(Object.assign({}, args, { observe }));
+  }
+
+  function textVersion() {
+    // Changes not yet delivered to the observer count too.
+    if (observer.takeRecords().length) changes += 1;
+    return { version: DOC_ID + ':' + changes + ':' + location.href };
   }
 
   const methods = {
     walk, elementInfo, clickPoint, focusField, readField, scroll, pageInfo,
     dropdownOptions, selectOption, fileInput, fileNames, findText, mask, unmask, extract,
+    textVersion,
   };
 
   const api = {

@@ -34,6 +34,21 @@
     walks: 0,
   };
 
+  // What the page's text is a version of: this document (an id drawn at
+  // install; a new document gets a new copy of the script) and how many
+  // changes were seen in it, its shadow roots and frames since. Reading a
+  // long page part by part converts it once per version.
+  const DOC_ID = Math.random().toString(36).slice(2);
+  let changes = 0;
+  const observer = new MutationObserver(() => { changes += 1; });
+  const observed = new WeakSet();
+  function observe(root) {
+    if (!root || observed.has(root)) return;
+    observed.add(root);
+    observer.observe(root, { subtree: true, childList: true, characterData: true, attributes: true });
+  }
+  observe(document);
+
   const ROLES = new Set([
     'button', 'link', 'checkbox', 'radio', 'tab', 'menuitem', 'menuitemcheckbox',
     'menuitemradio', 'option', 'switch', 'combobox', 'textbox', 'searchbox',

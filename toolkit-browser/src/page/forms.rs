@@ -7,11 +7,11 @@ use chromiumoxide::cdp::browser_protocol::dom::SetFileInputFilesParams;
 use serde::{Deserialize, Serialize};
 
 use super::input::Effects;
-use super::{live, live_element};
-use crate::safety::Redactor;
 use super::map::{Element, MAX_TEXT_CHARS};
+use super::{live, live_element};
 use crate::browser::Browser;
 use crate::error::BrowserError;
+use crate::safety::Redactor;
 
 /// One option of a dropdown.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -18,8 +18,8 @@ use chromiumoxide::listeners::EventStream;
 use futures_util::StreamExt;
 use serde::{Deserialize, Serialize};
 
-use super::{live, live_element};
 use super::map::{Element, MAX_TEXT_CHARS};
+use super::{live, live_element};
 use crate::browser::{Browser, Session, TabInfo};
 use crate::error::BrowserError;
 use crate::keys::{Chord, parse_keys};
@@ -36,6 +36,9 @@ pub(crate) const DRAIN: Duration = Duration::from_millis(3);
 /// The same after a click on a `javascript:` link, whose script runs in a
 /// later task of the page.
 const SCRIPT_URL_DRAIN: Duration = Duration::from_millis(250);
+
+/// How long an action waits for a frame it made load another document.
+const FRAME_WAIT: Duration = Duration::from_secs(5);
 
 /// What an action caused besides its own effect.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
@@ -177,6 +180,9 @@ impl Session {
         // says whether a new tab is coming) and a tab already created.
         let mut popup: Option<TargetId> = None;
         let mut navigating = false;
+        // A frame of the page that started loading another document (a
+        // form posted into it, a link targeting it).
+        let mut framed: Option<FrameId> = None;
         let mut new_window = expect_popup;
         let note_created = |ev: &EventTargetCreated, popup: &mut Option<TargetId>| {
             let info = &ev.target_info;
@@ -193,6 +199,9 @@ impl Session {
                     let main = main_frame.as_ref().is_none_or(|f| *f == ev.frame_id);
                     match ev.disposition {
                         ClientNavigationDisposition::CurrentTab if main => navigating = true,
+                        ClientNavigationDisposition::CurrentTab => {
+                            framed.get_or_insert(ev.frame_id.clone());
+                        }
                         ClientNavigationDisposition::NewTab
                         | ClientNavigationDisposition::NewWindow => new_window = true,
                         _ => {}
@@ -262,6 +271,18 @@ impl Session {
             }
             effects.url = self.page_info(page).await?.url;
         } else {
+            if let Some(frame) = framed {
+                // Waited for (briefly), so that what the frame's load
+                // caused (a load the policy stopped) is this action's.
+                let stopped = async {
+                    while let Some(ev) = watch.stopped.next().await {
+                        if ev.frame_id == frame {
+                            break;
+                        }
+                    }
+                };
+                let _ = tokio::time::timeout(FRAME_WAIT, stopped).await;
+            }
             effects.url = match flushed {
                 Ok(info) => info.url,
                 Err(_) => self.page_info(page).await?.url,
@@ -355,10 +376,11 @@ impl Browser {
         // the click's round trip: what it starts (a navigation) comes later
         // than what a plain link starts, and must still count as the
         // click's.
-        let script_url = element
-            .href
-            .as_deref()
-            .is_some_and(|h| h.trim_start().to_ascii_lowercase().starts_with("javascript:"));
+        let script_url = element.href.as_deref().is_some_and(|h| {
+            h.trim_start()
+                .to_ascii_lowercase()
+                .starts_with("javascript:")
+        });
         let drain = if script_url { SCRIPT_URL_DRAIN } else { DRAIN };
         let effects = session.settle(watch, &page, expect_popup, drain).await?;
         Ok(ClickOutcome {

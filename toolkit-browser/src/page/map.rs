@@ -306,6 +306,9 @@ pub struct PageMap {
     pub truncated: bool,
     /// Frames from another origin, whose content is not mapped.
     pub cross_origin_frames: u32,
+    /// The page shows nothing at all (no visible text or media): its
+    /// content is hidden, or it has none.
+    pub nothing_visible: bool,
     /// How long the walk took inside the page, milliseconds (for the
     /// host's timings; not rendered).
     pub walk_ms: f64,
@@ -362,7 +365,12 @@ impl PageMap {
             s.pixels_below(),
             s.pages_below()
         );
-        if self.elements.is_empty() {
+        if self.elements.is_empty() && self.nothing_visible {
+            out.push_str(
+                "Interactive elements: none (nothing on the page is visible: its content is \
+                 hidden, or it has none)\n",
+            );
+        } else if self.elements.is_empty() {
             out.push_str("Interactive elements: none visible");
             if s.pixels_below() > 0 {
                 out.push_str(" (scroll down to see more of the page)");
@@ -404,6 +412,8 @@ struct Walk {
     truncated: bool,
     #[serde(rename = "crossOriginFrames")]
     cross_origin_frames: u32,
+    #[serde(default, rename = "nothingVisible")]
+    nothing_visible: bool,
     scroll: ScrollPosition,
     next: u32,
     ms: f64,
@@ -455,6 +465,7 @@ impl Browser {
             elements: walk.elements,
             truncated: walk.truncated,
             cross_origin_frames: walk.cross_origin_frames,
+            nothing_visible: walk.nothing_visible,
             walk_ms: walk.ms,
         };
         // The map is what the model reads at every step: a secret typed
@@ -540,6 +551,7 @@ mod tests {
             elements: vec![element(r#"{"i":1,"tag":"button","text":"Go"}"#)],
             truncated: false,
             cross_origin_frames: 1,
+            nothing_visible: false,
             walk_ms: 1.0,
         };
         assert_eq!(

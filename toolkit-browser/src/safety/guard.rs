@@ -35,7 +35,7 @@
 //! before anything else (see `Session::sync_guard`) and checks where the tab
 //! is (see `check_navigation` in the actions).
 
-use std::collections::VecDeque;
+use std::collections::{HashSet, VecDeque};
 use std::sync::{Arc, Mutex as StdMutex};
 use std::time::Duration;
 
@@ -193,13 +193,13 @@ impl Guard {
                 next_id: 0,
                 backlog: VecDeque::new(),
             };
-            let patterns: Vec<Value> = INTERCEPTED
-                .iter()
-                .map(|kind| {
-                    json!({ "urlPattern": "*", "resourceType": kind, "requestStage": "Request" })
-                })
-                .collect();
-            conn.request("Fetch.enable", json!({ "patterns": patterns }))
+            // Every request: Chromium's filter knows no prefetch type, and
+            // the kind of a request is decided here (see `decides`).
+            let pattern = json!({ "urlPattern": "*", "requestStage": "Request" });
+            // The tabs, as events: a tab's main frame has its target's id.
+            conn.request("Target.setDiscoverTargets", json!({ "discover": true }))
+                .await?;
+            conn.request("Fetch.enable", json!({ "patterns": [pattern] }))
                 .await?;
             Ok::<_, String>(conn)
         };
@@ -212,18 +212,41 @@ impl Guard {
     }
 }
 
-/// The kinds of request the guard decides on: documents (pages, frames,
-/// prerendered pages) and prefetches (speculation rules, `<link
-/// rel=prefetch>`). Scripts, images and the like are not navigations: a
-/// page on an allowed site may load them from anywhere.
-const INTERCEPTED: &[&str] = &["Document", "Prefetch"];
+/// Whether the guard decides on a request: documents (pages, frames,
+/// prerendered pages) and speculative loads (speculation rules, `<link
+/// rel=prefetch>`: a `Sec-Purpose` header says so). Scripts, images,
+/// `fetch()` and the like are not navigations: a page on an allowed site may
+/// load them from anywhere.
+fn decides(params: &Value) -> bool {
+    matches!(
+        kind_of(params).as_str(),
+        "Document" | "Prefetch" | "Prerender" | ""
+    )
+}
 
 async fn serve(mut conn: Conn, policy: SafetyPolicy, log: BlockedLog) {
+    // The ids of the tabs (page targets), kept from the target events.
+    let mut tabs: HashSet<String> = HashSet::new();
     while let Some(event) = conn.event().await {
-        if event["method"] != "Fetch.requestPaused" {
-            continue;
-        }
         let params = &event["params"];
+        match event["method"].as_str() {
+            Some("Target.targetCreated" | "Target.targetInfoChanged") => {
+                let info = &params["targetInfo"];
+                if let (Some("page"), Some(id)) = (info["type"].as_str(), info["targetId"].as_str())
+                {
+                    tabs.insert(id.to_owned());
+                }
+                continue;
+            }
+            Some("Target.targetDestroyed") => {
+                if let Some(id) = params["targetId"].as_str() {
+                    tabs.remove(id);
+                }
+                continue;
+            }
+            Some("Fetch.requestPaused") => {}
+            _ => continue,
+        }
         let Some(request_id) = params["requestId"].as_str().map(str::to_owned) else {
             continue;
         };
@@ -233,6 +256,8 @@ async fn serve(mut conn: Conn, policy: SafetyPolicy, log: BlockedLog) {
             .to_owned();
         let verdict = if url.is_empty() {
             Err("the browser's description of the request could not be read".to_owned())
+        } else if !decides(params) {
+            Ok(())
         } else {
             policy.check_url(&url)
         };
@@ -253,11 +278,13 @@ async fn serve(mut conn: Conn, policy: SafetyPolicy, log: BlockedLog) {
                         resource_type: kind_of(params),
                     });
                 }
-                // A document gets an empty `204 No Content`: Chromium then
-                // commits nothing, so the tab (or frame) stays on the page
-                // it was on, unloaded and untouched. A speculative load is
-                // failed, so that nothing is kept for later.
-                if is_document(params) {
+                // A tab's page gets an empty `204 No Content`: Chromium then
+                // commits nothing, so the tab stays on the page it was on,
+                // unloaded and untouched. A frame's load and a speculative
+                // load are failed (a frame shows an error; a page whose
+                // frame never finishes would never finish loading either).
+                let frame = params["frameId"].as_str().unwrap_or_default();
+                if is_document(params) && tabs.contains(frame) {
                     conn.send(
                         "Fetch.fulfillRequest",
                         json!({ "requestId": request_id, "responseCode": 204, "body": "" }),
@@ -291,9 +318,9 @@ fn kind_of(params: &Value) -> String {
     let purpose = params["request"]["headers"]
         .as_object()
         .and_then(|headers| {
-            headers
-                .iter()
-                .find(|(k, _)| k.eq_ignore_ascii_case("sec-purpose") || k.eq_ignore_ascii_case("purpose"))
+            headers.iter().find(|(k, _)| {
+                k.eq_ignore_ascii_case("sec-purpose") || k.eq_ignore_ascii_case("purpose")
+            })
         })
         .and_then(|(_, v)| v.as_str())
         .unwrap_or_default();
@@ -302,7 +329,10 @@ fn kind_of(params: &Value) -> String {
     } else if purpose.contains("prefetch") {
         "Prefetch".into()
     } else {
-        params["resourceType"].as_str().unwrap_or_default().to_owned()
+        params["resourceType"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned()
     }
 }
 

@@ -134,7 +134,10 @@ impl SafetyPolicy {
         }
         // `about:version`, `about:settings`... are the browser's own pages
         // under another name; only the blank page is a page of its own.
-        if scheme == "about" && !matches!(parsed.path(), "blank" | "srcdoc") && !self.allows_scheme("about") {
+        if scheme == "about"
+            && !matches!(parsed.path(), "blank" | "srcdoc")
+            && !self.allows_scheme("about")
+        {
             return Err(format!(
                 "{} is one of the browser's own pages, which cannot be opened; only web pages \
                  (http and https) and about:blank can",
@@ -279,6 +282,34 @@ impl SafetyPolicy {
             return Err(refused(format!("`{path}` is not a file")));
         }
         Ok(real)
+    }
+
+    /// Opens the file `path` names (as [`resolve_file`](Self::resolve_file)
+    /// checks it) and checks that what was opened is that file: a path
+    /// swapped for a link to another file between the check and the
+    /// opening is refused. What is read from the returned file is what was
+    /// checked, whatever happens to the path afterwards.
+    ///
+    /// # Errors
+    ///
+    /// As [`resolve_file`](Self::resolve_file), and
+    /// [`BrowserError::Refused`] when the file changed under the check.
+    pub(crate) fn open_file(&self, path: &str) -> Result<(std::fs::File, PathBuf), BrowserError> {
+        use std::os::unix::fs::MetadataExt;
+        let real = self.resolve_file(path)?;
+        let changed = || BrowserError::Refused {
+            detail: format!("`{path}` changed while it was being opened; nothing was used"),
+        };
+        let file = std::fs::File::open(&real).map_err(|_| changed())?;
+        let opened = file.metadata().map_err(|_| changed())?;
+        // Checked again after opening: the same path, still inside the
+        // folder, still naming the very file (device and inode) opened.
+        let again = self.resolve_file(path).map_err(|_| changed())?;
+        let named = std::fs::metadata(&again).map_err(|_| changed())?;
+        if again != real || named.dev() != opened.dev() || named.ino() != opened.ino() {
+            return Err(changed());
+        }
+        Ok((file, real))
     }
 }
 
