@@ -239,8 +239,8 @@ impl Browser {
     /// one): from the next operation on, [`navigate`](Self::navigate) and
     /// [`open_tab`](Self::open_tab) refuse what it does not allow, the page
     /// map shows secrets as placeholders, and, when it allows only some
-    /// domains, a navigation guard checks every top-level page load of every
-    /// tab (links, forms, scripts, redirects, popups) before it starts, and
+    /// domains, a navigation guard checks every page load of every tab and
+    /// frame (links, forms, scripts, redirects, popups) before it starts, and
     /// stops the disallowed ones ([`take_blocked`](Self::take_blocked) lists
     /// them). The guard survives [`restart`](Self::restart).
     ///

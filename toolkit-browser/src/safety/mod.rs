@@ -1,7 +1,7 @@
 //! The safety rules: the [`SafetyPolicy`] (allowed domains and schemes,
 //! secrets, the files folder), the domain patterns it is made of, secret
 //! redaction, and the navigation guard that enforces the domains on every
-//! top-level page load.
+//! page load.
 
 mod domains;
 mod guard;

@@ -21,9 +21,10 @@ const ALWAYS_ALLOWED: &[&str] = &["http", "https", "about", "chrome-error", "blo
 /// What the browser tools may do, set by the host.
 ///
 /// - **Allowed domains.** Without any, every http and https site is
-///   allowed. With some, every top-level page load is checked: the
-///   `navigate` action, and also navigations caused by clicks, key presses,
-///   scripts, redirects and new tabs (see [`Browser::set_policy`]).
+///   allowed. With some, every page load of every tab and frame is
+///   checked: the `navigate` action, and also navigations caused by
+///   clicks, key presses, scripts, redirects, form posts and new tabs (see
+///   [`Browser::set_policy`]).
 /// - **Schemes.** `file:`, `data:`, `javascript:`, `chrome:` and every other
 ///   scheme besides http, https and `about:` are refused unless allowed
 ///   with [`allow_scheme`](SafetyPolicyBuilder::allow_scheme).
@@ -98,7 +99,7 @@ impl SafetyPolicy {
         self.inner.domains.as_deref()
     }
 
-    /// Whether top-level page loads must be checked as they happen (some
+    /// Whether page loads must be checked as they happen (some
     /// domains are allowed, not all).
     pub fn restricts_domains(&self) -> bool {
         self.inner.domains.is_some()
