@@ -99,7 +99,15 @@ impl Browser {
                 .await
                 .is_err()
         {
-            return session.replace_hung_tab(&page, &url).await;
+            let replaced = session.replace_hung_tab(&page, &url).await;
+            if let Err(BrowserError::Crashed) = replaced {
+                // The new tab landed in a renderer that was dying too (a
+                // spare one the browser had started before the crash):
+                // once more, in a renderer started after it.
+                let fresh = session.current();
+                return session.replace_hung_tab(&fresh, &url).await;
+            }
+            return replaced;
         }
         // chromiumoxide waits for the new document's load event itself.
         let limit = session.config().navigation_timeout;

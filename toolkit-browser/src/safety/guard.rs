@@ -31,9 +31,10 @@
 //! - Every request is decided from its own URL, with no lookup that could
 //!   fail or time out first.
 //!
-//! If the connection drops all the same, the next action starts a new guard
-//! before anything else (see `Session::sync_guard`) and checks where the tab
-//! is (see `check_navigation` in the actions).
+//! If the connection drops all the same, the guard connects again at once;
+//! if it cannot, the next action starts a new guard before anything else
+//! (see `Session::sync_guard`), and every action checks where the tab is
+//! (see `check_navigation` in the actions).
 
 use std::collections::{HashSet, VecDeque};
 use std::sync::{Arc, Mutex as StdMutex};
@@ -176,40 +177,61 @@ impl Guard {
         log: BlockedLog,
         limit: Duration,
     ) -> Result<Self, BrowserError> {
-        let failed = |detail: String| BrowserError::Launch {
-            detail: format!("the navigation guard could not start: {detail}"),
-        };
-        let setup = async {
-            // No size limit: a message the guard cannot receive would drop
-            // the connection, and Chromium would let the request through.
-            let config = WebSocketConfig::default()
-                .max_message_size(None)
-                .max_frame_size(None);
-            let (ws, _) = async_tungstenite::tokio::connect_async_with_config(ws_url, Some(config))
-                .await
-                .map_err(|e| e.to_string())?;
-            let mut conn = Conn {
-                ws,
-                next_id: 0,
-                backlog: VecDeque::new(),
-            };
-            // Every request: Chromium's filter knows no prefetch type, and
-            // the kind of a request is decided here (see `decides`).
-            let pattern = json!({ "urlPattern": "*", "requestStage": "Request" });
-            // The tabs, as events: a tab's main frame has its target's id.
-            conn.request("Target.setDiscoverTargets", json!({ "discover": true }))
-                .await?;
-            conn.request("Fetch.enable", json!({ "patterns": [pattern] }))
-                .await?;
-            Ok::<_, String>(conn)
-        };
-        let conn = tokio::time::timeout(limit, setup)
+        let conn = connect(ws_url, limit)
             .await
-            .map_err(|_| failed(format!("no answer within {:.0}s", limit.as_secs_f64())))?
-            .map_err(failed)?;
-        let task = tokio::spawn(serve(conn, policy, log));
+            .map_err(|detail| BrowserError::Launch {
+                detail: format!("the navigation guard could not start: {detail}"),
+            })?;
+        let ws_url = ws_url.to_owned();
+        let task = tokio::spawn(async move {
+            let mut conn = conn;
+            loop {
+                serve(conn, &policy, &log).await;
+                // The connection dropped while the browser may still run:
+                // Chromium let the requests it held go on, so a new
+                // connection takes over at once rather than at the next
+                // action. A browser that is gone refuses it, and the guard
+                // ends.
+                tokio::time::sleep(Duration::from_millis(20)).await;
+                match connect(&ws_url, limit).await {
+                    Ok(again) => conn = again,
+                    Err(_) => return,
+                }
+            }
+        });
         Ok(Self { task })
     }
+}
+
+/// Opens the guard's connection and starts intercepting, within `limit`.
+async fn connect(ws_url: &str, limit: Duration) -> Result<Conn, String> {
+    let setup = async {
+        // No size limit: a message the guard cannot receive would drop
+        // the connection, and Chromium would let the request through.
+        let config = WebSocketConfig::default()
+            .max_message_size(None)
+            .max_frame_size(None);
+        let (ws, _) = async_tungstenite::tokio::connect_async_with_config(ws_url, Some(config))
+            .await
+            .map_err(|e| e.to_string())?;
+        let mut conn = Conn {
+            ws,
+            next_id: 0,
+            backlog: VecDeque::new(),
+        };
+        // The tabs, as events: a tab's main frame has its target's id.
+        conn.request("Target.setDiscoverTargets", json!({ "discover": true }))
+            .await?;
+        // Every request: Chromium's filter knows no prefetch type, and the
+        // kind of a request is decided here (see `decides`).
+        let pattern = json!({ "urlPattern": "*", "requestStage": "Request" });
+        conn.request("Fetch.enable", json!({ "patterns": [pattern] }))
+            .await?;
+        Ok::<_, String>(conn)
+    };
+    tokio::time::timeout(limit, setup)
+        .await
+        .map_err(|_| format!("no answer within {:.0}s", limit.as_secs_f64()))?
 }
 
 /// Whether the guard decides on a request: documents (pages, frames,
@@ -224,7 +246,7 @@ fn decides(params: &Value) -> bool {
     )
 }
 
-async fn serve(mut conn: Conn, policy: SafetyPolicy, log: BlockedLog) {
+async fn serve(mut conn: Conn, policy: &SafetyPolicy, log: &BlockedLog) {
     // The ids of the tabs (page targets), kept from the target events.
     let mut tabs: HashSet<String> = HashSet::new();
     while let Some(event) = conn.event().await {
