@@ -4,11 +4,10 @@ use std::fmt::Write as _;
 
 use toolkit_core::{ToolResult, tool};
 
-use super::{Reply, check_navigation, effects_sentence, label, respond, stop_if_fatal};
+use super::{Reply, act, check_navigation, effects_sentence, label, stop_if_fatal};
+use crate::browser::Browser;
 use crate::error::BrowserError;
-use crate::forms::option_list;
-use crate::safety::SafetyPolicy;
-use crate::session::Browser;
+use crate::page::forms::option_list;
 
 /// List the options of the dropdown numbered `index` in the page map: a
 /// `<select>`, or a custom dropdown (an ARIA listbox or menu).
@@ -17,11 +16,8 @@ pub async fn dropdown_options(
     /// The dropdown's number in the page map.
     index: u32,
     #[tool(state)] browser: Browser,
-    #[tool(state)] policy: SafetyPolicy,
 ) -> ToolResult {
-    // One action at a time, in call order (see `Browser::action_turn`).
-    let _turn = browser.action_turn().await;
-    let outcome = async {
+    act(&browser, async |_| {
         let dropdown = browser.dropdown_options(index).await?;
         let what = label(&dropdown.element);
         if dropdown.options.is_empty() {
@@ -62,9 +58,8 @@ pub async fn dropdown_options(
             "Options of {what}: {}",
             option_list(&dropdown.options, 10)
         )))
-    }
-    .await;
-    respond(&browser, &policy, outcome).await
+    })
+    .await
 }
 
 /// Choose an option of the dropdown numbered `index` (a `<select>` or a
@@ -78,16 +73,13 @@ pub async fn select_option(
     /// works when no other option shares it).
     option: String,
     #[tool(state)] browser: Browser,
-    #[tool(state)] policy: SafetyPolicy,
 ) -> ToolResult {
-    // One action at a time, in call order (see `Browser::action_turn`).
-    let _turn = browser.action_turn().await;
-    let outcome = async {
+    act(&browser, async |policy| {
         let before = browser.current_tab().await?;
         let chosen = browser.select_option(index, &option).await;
         stop_if_fatal(&chosen)?;
         // Choosing a custom option is a click, which may navigate.
-        check_navigation(&browser, &policy, Some(&before.id)).await?;
+        let note = check_navigation(&browser, &policy, Some(&before.id)).await?;
         let chosen = chosen?;
         let what = label(&chosen.element);
         let mut reply = Reply::text(format!("Selected {:?} in {what}.", chosen.text))
@@ -101,10 +93,9 @@ pub async fn select_option(
         if let Some(effects) = &chosen.effects {
             reply = reply.say(effects_sentence(&browser, effects).await?);
         }
-        Ok(reply)
-    }
-    .await;
-    respond(&browser, &policy, outcome).await
+        Ok(reply.say(note))
+    })
+    .await
 }
 
 /// Choose a file for the file input numbered `index`, as a person would in
@@ -117,32 +108,30 @@ pub async fn upload_file(
     /// The file's path, relative to the files folder.
     path: String,
     #[tool(state)] browser: Browser,
-    #[tool(state)] policy: SafetyPolicy,
 ) -> ToolResult {
-    // One action at a time, in call order (see `Browser::action_turn`).
-    let _turn = browser.action_turn().await;
-    let outcome = async {
-        let file = policy.resolve_file(&path)?;
+    act(&browser, async |policy| {
+        // Opened and checked now, and staged as a private copy: Chromium
+        // reads the file only when the form is sent, by which time the
+        // path could name another file.
+        let (file, real) = policy.open_file(&path)?;
+        let file_name = real.file_name().unwrap_or(real.as_os_str());
+        let staged = browser.stage_upload(file, file_name)?;
         let upload = browser
-            .upload_file(index, std::slice::from_ref(&file))
+            .upload_file(index, std::slice::from_ref(&staged))
             .await?;
         let what = label(&upload.element);
-        let name = file
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| path.clone());
+        let name = file_name.to_string_lossy().into_owned();
         if !upload.names.contains(&name) {
             return Err(BrowserError::script(format!(
                 "the file input {what} did not take the file {name:?} (it holds {:?})",
                 upload.names
             )));
         }
-        let size = std::fs::metadata(&file).map(|m| m.len()).unwrap_or(0);
+        let size = std::fs::metadata(&staged).map(|m| m.len()).unwrap_or(0);
         Ok(Reply::text(format!(
             "Chose the file {name:?} ({size} bytes) for {what}."
         ))
         .memory(format!("Chose the file {name:?} for {what}")))
-    }
-    .await;
-    respond(&browser, &policy, outcome).await
+    })
+    .await
 }

@@ -1,9 +1,11 @@
 //! The ready browser actions an agent calls, as `toolkit-core` tools.
 //!
-//! Each action is a `#[tool]` whose session ([`Browser`]) and
-//! [`SafetyPolicy`] are hidden state parameters, so the model sees only
-//! its own arguments. [`registry`] returns a registry builder preloaded
-//! with [`default_tools`] and both states: the host can leave actions out
+//! Each action is a `#[tool]` whose session ([`Browser`]) is a hidden
+//! state parameter, so the model sees only its own arguments; the
+//! [`SafetyPolicy`] it obeys is the session's own ([`Browser::policy`]), so
+//! the actions, the page map and the navigation guard can never enforce two
+//! different policies. [`registry`] returns a registry builder preloaded
+//! with [`default_tools`] and the session: the host can leave actions out
 //! (`.exclude(["upload_file"])`), add its own tools beside them, and
 //! [`evaluate`] (off by default) with `.tools(tools![toolkit_browser::actions::evaluate])`.
 //!
@@ -14,8 +16,12 @@
 //! returns (result, memory, error) passes through the policy's redaction,
 //! so a secret's value never comes back out.
 //!
+//! Every action on the session runs inside one frame (`act`): it waits for
+//! the actions called before it, runs with the session's policy, then reports
+//! the dialogs the page showed and redacts every text of its reply.
+//!
 //! The tools stay out of the global catalogue (`catalogue = false`): they
-//! need a session and a policy, which only [`registry`] provides.
+//! need a session, which only [`registry`] provides.
 
 mod completion;
 mod content;
@@ -30,10 +36,10 @@ use std::path::PathBuf;
 
 use toolkit_core::{Block, Image, Registry, RegistryBuilder, ToolDef, ToolResult, tools};
 
+use crate::browser::Browser;
 use crate::error::BrowserError;
-use crate::page_map::Element;
-use crate::safety::SafetyPolicy;
-use crate::session::Browser;
+use crate::page::map::Element;
+use crate::safety::{SafetyPolicy, cut};
 
 pub use completion::done;
 pub use content::{extract, find_text, screenshot};
@@ -94,9 +100,10 @@ pub fn default_tools() -> Vec<&'static ToolDef> {
     .to_vec()
 }
 
-/// A registry builder holding the default browser actions and their state:
-/// the session and the policy. The policy is also installed in the session
-/// ([`Browser::set_policy`]), so the page map and every navigation obey it.
+/// A registry builder holding the default browser actions and their state,
+/// the session, with `policy` installed in it ([`Browser::set_policy`]): the
+/// actions, the page map and every navigation obey it. A later
+/// `set_policy` on the session replaces it for all of them at once.
 ///
 /// ```no_run
 /// use toolkit_browser::{Browser, BrowserConfig, SafetyPolicy};
@@ -121,11 +128,8 @@ pub fn default_tools() -> Vec<&'static ToolDef> {
 /// # }
 /// ```
 pub fn registry(browser: Browser, policy: SafetyPolicy) -> RegistryBuilder {
-    browser.set_policy(policy.clone());
-    Registry::builder()
-        .tools(default_tools())
-        .state(browser)
-        .state(policy)
+    browser.set_policy(policy);
+    Registry::builder().tools(default_tools()).state(browser)
 }
 
 /// What an action has to say, before redaction turns it into a
@@ -212,9 +216,24 @@ impl From<BrowserError> for Reply {
     }
 }
 
+/// The frame of every action on the session. It waits for the actions
+/// called before it to finish (one action at a time, in call order: see
+/// `Browser::action_lock`), runs `run` with the session's policy as it is
+/// now, then notes the dialogs the page showed meanwhile, redacts every
+/// text and builds the result.
+pub(crate) async fn act(
+    browser: &Browser,
+    run: impl AsyncFnOnce(SafetyPolicy) -> Result<Reply, BrowserError>,
+) -> ToolResult {
+    let _lock = browser.action_lock().await;
+    let policy = browser.policy();
+    let outcome = run(policy.clone()).await;
+    respond(browser, &policy, outcome).await
+}
+
 /// The end of every action: notes the dialogs the page showed meanwhile,
 /// redacts every text, and builds the result.
-pub(crate) async fn respond(
+async fn respond(
     browser: &Browser,
     policy: &SafetyPolicy,
     outcome: Result<Reply, BrowserError>,
@@ -283,6 +302,7 @@ fn error_kind(error: &BrowserError) -> &'static str {
         BrowserError::Launch { .. } => "launch",
         BrowserError::Closed => "closed",
         BrowserError::Disconnected { .. } => "disconnected",
+        BrowserError::Crashed => "crashed",
         BrowserError::StaleElement { .. } => "stale_element",
         BrowserError::NotClickable { .. } => "not_clickable",
         BrowserError::NotEditable { .. } => "not_editable",
@@ -326,16 +346,6 @@ pub(crate) fn label(element: &Element) -> String {
     out
 }
 
-/// `text` cut to `max` characters, with an ellipsis when cut.
-pub(crate) fn cut(text: &str, max: usize) -> String {
-    if text.chars().count() <= max {
-        return text.to_owned();
-    }
-    let mut out: String = text.chars().take(max.saturating_sub(1)).collect();
-    out.push('\u{2026}');
-    out
-}
-
 /// `"Title" (url)` of the current tab, or the URL alone when untitled.
 pub(crate) async fn here(browser: &Browser) -> Result<String, BrowserError> {
     let info = browser.page_info().await?;
@@ -361,36 +371,70 @@ pub(crate) fn stop_if_fatal<T>(step: &Result<T, BrowserError>) -> Result<(), Bro
     }
 }
 
-/// After anything that may have navigated: a top-level navigation the
+/// After anything that may have navigated: a page load of a tab that the
 /// policy stopped (the guard's log), or a page the policy does not allow,
-/// is an error, and the tab is brought back to an allowed page: a tab this
-/// action opened (`opened`, with the tab that was current before) is
-/// closed, any other goes back one page.
+/// is an error. A stopped load leaves the tab where it was (the guard
+/// answers it with `204 No Content`); a tab this action opened for it
+/// (`opened`, with the tab that was current before) is closed, and a tab
+/// that shows a page it must not (or an error page) goes back one page.
+///
+/// What the page itself tried and was stopped from (a frame, a prefetch or
+/// prerender of another site) is no error of the action: it comes back as
+/// a sentence for the reply (empty when there is none).
+#[must_use = "the sentence about what the page was stopped from belongs in the reply"]
 pub(crate) async fn check_navigation(
     browser: &Browser,
     policy: &SafetyPolicy,
     opened: Option<&str>,
-) -> Result<(), BrowserError> {
+) -> Result<String, BrowserError> {
     let blocked = browser.take_blocked();
+    let tabs = if blocked.is_empty() {
+        Vec::new()
+    } else {
+        browser.tab_target_ids().await?
+    };
+    let (top, other): (Vec<_>, Vec<_>) = blocked.into_iter().partition(|b| {
+        b.resource_type == "Document" && (tabs.is_empty() || tabs.contains(&b.frame_id))
+    });
+    let note = other
+        .iter()
+        .map(|b| {
+            let what = match b.resource_type.as_str() {
+                "Prefetch" => "fetch ahead of time (a prefetch)",
+                "Prerender" => "load ahead of time (a prerender)",
+                _ => "load in a frame",
+            };
+            format!(
+                "The page tried to {what} {} and was stopped: {}.",
+                b.url, b.reason
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(" ");
     let info = browser.page_info().await?;
     let disallowed = policy.check_url(&info.url).err();
-    let on_error_page = info.url.starts_with("chrome-error:");
-    if blocked.is_empty() && disallowed.is_none() {
-        return Ok(());
-    }
-    let (url, reason) = match (blocked.into_iter().next(), disallowed) {
+    let (url, reason) = match (top.into_iter().next(), disallowed.clone()) {
         (Some(first), _) => (first.url, first.reason),
         (None, Some(reason)) => (info.url.clone(), reason),
-        (None, None) => return Ok(()),
+        (None, None) => return Ok(note),
     };
-    let mut then = None;
-    if on_error_page || policy.check_url(&info.url).is_err() {
+    let on_error_page = info.url.starts_with("chrome-error:");
+    let left_tab = match opened {
+        Some(previous) => browser.current_tab().await?.id != previous,
+        None => false,
+    };
+    let then = if on_error_page || disallowed.is_some() || left_tab {
         match restore(browser, opened).await {
-            Ok(line) => then = Some(line),
+            Ok(line) => Some(line),
             Err(e) if e.is_fatal() => return Err(e),
-            Err(_) => {}
+            Err(_) => None,
         }
-    }
+    } else {
+        Some(format!(
+            "The tab stayed on {}",
+            page_line(&info.title, &info.url)
+        ))
+    };
     Err(BrowserError::Blocked { url, reason, then })
 }
 

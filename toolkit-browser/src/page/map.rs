@@ -6,10 +6,11 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
+use super::live_element;
+use crate::browser::Browser;
+use crate::browser::TabInfo;
 use crate::error::BrowserError;
-use crate::secrets::Redactor;
-use crate::session::Browser;
-use crate::tabs::TabInfo;
+use crate::safety::Redactor;
 
 /// How far beyond the viewport, above and below, elements are still mapped
 /// (browser-use's `viewport_threshold`): the model sees what one scroll
@@ -142,12 +143,12 @@ impl Element {
         if let Some(p) = &self.placeholder {
             let _ = write!(line, " placeholder={}", quoted(p));
         }
-        for (flag, state) in [
+        for (flag, value) in [
             ("checked", self.checked),
             ("selected", self.selected),
             ("expanded", self.expanded),
         ] {
-            match state {
+            match value {
                 Some(true) => {
                     let _ = write!(line, " {flag}");
                 }
@@ -177,19 +178,29 @@ impl Element {
 
 impl Element {
     /// Replaces secret values in every text of the element.
+    ///
+    /// The page script cuts texts late when the policy has secrets (see
+    /// `Redactor::slack`); they are cut to their limits here, once
+    /// redacted, so that no cut leaves a piece of a secret.
     pub(crate) fn redact(&mut self, r: &Redactor) {
-        for field in [
-            &mut self.role,
-            &mut self.name,
-            &mut self.input_type,
-            &mut self.field_name,
-            &mut self.href,
-            &mut self.target,
-            &mut self.placeholder,
-            &mut self.value,
-            &mut self.text,
+        if r.is_empty() {
+            return;
+        }
+        let max = MAX_TEXT_CHARS as usize;
+        for (field, limit) in [
+            (&mut self.role, max),
+            (&mut self.name, max),
+            (&mut self.input_type, max),
+            (&mut self.field_name, 40),
+            (&mut self.href, max),
+            (&mut self.target, max),
+            (&mut self.placeholder, max),
+            (&mut self.value, max * 2),
+            (&mut self.text, max),
         ] {
-            r.redact_option(field);
+            if let Some(text) = field {
+                *text = r.redact_cut(text, limit);
+            }
         }
         r.redact_in_place(&mut self.tag);
     }
@@ -276,7 +287,7 @@ fn pages(px: i64, viewport: i64) -> f64 {
     }
 }
 
-/// The state of the current tab as the model sees it: its URL and title,
+/// The current tab as the model sees it: its URL and title,
 /// the open tabs, the scroll position, and the visible interactive elements
 /// (within [`VIEWPORT_EXPANSION_PX`] of the viewport), each numbered.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -295,6 +306,9 @@ pub struct PageMap {
     pub truncated: bool,
     /// Frames from another origin, whose content is not mapped.
     pub cross_origin_frames: u32,
+    /// The page shows nothing at all (no visible text or media): its
+    /// content is hidden, or it has none.
+    pub nothing_visible: bool,
     /// How long the walk took inside the page, milliseconds (for the
     /// host's timings; not rendered).
     pub walk_ms: f64,
@@ -351,7 +365,12 @@ impl PageMap {
             s.pixels_below(),
             s.pages_below()
         );
-        if self.elements.is_empty() {
+        if self.elements.is_empty() && self.nothing_visible {
+            out.push_str(
+                "Interactive elements: none (nothing on the page is visible: its content is \
+                 hidden, or it has none)\n",
+            );
+        } else if self.elements.is_empty() {
             out.push_str("Interactive elements: none visible");
             if s.pixels_below() > 0 {
                 out.push_str(" (scroll down to see more of the page)");
@@ -393,6 +412,8 @@ struct Walk {
     truncated: bool,
     #[serde(rename = "crossOriginFrames")]
     cross_origin_frames: u32,
+    #[serde(default, rename = "nothingVisible")]
+    nothing_visible: bool,
     scroll: ScrollPosition,
     next: u32,
     ms: f64,
@@ -418,7 +439,7 @@ impl Browser {
         let mut session = self.live().await?;
         // First the tabs: if the current tab has gone, this picks another.
         let tabs = session.tab_list().await?;
-        let page = session.current.clone();
+        let page = session.current();
         let args = serde_json::json!({
             "base": self.next_index(),
             "expand": VIEWPORT_EXPANSION_PX,
@@ -444,13 +465,12 @@ impl Browser {
             elements: walk.elements,
             truncated: walk.truncated,
             cross_origin_frames: walk.cross_origin_frames,
+            nothing_visible: walk.nothing_visible,
             walk_ms: walk.ms,
         };
         // The map is what the model reads at every step: a secret typed
         // into a field (or echoed by the page) must not show in it.
-        if let Some(policy) = self.policy().filter(crate::SafetyPolicy::has_secrets) {
-            map.redact(policy.redactor());
-        }
+        map.redact(self.policy().redactor());
         Ok(map)
     }
 
@@ -464,19 +484,11 @@ impl Browser {
     /// new page map.
     pub async fn element(&self, index: u32) -> Result<Element, BrowserError> {
         let mut session = self.live().await?;
-        let page = session.current.clone();
+        let page = session.current();
         let args = serde_json::json!({ "index": index, "maxText": MAX_TEXT_CHARS });
         let found: Lookup = session.call(&page, "elementInfo", args).await?;
         drop(session);
-        match found.el {
-            Some(mut element) if !found.stale => {
-                if let Some(policy) = self.policy().filter(crate::SafetyPolicy::has_secrets) {
-                    element.redact(policy.redactor());
-                }
-                Ok(element)
-            }
-            _ => Err(BrowserError::StaleElement { index }),
-        }
+        live_element(index, found.stale, found.el, self.policy().redactor())
     }
 }
 
@@ -539,6 +551,7 @@ mod tests {
             elements: vec![element(r#"{"i":1,"tag":"button","text":"Go"}"#)],
             truncated: false,
             cross_origin_frames: 1,
+            nothing_visible: false,
             walk_ms: 1.0,
         };
         assert_eq!(

@@ -6,10 +6,12 @@ use std::path::PathBuf;
 use chromiumoxide::cdp::browser_protocol::dom::SetFileInputFilesParams;
 use serde::{Deserialize, Serialize};
 
+use super::input::Effects;
+use super::map::{Element, MAX_TEXT_CHARS};
+use super::{live, live_element};
+use crate::browser::Browser;
 use crate::error::BrowserError;
-use crate::input::Effects;
-use crate::page_map::{Element, MAX_TEXT_CHARS};
-use crate::session::Browser;
+use crate::safety::Redactor;
 
 /// One option of a dropdown.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -142,6 +144,15 @@ fn not_a_dropdown(index: u32, element: &Element) -> BrowserError {
     ))
 }
 
+/// Redacts the options' texts and values as they are read (texts cut to
+/// their limit once redacted).
+fn redact_options(options: &mut [DropdownOption], redactor: &Redactor) {
+    for option in options {
+        option.text = redactor.redact_cut(&option.text, MAX_TEXT_CHARS as usize);
+        redactor.redact_in_place(&mut option.value);
+    }
+}
+
 /// The options as one line for messages: `"Rust", "Go" (selected)`.
 pub(crate) fn option_list(options: &[DropdownOption], limit: usize) -> String {
     let mut shown: Vec<String> = options
@@ -175,12 +186,11 @@ impl Browser {
     /// for an element that is not a dropdown.
     pub async fn dropdown_options(&self, index: u32) -> Result<Dropdown, BrowserError> {
         let mut session = self.live().await?;
-        let page = session.current.clone();
+        let page = session.current();
         let args = serde_json::json!({ "index": index, "maxText": MAX_TEXT_CHARS });
-        let reply: OptionsReply = session.call(&page, "dropdownOptions", args).await?;
-        let (Some(element), false) = (reply.el, reply.stale) else {
-            return Err(BrowserError::StaleElement { index });
-        };
+        let mut reply: OptionsReply = session.call(&page, "dropdownOptions", args).await?;
+        let element = live_element(index, reply.stale, reply.el, session.redactor())?;
+        redact_options(&mut reply.options, session.redactor());
         if reply.not_dropdown {
             return Err(not_a_dropdown(index, &element));
         }
@@ -207,7 +217,7 @@ impl Browser {
     pub async fn select_option(&self, index: u32, wanted: &str) -> Result<Selection, BrowserError> {
         let reply: SelectReply = {
             let mut session = self.live().await?;
-            let page = session.current.clone();
+            let page = session.current();
             let args = serde_json::json!({
                 "index": index,
                 "wanted": wanted,
@@ -217,9 +227,16 @@ impl Browser {
             session.call(&page, "selectOption", args).await?
         };
         self.advance_index(reply.next);
-        let (Some(element), false) = (reply.el, reply.stale) else {
-            return Err(BrowserError::StaleElement { index });
-        };
+        let mut reply = reply;
+        let policy = self.policy();
+        let redactor = policy.redactor();
+        let element = live_element(index, reply.stale, reply.el, redactor)?;
+        redact_options(&mut reply.options, redactor);
+        reply.text = redactor.redact_cut(&reply.text, MAX_TEXT_CHARS as usize);
+        redactor.redact_in_place(&mut reply.value);
+        if let Some(text) = &mut reply.disabled_option {
+            *text = redactor.redact_cut(text, MAX_TEXT_CHARS as usize);
+        }
         if reply.not_dropdown {
             return Err(not_a_dropdown(index, &element));
         }
@@ -316,12 +333,10 @@ impl Browser {
     /// takes one.
     pub async fn upload_file(&self, index: u32, files: &[PathBuf]) -> Result<Upload, BrowserError> {
         let mut session = self.live().await?;
-        let page = session.current.clone();
+        let page = session.current();
         let args = serde_json::json!({ "index": index, "maxText": MAX_TEXT_CHARS });
         let reply: FileReply = session.call(&page, "fileInput", args).await?;
-        let (Some(element), false) = (reply.el, reply.stale) else {
-            return Err(BrowserError::StaleElement { index });
-        };
+        let element = live_element(index, reply.stale, reply.el, session.redactor())?;
         if let Some(what) = reply.not_file {
             return Err(BrowserError::invalid(format!(
                 "element [{index}] is {what}, not a file input; pick an <input type=file> (or \
@@ -334,22 +349,20 @@ impl Browser {
                 files.len()
             )));
         }
-        let node = session
-            .element_object(&page, "fileNode", index)
-            .await?
-            .ok_or(BrowserError::StaleElement { index })?;
+        let node = session.element_object(&page, "fileNode", index).await?;
+        let node = live(index, false, node)?;
         let mut params =
             SetFileInputFilesParams::new(files.iter().map(|p| p.display().to_string()).collect());
         params.object_id = Some(node);
         session.exec(&page, params, "choosing the file").await?;
         let args = serde_json::json!({ "index": index });
         let names: NamesReply = session.call(&page, "fileNames", args).await?;
-        if names.stale {
-            return Err(BrowserError::StaleElement { index });
-        }
-        Ok(Upload {
-            element,
-            names: names.names,
-        })
+        live(index, names.stale, Some(()))?;
+        let names = names
+            .names
+            .iter()
+            .map(|n| session.redactor().redact(n).into_owned())
+            .collect();
+        Ok(Upload { element, names })
     }
 }

@@ -1,0 +1,40 @@
+// The object the page script installs (part of the page script, see
+// core.js): `run(method, args)` and the methods it dispatches to.
+
+  // ---------- the entry points ----------
+
+  function extract(args) {
+    return EXTRACT(Object.assign({}, args, { observe }));
+  }
+
+  function textVersion() {
+    // Changes not yet delivered to the observer count too.
+    if (observer.takeRecords().length) changes += 1;
+    return { version: DOC_ID + ':' + changes + ':' + location.href };
+  }
+
+  const methods = {
+    walk, elementInfo, clickPoint, focusField, readField, scroll, pageInfo,
+    dropdownOptions, selectOption, fileInput, fileNames, findText, mask, unmask, extract,
+    textVersion,
+  };
+
+  const api = {
+    version: VERSION,
+    // The file input of element `index`, as a node for DOM.setFileInputFiles.
+    fileNode(index) {
+      const found = resolve(index);
+      return found ? fileInputOf(found[0]) : null;
+    },
+    run(method, args) {
+      SLACK = (args && args.slack) || 0;
+      try {
+        return JSON.stringify({ ok: methods[method](args) }, wellFormed);
+      } catch (e) {
+        return JSON.stringify({ err: String((e && e.message) || e) });
+      }
+    },
+  };
+  Object.defineProperty(window, KEY, { value: api, configurable: true, enumerable: false, writable: false });
+  return api;
+})

@@ -1,0 +1,489 @@
+//! Trusted input: clicks, typing and key presses, and what they cause (a
+//! navigation, a new tab). Clicks and keys go through the DevTools `Input`
+//! domain, so the page sees real (`isTrusted`) events, exactly as from a
+//! person.
+
+use std::time::{Duration, Instant};
+
+use chromiumoxide::Page;
+use chromiumoxide::cdp::browser_protocol::input::{
+    DispatchMouseEventParams, DispatchMouseEventType, InsertTextParams, MouseButton,
+};
+use chromiumoxide::cdp::browser_protocol::page::{
+    BringToFrontParams, ClientNavigationDisposition, EventFrameRequestedNavigation,
+    EventFrameStoppedLoading, EventLoadEventFired, EventNavigatedWithinDocument, FrameId,
+};
+use chromiumoxide::cdp::browser_protocol::target::{EventTargetCreated, TargetId};
+use chromiumoxide::listeners::EventStream;
+use futures_util::StreamExt;
+use serde::{Deserialize, Serialize};
+
+use super::map::{Element, MAX_TEXT_CHARS};
+use super::{live, live_element};
+use crate::browser::{Browser, Session, TabInfo};
+use crate::error::BrowserError;
+use crate::keys::{Chord, parse_keys};
+
+/// How long to wait for the tab a click opened to appear, once the page has
+/// asked for it (a `target=_blank` link: the browser creates the tab about
+/// 80 ms after the click).
+const POPUP_WAIT: Duration = Duration::from_secs(3);
+
+/// How long to collect the events an input caused, once a round trip to
+/// the page has flushed them (see `Session::settle`).
+pub(crate) const DRAIN: Duration = Duration::from_millis(3);
+
+/// The same after a click on a `javascript:` link, whose script runs in a
+/// later task of the page.
+const SCRIPT_URL_DRAIN: Duration = Duration::from_millis(250);
+
+/// How long an action waits for a frame it made load another document.
+const FRAME_WAIT: Duration = Duration::from_secs(5);
+
+/// What an action caused besides its own effect.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
+pub struct Effects {
+    /// A tab the action opened. It is now the current tab.
+    pub new_tab: Option<TabInfo>,
+    /// The current tab loaded a new document (a link, a form submission).
+    pub navigated: bool,
+    /// A navigation started but had not finished loading within the
+    /// navigation time limit.
+    pub still_loading: bool,
+    /// The current tab's URL afterwards.
+    pub url: String,
+}
+
+/// The result of [`Browser::click`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ClickOutcome {
+    /// The element clicked, as it was just before the click.
+    pub element: Element,
+    /// Where the click landed, in top-level viewport CSS pixels.
+    pub x: f64,
+    /// Where the click landed, in top-level viewport CSS pixels.
+    pub y: f64,
+    /// New tab, navigation, final URL.
+    pub effects: Effects,
+}
+
+/// The result of [`Browser::type_text`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TypeOutcome {
+    /// The element typed into, as it was before typing.
+    pub element: Element,
+    /// The field's value read back after typing.
+    pub value: String,
+    /// Whether the value read back is what was asked for (the text, or the
+    /// old value followed by the text when not clearing). A mismatch means
+    /// the page reformatted or refused the input (a length limit, a mask,
+    /// an autocomplete).
+    pub matches: bool,
+}
+
+#[derive(Deserialize)]
+struct ClickPoint {
+    #[serde(default)]
+    stale: bool,
+    el: Option<Element>,
+    #[serde(rename = "notClickable")]
+    not_clickable: Option<String>,
+    x: Option<f64>,
+    y: Option<f64>,
+    target: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct FocusResult {
+    #[serde(default)]
+    stale: bool,
+    #[serde(rename = "notEditable")]
+    not_editable: Option<String>,
+    el: Option<Element>,
+    /// A value-only input (date, colour...) set directly by the script.
+    #[serde(default)]
+    done: bool,
+    value: Option<String>,
+    #[serde(default)]
+    empty: bool,
+    /// The value before typing.
+    #[serde(default)]
+    before: String,
+}
+
+#[derive(Deserialize)]
+struct ReadResult {
+    #[serde(default)]
+    stale: bool,
+    value: Option<String>,
+}
+
+/// Event subscriptions taken before an action, so that nothing it causes
+/// can be missed (gotcha: subscribing after the action races it).
+pub(crate) struct Watch {
+    created: EventStream<EventTargetCreated>,
+    requested: EventStream<EventFrameRequestedNavigation>,
+    loaded: EventStream<EventLoadEventFired>,
+    stopped: EventStream<EventFrameStoppedLoading>,
+    within: EventStream<EventNavigatedWithinDocument>,
+}
+
+impl Session {
+    pub(crate) async fn watch(&mut self, page: &Page) -> Result<Watch, BrowserError> {
+        let subscribed = async {
+            Ok::<_, chromiumoxide::error::CdpError>(Watch {
+                created: self.browser_events::<EventTargetCreated>().await?,
+                requested: page
+                    .event_listener::<EventFrameRequestedNavigation>()
+                    .await?,
+                loaded: page.event_listener::<EventLoadEventFired>().await?,
+                stopped: page.event_listener::<EventFrameStoppedLoading>().await?,
+                within: page
+                    .event_listener::<EventNavigatedWithinDocument>()
+                    .await?,
+            })
+        }
+        .await;
+        subscribed.map_err(|e| self.classify(e.into(), "watching the page"))
+    }
+
+    async fn front(&mut self, page: &Page) -> Result<(), BrowserError> {
+        self.exec(
+            page,
+            BringToFrontParams::default(),
+            "bringing the tab to the front",
+        )
+        .await
+        .map(drop)
+    }
+
+    /// After an action: notices a tab it opened (and switches to it) or a
+    /// navigation it started (and waits for the new document to load).
+    ///
+    /// Renderer-side events caused by the input (a navigation request)
+    /// reach the connection before the answer to any later call to that
+    /// renderer, so one round trip (reading the URL, needed anyway) flushes
+    /// them; a short drain then collects what the handler has forwarded.
+    pub(crate) async fn settle(
+        &mut self,
+        mut watch: Watch,
+        page: &Page,
+        expect_popup: bool,
+        drain: Duration,
+    ) -> Result<Effects, BrowserError> {
+        let opener = page.target_id().clone();
+        let main_frame = page.mainframe().await.ok().flatten();
+        // Its answer is also the URL reported when nothing else happened.
+        let flushed = self.page_info(page).await;
+
+        // Collect what has arrived: a navigation request (its disposition
+        // says whether a new tab is coming) and a tab already created.
+        let mut popup: Option<TargetId> = None;
+        let mut navigating = false;
+        // A frame of the page that started loading another document (a
+        // form posted into it, a link targeting it).
+        let mut framed: Option<FrameId> = None;
+        let mut new_window = expect_popup;
+        let note_created = |ev: &EventTargetCreated, popup: &mut Option<TargetId>| {
+            let info = &ev.target_info;
+            let ours = info.opener_id.as_ref().is_none_or(|o| *o == opener);
+            if info.r#type == "page" && ours && popup.is_none() {
+                *popup = Some(info.target_id.clone());
+            }
+        };
+        let drained = tokio::time::sleep(drain);
+        tokio::pin!(drained);
+        loop {
+            tokio::select! {
+                Some(ev) = watch.requested.next() => {
+                    let main = main_frame.as_ref().is_none_or(|f| *f == ev.frame_id);
+                    match ev.disposition {
+                        ClientNavigationDisposition::CurrentTab if main => navigating = true,
+                        ClientNavigationDisposition::CurrentTab => {
+                            framed.get_or_insert(ev.frame_id.clone());
+                        }
+                        ClientNavigationDisposition::NewTab
+                        | ClientNavigationDisposition::NewWindow => new_window = true,
+                        _ => {}
+                    }
+                }
+                Some(ev) = watch.created.next() => note_created(&ev, &mut popup),
+                () = &mut drained => break,
+            }
+        }
+        // A tab was asked for but the browser has not created it yet.
+        if new_window && popup.is_none() {
+            let waiting = async {
+                while let Some(ev) = watch.created.next().await {
+                    note_created(&ev, &mut popup);
+                    if popup.is_some() {
+                        break;
+                    }
+                }
+            };
+            let _ = tokio::time::timeout(POPUP_WAIT, waiting).await;
+        }
+
+        let mut effects = Effects::default();
+        if let Some(id) = popup {
+            let new_page = self.page_for(&id).await?;
+            self.wait_ready(&new_page).await;
+            self.adopt(new_page.clone()).await?;
+            let tabs = self.tab_list().await?;
+            effects.new_tab = tabs.into_iter().find(|t| t.current);
+            effects.url = self.page_info(&new_page).await?.url;
+            return Ok(effects);
+        }
+        if navigating {
+            let limit = self.config().navigation_timeout;
+            let main = |frame: &FrameId| main_frame.as_ref().is_none_or(|f| f == frame);
+            // The new document's load event ends the wait; so does the frame
+            // stopping without one (a download, a 204 answer, a cancelled
+            // navigation) or a navigation that stayed within the document.
+            let ended = async {
+                tokio::select! {
+                    // A real navigation also stops loading, after its load
+                    // event: when both are queued, the load event tells.
+                    biased;
+                    Some(_) = watch.loaded.next() => true,
+                    () = async {
+                        while let Some(ev) = watch.stopped.next().await {
+                            if main(&ev.frame_id) {
+                                break;
+                            }
+                        }
+                    } => false,
+                    () = async {
+                        while let Some(ev) = watch.within.next().await {
+                            if main(&ev.frame_id) {
+                                break;
+                            }
+                        }
+                    } => false,
+                }
+            };
+            match tokio::time::timeout(limit, ended).await {
+                Ok(loaded) => effects.navigated = loaded,
+                Err(_) => {
+                    effects.navigated = true;
+                    effects.still_loading = true;
+                }
+            }
+            effects.url = self.page_info(page).await?.url;
+        } else {
+            if let Some(frame) = framed {
+                // Waited for (briefly), so that what the frame's load
+                // caused (a load the policy stopped) is this action's.
+                let stopped = async {
+                    while let Some(ev) = watch.stopped.next().await {
+                        if ev.frame_id == frame {
+                            break;
+                        }
+                    }
+                };
+                let _ = tokio::time::timeout(FRAME_WAIT, stopped).await;
+            }
+            effects.url = match flushed {
+                Ok(info) => info.url,
+                Err(_) => self.page_info(page).await?.url,
+            };
+        }
+        Ok(effects)
+    }
+
+    /// Waits (briefly) until a freshly opened tab has a document worth
+    /// mapping: past `about:blank` and loaded.
+    async fn wait_ready(&mut self, page: &Page) {
+        let deadline = Instant::now() + self.config().navigation_timeout.min(POPUP_WAIT * 2);
+        while Instant::now() < deadline {
+            if let Ok(text) = self
+                .call_raw(page, "pageInfo", &serde_json::Value::Null)
+                .await
+                && let Ok(info) = serde_json::from_str::<serde_json::Value>(&text)
+            {
+                let ok = &info["ok"];
+                if ok["ready"] == "complete" && ok["url"] != "about:blank" {
+                    return;
+                }
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
+    async fn mouse(
+        &mut self,
+        page: &Page,
+        kind: DispatchMouseEventType,
+        x: f64,
+        y: f64,
+    ) -> Result<(), BrowserError> {
+        let mut params = DispatchMouseEventParams::new(kind.clone(), x, y);
+        if kind != DispatchMouseEventType::MouseMoved {
+            params.button = Some(MouseButton::Left);
+            params.buttons = Some(i64::from(kind == DispatchMouseEventType::MousePressed));
+            params.click_count = Some(1);
+        }
+        self.exec(page, params, "clicking").await.map(drop)
+    }
+
+    async fn key(&mut self, page: &Page, chord: &Chord) -> Result<(), BrowserError> {
+        for event in chord.events() {
+            self.exec(page, event, "pressing keys").await?;
+        }
+        Ok(())
+    }
+}
+
+impl Browser {
+    /// Clicks element `index` like a person: scrolls it into view, finds a
+    /// point where a click reaches it (not covered by another element),
+    /// brings the tab to the front, and sends real mouse events. A tab the
+    /// click opens becomes current; a navigation it starts is waited for.
+    ///
+    /// # Errors
+    ///
+    /// [`BrowserError::StaleElement`] for a number that no longer exists,
+    /// [`BrowserError::NotClickable`] when the element is hidden or covered
+    /// (the message names what covers it).
+    pub async fn click(&self, index: u32) -> Result<ClickOutcome, BrowserError> {
+        let mut session = self.live().await?;
+        let page = session.current();
+        let args = serde_json::json!({ "index": index, "maxText": MAX_TEXT_CHARS });
+        let point: ClickPoint = session.call(&page, "clickPoint", args).await?;
+        let element = live_element(index, point.stale, point.el, session.redactor())?;
+        if let Some(reason) = point.not_clickable {
+            return Err(BrowserError::NotClickable { index, reason });
+        }
+        let (Some(x), Some(y)) = (point.x, point.y) else {
+            return Err(BrowserError::script("the click point is missing"));
+        };
+        let expect_popup = point
+            .target
+            .as_deref()
+            .is_some_and(|t| !t.is_empty() && t != "_self" && t != "_top" && t != "_parent");
+        let watch = session.watch(&page).await?;
+        session.front(&page).await?;
+        session
+            .mouse(&page, DispatchMouseEventType::MouseMoved, x, y)
+            .await?;
+        session
+            .mouse(&page, DispatchMouseEventType::MousePressed, x, y)
+            .await?;
+        session
+            .mouse(&page, DispatchMouseEventType::MouseReleased, x, y)
+            .await?;
+        // A `javascript:` link runs its script in a task of its own, after
+        // the click's round trip: what it starts (a navigation) comes later
+        // than what a plain link starts, and must still count as the
+        // click's.
+        let script_url = element.href.as_deref().is_some_and(|h| {
+            h.trim_start()
+                .to_ascii_lowercase()
+                .starts_with("javascript:")
+        });
+        let drain = if script_url { SCRIPT_URL_DRAIN } else { DRAIN };
+        let effects = session.settle(watch, &page, expect_popup, drain).await?;
+        Ok(ClickOutcome {
+            element,
+            x,
+            y,
+            effects,
+        })
+    }
+
+    /// Types `text` into element `index` (an input, a textarea, a
+    /// contenteditable, or an element holding one): focuses it, selects its
+    /// content when `clear` (so the text replaces it; an empty text then
+    /// deletes it), inserts the text as trusted input (any Unicode, emoji
+    /// included, through `Input.insertText`: frameworks such as React see
+    /// ordinary input events), and reads the value back.
+    ///
+    /// # Errors
+    ///
+    /// [`BrowserError::StaleElement`], or [`BrowserError::NotEditable`] for
+    /// an element that takes no text (a button, a checkbox, a disabled or
+    /// read-only field).
+    pub async fn type_text(
+        &self,
+        index: u32,
+        text: &str,
+        clear: bool,
+    ) -> Result<TypeOutcome, BrowserError> {
+        let mut session = self.live().await?;
+        let page = session.current();
+        let args = serde_json::json!({
+            "index": index,
+            "clear": clear,
+            "text": text,
+            "maxText": MAX_TEXT_CHARS,
+        });
+        let focus: FocusResult = session.call(&page, "focusField", args).await?;
+        live(index, focus.stale, Some(()))?;
+        if let Some(element) = focus.not_editable {
+            return Err(BrowserError::NotEditable { index, element });
+        }
+        let element = live_element(index, false, focus.el, session.redactor())?;
+        let expected = if clear {
+            text.to_owned()
+        } else {
+            format!("{}{text}", focus.before)
+        };
+        if focus.done {
+            let value = focus.value.unwrap_or_default();
+            let matches = value == text;
+            let value = session.redactor().redact(&value).into_owned();
+            return Ok(TypeOutcome {
+                element,
+                value,
+                matches,
+            });
+        }
+        session.front(&page).await?;
+        if !text.is_empty() {
+            session
+                .exec(&page, InsertTextParams::new(text), "typing")
+                .await?;
+        } else if clear && !focus.empty {
+            let delete = parse_keys("Delete")?;
+            for chord in &delete {
+                session.key(&page, chord).await?;
+            }
+        }
+        let args = serde_json::json!({ "index": index });
+        let read: ReadResult = session.call(&page, "readField", args).await?;
+        let value = live(index, read.stale, read.value)?;
+        // A contenteditable's text can gain a trailing newline.
+        let matches = value == expected || value.trim_end() == expected.trim_end();
+        // Compared as typed, returned as the model may see it.
+        let value = session.redactor().redact(&value).into_owned();
+        Ok(TypeOutcome {
+            element,
+            value,
+            matches,
+        })
+    }
+
+    /// Presses keys on the focused element: one combination (`"Enter"`,
+    /// `"Control+a"`, `"Shift+Tab"`) or several separated by spaces
+    /// (`"Tab Tab Enter"`). Names follow the DOM `key` values (`Escape`,
+    /// `ArrowDown`, `PageDown`, `F5`...), with common aliases (`Ctrl`,
+    /// `Esc`, `Return`, `Space`, `Up`...). A navigation or a tab the keys
+    /// cause is handled as for [`click`](Self::click).
+    ///
+    /// # Errors
+    ///
+    /// [`BrowserError::InvalidInput`] for an unknown key name.
+    pub async fn press_keys(&self, keys: &str) -> Result<Effects, BrowserError> {
+        let chords = parse_keys(keys)?;
+        let mut session = self.live().await?;
+        let page = session.current();
+        let watch = session.watch(&page).await?;
+        session.front(&page).await?;
+        for chord in &chords {
+            session.key(&page, chord).await?;
+        }
+        session.settle(watch, &page, false, DRAIN).await
+    }
+}
+
+impl Browser {}
