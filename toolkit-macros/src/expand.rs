@@ -36,7 +36,7 @@ pub(crate) fn expand(tool: &ToolFn) -> TokenStream {
         .collect();
     let fields = visible
         .iter()
-        .map(|(param, wire_name, renamed, description)| {
+        .map(|(param, wire_name, renamed, _)| {
             let field = &param.ident;
             let ty = &param.ty;
             let rename = renamed.then(|| quote!(#[serde(rename = #wire_name)]));
