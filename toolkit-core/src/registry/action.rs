@@ -23,7 +23,7 @@ impl Registry {
         let mut failures = Vec::new();
         for def in self.tools() {
             let params = match def.schema().lowered_tree(Provider::OpenAi) {
-                Ok((params, _)) => params,
+                Ok(lowered) => lowered.json,
                 Err(error) => {
                     failures.push((def.name().to_owned(), error.to_string()));
                     continue;

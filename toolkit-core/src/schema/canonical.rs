@@ -10,7 +10,6 @@ use super::enums::{flatten_unit_enum, type_untyped_values};
 use super::error::SchemaError;
 use super::json::Json;
 use super::keywords::{Holds, child_path, holds, index_path, member_path, order_schema};
-use super::nulls::strip_null;
 use super::numbers::normalize_numeric_format;
 
 /// The deepest JSON nesting (arrays and objects) a schema may have. Deep
@@ -58,6 +57,28 @@ pub const MAX_JSON_DEPTH: usize = 256;
 /// The result is the same, byte for byte, whatever the key order of
 /// `generated`'s objects.
 pub fn canonicalize(generated: &Value, param_order: &[&str]) -> Result<Json, SchemaError> {
+    canonicalize_from(generated, param_order, Source::Derived)
+}
+
+/// Where a schema comes from, which decides what its keywords mean.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Source {
+    /// schemars, from Rust types that serde reads: a keyword means what
+    /// serde does with the type (a `HashSet`'s `uniqueItems` is not a
+    /// refusal: serde drops repeated items).
+    Derived,
+    /// Written by hand (a run-time tool's, an MCP server's): every keyword
+    /// means what JSON Schema says, and the arguments are checked against
+    /// it.
+    Given,
+}
+
+/// [`canonicalize`] of a schema from `source`.
+pub(crate) fn canonicalize_from(
+    generated: &Value,
+    param_order: &[&str],
+    source: Source,
+) -> Result<Json, SchemaError> {
     let depth = value_depth(generated);
     if depth > MAX_JSON_DEPTH {
         return Err(SchemaError::TooDeep {
@@ -65,12 +86,16 @@ pub fn canonicalize(generated: &Value, param_order: &[&str]) -> Result<Json, Sch
             limit: MAX_JSON_DEPTH,
         });
     }
-    canonicalize_tree(Json::from(generated), param_order)
+    canonicalize_tree(Json::from(generated), param_order, source)
 }
 
 /// [`canonicalize`] on a tree, whose key order (unlike a `Value`'s) the
 /// caller controls: what the tests use to show that order does not matter.
-pub(crate) fn canonicalize_tree(mut root: Json, param_order: &[&str]) -> Result<Json, SchemaError> {
+pub(crate) fn canonicalize_tree(
+    mut root: Json,
+    param_order: &[&str],
+    source: Source,
+) -> Result<Json, SchemaError> {
     let depth = root.depth();
     if depth > MAX_JSON_DEPTH {
         return Err(SchemaError::TooDeep {
@@ -90,9 +115,9 @@ pub(crate) fn canonicalize_tree(mut root: Json, param_order: &[&str]) -> Result<
     let mut defs = take_defs(&mut root)?;
     inline_non_recursive(&mut root, &mut defs)?;
 
-    canonical_node(&mut root, "", true)?;
+    canonical_node(&mut root, "", true, source)?;
     for (name, body) in &mut defs {
-        canonical_node(body, &member_path("", "$defs", name), true)?;
+        canonical_node(body, &member_path("", "$defs", name), true, source)?;
     }
 
     if let Some(Json::Object(properties)) = root.get_mut("properties") {
@@ -223,7 +248,12 @@ const PROPERTY_KEYWORDS: &[&str] = &[
 /// Makes one schema canonical, its sub-schemas first. `closable` says
 /// whether the schema describes a whole value by itself (see
 /// [`closable_position`]).
-fn canonical_node(schema: &mut Json, path: &str, closable: bool) -> Result<(), SchemaError> {
+fn canonical_node(
+    schema: &mut Json,
+    path: &str,
+    closable: bool,
+    source: Source,
+) -> Result<(), SchemaError> {
     match schema {
         Json::Bool(_) => return Ok(()),
         Json::Object(_) => {}
@@ -233,6 +263,9 @@ fn canonical_node(schema: &mut Json, path: &str, closable: bool) -> Result<(), S
                 found: kind_of(other),
             });
         }
+    }
+    if source == Source::Derived {
+        serde_meaning(schema);
     }
     // `title` is schemars' Rust type name: noise to a model, and it leaks
     // internal names. `$schema` is implied (2020-12) everywhere it matters.
@@ -260,6 +293,7 @@ fn canonical_node(schema: &mut Json, path: &str, closable: bool) -> Result<(), S
                 value,
                 &child_path(path, keyword),
                 closable_position(keyword),
+                source,
             )?,
             Some(Holds::List) => {
                 let Json::Array(items) = value else {
@@ -273,7 +307,12 @@ fn canonical_node(schema: &mut Json, path: &str, closable: bool) -> Result<(), S
                     other => closable_position(other),
                 };
                 for (index, item) in items.iter_mut().enumerate() {
-                    canonical_node(item, &index_path(path, keyword, index), branch_closable)?;
+                    canonical_node(
+                        item,
+                        &index_path(path, keyword, index),
+                        branch_closable,
+                        source,
+                    )?;
                 }
             }
             Some(Holds::Map) => {
@@ -284,13 +323,11 @@ fn canonical_node(schema: &mut Json, path: &str, closable: bool) -> Result<(), S
                     });
                 };
                 for (name, sub) in entries.iter_mut() {
-                    if keyword == "properties" && !required.contains(name) {
-                        strip_null(sub);
-                    }
                     canonical_node(
                         sub,
                         &member_path(path, keyword, name),
                         closable_position(keyword),
+                        source,
                     )?;
                 }
                 // Required properties in `required`'s order, which schemars
@@ -323,6 +360,31 @@ fn canonical_node(schema: &mut Json, path: &str, closable: bool) -> Result<(), S
         schema.insert("additionalProperties", Json::Bool(false));
     }
     Ok(())
+}
+
+/// Says in a derived schema what serde does with the type, where schemars
+/// says something else:
+///
+/// - a set's `uniqueItems`: serde keeps one of repeated items rather than
+///   refusing them, so repeats are allowed;
+/// - `Duration` and `SystemTime`: serde carries nanoseconds past a second
+///   into the seconds and fails when that overflows them, so the
+///   nanoseconds are bounded below a second (which the arguments' check
+///   then holds to).
+fn serde_meaning(schema: &mut Json) {
+    if schema.get("uniqueItems") == Some(&Json::Bool(true)) {
+        schema.remove("uniqueItems");
+    }
+    let nanos = match schema.get("title").and_then(Json::as_str) {
+        Some("Duration") => "nanos",
+        Some("SystemTime") => "nanos_since_epoch",
+        _ => return,
+    };
+    if let Some(Json::Object(properties)) = schema.get_mut("properties")
+        && let Some((_, field)) = properties.iter_mut().find(|(name, _)| name == nanos)
+    {
+        field.insert("maximum", Json::Number(999_999_999.into()));
+    }
 }
 
 fn not_a_list(path: &str, keyword: &str, value: &Json) -> SchemaError {

@@ -64,11 +64,12 @@ mod keywords;
 mod limits;
 mod lower;
 mod nulls;
-mod numbers;
+pub(crate) mod numbers;
 mod openai_strict;
 
 pub use canonical::{MAX_JSON_DEPTH, canonicalize};
-pub use error::{Dialect, LoweringError, LoweringErrorKind, SchemaError};
+pub(crate) use canonical::{Source, canonicalize_from};
+pub use error::{Dialect, LoweringError, LoweringErrorKind, SchemaError, rust_path};
 pub use gemini::gemini;
 pub use json::Json;
 pub use keywords::KEYWORD_ORDER;
