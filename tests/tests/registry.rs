@@ -676,3 +676,23 @@ fn the_global_catalogue_holds_every_tool_of_the_program() {
     );
     assert!(!names.contains(&"read_output"), "{names:?}");
 }
+
+/// Every tool of this file keeps the property of schema and dispatch
+/// agreement (`toolkit_tests::agreement`); the long runs are in
+/// `schema_agreement.rs`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_tool_here_accepts_exactly_what_its_schemas_say() {
+    let all = Registry::builder()
+        .catalogue()
+        .exclude(["add"])
+        .tools(tools![add])
+        .state(Arc::new(AtomicUsize::new(0)))
+        .state(Arc::new(tokio::sync::Barrier::new(1)))
+        .state(Arc::new(std::sync::Mutex::new(Vec::<Instant>::new())))
+        .timeout(Duration::from_millis(20))
+        .build()
+        .unwrap();
+    let report = toolkit_tests::agreement::check_registry(&all, 0x5eed_0003, 3).await;
+    assert!(report.failures.is_empty(), "{:#?}", report.failures);
+    assert!(report.accepted > 0 && report.refused > 0, "{report:?}");
+}

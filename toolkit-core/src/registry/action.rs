@@ -119,7 +119,14 @@ impl Registry {
                 .iter()
                 .map(|&name| {
                     let optional = if required.contains(&name) { "" } else { "?" };
-                    format!("{name}{optional}: {}", type_name(&properties[name]))
+                    let kind = type_name(&properties[name]);
+                    // An optional field may be left out; its `null` says
+                    // nothing more.
+                    let kind = match optional {
+                        "?" => kind.strip_suffix(" | null").unwrap_or(&kind).to_owned(),
+                        _ => kind,
+                    };
+                    format!("{name}{optional}: {kind}")
                 })
                 .collect();
             let _ = writeln!(out, "{}({})", def.name(), signature.join(", "));
@@ -141,6 +148,29 @@ fn type_name(schema: &Value) -> String {
     if let Some(values) = schema["enum"].as_array() {
         let values: Vec<String> = values.iter().map(Value::to_string).collect();
         return values.join(" | ");
+    }
+    if let Some(kinds) = schema["type"].as_array() {
+        // `Option<T>`: the type, then `null`.
+        let mut named: Vec<String> = kinds
+            .iter()
+            .filter_map(Value::as_str)
+            .filter(|kind| *kind != "null")
+            .map(|kind| {
+                let mut single = schema.clone();
+                single["type"] = Value::from(kind);
+                type_name(&single)
+            })
+            .collect();
+        if kinds.iter().any(|kind| kind == "null") {
+            named.push("null".to_owned());
+        }
+        return named.join(" | ");
+    }
+    if let Some(branches) = schema["anyOf"].as_array()
+        && let [branch, null] = branches.as_slice()
+        && null["type"] == "null"
+    {
+        return format!("{} | null", type_name(branch));
     }
     match schema["type"].as_str() {
         Some("array") => format!("{}[]", type_name(&schema["items"])),

@@ -38,19 +38,24 @@ pub const MAX_JSON_DEPTH: usize = 256;
 ///   `preserve_order` feature happens to be on, and output must not depend
 ///   on that;
 /// - keeps `required` as given;
-/// - removes the `null` alternative of every optional (non-required)
-///   property, at every level: absence from `required` already says "may be
-///   omitted", and each lowering restores nullability where its dialect
-///   needs it;
+/// - keeps the `null` of an `Option`: absent and `null` are different
+///   values where the Rust type tells them apart (`Option<Option<T>>`
+///   read with a helper says "leave" and "clear"), and every value a
+///   schema allows must be one the tool accepts;
 /// - inlines every definition except recursive ones, which stay as
 ///   `$ref: "#/$defs/NAME"` with their bodies canonical too;
 /// - writes unit enums as one flat string `enum`, with documented
 ///   variants listed in the description;
-/// - drops schemars' non-standard numeric `format`s, keeping the bounds of
-///   8-, 16- and 32-bit integers as `minimum`/`maximum` and `minimum: 0`
-///   for wider unsigned ones;
+/// - drops schemars' non-standard numeric `format`s, keeping the bounds
+///   they imply as `minimum`/`maximum` (a `u64`'s maximum included; 128-bit
+///   integers bounded to what a parsed `serde_json::Value` holds exactly),
+///   and writes an `f32`'s values in their shortest form;
+/// - says what serde does where schemars says otherwise: no `uniqueItems`
+///   for sets (serde keeps one of repeated items), nanoseconds below a
+///   second for `Duration` and `SystemTime`;
 /// - closes struct-like objects with `additionalProperties: false` where
-///   that cannot reject valid input;
+///   that cannot reject valid input (the arguments are then held to it:
+///   an unknown field at any depth is refused);
 /// - orders the keywords of every schema object as in
 ///   [`KEYWORD_ORDER`](super::KEYWORD_ORDER).
 ///

@@ -279,6 +279,19 @@ impl<'s> Checker<'s> {
             }
             path.truncate(length);
         }
+        if schema.get("unevaluatedProperties") == Some(&Value::Bool(false)) {
+            let mut known = Vec::new();
+            self.evaluated(schema, &Value::Object(object.clone()), &mut known, depth);
+            for key in object.keys() {
+                if !known.iter().any(|name| name == key) {
+                    let at = child(path, key);
+                    known.sort_unstable();
+                    known.dedup();
+                    let message = format!("unknown field; expected one of `{}`", known.join("`, `"));
+                    self.report(&at, message);
+                }
+            }
+        }
         let count = object.len();
         if let Some(min) = bound(schema, "minProperties")
             && (count as f64) < min
@@ -289,6 +302,45 @@ impl<'s> Checker<'s> {
             && (count as f64) > max
         {
             self.report(path, format!("expected at most {max} fields, got {count}"));
+        }
+    }
+
+    /// The property names `schema` evaluates for `value`: its own, those
+    /// of the branches of `allOf`, and of the `anyOf`/`oneOf` branches the
+    /// value keeps (what `unevaluatedProperties` looks at).
+    fn evaluated(
+        &self,
+        schema: &'s Map<String, Value>,
+        value: &Value,
+        known: &mut Vec<String>,
+        depth: usize,
+    ) {
+        if depth > MAX_DEPTH {
+            return;
+        }
+        if let Some(Value::Object(properties)) = schema.get("properties") {
+            known.extend(properties.keys().cloned());
+        }
+        if let Some(target) = schema
+            .get("$ref")
+            .and_then(Value::as_str)
+            .and_then(|reference| self.resolve(reference))
+            .and_then(Value::as_object)
+        {
+            self.evaluated(target, value, known, depth + 1);
+        }
+        for keyword in ["allOf", "anyOf", "oneOf"] {
+            let Some(Value::Array(branches)) = schema.get(keyword) else {
+                continue;
+            };
+            for branch in branches {
+                let Some(members) = branch.as_object() else {
+                    continue;
+                };
+                if keyword == "allOf" || admits(self.root, branch, value) {
+                    self.evaluated(members, value, known, depth + 1);
+                }
+            }
         }
     }
 
@@ -570,8 +622,11 @@ pub(crate) fn expected(schema: &Map<String, Value>) -> String {
         .map(|kind| article(kind))
         .collect::<Vec<_>>()
         .join(" or ");
+    // A 64-bit integer's own bounds say nothing a model needs.
     let number = |keyword: &str| match schema.get(keyword) {
-        Some(Value::Number(n)) => Some(numbers::show(n)),
+        Some(Value::Number(n)) if n.as_i64() != Some(i64::MIN) && n.as_i64() != Some(i64::MAX) && n.as_u64() != Some(u64::MAX) => {
+            Some(numbers::show(n))
+        }
         _ => None,
     };
     let mut limits = Vec::new();
