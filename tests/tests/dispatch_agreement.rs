@@ -340,7 +340,7 @@ async fn a_char_is_one_character_in_strict_mode_too() {
     let schema = schema_of(&registry, "awkward", Provider::OpenAiStrict);
     assert_eq!(
         schema["properties"]["initial"],
-        json!({"type": "string", "pattern": "^[\\s\\S]{1}$"})
+        json!({"type": "string", "description": "One character.", "pattern": "^[\\s\\S]{1}$"})
     );
     let message = refusal(&registry, "awkward", &awkward_with("initial", json!("xy")))
         .await
@@ -685,9 +685,9 @@ pub struct Review {
 #[tool]
 fn review(
     /// The review.
-    review: Review,
+    entry: Review,
 ) -> String {
-    format!("{review:?}")
+    format!("{entry:?}")
 }
 
 #[test]
@@ -705,5 +705,5 @@ fn f32_values_in_schemas_are_written_as_the_f32_they_are() {
         assert!(!text.contains("0.10000000149011612"), "{provider}: {text}");
     }
     let schema = schema_of(&registry, "review", Provider::OpenAi);
-    assert_eq!(schema["properties"]["review"]["properties"]["rating"]["default"], json!(3.9));
+    assert_eq!(schema["properties"]["entry"]["properties"]["rating"]["default"], json!(3.9));
 }

@@ -166,7 +166,7 @@ async fn field_errors_name_the_path_the_expected_type_and_what_came() {
     let missing = registry.call("add", r#"{"b": 1}"#).await;
     assert_eq!(
         error_text(&missing),
-        "invalid arguments for `add`: at `a`: missing required field"
+        "invalid arguments for `add`: at `a`: missing required field: expected an integer"
     );
 
     let unknown = registry.call("add", r#"{"a": 1, "b": 2, "c": 2}"#).await;
@@ -682,9 +682,11 @@ fn the_global_catalogue_holds_every_tool_of_the_program() {
 /// `schema_agreement.rs`.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_tool_here_accepts_exactly_what_its_schemas_say() {
+    // `slow_sync` sleeps as long as it is told, on a thread no time limit
+    // stops: its schema is a plain `u64`, which the corpus covers.
     let all = Registry::builder()
         .catalogue()
-        .exclude(["add"])
+        .exclude(["add", "slow_sync"])
         .tools(tools![add])
         .state(Arc::new(AtomicUsize::new(0)))
         .state(Arc::new(tokio::sync::Barrier::new(1)))

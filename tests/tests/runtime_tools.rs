@@ -128,7 +128,7 @@ async fn arguments_are_checked_against_the_given_schema() {
     let message = typo.result.error_message().unwrap();
     assert_eq!(
         message,
-        "invalid arguments for `create_event`: 3 problems: at `attendees[0].email`: missing required field; \
+        "invalid arguments for `create_event`: 3 problems: at `attendees[0].email`: missing required field: expected a string; \
          at `attendees[0].emial`: unknown field; expected one of `email`, `name`; at `minutes`: expected at least 5, got 2"
     );
     assert!(matches!(
@@ -144,7 +144,7 @@ async fn arguments_are_checked_against_the_given_schema() {
         Some(CallError::InvalidArguments {
             tool: "create_event".into(),
             path: Some("title".into()),
-            message: "expected a string, got 7".into(),
+            message: "expected a string (at most 80 characters), got 7".into(),
         })
     );
 

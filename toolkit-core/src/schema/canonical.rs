@@ -10,6 +10,7 @@ use super::enums::{flatten_unit_enum, type_untyped_values};
 use super::error::SchemaError;
 use super::json::Json;
 use super::keywords::{Holds, child_path, holds, index_path, member_path, order_schema};
+use super::nulls::is_null_schema;
 use super::numbers::normalize_numeric_format;
 
 /// The deepest JSON nesting (arrays and objects) a schema may have. Deep
@@ -276,6 +277,7 @@ fn canonical_node(
     // internal names. `$schema` is implied (2020-12) everywhere it matters.
     schema.remove("title");
     schema.remove("$schema");
+    let optional_enum = lift_optional_unit_enum(schema);
 
     let required: Vec<String> = schema
         .get("required")
@@ -354,6 +356,9 @@ fn canonical_node(
         }
     }
     flatten_unit_enum(schema);
+    if optional_enum {
+        admit_null(schema);
+    }
     type_untyped_values(schema);
     normalize_numeric_format(schema);
     let closes = closable
@@ -380,15 +385,75 @@ fn serde_meaning(schema: &mut Json) {
     if schema.get("uniqueItems") == Some(&Json::Bool(true)) {
         schema.remove("uniqueItems");
     }
-    let nanos = match schema.get("title").and_then(Json::as_str) {
-        Some("Duration") => "nanos",
-        Some("SystemTime") => "nanos_since_epoch",
-        _ => return,
+    // Known by their shape: schemars gives an inlined schema no title.
+    let Some(Json::Object(properties)) = schema.get_mut("properties") else {
+        return;
     };
-    if let Some(Json::Object(properties)) = schema.get_mut("properties")
-        && let Some((_, field)) = properties.iter_mut().find(|(name, _)| name == nanos)
+    let format = |properties: &[(String, Json)], name: &str| {
+        properties
+            .iter()
+            .find(|(field, _)| field == name)
+            .and_then(|(_, field)| field.get("format"))
+            .and_then(Json::as_str)
+            .map(str::to_owned)
+    };
+    for (secs, nanos) in [("secs", "nanos"), ("secs_since_epoch", "nanos_since_epoch")] {
+        let shaped = properties.len() == 2
+            && format(properties, secs).as_deref() == Some("uint64")
+            && format(properties, nanos).as_deref() == Some("uint32");
+        if shaped && let Some((_, field)) = properties.iter_mut().find(|(name, _)| name == nanos)
+        {
+            field.insert("maximum", Json::Number(999_999_999.into()));
+        }
+    }
+}
+
+/// `Option<E>` of a unit enum whose variants have docs, `anyOf: [E, null]`:
+/// lifts `E`'s variants into the node, so that it becomes one flat enum
+/// (the field's doc first, then the variants') that admits `null`.
+fn lift_optional_unit_enum(schema: &mut Json) -> bool {
+    let Some(Json::Array(branches)) = schema.get("anyOf") else {
+        return false;
+    };
+    let [a, b] = branches.as_slice() else {
+        return false;
+    };
+    let inner = match (is_null_schema(a), is_null_schema(b)) {
+        (false, true) => a.clone(),
+        (true, false) => b.clone(),
+        _ => return false,
+    };
+    let mut probe = inner.clone();
+    flatten_unit_enum(&mut probe);
+    let flat_strings = probe.get("type").and_then(Json::as_str) == Some("string")
+        && probe
+            .get("enum")
+            .and_then(Json::as_array)
+            .is_some_and(|values| values.iter().all(|v| v.as_str().is_some()));
+    if !flat_strings || probe.get("oneOf").is_some() || probe.get("anyOf").is_some() {
+        return false;
+    }
+    schema.remove("anyOf");
+    for (keyword, value) in inner.as_object().unwrap_or_default() {
+        if keyword != "title" && keyword != "$schema" && !schema.contains_key(keyword) {
+            schema.insert(keyword.clone(), value.clone());
+        }
+    }
+    true
+}
+
+/// Adds `null` to a flat enum's type and values.
+fn admit_null(schema: &mut Json) {
+    if let Some(Json::String(kind)) = schema.get("type").cloned() {
+        schema.insert(
+            "type",
+            Json::Array(vec![Json::String(kind), Json::from("null")]),
+        );
+    }
+    if let Some(Json::Array(values)) = schema.get_mut("enum")
+        && !values.contains(&Json::Null)
     {
-        field.insert("maximum", Json::Number(999_999_999.into()));
+        values.push(Json::Null);
     }
 }
 

@@ -285,7 +285,11 @@ fn documented_unit_enum_becomes_a_flat_string_enum() {
     assert_eq!(out["properties"]["order"], expected);
     assert_eq!(
         out["properties"]["maybe"],
-        json!({"anyOf": [expected, {"type": "null"}]})
+        json!({
+            "type": ["string", "null"],
+            "description": "Sort order.\n\n- `newest`: Newest first.\n- `oldest`: Oldest first.\n  By date.",
+            "enum": ["relevance", "newest", "oldest", null]
+        })
     );
 }
 
@@ -627,3 +631,22 @@ fn canonical_schemas_are_a_fixed_point() {
         assert_eq!(once, twice, "{input}");
     }
 }
+
+#[test]
+fn durations_and_sets_say_what_serde_does() {
+    #[derive(schemars::JsonSchema)]
+    #[allow(dead_code)]
+    struct Args {
+        wait: std::time::Duration,
+        tags: std::collections::HashSet<String>,
+    }
+    let tool = crate::tool::schema::ToolSchema::of::<Args>(&["wait", "tags"]);
+    let out: Value = serde_json::from_str(tool.canonical().unwrap()).unwrap();
+    assert_eq!(
+        out["properties"]["wait"]["properties"]["nanos"]["maximum"],
+        json!(999_999_999),
+        "{out}"
+    );
+    assert!(out["properties"]["tags"].get("uniqueItems").is_none(), "{out}");
+}
+

@@ -9,7 +9,7 @@ fn is_null_type(value: &Json) -> bool {
 
 /// A branch that only admits `null`: `{"type": "null"}`, `{"const": null}`
 /// or `{"enum": [null]}` (annotations aside).
-fn is_null_schema(branch: &Json) -> bool {
+pub(crate) fn is_null_schema(branch: &Json) -> bool {
     let Some(members) = branch.as_object() else {
         return false;
     };

@@ -331,7 +331,7 @@ impl Lowering<'_> {
             self.close_object(schema, &mut out, path)?;
         }
         fold_into_description(&mut out, &folded);
-        Ok(out)
+        Ok(nullable_as_union(out))
     }
 
     /// Lowers `properties`, making the non-required ones nullable.
@@ -504,6 +504,36 @@ pub(crate) fn nullable(mut schema: Json) -> Json {
     if let Some(description) = description {
         wrapper.insert("description", description);
     }
+    wrapper.insert("anyOf", Json::Array(vec![schema, null]));
+    wrapper
+}
+
+/// `"type": ["object", "null"]` (an `Option` of a struct) as strict mode
+/// takes a nullable object or array: `anyOf` with a `null` branch, the
+/// description on the wrapper. Primitives keep the `["T", "null"]` form.
+fn nullable_as_union(mut schema: Json) -> Json {
+    let Some(Json::Array(kinds)) = schema.get("type") else {
+        return schema;
+    };
+    let named: Vec<Json> = kinds
+        .iter()
+        .filter(|kind| kind.as_str() != Some("null"))
+        .cloned()
+        .collect();
+    let composite = match named.as_slice() {
+        [kind] if kinds.len() == 2 => !PRIMITIVES.contains(&kind.as_str().unwrap_or_default()),
+        _ => false,
+    };
+    if !composite {
+        return schema;
+    }
+    schema.insert("type", named[0].clone());
+    let description = schema.remove("description");
+    let mut wrapper = Json::object();
+    if let Some(description) = description {
+        wrapper.insert("description", description);
+    }
+    let null = Json::Object(vec![("type".into(), Json::from("null"))]);
     wrapper.insert("anyOf", Json::Array(vec![schema, null]));
     wrapper
 }
