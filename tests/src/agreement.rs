@@ -150,9 +150,11 @@ pub fn inside(schema: &Value, instance: &Value) -> bool {
             .borrow_mut()
             .entry(key)
             .or_insert_with(|| {
-                Rc::new(jsonschema::draft202012::new(schema).unwrap_or_else(|error| {
-                    panic!("the schema does not compile: {error}\n{schema:#}")
-                }))
+                Rc::new(
+                    jsonschema::draft202012::new(schema).unwrap_or_else(|error| {
+                        panic!("the schema does not compile: {error}\n{schema:#}")
+                    }),
+                )
             })
             .clone()
     });
@@ -249,7 +251,10 @@ impl<'s> Generator<'s> {
             0 => low,
             1 => high,
             2 => 0i128.clamp(low, high),
-            _ => low + (u128::from(self.rng.next_u64()) % (span.max(1).min(u128::MAX - 1) + 1)) as i128,
+            _ => {
+                low + (u128::from(self.rng.next_u64()) % (span.max(1).min(u128::MAX - 1) + 1))
+                    as i128
+            }
         };
         let n = n.clamp(low, high);
         match u64::try_from(n) {
@@ -319,10 +324,12 @@ impl<'s> Generator<'s> {
             .and_then(Value::as_array)
             .map_or(&[][..], Vec::as_slice);
         (0..length)
-            .map(|index| match prefix.get(index).or_else(|| schema.get("items")) {
-                Some(item) => self.of(item, depth + 1),
-                None => self.anything(depth + 1),
-            })
+            .map(
+                |index| match prefix.get(index).or_else(|| schema.get("items")) {
+                    Some(item) => self.of(item, depth + 1),
+                    None => self.anything(depth + 1),
+                },
+            )
             .collect()
     }
 
@@ -335,8 +342,8 @@ impl<'s> Generator<'s> {
         let mut out = Map::new();
         if let Some(Value::Object(properties)) = schema.get("properties") {
             for (name, sub) in properties {
-                let wanted = required.contains(&name.as_str())
-                    || (depth < DEEP && self.rng.one_in(2));
+                let wanted =
+                    required.contains(&name.as_str()) || (depth < DEEP && self.rng.one_in(2));
                 if wanted {
                     out.insert(name.clone(), self.of(sub, depth + 1));
                 }
@@ -441,7 +448,9 @@ pub fn mutate(value: &Value, mutation: Mutation, rng: &mut Rng) -> Option<Value>
                 Mutation::ExtraField | Mutation::ArrayForObject => {
                     node.is_some_and(Value::is_object)
                 }
-                Mutation::MissingRequired => node.is_some_and(|n| n.as_object().is_some_and(|m| !m.is_empty())),
+                Mutation::MissingRequired => {
+                    node.is_some_and(|n| n.as_object().is_some_and(|m| !m.is_empty()))
+                }
                 Mutation::WrongType => !at.is_empty(),
             }
         })
@@ -500,7 +509,9 @@ pub fn absent_nulls(root: &Value, schema: &Value, value: &Value) -> Value {
     };
     match value {
         Value::Object(map) => {
-            if let Some(Value::Array(branches)) = schema.get("anyOf").or_else(|| schema.get("oneOf")) {
+            if let Some(Value::Array(branches)) =
+                schema.get("anyOf").or_else(|| schema.get("oneOf"))
+            {
                 let fitting = branches.iter().find(|branch| {
                     branch
                         .get("properties")
@@ -549,10 +560,12 @@ pub fn absent_nulls(root: &Value, schema: &Value, value: &Value) -> Value {
             items
                 .iter()
                 .enumerate()
-                .map(|(index, item)| match prefix.get(index).or_else(|| schema.get("items")) {
-                    Some(sub) => absent_nulls(root, sub, item),
-                    None => item.clone(),
-                })
+                .map(
+                    |(index, item)| match prefix.get(index).or_else(|| schema.get("items")) {
+                        Some(sub) => absent_nulls(root, sub, item),
+                        None => item.clone(),
+                    },
+                )
                 .collect()
         }
         _ => value.clone(),
@@ -599,7 +612,10 @@ pub async fn check_registry(registry: &Registry, seed: u64, cases: usize) -> Rep
                     continue;
                 }
                 for (way, outcome) in [
-                    ("text", registry.call(name, value.to_string().as_str()).await),
+                    (
+                        "text",
+                        registry.call(name, value.to_string().as_str()).await,
+                    ),
                     ("value", registry.call(name, &value).await),
                 ] {
                     if let Some(error) = refused(&outcome) {
@@ -619,7 +635,10 @@ pub async fn check_registry(registry: &Registry, seed: u64, cases: usize) -> Rep
                         continue;
                     }
                     for (way, outcome) in [
-                        ("text", registry.call(name, broken.to_string().as_str()).await),
+                        (
+                            "text",
+                            registry.call(name, broken.to_string().as_str()).await,
+                        ),
                         ("value", registry.call(name, &broken).await),
                     ] {
                         if refused(&outcome).is_none() {

@@ -83,7 +83,10 @@ async fn a_nested_struct_is_not_read_from_an_array() {
     )
     .await
     .expect("refused");
-    assert!(message.contains("at `event.slot`: expected an object"), "{message}");
+    assert!(
+        message.contains("at `event.slot`: expected an object"),
+        "{message}"
+    );
 }
 
 #[tokio::test]
@@ -212,7 +215,10 @@ async fn nulls_keep_their_meaning_whatever_else_the_call_holds() {
             r#"nickname kept, notify false, fields {"email":null,"phone":"1"}"#,
         ),
     ] {
-        assert_eq!(answer(&registry, "update_contact", arguments).await, expected);
+        assert_eq!(
+            answer(&registry, "update_contact", arguments).await,
+            expected
+        );
     }
 }
 
@@ -364,9 +370,8 @@ async fn sixty_four_bit_integers_have_their_maximum() {
     let over = AWKWARD_OK.replace(r#""big": 1"#, r#""big": 18446744073709551616"#);
     let message = refusal(&registry, "awkward", &over).await.expect("refused");
     assert!(
-        message.contains(
-            "at `big`: expected at most 18446744073709551615, got 18446744073709551616"
-        ),
+        message
+            .contains("at `big`: expected at most 18446744073709551615, got 18446744073709551616"),
         "{message}"
     );
 }
@@ -422,7 +427,11 @@ async fn a_set_allows_repeats_as_serde_does() {
             assert!(!text.contains("uniqueItems"), "{provider}: {text}");
         }
     }
-    assert!(answer(&registry, "awkward", AWKWARD_OK).await.ends_with(" 1"));
+    assert!(
+        answer(&registry, "awkward", AWKWARD_OK)
+            .await
+            .ends_with(" 1")
+    );
 }
 
 #[tokio::test]
@@ -549,7 +558,10 @@ fn refusals_name_the_rust_path_every_problem_and_one_line_per_tool() {
     let text = error.to_string();
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 1 + error.tools.len(), "{text}");
-    assert!(lines[1..].iter().all(|line| line.starts_with("- `")), "{text}");
+    assert!(
+        lines[1..].iter().all(|line| line.starts_with("- `")),
+        "{text}"
+    );
     // The free-form map and the free-form value are both named.
     let store_line = lines.iter().find(|l| l.contains("`store`")).unwrap();
     assert!(store_line.contains("`document`"), "{store_line}");
@@ -582,15 +594,16 @@ fn a_refusal_names_the_place_by_its_rust_path() {
         .build()
         .unwrap_err();
     let message = error.to_string();
-    assert!(message.contains("free-form map at `expr.add.left`"), "{message}");
+    assert!(
+        message.contains("free-form map at `expr.add.left`"),
+        "{message}"
+    );
 }
 
 #[test]
 fn rust_paths_read_like_the_type() {
     assert_eq!(
-        toolkit_core::schema::rust_path(
-            "properties.expr.oneOf[2].properties.add.properties.left"
-        ),
+        toolkit_core::schema::rust_path("properties.expr.oneOf[2].properties.add.properties.left"),
         "expr.add.left"
     );
 }
@@ -626,9 +639,11 @@ async fn no_generated_name_reaches_the_model() {
         .tool(
             ToolDef::builder("echo")
                 .input_schema(json!({"type": "object", "properties": {"text": {"type": "string"}}}))
-                .handler(|arguments: Value, _: toolkit_core::CallContext| async move {
-                    arguments.to_string()
-                }),
+                .handler(
+                    |arguments: Value, _: toolkit_core::CallContext| async move {
+                        arguments.to_string()
+                    },
+                ),
         )
         .build()
         .unwrap();
@@ -705,5 +720,8 @@ fn f32_values_in_schemas_are_written_as_the_f32_they_are() {
         assert!(!text.contains("0.10000000149011612"), "{provider}: {text}");
     }
     let schema = schema_of(&registry, "review", Provider::OpenAi);
-    assert_eq!(schema["properties"]["entry"]["properties"]["rating"]["default"], json!(3.9));
+    assert_eq!(
+        schema["properties"]["entry"]["properties"]["rating"]["default"],
+        json!(3.9)
+    );
 }

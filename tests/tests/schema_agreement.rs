@@ -374,7 +374,7 @@ pub enum Many {
     V296,
     V297,
     V298,
-    V299
+    V299,
 }
 
 // ---- Structs ----
@@ -575,12 +575,48 @@ echo! {
 fn corpus() -> Registry {
     Registry::builder()
         .tools(tools![
-            external, external_list, internal, internal_optional, adjacent, untagged, kebab, many,
-            flattened, open, strict_struct, defaults, patch, renamed, tree, expr, deep, point,
-            bounded, map_of_numbers, map_of_structs, hash_set, btree_set, tuple_pair, tuple_triple,
-            array3, wide_unsigned, wide_signed, small_ints, floats, character, duration, free_form,
-            free_form_optional, nested_options, boxed, vec_of_vecs, optional_struct, map_of_values,
-            non_zero, unit_like, strings,
+            external,
+            external_list,
+            internal,
+            internal_optional,
+            adjacent,
+            untagged,
+            kebab,
+            many,
+            flattened,
+            open,
+            strict_struct,
+            defaults,
+            patch,
+            renamed,
+            tree,
+            expr,
+            deep,
+            point,
+            bounded,
+            map_of_numbers,
+            map_of_structs,
+            hash_set,
+            btree_set,
+            tuple_pair,
+            tuple_triple,
+            array3,
+            wide_unsigned,
+            wide_signed,
+            small_ints,
+            floats,
+            character,
+            duration,
+            free_form,
+            free_form_optional,
+            nested_options,
+            boxed,
+            vec_of_vecs,
+            optional_struct,
+            map_of_values,
+            non_zero,
+            unit_like,
+            strings,
         ])
         .build()
         .expect("the corpus builds")
@@ -609,7 +645,10 @@ fn assert_agreement(report: toolkit_tests::agreement::Report, what: &str) {
             .collect::<Vec<_>>()
             .join("\n")
     );
-    assert!(report.accepted > 0 && report.refused > 0, "{what}: {report:?}");
+    assert!(
+        report.accepted > 0 && report.refused > 0,
+        "{what}: {report:?}"
+    );
     eprintln!(
         "{what}: {} values accepted, {} mutations refused, each as text and as a value",
         report.accepted, report.refused

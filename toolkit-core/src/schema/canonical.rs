@@ -401,8 +401,7 @@ fn serde_meaning(schema: &mut Json) {
         let shaped = properties.len() == 2
             && format(properties, secs).as_deref() == Some("uint64")
             && format(properties, nanos).as_deref() == Some("uint32");
-        if shaped && let Some((_, field)) = properties.iter_mut().find(|(name, _)| name == nanos)
-        {
+        if shaped && let Some((_, field)) = properties.iter_mut().find(|(name, _)| name == nanos) {
             field.insert("maximum", Json::Number(999_999_999.into()));
         }
     }

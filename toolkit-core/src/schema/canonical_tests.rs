@@ -647,6 +647,8 @@ fn durations_and_sets_say_what_serde_does() {
         json!(999_999_999),
         "{out}"
     );
-    assert!(out["properties"]["tags"].get("uniqueItems").is_none(), "{out}");
+    assert!(
+        out["properties"]["tags"].get("uniqueItems").is_none(),
+        "{out}"
+    );
 }
-

@@ -262,7 +262,9 @@ impl LoweringError {
 
     /// Every problem: its schema path and its reason, in the order found.
     pub fn problems(&self) -> impl Iterator<Item = (&str, &LoweringErrorKind)> {
-        self.problems.iter().map(|(path, kind)| (path.as_str(), kind))
+        self.problems
+            .iter()
+            .map(|(path, kind)| (path.as_str(), kind))
     }
 }
 

@@ -6,8 +6,8 @@ use std::cell::RefCell;
 use super::canonical::MAX_JSON_DEPTH;
 use super::error::{Dialect, LoweringError, LoweringErrorKind as Kind};
 use super::json::Json;
-use super::nulls::strip_null;
 use super::keywords::{child_path, fold_into_description, index_path, member_path, order_schema};
+use super::nulls::strip_null;
 
 /// Keywords `parameters` accepts and that are copied as they are. `format`,
 /// `enum`, `anyOf`, `type`, `items` and `properties` are rewritten on the

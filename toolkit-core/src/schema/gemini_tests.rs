@@ -131,7 +131,10 @@ fn nulls_become_nullable_and_names_and_untyped_values_are_checked() {
         json!({"type": "object", "nullable": true, "properties": {"x": {"type": "string"}}, "required": ["x"], "propertyOrdering": ["x"]})
     );
     assert_eq!(
-        property(json!({"type": ["string", "null"], "enum": ["a", null]}), true),
+        property(
+            json!({"type": ["string", "null"], "enum": ["a", null]}),
+            true
+        ),
         json!({"type": "string", "nullable": true, "format": "enum", "enum": ["a"]})
     );
     let error = lower(root(
@@ -139,7 +142,10 @@ fn nulls_become_nullable_and_names_and_untyped_values_are_checked() {
         json!(["p", "q"]),
     ))
     .unwrap_err();
-    let kinds: Vec<String> = error.problems().map(|(_, kind)| format!("{kind:?}")).collect();
+    let kinds: Vec<String> = error
+        .problems()
+        .map(|(_, kind)| format!("{kind:?}"))
+        .collect();
     assert_eq!(
         kinds,
         [

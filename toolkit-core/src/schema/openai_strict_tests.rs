@@ -218,9 +218,18 @@ fn constraints_strict_mode_cannot_state_are_errors_all_of_them() {
     assert_eq!(
         problems,
         [
-            ("properties.code".into(), "Constraint { keyword: \"maxLength\" }".into()),
-            ("properties.extra".into(), "Constraint { keyword: \"minProperties\" }".into()),
-            ("properties.tags".into(), "Constraint { keyword: \"uniqueItems\" }".into()),
+            (
+                "properties.code".into(),
+                "Constraint { keyword: \"maxLength\" }".into()
+            ),
+            (
+                "properties.extra".into(),
+                "Constraint { keyword: \"minProperties\" }".into()
+            ),
+            (
+                "properties.tags".into(),
+                "Constraint { keyword: \"uniqueItems\" }".into()
+            ),
         ]
     );
     assert!(error.to_string().contains("`tags`"), "{error}");

@@ -30,8 +30,7 @@ pub(crate) fn serde_enforces(generated: &Value) -> bool {
     let Some(root) = generated.as_object() else {
         return false;
     };
-    if root.contains_key("$defs") || root.get("additionalProperties") != Some(&Value::Bool(false))
-    {
+    if root.contains_key("$defs") || root.get("additionalProperties") != Some(&Value::Bool(false)) {
         return false;
     }
     let known = |key: &str| {

@@ -224,7 +224,9 @@ fn as_integer(number: &Number) -> Option<Number> {
         return None;
     }
     let float = number.as_f64()?;
-    if float.fract() != 0.0 || float <= -9.223_372_036_854_775_808e18 || float >= 1.844_674_407_370_955_2e19
+    if float.fract() != 0.0
+        || float <= -9.223_372_036_854_775_808e18
+        || float >= 1.844_674_407_370_955_2e19
     {
         return None;
     }

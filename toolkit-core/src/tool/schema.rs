@@ -5,8 +5,8 @@ use std::sync::OnceLock;
 
 use serde_json::Value;
 
-use crate::Provider;
 use super::enforcement;
+use crate::Provider;
 use crate::schema::{self, Dialect, Json, LoweringError, SchemaError, Source};
 
 /// A tool's parameter schemas.

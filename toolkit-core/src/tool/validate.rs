@@ -287,7 +287,8 @@ impl<'s> Checker<'s> {
                     let at = child(path, key);
                     known.sort_unstable();
                     known.dedup();
-                    let message = format!("unknown field; expected one of `{}`", known.join("`, `"));
+                    let message =
+                        format!("unknown field; expected one of `{}`", known.join("`, `"));
                     self.report(&at, message);
                 }
             }
@@ -624,7 +625,11 @@ pub(crate) fn expected(schema: &Map<String, Value>) -> String {
         .join(" or ");
     // A 64-bit integer's own bounds say nothing a model needs.
     let number = |keyword: &str| match schema.get(keyword) {
-        Some(Value::Number(n)) if n.as_i64() != Some(i64::MIN) && n.as_i64() != Some(i64::MAX) && n.as_u64() != Some(u64::MAX) => {
+        Some(Value::Number(n))
+            if n.as_i64() != Some(i64::MIN)
+                && n.as_i64() != Some(i64::MAX)
+                && n.as_u64() != Some(u64::MAX) =>
+        {
             Some(numbers::show(n))
         }
         _ => None,
