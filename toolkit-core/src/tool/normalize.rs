@@ -40,9 +40,21 @@ enum Change {
     Integer(Number),
 }
 
-/// Whether `value` has anything to rewrite under `schema`.
+/// Whether `value` has anything to rewrite under `schema`. Most arguments
+/// hold neither a `null` nor a float, and are not walked against the
+/// schema at all.
 pub(crate) fn needed(schema: &Value, value: &Value) -> bool {
-    !edits(schema, value).is_empty()
+    holds_null_or_float(value) && !edits(schema, value).is_empty()
+}
+
+fn holds_null_or_float(value: &Value) -> bool {
+    match value {
+        Value::Null => true,
+        Value::Number(number) => !(number.is_i64() || number.is_u64()),
+        Value::Array(items) => items.iter().any(holds_null_or_float),
+        Value::Object(map) => map.values().any(holds_null_or_float),
+        Value::Bool(_) | Value::String(_) => false,
+    }
 }
 
 /// Rewrites `value` as `schema` means it (see the module's doc).

@@ -9,6 +9,7 @@ use std::cell::{Cell, RefCell};
 use std::fmt;
 
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
+use serde_json::map::Entry;
 use serde_json::{Map, Number, Value};
 
 /// Why text was refused.
@@ -141,18 +142,21 @@ impl<'de> Visitor<'de> for Reader<'_> {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
         let mut object = Map::new();
         while let Some(key) = map.next_key::<String>()? {
-            if object.contains_key(&key) {
-                self.trail.repeated.set(true);
-                self.note(Part::Key(key));
-                return Err(de::Error::custom("a key appears more than once"));
-            }
-            match map.next_value_seed(self) {
-                Ok(value) => {
-                    object.insert(key, value);
-                }
+            let value = match map.next_value_seed(self) {
+                Ok(value) => value,
                 Err(error) => {
                     self.note(Part::Key(key));
                     return Err(error);
+                }
+            };
+            match object.entry(key) {
+                Entry::Vacant(slot) => {
+                    slot.insert(value);
+                }
+                Entry::Occupied(slot) => {
+                    self.trail.repeated.set(true);
+                    self.note(Part::Key(slot.key().clone()));
+                    return Err(de::Error::custom("a key appears more than once"));
                 }
             }
         }
