@@ -252,8 +252,7 @@ impl<'s> Generator<'s> {
             1 => high,
             2 => 0i128.clamp(low, high),
             _ => {
-                low + (u128::from(self.rng.next_u64()) % (span.max(1).min(u128::MAX - 1) + 1))
-                    as i128
+                low + (u128::from(self.rng.next_u64()) % (span.clamp(1, u128::MAX - 1) + 1)) as i128
             }
         };
         let n = n.clamp(low, high);

@@ -1,5 +1,5 @@
-//! Removing the `null` that `Option<T>` adds to an optional property's
-//! schema.
+//! The `null` that `Option<T>` adds to a schema, for Gemini's dialect,
+//! which says `nullable: true` instead.
 
 use super::json::Json;
 

@@ -236,10 +236,9 @@ fn as_integer(number: &Number) -> Option<Number> {
         return None;
     }
     let float = number.as_f64()?;
-    if float.fract() != 0.0
-        || float <= -9.223_372_036_854_775_808e18
-        || float >= 1.844_674_407_370_955_2e19
-    {
+    // -2^63 and 2^64, written as the powers they are.
+    let (low, high) = (-(2f64.powi(63)), 2f64.powi(64));
+    if float.fract() != 0.0 || float <= low || float >= high {
         return None;
     }
     Some(if float < 0.0 {

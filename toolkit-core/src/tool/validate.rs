@@ -79,10 +79,9 @@ pub(crate) fn resolve<'s>(root: &'s Value, reference: &str) -> Option<&'s Value>
 }
 
 fn finish(mut violations: Vec<Violation>) -> Vec<Violation> {
-    let checker_violations = &mut violations;
     // In path order: the order of an object's fields depends on serde_json's
     // features, and the message must not.
-    checker_violations.sort_by(|a, b| a.path.cmp(&b.path));
+    violations.sort_by(|a, b| a.path.cmp(&b.path));
     violations
 }
 
@@ -243,7 +242,7 @@ impl<'s> Checker<'s> {
                     let wanted = properties
                         .and_then(|properties| properties.get(name))
                         .and_then(Value::as_object)
-                        .map(|field| expected(field))
+                        .map(expected)
                         .filter(|wanted| !wanted.is_empty());
                     let message = match wanted {
                         Some(wanted) => format!("missing required field: expected {wanted}"),
