@@ -42,7 +42,7 @@ impl<'a> From<&'a Value> for Arguments<'a> {
 ///
 /// The fast path, for a tool whose parameters serde holds to their schema
 /// by itself (see `enforcement.rs`), is one `serde_json` parse of the text.
-/// Everything else goes through [`prepare`]: the arguments as a `Value`,
+/// Everything else goes through `prepare`: the arguments as a `Value`,
 /// repeated keys refused, the `null`s that mean "absent" removed, checked
 /// against the tool's canonical schema (every problem named with its path),
 /// then read from the `Value`. So each tool instantiates its `Deserialize`
