@@ -519,21 +519,36 @@ fn gemini_gets_full_json_schema_where_its_subset_falls_short() {
 
 #[test]
 fn gemini_parameters_never_hold_an_untyped_schema() {
-    let parameters = schema_of(&null_registry(), "sort", Provider::Gemini);
+    // A documented `serde_json::Value` has a description and no type,
+    // which Gemini's `parameters` refuses.
+    let definitions = null_registry()
+        .definitions(Provider::Gemini)
+        .unwrap()
+        .to_value();
     fn typed(schema: &Value) {
         if let Some(members) = schema.as_object() {
-            if members.contains_key("properties") || members.contains_key("description") {
-                assert!(
-                    members.contains_key("type") || members.contains_key("anyOf"),
-                    "{schema}"
-                );
-            }
+            assert!(
+                members.contains_key("type") || members.contains_key("anyOf"),
+                "{schema}"
+            );
             if let Some(Value::Object(properties)) = members.get("properties") {
                 properties.values().for_each(typed);
             }
+            if let Some(items) = members.get("items") {
+                typed(items);
+            }
         }
     }
-    typed(&parameters);
+    for definition in definitions.as_array().unwrap() {
+        if let Some(parameters) = definition.get("parameters") {
+            typed(parameters);
+        } else {
+            assert!(
+                definition.get("parametersJsonSchema").is_some(),
+                "{definition}"
+            );
+        }
+    }
 }
 
 // ---- Refusals at build time ----
