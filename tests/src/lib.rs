@@ -3,6 +3,7 @@
 //! and MCP, types written from the providers' documentation for Anthropic
 //! and Gemini.
 
+pub mod agreement;
 pub mod browser_fixtures;
 pub mod fixtures;
 pub mod judges;

@@ -166,7 +166,7 @@ async fn field_errors_name_the_path_the_expected_type_and_what_came() {
     let missing = registry.call("add", r#"{"b": 1}"#).await;
     assert_eq!(
         error_text(&missing),
-        "invalid arguments for `add`: at `a`: missing required field"
+        "invalid arguments for `add`: at `a`: missing required field: expected an integer"
     );
 
     let unknown = registry.call("add", r#"{"a": 1, "b": 2, "c": 2}"#).await;
@@ -732,4 +732,26 @@ fn the_global_catalogue_holds_every_tool_of_the_program() {
         "{names:?}"
     );
     assert!(!names.contains(&"read_output"), "{names:?}");
+}
+
+/// Every tool of this file keeps the property of schema and dispatch
+/// agreement (`toolkit_tests::agreement`); the long runs are in
+/// `schema_agreement.rs`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_tool_here_accepts_exactly_what_its_schemas_say() {
+    // `slow_sync` sleeps as long as it is told, on a thread no time limit
+    // stops: its schema is a plain `u64`, which the corpus covers.
+    let all = Registry::builder()
+        .catalogue()
+        .exclude(["add", "slow_sync"])
+        .tools(tools![add])
+        .state(Arc::new(AtomicUsize::new(0)))
+        .state(Arc::new(tokio::sync::Barrier::new(1)))
+        .state(Arc::new(std::sync::Mutex::new(Vec::<Instant>::new())))
+        .timeout(Duration::from_millis(20))
+        .build()
+        .unwrap();
+    let report = toolkit_tests::agreement::check_registry(&all, 0x5eed_0003, 3).await;
+    assert!(report.failures.is_empty(), "{:#?}", report.failures);
+    assert!(report.accepted > 0 && report.refused > 0, "{report:?}");
 }

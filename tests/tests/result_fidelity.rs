@@ -255,6 +255,11 @@ fn post_entry_closed(
 fn post_entry_runtime() -> ToolDef {
     ToolDef::builder("post_entry_runtime")
         .description("Posts an entry.")
+        .input_schema(serde_json::json!({
+            "type": "object",
+            "properties": {"amount": {"type": "integer", "description": "The amount, in cents."}},
+            "required": ["amount"]
+        }))
         .handler(|_: Value, _: CallContext| async {
             Err::<String, _>(LedgerError::Unavailable(reset()))
         })

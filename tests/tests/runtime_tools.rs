@@ -128,7 +128,7 @@ async fn arguments_are_checked_against_the_given_schema() {
     let message = typo.result.error_message().unwrap();
     assert_eq!(
         message,
-        "invalid arguments for `create_event`: 3 problems: at `attendees[0].email`: missing required field; \
+        "invalid arguments for `create_event`: 3 problems: at `attendees[0].email`: missing required field: expected a string; \
          at `attendees[0].emial`: unknown field; expected one of `email`, `name`; at `minutes`: expected at least 5, got 2"
     );
     assert!(matches!(
@@ -144,7 +144,7 @@ async fn arguments_are_checked_against_the_given_schema() {
         Some(CallError::InvalidArguments {
             tool: "create_event".into(),
             path: Some("title".into()),
-            message: "expected a string, got 7".into(),
+            message: "expected a string (at most 80 characters), got 7".into(),
         })
     );
 
@@ -466,4 +466,22 @@ async fn a_tool_added_later_may_change_the_registry_it_runs_in() {
     );
     // The cycle through the slot is broken so the registry is dropped.
     slot.lock().unwrap().take();
+}
+
+/// Every tool of this file keeps the property of schema and dispatch
+/// agreement (`toolkit_tests::agreement`): run-time tools are checked
+/// against the canonical schema every provider was sent.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_tool_here_accepts_exactly_what_its_schemas_say() {
+    let registry = Registry::builder()
+        .tools(tools![hello])
+        .tool(create_event())
+        .tool(sleeper())
+        .tool(panicker())
+        .timeout(Duration::from_millis(20))
+        .build()
+        .unwrap();
+    let report = toolkit_tests::agreement::check_registry(&registry, 0x5eed_0004, 6).await;
+    assert!(report.failures.is_empty(), "{:#?}", report.failures);
+    assert!(report.accepted > 0 && report.refused > 0, "{report:?}");
 }

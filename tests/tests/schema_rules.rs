@@ -282,14 +282,14 @@ fn search_photos_canonical_schema() {
     let properties = &value["properties"];
     assert_eq!(
         properties["limit"],
-        json!({"type": "integer", "description": "Max results (default 10).", "minimum": 1, "maximum": 100})
+        json!({"type": ["integer", "null"], "description": "Max results (default 10).", "minimum": 1, "maximum": 100})
     );
     assert_eq!(
         properties["order"],
         json!({
-            "type": "string",
+            "type": ["string", "null"],
             "description": "Result ordering.\n\n- `newest`: Newest first.\n- `oldest`: Oldest first.",
-            "enum": ["relevance", "newest", "oldest"]
+            "enum": ["relevance", "newest", "oldest", null]
         })
     );
     assert_eq!(
@@ -299,12 +299,12 @@ fn search_photos_canonical_schema() {
     assert_eq!(
         properties["filter"],
         json!({
-            "type": "object",
+            "type": ["object", "null"],
             "description": "A filter on photos.",
             "properties": {
-                "min_width": {"type": "integer", "minimum": 0, "maximum": 65535},
+                "min_width": {"type": ["integer", "null"], "minimum": 0, "maximum": 65535},
                 "tags": {"type": "array", "description": "Tags that must all match.", "items": {"type": "string"}},
-                "title": {"type": "string", "description": "Only photos with this title."}
+                "title": {"type": ["string", "null"], "description": "Only photos with this title."}
             },
             "required": ["tags"],
             "additionalProperties": false
@@ -312,7 +312,7 @@ fn search_photos_canonical_schema() {
     );
     assert_eq!(
         properties["offset"],
-        json!({"type": "integer", "minimum": 0})
+        json!({"type": "integer", "minimum": 0, "maximum": u64::MAX})
     );
     assert_eq!(properties["score"], json!({"type": "number"}));
     assert_eq!(
@@ -321,7 +321,7 @@ fn search_photos_canonical_schema() {
     );
     assert_eq!(
         properties["title"],
-        json!({"type": "string", "description": "A label for the search."})
+        json!({"type": ["string", "null"], "description": "A label for the search."})
     );
     assert_eq!(
         properties["shape"]["oneOf"][0]["additionalProperties"],
@@ -334,7 +334,7 @@ fn search_photos_canonical_schema() {
 
     // The exact text, keyword order included.
     assert!(schema.to_json_string().starts_with(
-        r#"{"type":"object","description":"Search the user's photos.","properties":{"query":{"type":"string","description":"Free-text query."},"limit":{"type":"integer","description":"Max results (default 10).","minimum":1,"maximum":100},"#
+        r#"{"type":"object","description":"Search the user's photos.","properties":{"query":{"type":"string","description":"Free-text query."},"limit":{"type":["integer","null"],"description":"Max results (default 10).","minimum":1,"maximum":100},"#
     ));
 }
 
@@ -389,7 +389,6 @@ fn canonical_schema_agrees_with_serde() {
     for (key, bad, serde_rejects) in [
         ("limit", json!(0), false),
         ("limit", json!(101), false),
-        ("limit", json!(null), false),
         ("order", json!("random"), true),
         ("unknown", json!(1), true),
         ("offset", json!(-1), true),
@@ -417,7 +416,7 @@ fn recursive_type_keeps_a_definition() {
         "properties": {
             "children": {"type": "array", "items": {"$ref": "#/$defs/Folder"}},
             "name": {"type": "string"},
-            "parent": {"description": "The folder above, if any.", "$ref": "#/$defs/Folder"}
+            "parent": {"description": "The folder above, if any.", "anyOf": [{"$ref": "#/$defs/Folder"}, {"type": "null"}]}
         },
         "required": ["name", "children"],
         "additionalProperties": false
@@ -450,7 +449,8 @@ fn everything_else_canonical() {
     );
     assert_eq!(
         properties["tags"],
-        json!({"type": "array", "items": {"type": "string"}, "uniqueItems": true})
+        // A set: serde keeps one of repeated items, so repeats are allowed.
+        json!({"type": "array", "items": {"type": "string"}})
     );
     assert_eq!(
         properties["retries"],
@@ -460,12 +460,15 @@ fn everything_else_canonical() {
         properties["small"],
         json!({"type": "integer", "minimum": -128, "maximum": 127})
     );
-    assert_eq!(properties["big"], json!({"type": "integer"}));
-    assert_eq!(properties["ratio"], json!({"type": "number"}));
-    // Only the optional property's own null goes; the items keep theirs.
+    assert_eq!(
+        properties["big"],
+        json!({"type": "integer", "minimum": i64::MIN, "maximum": i64::MAX})
+    );
+    assert_eq!(properties["ratio"], json!({"type": ["number", "null"]}));
+    // An `Option<Vec<Option<bool>>>`: both nulls stay.
     assert_eq!(
         properties["when"],
-        json!({"type": "array", "items": {"type": ["boolean", "null"]}})
+        json!({"type": ["array", "null"], "items": {"type": ["boolean", "null"]}})
     );
     assert_eq!(
         properties["verbose"],
@@ -692,11 +695,11 @@ fn everything_strict_folds_what_it_cannot_say() {
     );
     assert_eq!(
         properties["handle"],
-        json!({"type": "string", "description": "{minLength: 3, maxLength: 20}"})
+        json!({"type": "string", "pattern": "^[\\s\\S]{3,20}$"})
     );
     assert_eq!(
         properties["tags"],
-        json!({"type": "array", "description": "{uniqueItems: true}", "items": {"type": "string"}})
+        json!({"type": "array", "items": {"type": "string"}})
     );
     assert_eq!(
         properties["verbose"],
@@ -732,7 +735,7 @@ fn maps_are_not_strict() {
     assert_eq!(error.kind(), &LoweringErrorKind::FreeFormMap);
     assert_eq!(
         error.to_string(),
-        "free-form map at `properties.counts` (`additionalProperties` is a schema) is not allowed in \
+        "free-form map at `counts` (`additionalProperties` is a schema) is not allowed in \
          OpenAI strict mode: every key must be declared; use a struct or a list of key/value pairs"
     );
     assert!(schema::lower(&schema, Dialect::OpenAiStrict).is_err());

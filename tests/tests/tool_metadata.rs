@@ -174,3 +174,12 @@ async fn structured_content_validates_against_the_output_schema() {
         assert!(!validator.is_valid(&json!({"city": 5})), "{name}");
     }
 }
+
+/// Every tool of this file keeps the property of schema and dispatch
+/// agreement (`toolkit_tests::agreement`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_tool_here_accepts_exactly_what_its_schemas_say() {
+    let report = toolkit_tests::agreement::check_registry(&registry(), 0x5eed_0005, 6).await;
+    assert!(report.failures.is_empty(), "{:#?}", report.failures);
+    assert!(report.accepted > 0, "{report:?}");
+}

@@ -66,7 +66,7 @@ impl Provider {
             Provider::OpenAi | Provider::Anthropic | Provider::Mcp => &[Dialect::Canonical],
             Provider::OpenAiStrict => &[Dialect::OpenAiStrict],
             Provider::OpenAiResponses => &[Dialect::OpenAiStrict, Dialect::Canonical],
-            Provider::Gemini => &[Dialect::Gemini],
+            Provider::Gemini => &[Dialect::Gemini, Dialect::GeminiJsonSchema],
         }
     }
 }

@@ -34,14 +34,12 @@ pub(crate) fn expand(tool: &ToolFn) -> TokenStream {
             _ => None,
         })
         .collect();
-    let fields = visible
-        .iter()
-        .map(|(param, wire_name, renamed, _)| {
-            let field = &param.ident;
-            let ty = &param.ty;
-            let rename = renamed.then(|| quote!(#[serde(rename = #wire_name)]));
-            quote!(#rename #field: #ty)
-        });
+    let fields = visible.iter().map(|(param, wire_name, renamed, _)| {
+        let field = &param.ident;
+        let ty = &param.ty;
+        let rename = renamed.then(|| quote!(#[serde(rename = #wire_name)]));
+        quote!(#rename #field: #ty)
+    });
     let field_schemas = visible.iter().map(|(param, wire_name, _, description)| {
         let ty = &param.ty;
         let doc = description.as_deref().unwrap_or_default();

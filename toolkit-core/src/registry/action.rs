@@ -23,7 +23,7 @@ impl Registry {
         let mut failures = Vec::new();
         for def in self.tools() {
             let params = match def.schema().lowered_tree(Provider::OpenAi) {
-                Ok((params, _)) => params,
+                Ok(lowered) => lowered.json,
                 Err(error) => {
                     failures.push((def.name().to_owned(), error.to_string()));
                     continue;
@@ -112,9 +112,8 @@ impl Registry {
                 .params()
                 .iter()
                 .map(|&name| {
-                    let optional = if required.contains(&name) { "" } else { "?" };
                     let kind = property(name).map_or("any".to_owned(), |p| brief.of(p, 0));
-                    format!("{name}{optional}: {kind}")
+                    field(name, required.contains(&name), &kind)
                 })
                 .collect();
             let _ = writeln!(out, "{}({})", def.name(), signature.join(", "));
@@ -131,6 +130,16 @@ impl Registry {
             }
         }
         out
+    }
+}
+
+/// A field as the signature shows it: `name: kind`, or `name?: kind` for
+/// one that may be left out, whose `null` then says nothing more.
+fn field(name: &str, required: bool, kind: &str) -> String {
+    if required {
+        format!("{name}: {kind}")
+    } else {
+        format!("{name}?: {}", kind.strip_suffix(" | null").unwrap_or(kind))
     }
 }
 
@@ -228,13 +237,9 @@ impl<'a> Brief<'a> {
         let fields: Vec<String> = properties
             .into_iter()
             .flatten()
-            .map(|(name, field)| {
-                let optional = if required.contains(&name.as_str()) {
-                    ""
-                } else {
-                    "?"
-                };
-                format!("{name}{optional}: {}", self.of(field, depth + 1))
+            .map(|(name, schema)| {
+                let kind = self.of(schema, depth + 1);
+                field(name, required.contains(&name.as_str()), &kind)
             })
             .collect();
         format!("{{{}}}", fields.join(", "))

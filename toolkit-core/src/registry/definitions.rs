@@ -5,7 +5,7 @@ use std::fmt;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::schema::Json;
+use crate::schema::{Dialect, Json};
 use crate::{Provider, Registry, ToolDef};
 
 /// A registry's tool list for one provider, in registration order.
@@ -65,10 +65,11 @@ pub struct DefinitionsError {
 }
 
 impl fmt::Display for DefinitionsError {
+    /// One line per tool, each with every problem of that tool.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "tools that cannot be sent to {}:", self.provider)?;
         for (tool, reason) in &self.tools {
-            write!(f, " `{tool}`: {reason};")?;
+            write!(f, "\n- `{tool}`: {reason}")?;
         }
         Ok(())
     }
@@ -107,10 +108,15 @@ impl Registry {
 /// One tool's definition for `provider`.
 fn definition(def: &ToolDef, provider: Provider) -> Result<Json, String> {
     let schema = def.schema();
-    let (parameters, _) = schema
+    let lowered = schema
         .lowered_tree(provider)
         .map_err(|error| error.to_string())?;
-    let parameters = parameters.clone();
+    let parameters = lowered.json.clone();
+    // Gemini takes full JSON Schema under another key.
+    let gemini_key = match lowered.dialect {
+        Dialect::GeminiJsonSchema => "parametersJsonSchema",
+        _ => "parameters",
+    };
     let name = || ("name".to_owned(), Json::String(def.name().to_owned()));
     let description = || {
         (
@@ -158,7 +164,7 @@ fn definition(def: &ToolDef, provider: Provider) -> Result<Json, String> {
         Provider::Gemini => Json::Object(vec![
             name(),
             description(),
-            ("parameters".to_owned(), parameters),
+            (gemini_key.to_owned(), parameters),
         ]),
         Provider::Mcp => {
             let mut fields = vec![name()];

@@ -10,7 +10,7 @@ use super::enums::{flatten_unit_enum, type_untyped_values};
 use super::error::SchemaError;
 use super::json::Json;
 use super::keywords::{Holds, child_path, holds, index_path, member_path, order_schema};
-use super::nulls::strip_null;
+use super::nulls::is_null_schema;
 use super::numbers::normalize_numeric_format;
 
 /// The deepest JSON nesting (arrays and objects) a schema may have. Deep
@@ -39,25 +39,52 @@ pub const MAX_JSON_DEPTH: usize = 256;
 ///   `preserve_order` feature happens to be on, and output must not depend
 ///   on that;
 /// - keeps `required` as given;
-/// - removes the `null` alternative of every optional (non-required)
-///   property, at every level: absence from `required` already says "may be
-///   omitted", and each lowering restores nullability where its dialect
-///   needs it;
+/// - keeps the `null` of an `Option`: absent and `null` are different
+///   values where the Rust type tells them apart (`Option<Option<T>>`
+///   read with a helper says "leave" and "clear"), and every value a
+///   schema allows must be one the tool accepts;
 /// - inlines every definition except recursive ones, which stay as
 ///   `$ref: "#/$defs/NAME"` with their bodies canonical too;
 /// - writes unit enums as one flat string `enum`, with documented
 ///   variants listed in the description;
-/// - drops schemars' non-standard numeric `format`s, keeping the bounds of
-///   8-, 16- and 32-bit integers as `minimum`/`maximum` and `minimum: 0`
-///   for wider unsigned ones;
+/// - drops schemars' non-standard numeric `format`s, keeping the bounds
+///   they imply as `minimum`/`maximum` (a `u64`'s maximum included; 128-bit
+///   integers bounded to what a parsed `serde_json::Value` holds exactly),
+///   and writes an `f32`'s values in their shortest form;
+/// - says what serde does where schemars says otherwise: no `uniqueItems`
+///   for sets (serde keeps one of repeated items), nanoseconds below a
+///   second for `Duration` and `SystemTime`;
 /// - closes struct-like objects with `additionalProperties: false` where
-///   that cannot reject valid input;
+///   that cannot reject valid input (the arguments are then held to it:
+///   an unknown field at any depth is refused);
 /// - orders the keywords of every schema object as in
 ///   [`KEYWORD_ORDER`](super::KEYWORD_ORDER).
 ///
 /// The result is the same, byte for byte, whatever the key order of
 /// `generated`'s objects.
 pub fn canonicalize(generated: &Value, param_order: &[&str]) -> Result<Json, SchemaError> {
+    canonicalize_from(generated, param_order, Source::Derived)
+}
+
+/// Where a schema comes from, which decides what its keywords mean.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Source {
+    /// schemars, from Rust types that serde reads: a keyword means what
+    /// serde does with the type (a `HashSet`'s `uniqueItems` is not a
+    /// refusal: serde drops repeated items).
+    Derived,
+    /// Written by hand (a run-time tool's, an MCP server's): every keyword
+    /// means what JSON Schema says, and the arguments are checked against
+    /// it.
+    Given,
+}
+
+/// [`canonicalize`] of a schema from `source`.
+pub(crate) fn canonicalize_from(
+    generated: &Value,
+    param_order: &[&str],
+    source: Source,
+) -> Result<Json, SchemaError> {
     let depth = value_depth(generated);
     if depth > MAX_JSON_DEPTH {
         return Err(SchemaError::TooDeep {
@@ -65,12 +92,16 @@ pub fn canonicalize(generated: &Value, param_order: &[&str]) -> Result<Json, Sch
             limit: MAX_JSON_DEPTH,
         });
     }
-    canonicalize_tree(Json::from(generated), param_order)
+    canonicalize_tree(Json::from(generated), param_order, source)
 }
 
 /// [`canonicalize`] on a tree, whose key order (unlike a `Value`'s) the
 /// caller controls: what the tests use to show that order does not matter.
-pub(crate) fn canonicalize_tree(mut root: Json, param_order: &[&str]) -> Result<Json, SchemaError> {
+pub(crate) fn canonicalize_tree(
+    mut root: Json,
+    param_order: &[&str],
+    source: Source,
+) -> Result<Json, SchemaError> {
     let depth = root.depth();
     if depth > MAX_JSON_DEPTH {
         return Err(SchemaError::TooDeep {
@@ -90,9 +121,9 @@ pub(crate) fn canonicalize_tree(mut root: Json, param_order: &[&str]) -> Result<
     let mut defs = take_defs(&mut root)?;
     inline_non_recursive(&mut root, &mut defs)?;
 
-    canonical_node(&mut root, "", true)?;
+    canonical_node(&mut root, "", true, source)?;
     for (name, body) in &mut defs {
-        canonical_node(body, &member_path("", "$defs", name), true)?;
+        canonical_node(body, &member_path("", "$defs", name), true, source)?;
     }
 
     if let Some(Json::Object(properties)) = root.get_mut("properties") {
@@ -223,7 +254,12 @@ const PROPERTY_KEYWORDS: &[&str] = &[
 /// Makes one schema canonical, its sub-schemas first. `closable` says
 /// whether the schema describes a whole value by itself (see
 /// [`closable_position`]).
-fn canonical_node(schema: &mut Json, path: &str, closable: bool) -> Result<(), SchemaError> {
+fn canonical_node(
+    schema: &mut Json,
+    path: &str,
+    closable: bool,
+    source: Source,
+) -> Result<(), SchemaError> {
     match schema {
         Json::Bool(_) => return Ok(()),
         Json::Object(_) => {}
@@ -234,10 +270,14 @@ fn canonical_node(schema: &mut Json, path: &str, closable: bool) -> Result<(), S
             });
         }
     }
+    if source == Source::Derived {
+        serde_meaning(schema);
+    }
     // `title` is schemars' Rust type name: noise to a model, and it leaks
     // internal names. `$schema` is implied (2020-12) everywhere it matters.
     schema.remove("title");
     schema.remove("$schema");
+    let optional_enum = lift_optional_unit_enum(schema);
 
     let required: Vec<String> = schema
         .get("required")
@@ -260,6 +300,7 @@ fn canonical_node(schema: &mut Json, path: &str, closable: bool) -> Result<(), S
                 value,
                 &child_path(path, keyword),
                 closable_position(keyword),
+                source,
             )?,
             Some(Holds::List) => {
                 let Json::Array(items) = value else {
@@ -273,7 +314,12 @@ fn canonical_node(schema: &mut Json, path: &str, closable: bool) -> Result<(), S
                     other => closable_position(other),
                 };
                 for (index, item) in items.iter_mut().enumerate() {
-                    canonical_node(item, &index_path(path, keyword, index), branch_closable)?;
+                    canonical_node(
+                        item,
+                        &index_path(path, keyword, index),
+                        branch_closable,
+                        source,
+                    )?;
                 }
             }
             Some(Holds::Map) => {
@@ -284,13 +330,11 @@ fn canonical_node(schema: &mut Json, path: &str, closable: bool) -> Result<(), S
                     });
                 };
                 for (name, sub) in entries.iter_mut() {
-                    if keyword == "properties" && !required.contains(name) {
-                        strip_null(sub);
-                    }
                     canonical_node(
                         sub,
                         &member_path(path, keyword, name),
                         closable_position(keyword),
+                        source,
                     )?;
                 }
                 // Required properties in `required`'s order, which schemars
@@ -312,6 +356,9 @@ fn canonical_node(schema: &mut Json, path: &str, closable: bool) -> Result<(), S
         }
     }
     flatten_unit_enum(schema);
+    if optional_enum {
+        admit_null(schema);
+    }
     type_untyped_values(schema);
     normalize_numeric_format(schema);
     let closes = closable
@@ -323,6 +370,90 @@ fn canonical_node(schema: &mut Json, path: &str, closable: bool) -> Result<(), S
         schema.insert("additionalProperties", Json::Bool(false));
     }
     Ok(())
+}
+
+/// Says in a derived schema what serde does with the type, where schemars
+/// says something else:
+///
+/// - a set's `uniqueItems`: serde keeps one of repeated items rather than
+///   refusing them, so repeats are allowed;
+/// - `Duration` and `SystemTime`: serde carries nanoseconds past a second
+///   into the seconds and fails when that overflows them, so the
+///   nanoseconds are bounded below a second (which the arguments' check
+///   then holds to).
+fn serde_meaning(schema: &mut Json) {
+    if schema.get("uniqueItems") == Some(&Json::Bool(true)) {
+        schema.remove("uniqueItems");
+    }
+    // Known by their shape: schemars gives an inlined schema no title.
+    let Some(Json::Object(properties)) = schema.get_mut("properties") else {
+        return;
+    };
+    let format = |properties: &[(String, Json)], name: &str| {
+        properties
+            .iter()
+            .find(|(field, _)| field == name)
+            .and_then(|(_, field)| field.get("format"))
+            .and_then(Json::as_str)
+            .map(str::to_owned)
+    };
+    for (secs, nanos) in [("secs", "nanos"), ("secs_since_epoch", "nanos_since_epoch")] {
+        let shaped = properties.len() == 2
+            && format(properties, secs).as_deref() == Some("uint64")
+            && format(properties, nanos).as_deref() == Some("uint32");
+        if shaped && let Some((_, field)) = properties.iter_mut().find(|(name, _)| name == nanos) {
+            field.insert("maximum", Json::Number(999_999_999.into()));
+        }
+    }
+}
+
+/// `Option<E>` of a unit enum whose variants have docs, `anyOf: [E, null]`:
+/// lifts `E`'s variants into the node, so that it becomes one flat enum
+/// (the field's doc first, then the variants') that admits `null`.
+fn lift_optional_unit_enum(schema: &mut Json) -> bool {
+    let Some(Json::Array(branches)) = schema.get("anyOf") else {
+        return false;
+    };
+    let [a, b] = branches.as_slice() else {
+        return false;
+    };
+    let inner = match (is_null_schema(a), is_null_schema(b)) {
+        (false, true) => a.clone(),
+        (true, false) => b.clone(),
+        _ => return false,
+    };
+    let mut probe = inner.clone();
+    flatten_unit_enum(&mut probe);
+    let flat_strings = probe.get("type").and_then(Json::as_str) == Some("string")
+        && probe
+            .get("enum")
+            .and_then(Json::as_array)
+            .is_some_and(|values| values.iter().all(|v| v.as_str().is_some()));
+    if !flat_strings || probe.get("oneOf").is_some() || probe.get("anyOf").is_some() {
+        return false;
+    }
+    schema.remove("anyOf");
+    for (keyword, value) in inner.as_object().unwrap_or_default() {
+        if keyword != "title" && keyword != "$schema" && !schema.contains_key(keyword) {
+            schema.insert(keyword.clone(), value.clone());
+        }
+    }
+    true
+}
+
+/// Adds `null` to a flat enum's type and values.
+fn admit_null(schema: &mut Json) {
+    if let Some(Json::String(kind)) = schema.get("type").cloned() {
+        schema.insert(
+            "type",
+            Json::Array(vec![Json::String(kind), Json::from("null")]),
+        );
+    }
+    if let Some(Json::Array(values)) = schema.get_mut("enum")
+        && !values.contains(&Json::Null)
+    {
+        values.push(Json::Null);
+    }
 }
 
 fn not_a_list(path: &str, keyword: &str, value: &Json) -> SchemaError {

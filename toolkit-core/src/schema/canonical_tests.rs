@@ -1,6 +1,7 @@
 use serde_json::{Value, json};
 
 use super::*;
+use crate::schema::Source;
 
 fn canonical(generated: Value, order: &[&str]) -> Value {
     canonicalize(&generated, order).unwrap().to_value()
@@ -194,10 +195,12 @@ fn deep_input_is_refused_before_recursing() {
 }
 
 #[test]
-fn optional_primitive_loses_its_null_type() {
+fn optional_primitive_keeps_its_null_type() {
+    // Absent and `null` are different values where the type tells them
+    // apart (`Option<Option<T>>`), so an optional property keeps its `null`.
     assert_eq!(
         canonical_p(json!({"type": ["integer", "null"], "format": "uint32", "minimum": 0})),
-        json!({"type": "integer", "minimum": 0, "maximum": 4_294_967_295u64})
+        json!({"type": ["integer", "null"], "minimum": 0, "maximum": 4_294_967_295u64})
     );
 }
 
@@ -215,7 +218,7 @@ fn required_nullable_keeps_its_null() {
 }
 
 #[test]
-fn optional_any_of_null_is_unwrapped_field_doc_winning() {
+fn optional_any_of_null_keeps_its_null_branch() {
     assert_eq!(
         canonical_p(json!({
             "description": "Field doc.",
@@ -224,21 +227,24 @@ fn optional_any_of_null_is_unwrapped_field_doc_winning() {
                 {"type": "null"}
             ]
         })),
-        json!({"type": "object", "description": "Field doc.", "properties": {"x": {"type": "boolean"}},
-               "required": ["x"], "additionalProperties": false})
+        json!({"description": "Field doc.", "anyOf": [
+            {"type": "object", "description": "Type doc.", "properties": {"x": {"type": "boolean"}},
+             "required": ["x"], "additionalProperties": false},
+            {"type": "null"}
+        ]})
     );
 }
 
 #[test]
-fn optional_plain_enum_loses_null_from_type_and_values() {
+fn optional_plain_enum_keeps_null_in_type_and_values() {
     assert_eq!(
         canonical_p(json!({"type": ["string", "null"], "enum": ["A", "B", null]})),
-        json!({"type": "string", "enum": ["A", "B"]})
+        json!({"type": ["string", "null"], "enum": ["A", "B", null]})
     );
 }
 
 #[test]
-fn nested_optional_properties_lose_null_too() {
+fn nested_optional_properties_keep_null_too() {
     let out = canonical_p(json!({
         "type": ["object", "null"],
         "properties": {"min": {"type": ["integer", "null"], "format": "uint8", "minimum": 0, "maximum": 255},
@@ -247,8 +253,8 @@ fn nested_optional_properties_lose_null_too() {
     }));
     assert_eq!(
         out,
-        json!({"type": "object",
-               "properties": {"min": {"type": "integer", "minimum": 0, "maximum": 255},
+        json!({"type": ["object", "null"],
+               "properties": {"min": {"type": ["integer", "null"], "minimum": 0, "maximum": 255},
                               // Not a property: a list of optional strings keeps its nulls.
                               "tags": {"type": "array", "items": {"type": ["string", "null"]}}},
                "required": ["tags"], "additionalProperties": false})
@@ -277,7 +283,14 @@ fn documented_unit_enum_becomes_a_flat_string_enum() {
         "enum": ["relevance", "newest", "oldest"]
     });
     assert_eq!(out["properties"]["order"], expected);
-    assert_eq!(out["properties"]["maybe"], expected);
+    assert_eq!(
+        out["properties"]["maybe"],
+        json!({
+            "type": ["string", "null"],
+            "description": "Sort order.\n\n- `newest`: Newest first.\n- `oldest`: Oldest first.\n  By date.",
+            "enum": ["relevance", "newest", "oldest", null]
+        })
+    );
 }
 
 #[test]
@@ -332,12 +345,31 @@ fn integer_formats_become_bounds() {
             "uint32",
             json!({"type": "integer", "minimum": 0, "maximum": 4_294_967_295u64}),
         ),
-        ("int64", json!({"type": "integer"})),
-        ("int128", json!({"type": "integer"})),
-        ("int", json!({"type": "integer"})),
-        ("uint64", json!({"type": "integer", "minimum": 0})),
-        ("uint128", json!({"type": "integer", "minimum": 0})),
-        ("uint", json!({"type": "integer", "minimum": 0})),
+        (
+            "int64",
+            json!({"type": "integer", "minimum": i64::MIN, "maximum": i64::MAX}),
+        ),
+        (
+            "int",
+            json!({"type": "integer", "minimum": i64::MIN, "maximum": i64::MAX}),
+        ),
+        // What a parsed `serde_json::Value` carries exactly.
+        (
+            "int128",
+            json!({"type": "integer", "minimum": i64::MIN, "maximum": u64::MAX}),
+        ),
+        (
+            "uint64",
+            json!({"type": "integer", "minimum": 0, "maximum": u64::MAX}),
+        ),
+        (
+            "uint128",
+            json!({"type": "integer", "minimum": 0, "maximum": u64::MAX}),
+        ),
+        (
+            "uint",
+            json!({"type": "integer", "minimum": 0, "maximum": u64::MAX}),
+        ),
     ];
     for (format, expected) in cases {
         assert_eq!(
@@ -417,8 +449,8 @@ fn recursive_types_keep_their_definitions_canonical() {
         "properties": {
             "children": {"type": "array", "items": {"$ref": "#/$defs/Tree"}},
             "name": {"type": "string"},
-            "parent": {"$ref": "#/$defs/Tree"},
-            "size": {"type": "integer", "minimum": 0, "maximum": 65535}
+            "parent": {"anyOf": [{"$ref": "#/$defs/Tree"}, {"type": "null"}]},
+            "size": {"type": ["integer", "null"], "minimum": 0, "maximum": 65535}
         },
         "required": ["name", "children"], "additionalProperties": false
     });
@@ -507,6 +539,8 @@ fn union_branches_are_closed_when_nothing_else_sees_their_properties() {
 
 #[test]
 fn keyword_order_is_fixed() {
+    // (A derived schema's `uniqueItems` is dropped: serde keeps one of
+    // repeated set items rather than refusing them.)
     let out = text(
         optional(json!({
             "uniqueItems": true, "x-extra": 1, "maxItems": 3, "items": {"type": "string", "minLength": 1,
@@ -516,7 +550,7 @@ fn keyword_order_is_fixed() {
     );
     assert_eq!(
         out,
-        r#"{"type":"object","properties":{"p":{"type":"array","description":"Tags.","items":{"type":"string","description":"Tag.","minLength":1},"minItems":1,"maxItems":3,"uniqueItems":true,"default":["a"],"x-extra":1}},"additionalProperties":false}"#
+        r#"{"type":"object","properties":{"p":{"type":"array","description":"Tags.","items":{"type":"string","description":"Tag.","minLength":1},"minItems":1,"maxItems":3,"default":["a"],"x-extra":1}},"additionalProperties":false}"#
     );
 }
 
@@ -544,7 +578,7 @@ fn output_does_not_depend_on_input_key_order() {
         permute(&mut tree, rotation);
         let order = ["query", "limit", "filter", "order", "meta"];
         // The tree keeps the permuted order in every build ...
-        let out = canonicalize_tree(tree.clone(), &order)
+        let out = canonicalize_tree(tree.clone(), &order, Source::Derived)
             .unwrap()
             .to_json_string();
         assert_eq!(out, expected, "rotation {rotation}");
@@ -593,7 +627,28 @@ fn canonical_schemas_are_a_fixed_point() {
             .collect();
         let order: Vec<&str> = order.iter().map(String::as_str).collect();
         let once = canonicalize(&input, &order).unwrap();
-        let twice = canonicalize_tree(once.clone(), &order).unwrap();
+        let twice = canonicalize_tree(once.clone(), &order, Source::Derived).unwrap();
         assert_eq!(once, twice, "{input}");
     }
+}
+
+#[test]
+fn durations_and_sets_say_what_serde_does() {
+    #[derive(schemars::JsonSchema)]
+    #[allow(dead_code)]
+    struct Args {
+        wait: std::time::Duration,
+        tags: std::collections::HashSet<String>,
+    }
+    let tool = crate::tool::schema::ToolSchema::of::<Args>(&["wait", "tags"]);
+    let out: Value = serde_json::from_str(tool.canonical().unwrap()).unwrap();
+    assert_eq!(
+        out["properties"]["wait"]["properties"]["nanos"]["maximum"],
+        json!(999_999_999),
+        "{out}"
+    );
+    assert!(
+        out["properties"]["tags"].get("uniqueItems").is_none(),
+        "{out}"
+    );
 }

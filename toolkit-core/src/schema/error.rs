@@ -112,6 +112,10 @@ pub enum Dialect {
     OpenAiStrict,
     /// Gemini's `parameters` (an OpenAPI 3.0 subset).
     Gemini,
+    /// Gemini's `parametersJsonSchema`: the canonical schema itself, for
+    /// tools `parameters` cannot express (recursive types, free-form
+    /// values, maps, names outside its alphabet).
+    GeminiJsonSchema,
 }
 
 impl fmt::Display for Dialect {
@@ -120,16 +124,18 @@ impl fmt::Display for Dialect {
             Self::Canonical => "the canonical schema",
             Self::OpenAiStrict => "OpenAI strict mode",
             Self::Gemini => "Gemini `parameters`",
+            Self::GeminiJsonSchema => "Gemini `parametersJsonSchema`",
         })
     }
 }
 
-/// Why a canonical schema cannot be expressed in a provider's dialect.
+/// Why a canonical schema cannot be expressed in a provider's dialect:
+/// every place that cannot, each with its reason.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LoweringError {
     dialect: Dialect,
-    path: String,
-    kind: LoweringErrorKind,
+    // Never empty; the first is the first found.
+    problems: Vec<(String, LoweringErrorKind)>,
 }
 
 /// The reason a lowering failed.
@@ -198,6 +204,17 @@ pub enum LoweringErrorKind {
         /// The most allowed.
         limit: usize,
     },
+    /// A constraint the dialect has no keyword for: folded into the
+    /// description it would let through values the tool refuses.
+    Constraint {
+        /// The keyword, e.g. `uniqueItems`.
+        keyword: String,
+    },
+    /// A property name the dialect does not accept.
+    PropertyName {
+        /// The name.
+        name: String,
+    },
     /// A large string enum whose values are too long in total.
     EnumTooLong {
         /// How many values the enum has.
@@ -213,9 +230,17 @@ impl LoweringError {
     pub(crate) fn new(dialect: Dialect, path: &str, kind: LoweringErrorKind) -> Self {
         Self {
             dialect,
-            path: path.to_owned(),
-            kind,
+            problems: vec![(path.to_owned(), kind)],
         }
+    }
+
+    /// Joins the problems of several errors of one dialect, in order.
+    pub(crate) fn merge(mut errors: Vec<LoweringError>) -> Option<Self> {
+        let mut first = errors.drain(..1.min(errors.len())).next()?;
+        for error in errors {
+            first.problems.extend(error.problems);
+        }
+        Some(first)
     }
 
     /// The dialect that could not express the schema.
@@ -223,24 +248,87 @@ impl LoweringError {
         self.dialect
     }
 
-    /// Where in the schema, e.g. `properties.filter.properties.tags`; empty
-    /// for the root or the schema as a whole.
+    /// Where in the schema the first problem is, e.g.
+    /// `properties.filter.properties.tags`; empty for the root or the
+    /// schema as a whole.
     pub fn path(&self) -> &str {
-        &self.path
+        &self.problems[0].0
     }
 
-    /// Why.
+    /// The first problem's reason.
     pub fn kind(&self) -> &LoweringErrorKind {
-        &self.kind
+        &self.problems[0].1
     }
+
+    /// Every problem: its schema path and its reason, in the order found.
+    pub fn problems(&self) -> impl Iterator<Item = (&str, &LoweringErrorKind)> {
+        self.problems
+            .iter()
+            .map(|(path, kind)| (path.as_str(), kind))
+    }
+}
+
+/// A schema path as the Rust value's path: property names joined by `.`,
+/// `[]` for an array's items, `[i]` for a tuple's, `[*]` for a map's
+/// values; unions and definitions add nothing but a definition's name at
+/// the start. `properties.expr.oneOf[2].properties.add.properties.left`
+/// is `expr.add.left`.
+pub fn rust_path(schema_path: &str) -> String {
+    let mut out = String::new();
+    let mut segments = schema_path.split('.').peekable();
+    let push_name = |out: &mut String, name: &str| {
+        if !out.is_empty() && !out.ends_with('.') {
+            out.push('.');
+        }
+        out.push_str(name);
+    };
+    while let Some(segment) = segments.next() {
+        match segment {
+            "properties" | "$defs" | "definitions" | "patternProperties" => {
+                if let Some(name) = segments.next() {
+                    push_name(&mut out, name);
+                }
+            }
+            "items" => out.push_str("[]"),
+            "additionalProperties" => out.push_str("[*]"),
+            other => {
+                if let Some(index) = other.strip_prefix("prefixItems") {
+                    out.push_str(index);
+                }
+                // `anyOf[i]`, `oneOf[i]`, `allOf[i]`, `not`: the same value.
+            }
+        }
+    }
+    out
 }
 
 impl fmt::Display for LoweringError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let [(path, kind)] = self.problems.as_slice() {
+            return problem(f, self.dialect, path, kind);
+        }
+        write!(f, "{} problems: ", self.problems.len())?;
+        for (index, (path, kind)) in self.problems.iter().enumerate() {
+            if index > 0 {
+                f.write_str("; ")?;
+            }
+            problem(f, self.dialect, path, kind)?;
+        }
+        Ok(())
+    }
+}
+
+/// One problem, on one line: the Rust path of the place and the reason.
+fn problem(
+    f: &mut fmt::Formatter<'_>,
+    dialect: Dialect,
+    path: &str,
+    kind: &LoweringErrorKind,
+) -> fmt::Result {
+    {
         use LoweringErrorKind as K;
-        let dialect = self.dialect;
-        let at = show_path(&self.path);
-        match &self.kind {
+        let at = show_path(&rust_path(path));
+        match kind {
             K::RootNotObject => write!(f, "{dialect} needs an object schema at the root"),
             K::FreeFormMap => write!(
                 f,
@@ -296,6 +384,16 @@ impl fmt::Display for LoweringError {
                 f,
                 "the schema has {count} enum values in total; {dialect} allows at most {limit}"
             ),
+            K::Constraint { keyword } => write!(
+                f,
+                "`{keyword}` at {at} is a constraint {dialect} has no keyword for; described in \
+                 words it would let through values the tool refuses"
+            ),
+            K::PropertyName { name } => write!(
+                f,
+                "the property name `{name}` at {at} is not accepted by {dialect} (names match \
+                 `^[a-zA-Z_][a-zA-Z0-9_]{{0,63}}$`)"
+            ),
             K::EnumTooLong {
                 values,
                 count,
@@ -323,11 +421,19 @@ mod tests {
             LoweringErrorKind::FreeFormMap,
         );
         let message = error.to_string();
-        assert!(message.contains("free-form map at `properties.filter.properties.tags`"));
+        assert!(message.contains("free-form map at `filter.tags`"));
         assert!(message.contains("not allowed in OpenAI strict mode"));
         assert_eq!(error.path(), "properties.filter.properties.tags");
         assert_eq!(error.dialect(), Dialect::OpenAiStrict);
 
+        assert_eq!(
+            rust_path("properties.expr.oneOf[2].properties.add.properties.left"),
+            "expr.add.left"
+        );
+        assert_eq!(
+            rust_path("$defs.Expr.anyOf[0].properties.items.items.prefixItems[1]"),
+            "Expr.items[][1]"
+        );
         let error = SchemaError::UnknownParam {
             name: "qurey".into(),
         };

@@ -1,10 +1,13 @@
 //! Gemini's `parameters`: an OpenAPI 3.0 subset held in a protocol buffer,
 //! so any key it does not know is a 400.
 
+use std::cell::RefCell;
+
 use super::canonical::MAX_JSON_DEPTH;
 use super::error::{Dialect, LoweringError, LoweringErrorKind as Kind};
 use super::json::Json;
 use super::keywords::{child_path, fold_into_description, index_path, member_path, order_schema};
+use super::nulls::strip_null;
 
 /// Keywords `parameters` accepts and that are copied as they are. `format`,
 /// `enum`, `anyOf`, `type`, `items` and `properties` are rewritten on the
@@ -24,6 +27,21 @@ const COPIED: &[&str] = &[
     "minProperties",
     "maxProperties",
     "default",
+];
+
+/// Constraints `parameters` has no keyword for: put in words, they would let
+/// the model send values the tool refuses.
+const CONSTRAINTS: &[&str] = &[
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "uniqueItems",
+    "patternProperties",
+    "propertyNames",
+    "contains",
+    "minContains",
+    "maxContains",
+    "unevaluatedItems",
 ];
 
 /// Keywords whose meaning is lost if dropped and cannot be put in words.
@@ -60,9 +78,42 @@ pub fn gemini(canonical: &Json) -> Result<Json, LoweringError> {
     if canonical.get("type").and_then(Json::as_str) != Some("object") {
         return Err(LoweringError::new(Dialect::Gemini, "", Kind::RootNotObject));
     }
-    let mut lowered = node(canonical, "", false)?;
+    let sink = Sink::default();
+    let lowered = node(canonical, "", false, &sink);
+    let mut problems = sink.into_inner();
+    let mut lowered = match lowered {
+        Ok(lowered) if problems.is_empty() => lowered,
+        Ok(_) => return Err(LoweringError::merge(problems).expect("one problem at least")),
+        Err(error) => {
+            problems.push(error);
+            return Err(LoweringError::merge(problems).expect("one problem at least"));
+        }
+    };
     order_schema(&mut lowered);
     Ok(lowered)
+}
+
+/// Every problem found: a sub-schema that fails is recorded and the walk
+/// goes on, so that one refusal names them all.
+type Sink = RefCell<Vec<LoweringError>>;
+
+/// Lowers a sub-schema, recording its problems.
+fn child(schema: &Json, path: &str, nullable: bool, sink: &Sink) -> Json {
+    node(schema, path, nullable, sink).unwrap_or_else(|error| {
+        sink.borrow_mut().push(error);
+        Json::Bool(true)
+    })
+}
+
+/// Whether Gemini takes `name` as a property name: its parameter names'
+/// alphabet, which the API applies to nested properties too.
+fn is_gemini_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && name.len() <= 64
 }
 
 fn error(path: &str, kind: Kind) -> LoweringError {
@@ -79,12 +130,21 @@ fn unsupported(path: &str, keyword: &str) -> LoweringError {
 }
 
 /// Lowers one schema; `nullable` when it is an optional property's.
-fn node(schema: &Json, path: &str, nullable: bool) -> Result<Json, LoweringError> {
-    let members = match schema {
-        Json::Object(members) if !members.is_empty() => members,
+fn node(schema: &Json, path: &str, nullable: bool, sink: &Sink) -> Result<Json, LoweringError> {
+    match schema {
+        Json::Object(members) if !members.is_empty() => {}
         Json::Object(_) | Json::Bool(true) => return Err(error(path, Kind::Unconstrained)),
         _ => return Err(unsupported(path, &schema.to_json_string())),
+    }
+    // `Option<T>`'s `null`, as a type, an enum value or a union branch, is
+    // Gemini's `nullable`.
+    let mut stripped = schema.clone();
+    strip_null(&mut stripped);
+    let nullable = nullable || stripped != *schema;
+    let Json::Object(members) = &stripped else {
+        return Err(unsupported(path, &schema.to_json_string()));
     };
+    let schema = &stripped;
     let mut out = Json::object();
     let mut folded = Vec::new();
     let mut union = Vec::new();
@@ -107,6 +167,16 @@ fn node(schema: &Json, path: &str, nullable: bool) -> Result<Json, LoweringError
             "const" if value.as_str().is_some() => {
                 out.insert("enum", Json::Array(vec![value.clone()]));
             }
+            // Gemini's `enum` holds strings only: in words, any other would
+            // let through values the tool refuses.
+            "enum" | "const" => {
+                return Err(error(
+                    path,
+                    Kind::Constraint {
+                        keyword: keyword.clone(),
+                    },
+                ));
+            }
             "format" if value.as_str() == Some("date-time") => {
                 out.insert("format", value.clone());
             }
@@ -116,11 +186,11 @@ fn node(schema: &Json, path: &str, nullable: bool) -> Result<Json, LoweringError
                 }
             }
             "items" => {
-                let items = node(value, &child_path(path, "items"), false)?;
+                let items = child(value, &child_path(path, "items"), false, sink);
                 out.insert("items", items);
             }
             "properties" => {
-                let properties = properties(schema, value, path)?;
+                let properties = properties(schema, value, path, sink)?;
                 out.insert("properties", properties);
             }
             "anyOf" | "oneOf" => {
@@ -128,7 +198,12 @@ fn node(schema: &Json, path: &str, nullable: bool) -> Result<Json, LoweringError
                     return Err(unsupported(path, keyword));
                 };
                 for (index, branch) in branches.iter().enumerate() {
-                    union.push(node(branch, &index_path(path, keyword, index), false)?);
+                    union.push(child(
+                        branch,
+                        &index_path(path, keyword, index),
+                        false,
+                        sink,
+                    ));
                 }
             }
             "$ref" => {
@@ -146,6 +221,14 @@ fn node(schema: &Json, path: &str, nullable: bool) -> Result<Json, LoweringError
                 out.insert(keyword.clone(), value.clone());
             }
             k if REJECTED.contains(&k) => return Err(unsupported(path, keyword)),
+            k if CONSTRAINTS.contains(&k) => {
+                return Err(error(
+                    path,
+                    Kind::Constraint {
+                        keyword: keyword.clone(),
+                    },
+                ));
+            }
             _ => folded.push((keyword.clone(), value.clone())),
         }
     }
@@ -164,6 +247,11 @@ fn node(schema: &Json, path: &str, nullable: bool) -> Result<Json, LoweringError
     }
     fold_into_description(&mut out, &folded);
     if union.is_empty() {
+        // A description alone (a documented `serde_json::Value`) says
+        // nothing Gemini can use: it rejects a schema without a type.
+        if !out.contains_key("type") {
+            return Err(error(path, Kind::Unconstrained));
+        }
         return Ok(out);
     }
     if out.contains_key("properties") {
@@ -173,7 +261,12 @@ fn node(schema: &Json, path: &str, nullable: bool) -> Result<Json, LoweringError
 }
 
 /// Lowers `properties`, marking the non-required ones nullable.
-fn properties(schema: &Json, properties: &Json, path: &str) -> Result<Json, LoweringError> {
+fn properties(
+    schema: &Json,
+    properties: &Json,
+    path: &str,
+    sink: &Sink,
+) -> Result<Json, LoweringError> {
     let Json::Object(entries) = properties else {
         return Err(unsupported(path, "properties"));
     };
@@ -185,7 +278,11 @@ fn properties(schema: &Json, properties: &Json, path: &str) -> Result<Json, Lowe
     for (name, sub) in entries {
         let optional = !required.iter().any(|r| r.as_str() == Some(name));
         let sub_path = member_path(path, "properties", name);
-        lowered.push((name.clone(), node(sub, &sub_path, optional)?));
+        if !is_gemini_name(name) {
+            let kind = Kind::PropertyName { name: name.clone() };
+            sink.borrow_mut().push(error(&sub_path, kind));
+        }
+        lowered.push((name.clone(), child(sub, &sub_path, optional, sink)));
     }
     Ok(Json::Object(lowered))
 }

@@ -70,10 +70,6 @@ fn enums_const_and_formats() {
         json!({"type": "string", "format": "enum", "enum": ["circle"]})
     );
     assert_eq!(
-        property(json!({"type": "integer", "enum": [1, 2]}), true),
-        json!({"type": "integer", "description": "{enum: [1,2]}"})
-    );
-    assert_eq!(
         property(json!({"type": "string", "format": "date-time"}), true),
         json!({"type": "string", "format": "date-time"})
     );
@@ -87,20 +83,76 @@ fn enums_const_and_formats() {
 }
 
 #[test]
-fn unknown_keys_move_into_the_description() {
+fn annotations_move_into_the_description_and_constraints_are_refused() {
     assert_eq!(
         property(
-            json!({"type": "number", "exclusiveMinimum": 0, "multipleOf": 0.5}),
+            json!({"type": "array", "items": {"type": "string"}, "minItems": 1, "examples": [["a"]], "deprecated": true}),
             true
         ),
-        json!({"type": "number", "description": "{exclusiveMinimum: 0, multipleOf: 0.5}"})
+        json!({"type": "array", "items": {"type": "string"}, "minItems": 1, "description": "{deprecated: true}", "example": ["a"]})
+    );
+    // In words, a constraint would let through values the tool refuses.
+    let error = lower(root(
+        json!({"p": {"type": "number", "exclusiveMinimum": 0, "multipleOf": 0.5}, "q": {"type": "integer", "enum": [1, 2]}}),
+        json!(["p", "q"]),
+    ))
+    .unwrap_err();
+    let problems: Vec<_> = error
+        .problems()
+        .map(|(path, kind)| (path.to_owned(), kind.clone()))
+        .collect();
+    assert_eq!(
+        problems,
+        [
+            (
+                "properties.p".to_owned(),
+                LoweringErrorKind::Constraint {
+                    keyword: "exclusiveMinimum".into()
+                }
+            ),
+            (
+                "properties.q".to_owned(),
+                LoweringErrorKind::Constraint {
+                    keyword: "enum".into()
+                }
+            ),
+        ]
+    );
+    assert!(error.to_string().starts_with("2 problems: "), "{error}");
+}
+
+#[test]
+fn nulls_become_nullable_and_names_and_untyped_values_are_checked() {
+    assert_eq!(
+        property(
+            json!({"anyOf": [{"type": "object", "properties": {"x": {"type": "string"}}, "required": ["x"]}, {"type": "null"}]}),
+            true
+        ),
+        json!({"type": "object", "nullable": true, "properties": {"x": {"type": "string"}}, "required": ["x"], "propertyOrdering": ["x"]})
     );
     assert_eq!(
         property(
-            json!({"type": "array", "items": {"type": "string"}, "uniqueItems": true, "minItems": 1, "examples": [["a"]]}),
+            json!({"type": ["string", "null"], "enum": ["a", null]}),
             true
         ),
-        json!({"type": "array", "items": {"type": "string"}, "minItems": 1, "description": "{uniqueItems: true}", "example": ["a"]})
+        json!({"type": "string", "nullable": true, "format": "enum", "enum": ["a"]})
+    );
+    let error = lower(root(
+        json!({"p": {"description": "Anything."}, "q": {"type": "object", "properties": {"content-type": {"type": "string"}, "$ref": {"type": "string"}}, "required": []}}),
+        json!(["p", "q"]),
+    ))
+    .unwrap_err();
+    let kinds: Vec<String> = error
+        .problems()
+        .map(|(_, kind)| format!("{kind:?}"))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "Unconstrained",
+            "PropertyName { name: \"$ref\" }",
+            "PropertyName { name: \"content-type\" }"
+        ]
     );
 }
 

@@ -15,5 +15,6 @@ pub fn lower(canonical: &Json, dialect: Dialect) -> Result<Json, LoweringError> 
         Dialect::Canonical => Ok(canonical.clone()),
         Dialect::OpenAiStrict => openai_strict(canonical),
         Dialect::Gemini => gemini(canonical),
+        Dialect::GeminiJsonSchema => Ok(canonical.clone()),
     }
 }

@@ -11,7 +11,8 @@
 //! 1. [`canonicalize`] turns the schema generated for the arguments struct
 //!    into the canonical schema: JSON Schema 2020-12, with no `title` or
 //!    `$schema`, root properties in declaration order, optional parameters
-//!    absent from `required` (never nullable), unit enums as flat string
+//!    absent from `required` (an `Option` keeps its `null`, so that absent
+//!    and `null` stay distinct), unit enums as flat string
 //!    `enum`s, sub-schemas inlined except recursive ones, and every schema
 //!    object's keywords in [`KEYWORD_ORDER`].
 //! 2. [`lower`] derives a [`Dialect`] from it; which dialects a provider
@@ -23,7 +24,8 @@
 //! | [`Dialect::OpenAiStrict`] | [`openai_strict()`] | OpenAI strict mode; Responses when it lowers | yes |
 //! | [`Dialect::Gemini`] | [`gemini()`] | Gemini `parameters` (OpenAPI 3.0 subset) | yes |
 //!
-//! Gemini's `parametersJsonSchema` takes the canonical schema itself.
+//! Gemini's `parametersJsonSchema` ([`Dialect::GeminiJsonSchema`]) takes the
+//! canonical schema itself, for the tools `parameters` cannot express.
 //!
 //! [`Provider::schema_dialects`]: crate::Provider::schema_dialects
 //!
@@ -44,7 +46,7 @@
 //! let canonical = canonicalize(&generated, &["query", "limit"])?;
 //! assert_eq!(
 //!     canonical.to_json_string(),
-//!     r#"{"type":"object","properties":{"query":{"type":"string","description":"Free-text query."},"limit":{"type":"integer","minimum":0,"maximum":255}},"required":["query"],"additionalProperties":false}"#
+//!     r#"{"type":"object","properties":{"query":{"type":"string","description":"Free-text query."},"limit":{"type":["integer","null"],"minimum":0,"maximum":255}},"required":["query"],"additionalProperties":false}"#
 //! );
 //! let strict = openai_strict(&canonical)?;
 //! assert_eq!(
@@ -64,11 +66,12 @@ mod keywords;
 mod limits;
 mod lower;
 mod nulls;
-mod numbers;
+pub(crate) mod numbers;
 mod openai_strict;
 
 pub use canonical::{MAX_JSON_DEPTH, canonicalize};
-pub use error::{Dialect, LoweringError, LoweringErrorKind, SchemaError};
+pub(crate) use canonical::{Source, canonicalize_from};
+pub use error::{Dialect, LoweringError, LoweringErrorKind, SchemaError, rust_path};
 pub use gemini::gemini;
 pub use json::Json;
 pub use keywords::KEYWORD_ORDER;

@@ -1,5 +1,5 @@
-//! Removing the `null` that `Option<T>` adds to an optional property's
-//! schema.
+//! The `null` that `Option<T>` adds to a schema, for Gemini's dialect,
+//! which says `nullable: true` instead.
 
 use super::json::Json;
 
@@ -9,7 +9,7 @@ fn is_null_type(value: &Json) -> bool {
 
 /// A branch that only admits `null`: `{"type": "null"}`, `{"const": null}`
 /// or `{"enum": [null]}` (annotations aside).
-fn is_null_schema(branch: &Json) -> bool {
+pub(crate) fn is_null_schema(branch: &Json) -> bool {
     let Some(members) = branch.as_object() else {
         return false;
     };

@@ -1,21 +1,31 @@
 //! schemars' numeric `format`s, replaced by bounds.
 
+use std::cmp::Ordering;
+
+use serde_json::Number;
+
 use super::json::Json;
 
 /// The range an integer `format` of schemars stands for, as
-/// `(minimum, maximum)`; `None` if `format` is not one of them. 64- and
-/// 128-bit bounds are left out: beyond 2^53 they are not exact in the
-/// doubles most JSON readers use, and no model will reach them.
-fn integer_range(format: &str) -> Option<(Option<i64>, Option<i64>)> {
+/// `(minimum, maximum)`; `None` if `format` is not one of them.
+///
+/// 128-bit integers are bounded to what every way in carries exactly: a
+/// call's arguments may arrive as a parsed `serde_json::Value`, which
+/// holds integers as `i64` or `u64` (anything wider becomes a lossy
+/// `f64`), so `i128` takes `i64::MIN..=u64::MAX` and `u128` `0..=u64::MAX`.
+fn integer_range(format: &str) -> Option<(Number, Number)> {
+    let signed = |min: i64, max: i64| (Number::from(min), Number::from(max));
+    let unsigned = |max: u64| (Number::from(0), Number::from(max));
     Some(match format {
-        "int8" => (Some(i8::MIN.into()), Some(i8::MAX.into())),
-        "int16" => (Some(i16::MIN.into()), Some(i16::MAX.into())),
-        "int32" => (Some(i32::MIN.into()), Some(i32::MAX.into())),
-        "uint8" => (Some(0), Some(u8::MAX.into())),
-        "uint16" => (Some(0), Some(u16::MAX.into())),
-        "uint32" => (Some(0), Some(u32::MAX.into())),
-        "int64" | "int128" | "int" => (None, None),
-        "uint64" | "uint128" | "uint" => (Some(0), None),
+        "int8" => signed(i8::MIN.into(), i8::MAX.into()),
+        "int16" => signed(i16::MIN.into(), i16::MAX.into()),
+        "int32" => signed(i32::MIN.into(), i32::MAX.into()),
+        "int64" | "int" => signed(i64::MIN, i64::MAX),
+        "int128" => (Number::from(i64::MIN), Number::from(u64::MAX)),
+        "uint8" => unsigned(u8::MAX.into()),
+        "uint16" => unsigned(u16::MAX.into()),
+        "uint32" => unsigned(u32::MAX.into()),
+        "uint64" | "uint" | "uint128" => unsigned(u64::MAX),
         _ => return None,
     })
 }
@@ -26,7 +36,12 @@ pub(crate) fn normalize_numeric_format(schema: &mut Json) {
     let Some(format) = schema.get("format").and_then(Json::as_str) else {
         return;
     };
-    if matches!(format, "float" | "double") {
+    if format == "float" {
+        schema.remove("format");
+        f32_values_as_written(schema);
+        return;
+    }
+    if format == "double" {
         schema.remove("format");
         return;
     }
@@ -34,24 +49,122 @@ pub(crate) fn normalize_numeric_format(schema: &mut Json) {
         return;
     };
     schema.remove("format");
-    if let Some(low) = low {
-        tighten(schema, "minimum", low, |existing, bound| existing >= bound);
-    }
-    if let Some(high) = high {
-        tighten(schema, "maximum", high, |existing, bound| existing <= bound);
-    }
+    tighten(schema, "minimum", low, Ordering::is_ge);
+    tighten(schema, "maximum", high, Ordering::is_le);
 }
 
 /// Sets `keyword` to `bound` unless it already holds a number at least as
 /// tight (e.g. `NonZeroU32`'s `minimum: 1`, or a `#[schemars(range)]`).
-fn tighten(schema: &mut Json, keyword: &str, bound: i64, tighter: fn(f64, f64) -> bool) {
+fn tighten(schema: &mut Json, keyword: &str, bound: Number, tighter: fn(Ordering) -> bool) {
     let keeps = match schema.get(keyword) {
-        Some(Json::Number(existing)) => existing
-            .as_f64()
-            .is_some_and(|existing| tighter(existing, bound as f64)),
+        Some(Json::Number(existing)) => tighter(compare(existing, &bound)),
         _ => false,
     };
     if !keeps {
-        schema.insert(keyword, Json::Number(bound.into()));
+        schema.insert(keyword, Json::Number(bound));
     }
+}
+
+/// Two JSON numbers compared by value, exactly: integers as integers
+/// (`u64::MAX` and `u64::MAX - 1` differ, though they are one `f64`),
+/// a float against an integer without rounding the integer.
+pub(crate) fn compare(a: &Number, b: &Number) -> Ordering {
+    match (exact(a), exact(b)) {
+        (Exact::Int(x), Exact::Int(y)) => x.cmp(&y),
+        (Exact::Int(x), Exact::Float(y)) => int_vs_float(x, y),
+        (Exact::Float(x), Exact::Int(y)) => int_vs_float(y, x).reverse(),
+        (Exact::Float(x), Exact::Float(y)) => x.total_cmp(&y),
+    }
+}
+
+enum Exact {
+    Int(i128),
+    Float(f64),
+}
+
+fn exact(number: &Number) -> Exact {
+    if let Some(n) = number.as_u64() {
+        return Exact::Int(n.into());
+    }
+    if let Some(n) = number.as_i64() {
+        return Exact::Int(n.into());
+    }
+    let f = number.as_f64().unwrap_or(f64::NAN);
+    // Every `f64` this large is an integer, and converts exactly.
+    if f.fract() == 0.0 && f.abs() < 1e38 {
+        Exact::Int(f as i128)
+    } else {
+        Exact::Float(f)
+    }
+}
+
+/// An integer against a float that is not an integer (or is huge).
+fn int_vs_float(int: i128, float: f64) -> Ordering {
+    if float.is_nan() {
+        return Ordering::Less;
+    }
+    // A float that is not a whole number is below 2^53 in size, where
+    // integers convert to `f64` exactly; larger ones are past any `i128`.
+    if float >= 1e38 {
+        return Ordering::Less;
+    }
+    if float <= -1e38 {
+        return Ordering::Greater;
+    }
+    (int as f64).total_cmp(&float)
+}
+
+/// Writes a number exactly, integers in full: `18446744073709551616`
+/// rather than `1.8446744073709552e19`.
+pub(crate) fn show(number: &Number) -> String {
+    match exact(number) {
+        Exact::Int(n) => n.to_string(),
+        Exact::Float(_) => number.to_string(),
+    }
+}
+
+/// The keywords of a number schema that hold its values.
+const VALUE_KEYWORDS: &[&str] = &[
+    "default",
+    "enum",
+    "const",
+    "examples",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+];
+
+/// An `f32`'s values in their shortest form that reads back to the same
+/// `f32`: schemars widens them to `f64` on the way (`3.9_f32` becomes
+/// `3.9000000953674316`), which is noise to a model.
+fn f32_values_as_written(schema: &mut Json) {
+    fn rewrite(value: &mut Json) {
+        match value {
+            Json::Number(number) => {
+                if let Some(short) = number.as_f64().and_then(shortest_f32) {
+                    *number = short;
+                }
+            }
+            Json::Array(items) => items.iter_mut().for_each(rewrite),
+            _ => {}
+        }
+    }
+    for keyword in VALUE_KEYWORDS {
+        if let Some(value) = schema.get_mut(keyword) {
+            rewrite(value);
+        }
+    }
+}
+
+/// `value` written as the `f32` it is, if it is one and not an integer.
+pub(crate) fn shortest_f32(value: f64) -> Option<Number> {
+    let narrow = value as f32;
+    if f64::from(narrow) != value || value.fract() == 0.0 || !value.is_finite() {
+        return None;
+    }
+    // `f32`'s `Display` is the shortest text that reads back to it.
+    let text = narrow.to_string();
+    Number::from_f64(text.parse().ok()?)
 }

@@ -1,6 +1,7 @@
 //! OpenAI Structured Outputs (`"strict": true`): the subset of JSON Schema
 //! the Chat and Responses APIs accept for a strict function.
 
+use std::cell::RefCell;
 use std::collections::BTreeMap;
 
 use super::canonical::MAX_JSON_DEPTH;
@@ -23,11 +24,23 @@ const FORMATS: &[&str] = &[
     "uuid",
 ];
 
-/// Keywords strict mode does not support but whose meaning fits in a
-/// sentence: they move into the description, so the model still sees them.
+/// Annotations strict mode does not support: they move into the
+/// description, so the model still reads them. They constrain nothing.
 const FOLDED: &[&str] = &[
-    "minLength",
-    "maxLength",
+    "default",
+    "examples",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+    "contentEncoding",
+    "contentMediaType",
+];
+
+/// Constraints strict mode has no keyword for. Folded into the description
+/// they would let the model send values the tool refuses, so a schema
+/// with one of them is not strict. (String lengths are the exception: a
+/// `pattern` says them, see [`length_pattern`].)
+const CONSTRAINTS: &[&str] = &[
     "uniqueItems",
     "patternProperties",
     "propertyNames",
@@ -36,13 +49,6 @@ const FOLDED: &[&str] = &[
     "contains",
     "minContains",
     "maxContains",
-    "default",
-    "examples",
-    "deprecated",
-    "readOnly",
-    "writeOnly",
-    "contentEncoding",
-    "contentMediaType",
     "unevaluatedItems",
 ];
 
@@ -114,8 +120,17 @@ pub fn openai_strict(canonical: &Json) -> Result<Json, LoweringError> {
     let lowering = Lowering {
         root: &root,
         defs: &defs,
+        problems: RefCell::new(Vec::new()),
     };
-    let mut lowered = lowering.node(&root, "", &[])?;
+    let lowered = lowering.node(&root, "", &[]);
+    let mut lowered = match lowered {
+        Ok(lowered) => lowered,
+        Err(error) => {
+            let mut problems = lowering.problems.into_inner();
+            problems.push(error);
+            return Err(LoweringError::merge(problems).expect("one problem at least"));
+        }
+    };
     // Only a root that refers to itself (`"$ref": "#"`) can lower to
     // something other than an object.
     if lowered.get("type").and_then(Json::as_str) != Some("object") {
@@ -125,9 +140,12 @@ pub fn openai_strict(canonical: &Json) -> Result<Json, LoweringError> {
         let mut bodies = Vec::with_capacity(defs.len());
         for (name, body) in &defs {
             let path = member_path("", "$defs", name);
-            bodies.push((name.clone(), lowering.node(body, &path, &[])?));
+            bodies.push((name.clone(), lowering.child(body, &path, &[])));
         }
         lowered.insert("$defs", Json::Object(bodies));
+    }
+    if let Some(error) = LoweringError::merge(lowering.problems.into_inner()) {
+        return Err(error);
     }
     check_openai_limits(&lowered)?;
     order_schema(&mut lowered);
@@ -138,9 +156,21 @@ pub fn openai_strict(canonical: &Json) -> Result<Json, LoweringError> {
 struct Lowering<'a> {
     root: &'a Json,
     defs: &'a BTreeMap<String, Json>,
+    // Every problem found: a sub-schema that fails is recorded and the
+    // walk goes on, so that one refusal names them all.
+    problems: RefCell<Vec<LoweringError>>,
 }
 
 impl Lowering<'_> {
+    /// Lowers a sub-schema, recording its problems; a placeholder stands in
+    /// for a sub-schema that cannot be lowered.
+    fn child(&self, schema: &Json, path: &str, inlining: &[&str]) -> Json {
+        self.node(schema, path, inlining).unwrap_or_else(|error| {
+            self.problems.borrow_mut().push(error);
+            Json::Bool(true)
+        })
+    }
+
     fn error(&self, path: &str, kind: Kind) -> LoweringError {
         LoweringError::new(Dialect::OpenAiStrict, path, kind)
     }
@@ -210,7 +240,7 @@ impl Lowering<'_> {
                     out.insert("enum", Json::Array(vec![value.clone()]));
                 }
                 "items" => {
-                    let items = self.node(value, &child_path(path, "items"), inlining)?;
+                    let items = self.child(value, &child_path(path, "items"), inlining);
                     out.insert("items", items);
                 }
                 "properties" => {
@@ -228,7 +258,7 @@ impl Lowering<'_> {
                     };
                     for (index, branch) in branches.iter().enumerate() {
                         let branch_path = index_path(path, keyword, index);
-                        union.push(self.node(branch, &branch_path, inlining)?);
+                        union.push(self.child(branch, &branch_path, inlining));
                     }
                 }
                 "additionalProperties" if *value == Json::Bool(false) => {}
@@ -243,7 +273,16 @@ impl Lowering<'_> {
                 "required" | "$comment" => {}
                 "prefixItems" => return Err(self.error(path, Kind::Tuple)),
                 "format" => folded.push((keyword.clone(), value.clone())),
+                "minLength" | "maxLength" => {}
                 k if FOLDED.contains(&k) => folded.push((keyword.clone(), value.clone())),
+                k if CONSTRAINTS.contains(&k) => {
+                    return Err(self.error(
+                        path,
+                        Kind::Constraint {
+                            keyword: keyword.clone(),
+                        },
+                    ));
+                }
                 k if REJECTED.contains(&k) => {
                     return Err(self.error(
                         path,
@@ -262,6 +301,26 @@ impl Lowering<'_> {
                 }
             }
         }
+        if schema.contains_key("minLength") || schema.contains_key("maxLength") {
+            match length_pattern(schema) {
+                Some(pattern) if !schema.contains_key("pattern") => {
+                    out.insert("pattern", Json::String(pattern));
+                }
+                _ => {
+                    let keyword = if schema.contains_key("minLength") {
+                        "minLength"
+                    } else {
+                        "maxLength"
+                    };
+                    return Err(self.error(
+                        path,
+                        Kind::Constraint {
+                            keyword: keyword.into(),
+                        },
+                    ));
+                }
+            }
+        }
         if !union.is_empty() {
             if out.contains_key("properties") {
                 return Err(self.error(path, Kind::UnionBesideProperties));
@@ -272,7 +331,7 @@ impl Lowering<'_> {
             self.close_object(schema, &mut out, path)?;
         }
         fold_into_description(&mut out, &folded);
-        Ok(out)
+        Ok(nullable_as_union(out))
     }
 
     /// Lowers `properties`, making the non-required ones nullable.
@@ -299,7 +358,7 @@ impl Lowering<'_> {
         for (name, sub) in entries {
             let sub_path = member_path(path, "properties", name);
             if required.iter().any(|r| r.as_str() == Some(name)) {
-                lowered.push((name.clone(), self.node(sub, &sub_path, inlining)?));
+                lowered.push((name.clone(), self.child(sub, &sub_path, inlining)));
                 continue;
             }
             // An optional reference with only a doc beside it: the doc goes
@@ -310,7 +369,7 @@ impl Lowering<'_> {
                 Some([(a, _), (b, _)]) if a == "$ref" || b == "$ref" => sub.remove("description"),
                 _ => None,
             };
-            let mut property = nullable(self.node(&sub, &sub_path, inlining)?);
+            let mut property = nullable(self.child(&sub, &sub_path, inlining));
             if let Some(doc) = doc {
                 property.insert("description", doc);
             }
@@ -360,6 +419,25 @@ impl Lowering<'_> {
     }
 }
 
+/// A string's length bounds as the `pattern` strict mode takes:
+/// `^[\s\S]{1,1}$` for a `char`. `None` when a bound is not a count.
+fn length_pattern(schema: &Json) -> Option<String> {
+    let count = |keyword: &str| -> Option<Option<u64>> {
+        match schema.get(keyword) {
+            None => Some(None),
+            Some(Json::Number(number)) => number.as_u64().map(Some),
+            Some(_) => None,
+        }
+    };
+    let (min, max) = (count("minLength")?, count("maxLength")?);
+    let min = min.unwrap_or(0);
+    Some(match max {
+        Some(max) if max == min => format!("^[\\s\\S]{{{min}}}$"),
+        Some(max) => format!("^[\\s\\S]{{{min},{max}}}$"),
+        None => format!("^[\\s\\S]{{{min},}}$"),
+    })
+}
+
 /// Checks a `type`: one type, or one type and `null`.
 fn check_type(value: &Json) -> Result<(), Kind> {
     let Json::Array(types) = value else {
@@ -390,6 +468,9 @@ fn is_object(schema: &Json) -> bool {
 /// Admits `null` too: strict mode's way of saying "optional", since every
 /// property must be present.
 pub(crate) fn nullable(mut schema: Json) -> Json {
+    if admits_null(&schema) {
+        return schema;
+    }
     let primitive = match schema.get("type") {
         Some(Json::String(kind)) => PRIMITIVES.contains(&kind.as_str()),
         _ => false,
@@ -425,6 +506,58 @@ pub(crate) fn nullable(mut schema: Json) -> Json {
     }
     wrapper.insert("anyOf", Json::Array(vec![schema, null]));
     wrapper
+}
+
+/// `"type": ["object", "null"]` (an `Option` of a struct) as strict mode
+/// takes a nullable object or array: `anyOf` with a `null` branch, the
+/// description on the wrapper. Primitives keep the `["T", "null"]` form.
+fn nullable_as_union(mut schema: Json) -> Json {
+    let Some(Json::Array(kinds)) = schema.get("type") else {
+        return schema;
+    };
+    let named: Vec<Json> = kinds
+        .iter()
+        .filter(|kind| kind.as_str() != Some("null"))
+        .cloned()
+        .collect();
+    let composite = match named.as_slice() {
+        [kind] if kinds.len() == 2 => !PRIMITIVES.contains(&kind.as_str().unwrap_or_default()),
+        _ => false,
+    };
+    if !composite {
+        return schema;
+    }
+    schema.insert("type", named[0].clone());
+    let description = schema.remove("description");
+    let mut wrapper = Json::object();
+    if let Some(description) = description {
+        wrapper.insert("description", description);
+    }
+    let null = Json::Object(vec![("type".into(), Json::from("null"))]);
+    wrapper.insert("anyOf", Json::Array(vec![schema, null]));
+    wrapper
+}
+
+/// Whether a lowered schema already admits `null`: a `type` naming it, or
+/// a union with a `null` branch.
+fn admits_null(schema: &Json) -> bool {
+    let type_admits = match schema.get("type") {
+        Some(Json::String(kind)) => kind == "null",
+        Some(Json::Array(kinds)) => kinds.iter().any(|k| k.as_str() == Some("null")),
+        None => false,
+        _ => false,
+    };
+    let enum_refuses = schema
+        .get("enum")
+        .and_then(Json::as_array)
+        .is_some_and(|values| !values.contains(&Json::Null));
+    if schema.contains_key("type") {
+        return type_admits && !enum_refuses;
+    }
+    schema
+        .get("anyOf")
+        .and_then(Json::as_array)
+        .is_some_and(|branches| branches.iter().any(admits_null))
 }
 
 #[cfg(test)]

@@ -165,20 +165,27 @@ fn rejected_keywords_are_errors() {
 }
 
 #[test]
-fn unsupported_keywords_move_into_the_description() {
+fn lengths_become_a_pattern_annotations_the_description() {
     let out = strict(root(
         json!({
             "name": {"type": "string", "description": "Name.", "minLength": 3, "maxLength": 10},
+            "initial": {"type": "string", "minLength": 1, "maxLength": 1},
             "site": {"type": "string", "format": "uri"},
             "when": {"type": "string", "format": "date-time"},
-            "tags": {"type": "array", "items": {"type": "string"}, "uniqueItems": true, "default": []}
+            "tags": {"type": "array", "items": {"type": "string"}, "default": []}
         }),
-        json!(["name", "site", "when", "tags"]),
+        json!(["name", "initial", "site", "when", "tags"]),
     ))
     .unwrap();
     assert_eq!(
         out["properties"]["name"],
-        json!({"type": "string", "description": "Name.\n\n{minLength: 3, maxLength: 10}"})
+        json!({"type": "string", "description": "Name.", "pattern": "^[\\s\\S]{3,10}$"})
+    );
+    // A `char`: exactly one character, which the description alone would
+    // not hold the model to.
+    assert_eq!(
+        out["properties"]["initial"],
+        json!({"type": "string", "pattern": "^[\\s\\S]{1}$"})
     );
     assert_eq!(
         out["properties"]["site"],
@@ -190,8 +197,42 @@ fn unsupported_keywords_move_into_the_description() {
     );
     assert_eq!(
         out["properties"]["tags"],
-        json!({"type": "array", "items": {"type": "string"}, "description": "{uniqueItems: true, default: []}"})
+        json!({"type": "array", "items": {"type": "string"}, "description": "{default: []}"})
     );
+}
+
+#[test]
+fn constraints_strict_mode_cannot_state_are_errors_all_of_them() {
+    let error = error_of(root(
+        json!({
+            "tags": {"type": "array", "items": {"type": "string"}, "uniqueItems": true},
+            "code": {"type": "string", "pattern": "^[A-Z]+$", "maxLength": 4},
+            "extra": {"type": "object", "properties": {}, "minProperties": 1, "additionalProperties": false}
+        }),
+        json!(["tags", "code", "extra"]),
+    ));
+    let problems: Vec<(String, String)> = error
+        .problems()
+        .map(|(path, kind)| (path.to_owned(), format!("{kind:?}")))
+        .collect();
+    assert_eq!(
+        problems,
+        [
+            (
+                "properties.code".into(),
+                "Constraint { keyword: \"maxLength\" }".into()
+            ),
+            (
+                "properties.extra".into(),
+                "Constraint { keyword: \"minProperties\" }".into()
+            ),
+            (
+                "properties.tags".into(),
+                "Constraint { keyword: \"uniqueItems\" }".into()
+            ),
+        ]
+    );
+    assert!(error.to_string().contains("`tags`"), "{error}");
 }
 
 #[test]
@@ -403,7 +444,7 @@ fn lowering_a_canonical_schema_is_deterministic_and_ordered() {
     let first = openai_strict(&canonical).unwrap().to_json_string();
     assert_eq!(
         first,
-        r#"{"type":"object","properties":{"a":{"type":"string","description":"{maxLength: 4}"},"b":{"type":["integer","null"],"minimum":0,"maximum":255}},"required":["a","b"],"additionalProperties":false}"#
+        r#"{"type":"object","properties":{"a":{"type":"string","pattern":"^[\\s\\S]{0,4}$"},"b":{"type":["integer","null"],"minimum":0,"maximum":255}},"required":["a","b"],"additionalProperties":false}"#
     );
     assert_eq!(openai_strict(&canonical).unwrap().to_json_string(), first);
     // A strict schema lowers to itself: the lowering is a fixed point.

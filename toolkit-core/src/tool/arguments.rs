@@ -6,7 +6,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use super::schema::ToolSchema;
-use super::validate;
+use super::{normalize, unique, validate};
 use crate::CallError;
 
 /// The arguments of one call, as the provider sent them: JSON text (OpenAI's
@@ -40,102 +40,133 @@ impl<'a> From<&'a Value> for Arguments<'a> {
 
 /// Parses a call's arguments into the tool's generated argument struct.
 ///
-/// The fast path is a plain `serde_json` parse of the text. Anything else
-/// (a parsed value, a failed parse) goes through a `Value`, so that each
-/// tool instantiates its `Deserialize` impl twice, not once per way in
-/// (the generated code is most of a tool's build time). A refusal is
-/// explained by checking the arguments against the tool's own schema,
-/// which names every problem with its path; serde's message is the last
-/// resort, for a rule the schema cannot state.
+/// The fast path, for a tool whose parameters serde holds to their schema
+/// by itself (see `enforcement.rs`), is one `serde_json` parse of the text.
+/// Everything else goes through `prepare`: the arguments as a `Value`,
+/// repeated keys refused, the `null`s that mean "absent" removed, checked
+/// against the tool's canonical schema (every problem named with its path),
+/// then read from the `Value`. So each tool instantiates its `Deserialize`
+/// impl twice, not once per way in (the generated code is most of a
+/// tool's build time).
 pub fn parse_arguments<T: DeserializeOwned>(
     arguments: Arguments<'_>,
     tool: &str,
     schema: fn() -> &'static ToolSchema,
 ) -> Result<T, CallError> {
+    let schema = schema();
     if let Arguments::Text(text) = arguments
+        && schema.serde_enforces()
+        && opens_object(text)
         && let Ok(parsed) = serde_json::from_str(text)
     {
         return Ok(parsed);
     }
-    let value = as_value(arguments, tool)?;
-    let refusal = match T::deserialize(&*value) {
-        Ok(parsed) => return Ok(parsed),
-        Err(error) => error,
-    };
-    // Strict-mode and Gemini schemas mark optional fields nullable, so a
-    // model may send `null` for a field that is merely defaulted
-    // (`#[serde(default)]`). Absent means the same to the tool.
-    if let Some(without_nulls) = without_null_fields(&value)
-        && let Ok(parsed) = T::deserialize(&without_nulls)
-    {
-        return Ok(parsed);
-    }
-    Err(explain(tool, schema(), &value, &refusal))
+    let value = prepare(arguments, tool, schema)?;
+    T::deserialize(&*value).map_err(|error| refused_by_serde(tool, &error))
 }
 
-/// The arguments as a value: parsed from text (blank text is no
-/// arguments), or as given (`null` is no arguments).
-fn as_value<'a>(arguments: Arguments<'a>, tool: &str) -> Result<Cow<'a, Value>, CallError> {
-    match arguments {
-        Arguments::Text(text) if text.trim().is_empty() => {
-            Ok(Cow::Owned(Value::Object(Map::new())))
-        }
-        Arguments::Text(text) => match serde_json::from_str(text) {
-            Ok(value) => Ok(Cow::Owned(value)),
-            Err(error) => Err(CallError::InvalidArguments {
-                tool: tool.to_owned(),
-                path: None,
-                message: format!("the arguments are not valid JSON: {error}"),
-            }),
-        },
-        Arguments::Value(Value::Null) => Ok(Cow::Owned(Value::Object(Map::new()))),
-        Arguments::Value(value) => Ok(Cow::Borrowed(value)),
-    }
+/// Whether JSON text starts an object: the arguments are an object of
+/// named parameters, and serde would read a struct from an array too.
+#[inline]
+fn opens_object(text: &str) -> bool {
+    text.trim_ascii_start().starts_with('{')
 }
 
-/// The value without its `null` fields, or `None` if it has none.
-fn without_null_fields(value: &Value) -> Option<Value> {
-    fn has_nulls(value: &Value) -> bool {
-        match value {
-            Value::Object(map) => map.values().any(|v| v.is_null() || has_nulls(v)),
-            Value::Array(items) => items.iter().any(has_nulls),
-            _ => false,
-        }
-    }
-    fn remove(value: &mut Value) {
-        match value {
-            Value::Object(map) => {
-                map.retain(|_, field| !field.is_null());
-                map.values_mut().for_each(remove);
-            }
-            Value::Array(items) => items.iter_mut().for_each(remove),
-            _ => {}
-        }
-    }
-    has_nulls(value).then(|| {
-        let mut copy = value.clone();
-        remove(&mut copy);
-        copy
-    })
-}
-
-/// Why the arguments were refused: every violation of the tool's schema,
-/// or, when the schema allows them, serde's own message.
-fn explain(
+/// The arguments as a `Value` the tool may read: parsed (blank text and
+/// `null` mean no arguments), an object, with no repeated key, the `null`s
+/// that stand for an absent optional field removed and integral floats
+/// written as integers where the schema wants an integer, and every rule
+/// of the canonical schema kept. The one way in for run-time tools, and
+/// for `#[tool]`s whose arguments serde alone cannot hold to their schema.
+pub(crate) fn prepare<'a>(
+    arguments: Arguments<'a>,
     tool: &str,
     schema: &ToolSchema,
-    value: &Value,
-    refusal: &serde_json::Error,
-) -> CallError {
-    let violations = match schema.canonical_value() {
-        Some(schema) => validate::check(schema, value),
-        None => Vec::new(),
+) -> Result<Cow<'a, Value>, CallError> {
+    let invalid = |path: Option<String>, message: String| CallError::InvalidArguments {
+        tool: tool.to_owned(),
+        path,
+        message,
     };
-    validate::to_error(tool, violations).unwrap_or_else(|| CallError::InvalidArguments {
+    let mut value = match arguments {
+        Arguments::Text(text) if text.trim().is_empty() => Cow::Owned(Value::Object(Map::new())),
+        Arguments::Text(text) => match unique::parse(text) {
+            Ok(value) => Cow::Owned(value),
+            Err(unique::Refusal::Repeated { path }) => {
+                return Err(invalid(
+                    Some(path),
+                    "this key appears more than once in its object".to_owned(),
+                ));
+            }
+            Err(unique::Refusal::Syntax(error)) => {
+                return Err(invalid(
+                    None,
+                    format!("the arguments are not valid JSON: {error}"),
+                ));
+            }
+        },
+        Arguments::Value(Value::Null) => Cow::Owned(Value::Object(Map::new())),
+        Arguments::Value(value) => Cow::Borrowed(value),
+    };
+    if !value.is_object() {
+        let found = validate::describe(&value);
+        let message = match &*value {
+            Value::String(text) if text.trim_start().starts_with('{') => format!(
+                "the arguments must be a JSON object, got a string holding JSON ({found}): \
+                 send the object itself"
+            ),
+            _ => format!("the arguments must be a JSON object, got {found}"),
+        };
+        return Err(invalid(None, message));
+    }
+    let Some(canonical) = schema.canonical_value() else {
+        return Ok(value);
+    };
+    if normalize::needed(canonical, &value) {
+        normalize::apply(canonical, value.to_mut());
+    }
+    match validate::to_error(tool, validate::check(canonical, &value)) {
+        Some(error) => Err(error),
+        None => Ok(value),
+    }
+}
+
+/// Arguments the schema allows but serde refused: a rule of the Rust type
+/// the schema cannot state (a custom `Deserialize`, say). serde's message,
+/// without its position and without the generated struct's name.
+#[cold]
+fn refused_by_serde(tool: &str, error: &serde_json::Error) -> CallError {
+    CallError::InvalidArguments {
         tool: tool.to_owned(),
         path: None,
-        message: without_position(refusal),
-    })
+        message: without_generated_names(&without_position(error)),
+    }
+}
+
+/// A message without the names `#[tool]` generates (`__searchToolArguments`),
+/// which mean nothing to a model: "expected struct __searchToolArguments"
+/// reads "expected the arguments object".
+pub(crate) fn without_generated_names(message: &str) -> String {
+    let is_ident = |c: char| c.is_alphanumeric() || c == '_';
+    let mut words: Vec<String> = Vec::new();
+    for word in message.split(' ') {
+        let start = word.find(is_ident).unwrap_or(word.len());
+        let end = word.rfind(is_ident).map_or(start, |i| i + 1);
+        let core = &word[start..end.max(start)];
+        if !core.starts_with("__") {
+            words.push(word.to_owned());
+            continue;
+        }
+        if words.last().is_some_and(|last| last == "struct") {
+            words.pop();
+        }
+        words.push(format!(
+            "{}the arguments object{}",
+            &word[..start],
+            &word[end.max(start)..]
+        ));
+    }
+    words.join(" ")
 }
 
 /// serde_json's message without its ` at line 1 column 9` suffix, which

@@ -151,7 +151,10 @@ mod tests {
         ] {
             let mut settings = settings.for_deserialize();
             settings.inline_subschemas = true;
-            let derived = settings.clone().into_generator().into_root_schema_for::<Derived>();
+            let derived = settings
+                .clone()
+                .into_generator()
+                .into_root_schema_for::<Derived>();
             let table = settings.into_generator().into_root_schema_for::<Table>();
             assert_eq!(table, derived);
         }

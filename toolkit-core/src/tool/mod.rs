@@ -4,11 +4,14 @@
 pub(crate) mod annotations;
 pub(crate) mod arguments;
 pub(crate) mod attribute;
+pub(crate) mod enforcement;
 pub(crate) mod fields;
 pub(crate) mod name;
+pub(crate) mod normalize;
 pub(crate) mod output;
 pub(crate) mod runtime;
 pub(crate) mod schema;
+pub(crate) mod unique;
 pub(crate) mod validate;
 
 use std::any::TypeId;

@@ -7,9 +7,10 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::validate;
+use super::arguments;
 use super::{Annotations, OutputSchema, ToolDef, ToolFuture};
 use crate::registry::context::CallSite;
+use crate::schema::Source;
 use crate::tool::schema::ToolSchema;
 use crate::{Arguments, CallContext, CallError, IntoToolResult};
 
@@ -163,7 +164,7 @@ impl ToolBuilder {
             .map(|properties| properties.keys().cloned().collect())
             .unwrap_or_default();
         let order: Vec<&str> = params.iter().map(String::as_str).collect();
-        let schema = ToolSchema::build(&self.input_schema, &order);
+        let schema = ToolSchema::build(&self.input_schema, &order, Source::Given);
         let output_schema = self
             .output_schema
             .as_ref()
@@ -177,7 +178,6 @@ impl ToolBuilder {
             source: self.source,
             params,
             schema,
-            input: self.input_schema,
             output_schema,
             handler,
         })
@@ -201,9 +201,9 @@ pub(crate) struct RuntimeDef {
     pub(crate) annotations: Annotations,
     pub(crate) source: String,
     pub(crate) params: Vec<String>,
+    /// The arguments are checked against its canonical form: what every
+    /// provider was sent.
     pub(crate) schema: ToolSchema,
-    /// The schema as given, which the arguments are checked against.
-    input: Value,
     pub(crate) output_schema: Option<OutputSchema>,
     handler: Arc<Handler>,
 }
@@ -215,31 +215,8 @@ impl RuntimeDef {
         arguments: Arguments<'_>,
         site: &CallSite<'_>,
     ) -> Result<ToolFuture, CallError> {
-        let invalid = |path: Option<String>, message: String| CallError::InvalidArguments {
-            tool: self.name.clone(),
-            path,
-            message,
-        };
-        let value = match arguments {
-            Arguments::Text(text) if text.trim().is_empty() => Value::Object(Default::default()),
-            Arguments::Text(text) => serde_json::from_str(text).map_err(|error| {
-                invalid(None, format!("the arguments are not valid JSON: {error}"))
-            })?,
-            Arguments::Value(Value::Null) => Value::Object(Default::default()),
-            Arguments::Value(value) => value.clone(),
-        };
-        if !value.is_object() {
-            return Err(invalid(
-                None,
-                format!(
-                    "the arguments must be a JSON object, got {}",
-                    validate::describe(&value)
-                ),
-            ));
-        }
-        if let Some(error) = validate::to_error(&self.name, validate::check(&self.input, &value)) {
-            return Err(error);
-        }
+        let value = arguments::prepare(arguments, &self.name, &self.schema)?;
+        let value = value.into_owned();
         Ok((self.handler)(value, site.context()))
     }
 }

@@ -5,8 +5,9 @@ use std::sync::OnceLock;
 
 use serde_json::Value;
 
+use super::enforcement;
 use crate::Provider;
-use crate::schema::{self, Dialect, Json, LoweringError, SchemaError};
+use crate::schema::{self, Dialect, Json, LoweringError, SchemaError, Source};
 
 /// A tool's parameter schemas.
 ///
@@ -15,6 +16,10 @@ use crate::schema::{self, Dialect, Json, LoweringError, SchemaError};
 /// that, every access is a read of memory already computed.
 pub struct ToolSchema {
     canonical: Result<Canonical, SchemaError>,
+    // Whether serde, reading the arguments into their Rust types, refuses
+    // by itself everything the canonical schema refuses; when not, the
+    // arguments are checked against the schema too.
+    serde_enforces: bool,
     // The canonical schema as a `Value`, for checking refused arguments.
     canonical_value: OnceLock<Value>,
     strict: OnceLock<Result<Lowered, LoweringError>>,
@@ -24,6 +29,13 @@ pub struct ToolSchema {
 struct Canonical {
     json: Json,
     text: String,
+}
+
+/// A tool's schema as a provider receives it.
+pub(crate) struct LoweredRef<'a> {
+    pub(crate) json: &'a Json,
+    pub(crate) text: &'a str,
+    pub(crate) dialect: Dialect,
 }
 
 /// A lowered schema, as a tree for building definitions and as text.
@@ -47,15 +59,17 @@ impl ToolSchema {
         settings.inline_subschemas = true;
         settings.meta_schema = None;
         let generated = settings.into_generator().into_root_schema_for::<T>();
-        Self::build(generated.as_value(), params)
+        Self::build(generated.as_value(), params, Source::Derived)
     }
 
-    pub(crate) fn build(generated: &Value, params: &[&str]) -> Self {
-        let canonical = schema::canonicalize(generated, params).map(|json| Canonical {
-            text: json.to_json_string(),
-            json,
-        });
+    pub(crate) fn build(generated: &Value, params: &[&str], source: Source) -> Self {
+        let canonical =
+            schema::canonicalize_from(generated, params, source).map(|json| Canonical {
+                text: json.to_json_string(),
+                json,
+            });
         Self {
+            serde_enforces: source == Source::Derived && enforcement::serde_enforces(generated),
             canonical,
             canonical_value: OnceLock::new(),
             strict: OnceLock::new(),
@@ -80,8 +94,15 @@ impl ToolSchema {
             .map(|canonical| &canonical.json)
     }
 
+    /// Whether reading the arguments with serde alone refuses everything
+    /// the canonical schema refuses (see [`enforcement`]).
+    #[inline]
+    pub(crate) fn serde_enforces(&self) -> bool {
+        self.serde_enforces
+    }
+
     /// The canonical schema as a `Value`, built on first use (when a call's
-    /// arguments are refused and the refusal is explained).
+    /// arguments are checked, or refused and the refusal explained).
     pub(crate) fn canonical_value(&self) -> Option<&Value> {
         let canonical = self.canonical.as_ref().ok()?;
         Some(
@@ -92,7 +113,14 @@ impl ToolSchema {
 
     /// The parameter schema as `provider` receives it, as JSON text.
     pub fn lowered(&self, provider: Provider) -> Result<&str, ToolSchemaError> {
-        self.lowered_tree(provider).map(|json| json.1)
+        self.lowered_tree(provider).map(|lowered| lowered.text)
+    }
+
+    /// The schema dialect `provider` receives this schema in: for Gemini,
+    /// [`Dialect::GeminiJsonSchema`] (sent as `parametersJsonSchema`) when
+    /// `parameters` cannot express it.
+    pub fn dialect(&self, provider: Provider) -> Result<Dialect, ToolSchemaError> {
+        self.lowered_tree(provider).map(|lowered| lowered.dialect)
     }
 
     /// Whether the OpenAI strict-mode lowering succeeds, which decides the
@@ -109,7 +137,7 @@ impl ToolSchema {
     pub(crate) fn lowered_tree(
         &self,
         provider: Provider,
-    ) -> Result<(&Json, &str), ToolSchemaError> {
+    ) -> Result<LoweredRef<'_>, ToolSchemaError> {
         let canonical = self
             .canonical
             .as_ref()
@@ -117,7 +145,13 @@ impl ToolSchema {
         let mut refusal = None;
         for &dialect in provider.schema_dialects() {
             match self.in_dialect(canonical, dialect) {
-                Ok(lowered) => return Ok(lowered),
+                Ok((json, text)) => {
+                    return Ok(LoweredRef {
+                        json,
+                        text,
+                        dialect,
+                    });
+                }
                 Err(error) => refusal = Some(error),
             }
         }
@@ -132,7 +166,9 @@ impl ToolSchema {
         dialect: Dialect,
     ) -> Result<(&'a Json, &'a str), LoweringError> {
         let cache = match dialect {
-            Dialect::Canonical => return Ok((&canonical.json, canonical.text.as_str())),
+            Dialect::Canonical | Dialect::GeminiJsonSchema => {
+                return Ok((&canonical.json, canonical.text.as_str()));
+            }
             Dialect::OpenAiStrict => &self.strict,
             Dialect::Gemini => &self.gemini,
         };

@@ -12,9 +12,12 @@
 
 use std::fmt;
 
+use std::cmp::Ordering;
+
 use serde_json::{Map, Value};
 
 use crate::CallError;
+use crate::schema::numbers;
 
 /// The most violations reported for one call.
 pub(crate) const MAX_VIOLATIONS: usize = 10;
@@ -53,10 +56,33 @@ pub(crate) fn check(schema: &Value, value: &Value) -> Vec<Violation> {
         violations: Vec::new(),
     };
     checker.check(schema, value, &mut String::new(), 0);
+    finish(checker.violations)
+}
+
+/// Whether `value` keeps `schema`, a part of the schema `root`.
+pub(crate) fn admits(root: &Value, schema: &Value, value: &Value) -> bool {
+    let mut checker = Checker {
+        root,
+        violations: Vec::new(),
+    };
+    checker.check(schema, value, &mut String::new(), 0);
+    checker.violations.is_empty()
+}
+
+/// The schema a `$ref` inside `root` points to.
+pub(crate) fn resolve<'s>(root: &'s Value, reference: &str) -> Option<&'s Value> {
+    if reference == "#" {
+        return Some(root);
+    }
+    let pointer = reference.strip_prefix('#')?;
+    root.pointer(pointer)
+}
+
+fn finish(mut violations: Vec<Violation>) -> Vec<Violation> {
     // In path order: the order of an object's fields depends on serde_json's
     // features, and the message must not.
-    checker.violations.sort_by(|a, b| a.path.cmp(&b.path));
-    checker.violations
+    violations.sort_by(|a, b| a.path.cmp(&b.path));
+    violations
 }
 
 /// One error for every violation: the first's path, and all of them in
@@ -89,8 +115,8 @@ pub(crate) fn describe(value: &Value) -> String {
     }
 }
 
-/// Whether a number keeps a bound.
-type Holds = fn(f64, f64) -> bool;
+/// Whether a number keeps a bound, from how it compares with it.
+type Holds = fn(Ordering) -> bool;
 
 struct Checker<'s> {
     root: &'s Value,
@@ -154,11 +180,7 @@ impl<'s> Checker<'s> {
     }
 
     fn resolve(&self, reference: &str) -> Option<&'s Value> {
-        if reference == "#" {
-            return Some(self.root);
-        }
-        let pointer = reference.strip_prefix('#')?;
-        self.root.pointer(pointer)
+        resolve(self.root, reference)
     }
 
     fn type_matches(&mut self, schema: &Map<String, Value>, value: &Value, path: &str) -> bool {
@@ -173,19 +195,9 @@ impl<'s> Checker<'s> {
         if matches {
             return true;
         }
-        let expected = match schema.get("type") {
-            Some(Value::String(kind)) => article(kind),
-            Some(Value::Array(kinds)) => kinds
-                .iter()
-                .filter_map(Value::as_str)
-                .map(article)
-                .collect::<Vec<_>>()
-                .join(" or "),
-            _ => String::new(),
-        };
         self.report(
             path,
-            format!("expected {expected}, got {}", describe(value)),
+            format!("expected {}, got {}", expected(schema), describe(value)),
         );
         false
     }
@@ -227,7 +239,16 @@ impl<'s> Checker<'s> {
             for name in required.iter().filter_map(Value::as_str) {
                 if !object.contains_key(name) {
                     let at = child(path, name);
-                    self.report(&at, "missing required field".to_owned());
+                    let wanted = properties
+                        .and_then(|properties| properties.get(name))
+                        .and_then(Value::as_object)
+                        .map(expected)
+                        .filter(|wanted| !wanted.is_empty());
+                    let message = match wanted {
+                        Some(wanted) => format!("missing required field: expected {wanted}"),
+                        None => "missing required field".to_owned(),
+                    };
+                    self.report(&at, message);
                 }
             }
         }
@@ -257,6 +278,20 @@ impl<'s> Checker<'s> {
             }
             path.truncate(length);
         }
+        if schema.get("unevaluatedProperties") == Some(&Value::Bool(false)) {
+            let mut known = Vec::new();
+            self.evaluated(schema, &Value::Object(object.clone()), &mut known, depth);
+            for key in object.keys() {
+                if !known.iter().any(|name| name == key) {
+                    let at = child(path, key);
+                    known.sort_unstable();
+                    known.dedup();
+                    let message =
+                        format!("unknown field; expected one of `{}`", known.join("`, `"));
+                    self.report(&at, message);
+                }
+            }
+        }
         let count = object.len();
         if let Some(min) = bound(schema, "minProperties")
             && (count as f64) < min
@@ -267,6 +302,45 @@ impl<'s> Checker<'s> {
             && (count as f64) > max
         {
             self.report(path, format!("expected at most {max} fields, got {count}"));
+        }
+    }
+
+    /// The property names `schema` evaluates for `value`: its own, those
+    /// of the branches of `allOf`, and of the `anyOf`/`oneOf` branches the
+    /// value keeps (what `unevaluatedProperties` looks at).
+    fn evaluated(
+        &self,
+        schema: &'s Map<String, Value>,
+        value: &Value,
+        known: &mut Vec<String>,
+        depth: usize,
+    ) {
+        if depth > MAX_DEPTH {
+            return;
+        }
+        if let Some(Value::Object(properties)) = schema.get("properties") {
+            known.extend(properties.keys().cloned());
+        }
+        if let Some(target) = schema
+            .get("$ref")
+            .and_then(Value::as_str)
+            .and_then(|reference| self.resolve(reference))
+            .and_then(Value::as_object)
+        {
+            self.evaluated(target, value, known, depth + 1);
+        }
+        for keyword in ["allOf", "anyOf", "oneOf"] {
+            let Some(Value::Array(branches)) = schema.get(keyword) else {
+                continue;
+            };
+            for branch in branches {
+                let Some(members) = branch.as_object() else {
+                    continue;
+                };
+                if keyword == "allOf" || admits(self.root, branch, value) {
+                    self.evaluated(members, value, known, depth + 1);
+                }
+            }
         }
     }
 
@@ -336,24 +410,31 @@ impl<'s> Checker<'s> {
     }
 
     fn check_number(&mut self, schema: &Map<String, Value>, value: &Value, path: &str) {
-        let Some(number) = value.as_f64() else {
+        let Value::Number(number) = value else {
             return;
         };
         let checks: [(&str, Holds, &str); 4] = [
-            ("minimum", |n, b| n >= b, "at least"),
-            ("maximum", |n, b| n <= b, "at most"),
-            ("exclusiveMinimum", |n, b| n > b, "more than"),
-            ("exclusiveMaximum", |n, b| n < b, "less than"),
+            ("minimum", Ordering::is_ge, "at least"),
+            ("maximum", Ordering::is_le, "at most"),
+            ("exclusiveMinimum", Ordering::is_gt, "more than"),
+            ("exclusiveMaximum", Ordering::is_lt, "less than"),
         ];
         for (keyword, holds, words) in checks {
-            if let Some(limit) = bound(schema, keyword)
-                && !holds(number, limit)
+            if let Some(Value::Number(limit)) = schema.get(keyword)
+                && !holds(numbers::compare(number, limit))
             {
-                self.report(path, format!("expected {words} {limit}, got {value}"));
+                self.report(
+                    path,
+                    format!(
+                        "expected {words} {}, got {}",
+                        numbers::show(limit),
+                        numbers::show(number)
+                    ),
+                );
             }
         }
-        if let Some(step) = bound(schema, "multipleOf") {
-            let ratio = number / step;
+        if let (Some(step), Some(float)) = (bound(schema, "multipleOf"), number.as_f64()) {
+            let ratio = float / step;
             if step > 0.0 && (ratio - ratio.round()).abs() > 1e-9 {
                 self.report(path, format!("expected a multiple of {step}, got {value}"));
             }
@@ -373,40 +454,210 @@ impl<'s> Checker<'s> {
             }
         }
         let root = self.root;
-        let passes = |schema: &'s Value, path: &str| {
+        let trial = |schema: &'s Value, path: &str| {
             let mut trial = Checker {
                 root,
                 violations: Vec::new(),
             };
             trial.check(schema, value, &mut path.to_owned(), depth + 1);
-            trial.violations.is_empty()
+            trial.violations
         };
-        if let Some(Value::Array(any)) = schema.get("anyOf")
-            && !any.iter().any(|option| passes(option, path))
-        {
-            let message = format!("{} matches none of the allowed shapes", describe(value));
-            self.report(path, message);
-        }
-        if let Some(Value::Array(one)) = schema.get("oneOf") {
-            let matching = one.iter().filter(|option| passes(option, path)).count();
-            if matching != 1 {
-                let message = if matching == 0 {
-                    format!("{} matches none of the allowed shapes", describe(value))
-                } else {
-                    format!(
-                        "{} matches {matching} shapes where one is allowed",
-                        describe(value)
-                    )
-                };
-                self.report(path, message);
+        for keyword in ["anyOf", "oneOf"] {
+            let Some(Value::Array(branches)) = schema.get(keyword) else {
+                continue;
+            };
+            let outcomes: Vec<Vec<Violation>> =
+                branches.iter().map(|branch| trial(branch, path)).collect();
+            let matching = outcomes.iter().filter(|found| found.is_empty()).count();
+            if matching == 1 || (matching > 1 && keyword == "anyOf") {
+                continue;
             }
+            if matching > 1 {
+                let message = format!(
+                    "{} matches {matching} shapes where one is allowed",
+                    describe(value)
+                );
+                self.report(path, message);
+                continue;
+            }
+            self.explain_union(branches, outcomes, value, path);
         }
         if let Some(not) = schema.get("not")
-            && passes(not, path)
+            && trial(not, path).is_empty()
         {
             self.report(path, format!("{} is not allowed here", describe(value)));
         }
     }
+}
+
+impl Checker<'_> {
+    /// Why a value fits no branch of a union. When one branch is plainly
+    /// the one meant (the value has its type, and its tag or its only
+    /// key, if it has one), that branch's own problems, with their paths;
+    /// otherwise the shapes allowed.
+    fn explain_union(
+        &mut self,
+        branches: &[Value],
+        outcomes: Vec<Vec<Violation>>,
+        value: &Value,
+        path: &str,
+    ) {
+        // A branch is meant when its problems are all inside the value:
+        // none is about the value as a whole, or about a tag (a field
+        // whose schema is a single constant).
+        let meant: Vec<usize> = outcomes
+            .iter()
+            .enumerate()
+            .filter(|(index, found)| {
+                found.iter().all(|violation| {
+                    violation.path != path && !is_tag(&branches[*index], path, &violation.path)
+                })
+            })
+            .map(|(index, _)| index)
+            .collect();
+        if let [index] = meant.as_slice() {
+            for violation in outcomes.into_iter().nth(*index).unwrap_or_default() {
+                self.report(&violation.path, violation.message);
+            }
+            return;
+        }
+        let shapes: Vec<String> = branches.iter().take(8).map(shape).collect();
+        let more = if branches.len() > 8 { "; …" } else { "" };
+        let message = format!(
+            "expected one of: {}{more}; got {}",
+            shapes.join("; "),
+            describe(value)
+        );
+        self.report(path, message);
+    }
+}
+
+/// Whether the violation at `at` is about a tag of `branch` (the value at
+/// `path`): a property whose schema is one constant, which tells the
+/// branches apart.
+fn is_tag(branch: &Value, path: &str, at: &str) -> bool {
+    let Some(name) = at
+        .strip_prefix(path)
+        .map(|rest| rest.strip_prefix('.').unwrap_or(rest))
+    else {
+        return false;
+    };
+    branch
+        .get("properties")
+        .and_then(|properties| properties.get(name))
+        .is_some_and(|field| {
+            field.get("const").is_some()
+                || field
+                    .get("enum")
+                    .and_then(Value::as_array)
+                    .is_some_and(|values| values.len() == 1)
+        })
+}
+
+/// A branch of a union, briefly: `"circle"`, `an object with `add``, `a
+/// string`.
+fn shape(branch: &Value) -> String {
+    let Some(members) = branch.as_object() else {
+        return "anything".to_owned();
+    };
+    if let Some(Value::Object(properties)) = members.get("properties") {
+        let tags: Vec<String> = properties
+            .iter()
+            .filter_map(|(name, field)| {
+                let value = field.get("const").or_else(|| {
+                    field
+                        .get("enum")
+                        .and_then(Value::as_array)
+                        .filter(|values| values.len() == 1)
+                        .and_then(|values| values.first())
+                })?;
+                Some(format!("`{name}`: {value}"))
+            })
+            .collect();
+        if !tags.is_empty() {
+            return format!("an object with {}", tags.join(", "));
+        }
+        let required: Vec<String> = members
+            .get("required")
+            .and_then(Value::as_array)
+            .map(|names| {
+                names
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .map(|name| format!("`{name}`"))
+                    .collect()
+            })
+            .unwrap_or_default();
+        if !required.is_empty() {
+            return format!("an object with {}", required.join(", "));
+        }
+    }
+    let wanted = expected(members);
+    if wanted.is_empty() {
+        "anything".to_owned()
+    } else {
+        wanted
+    }
+}
+
+/// What a schema wants, for messages: its type, with its allowed values
+/// or bounds: `one of "a", "b"`, `an integer from 0 to 255`, `a string of
+/// at most 3 characters`. Empty when the schema says nothing of the kind.
+pub(crate) fn expected(schema: &Map<String, Value>) -> String {
+    if let Some(Value::Array(values)) = schema.get("enum") {
+        let listed: Vec<String> = values.iter().take(20).map(Value::to_string).collect();
+        let more = if values.len() > 20 { ", …" } else { "" };
+        return format!("one of {}{more}", listed.join(", "));
+    }
+    if let Some(value) = schema.get("const") {
+        return value.to_string();
+    }
+    let kinds: Vec<&str> = match schema.get("type") {
+        Some(Value::String(kind)) => vec![kind.as_str()],
+        Some(Value::Array(kinds)) => kinds.iter().filter_map(Value::as_str).collect(),
+        _ => return String::new(),
+    };
+    let mut text = kinds
+        .iter()
+        .map(|kind| article(kind))
+        .collect::<Vec<_>>()
+        .join(" or ");
+    // A 64-bit integer's own bounds say nothing a model needs.
+    let number = |keyword: &str| match schema.get(keyword) {
+        Some(Value::Number(n))
+            if n.as_i64() != Some(i64::MIN)
+                && n.as_i64() != Some(i64::MAX)
+                && n.as_u64() != Some(u64::MAX) =>
+        {
+            Some(numbers::show(n))
+        }
+        _ => None,
+    };
+    let mut limits = Vec::new();
+    for (keyword, words) in [
+        ("minimum", "at least"),
+        ("exclusiveMinimum", "more than"),
+        ("maximum", "at most"),
+        ("exclusiveMaximum", "less than"),
+        ("minLength", "at least {} characters"),
+        ("maxLength", "at most {} characters"),
+        ("minItems", "at least {} items"),
+        ("maxItems", "at most {} items"),
+    ] {
+        if let Some(limit) = number(keyword) {
+            limits.push(if words.contains("{}") {
+                words.replace("{}", &limit)
+            } else {
+                format!("{words} {limit}")
+            });
+        }
+    }
+    if !limits.is_empty() {
+        text.push_str(" (");
+        text.push_str(&limits.join(", "));
+        text.push(')');
+    }
+    text
 }
 
 fn is_type(value: &Value, kind: &str) -> bool {
@@ -508,7 +759,7 @@ mod tests {
         assert_eq!(
             messages(schema, value),
             [
-                "at `event.attendees[0].email`: missing required field",
+                "at `event.attendees[0].email`: missing required field: expected a string",
                 "at `event.attendees[0].emial`: unknown field; expected one of `email`, `name`"
             ]
         );
@@ -538,7 +789,7 @@ mod tests {
         );
         assert_eq!(
             messages(schema.clone(), json!({"n": 1.5})),
-            ["at `n`: expected an integer, got 1.5"]
+            ["at `n`: expected an integer (at least 1, at most 10), got 1.5"]
         );
         assert!(messages(schema, json!({"n": 2.0, "o": "x"})).is_empty());
     }
@@ -571,7 +822,7 @@ mod tests {
         assert!(messages(one_of.clone(), json!(3)).is_empty());
         assert_eq!(
             messages(one_of, json!(true)),
-            ["true matches none of the allowed shapes"]
+            ["expected one of: a string; an integer; got true"]
         );
     }
 
