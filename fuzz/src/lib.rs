@@ -317,6 +317,19 @@ pub fn dispatch(data: &[u8]) -> Ran {
                 let text = String::from_utf8_lossy(arguments);
                 let outcome = registry.call(name, text.as_ref()).await;
                 check_outcome(name, &outcome);
+                // Arguments accepted as text are accepted as the same
+                // value, with the same answer: the two ways in agree.
+                if !outcome.result.is_error()
+                    && let Ok(value) = serde_json::from_str::<Value>(&text)
+                {
+                    let again = registry.call(name, &value).await;
+                    assert_eq!(
+                        again.result.is_error(),
+                        outcome.result.is_error(),
+                        "{name}: {text} accepted as text, not as a value: {:?}",
+                        again.result.error_message()
+                    );
+                }
                 Ran::of([&outcome.result])
             }
             1 => {
@@ -369,6 +382,14 @@ fn tool_and_rest(rest: &[u8]) -> (&'static str, &[u8]) {
 /// Every call failed outside the tool carries the typed error that its
 /// result tells the model; every result can be emitted.
 fn check_outcome(name: &str, outcome: &CallOutcome) {
+    // No name the macro generates (`__createEventToolArguments`) ever
+    // reaches the model.
+    if let Some(message) = outcome.result.error_message() {
+        assert!(
+            !message.contains("ToolArguments") && !message.contains("__toolkit"),
+            "{name}: {message}"
+        );
+    }
     if let Some(error) = &outcome.error {
         assert!(
             outcome.result.is_error(),
