@@ -78,8 +78,8 @@ fn step(
     let turn = Provider::OpenAi.read(body).unwrap();
     conversation.push_turn(&turn);
     let outcome = runtime.block_on(registry.run_turn(&turn.calls));
-    let problems = conversation.push_results(&turn, &outcome.results);
-    black_box(problems);
+    let pushed = conversation.push_results(&turn, outcome.results);
+    black_box(pushed);
     wire.len()
 }
 

@@ -48,13 +48,15 @@ mod agent;
 mod conversation;
 mod http;
 mod model;
+mod observation;
 mod retry;
 mod sse;
 
 pub use agent::{Agent, Approval, Decision, Event, Events, Limits, Outcome, StopReason};
-pub use conversation::{Conversation, ToolChoice};
+pub use conversation::{Conversation, Pushed, ToolChoice};
 pub use http::{HttpModel, HttpModelBuilder};
 pub use model::{Model, ModelError, ModelFuture, OnProgress};
+pub use observation::Observation;
 pub use retry::RetryPolicy;
 pub use toolkit_core::Provider;
 pub use toolkit_core::response::Turn;

@@ -158,7 +158,7 @@ async fn real_model() {
         "a malformed call is answered with an error"
     );
     let results: Vec<ToolCallResult> = outcome.results;
-    conversation.push_results(&turn, &results);
+    conversation.push_results(&turn, results);
     conversation.push_user("Thanks.");
     conversation.push_user("Now answer in one sentence.");
     let request = conversation.request();
