@@ -1,17 +1,15 @@
 //! The agent loop: request, read the turn, approve, run, emit, record.
 
 use std::collections::{HashMap, HashSet};
-use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll};
 
-use futures_util::Stream;
 use futures_util::future::BoxFuture;
 use tokio::sync::mpsc;
 use toolkit_core::response::{Turn, Usage};
 use toolkit_core::{Cancellation, OutputBudget, Registry, ToolCall, ToolCallResult, ToolResult};
 
 use crate::conversation::{Conversation, ToolChoice};
+use crate::event::{Event, Events};
 use crate::model::{Model, ModelError};
 use crate::observation::Observation;
 
@@ -98,89 +96,6 @@ pub struct Outcome {
     pub usage: Usage,
     /// Why the run stopped.
     pub stop: StopReason,
-}
-
-/// What happens during a run, for a host to show.
-#[derive(Debug, Clone)]
-#[non_exhaustive]
-pub enum Event {
-    /// A step (one model turn) begins.
-    StepStarted {
-        /// The step's number, from 1.
-        step: usize,
-    },
-    /// The model made a call.
-    Call {
-        /// The step.
-        step: usize,
-        /// The call as made.
-        call: ToolCall,
-        /// Why its arguments cannot be used, if they cannot.
-        malformed: Option<String>,
-    },
-    /// A call was denied by the approval hook.
-    Denied {
-        /// The step.
-        step: usize,
-        /// The call's id.
-        call_id: String,
-        /// The reason given.
-        reason: String,
-    },
-    /// A call's result.
-    Result {
-        /// The step.
-        step: usize,
-        /// The call's id.
-        call_id: String,
-        /// The tool.
-        tool: String,
-        /// Whether the result is an error.
-        is_error: bool,
-        /// The result as text.
-        text: String,
-    },
-    /// The provider's token counts for the step.
-    Usage {
-        /// The step.
-        step: usize,
-        /// The counts.
-        usage: Usage,
-    },
-    /// The host's observation shown at the start of the step.
-    Observed {
-        /// The step.
-        step: usize,
-        /// The observation's text.
-        text: String,
-    },
-    /// Outputs over the budget could not be saved to files; they were sent
-    /// whole.
-    Unsaved {
-        /// The step.
-        step: usize,
-        /// Why, per call.
-        error: String,
-    },
-    /// The model's text of the step.
-    Text {
-        /// The step.
-        step: usize,
-        /// The text.
-        text: String,
-    },
-}
-
-/// A run's events as an async stream.
-#[derive(Debug)]
-pub struct Events(mpsc::UnboundedReceiver<Event>);
-
-impl Stream for Events {
-    type Item = Event;
-
-    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Event>> {
-        self.0.poll_recv(cx)
-    }
 }
 
 /// A model, a registry and instructions, run until the task is done.

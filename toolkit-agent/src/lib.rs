@@ -46,17 +46,26 @@
 
 mod agent;
 mod conversation;
+mod event;
 mod http;
 mod model;
 mod observation;
 mod retry;
 mod sse;
 
-pub use agent::{Agent, Approval, Decision, Event, Events, Limits, Outcome, StopReason};
+pub use agent::{Agent, Approval, Decision, Limits, Outcome, StopReason};
 pub use conversation::{Conversation, Pushed, ToolChoice};
+pub use event::{Event, Events};
 pub use http::{HttpModel, HttpModelBuilder};
 pub use model::{Model, ModelError, ModelFuture, OnProgress};
 pub use observation::Observation;
 pub use retry::RetryPolicy;
 pub use toolkit_core::Provider;
 pub use toolkit_core::response::Turn;
+
+/// The guide's chapter on the round trip (`docs/round-trip.md`): its
+/// examples are compiled and run as doc tests, so they cannot drift from
+/// the API.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/round-trip.md")]
+pub struct RoundTripGuide;

@@ -1,106 +1,12 @@
 //! Against a real model: llama.cpp's server with Gemma 3 270M, started here
-//! on 127.0.0.1. `scripts/deps` builds both; `scripts/test` exports where
-//! they are. Missing parts fail the tests (set TOOLKIT_SKIP_MODEL_TESTS=1
-//! to skip them on purpose).
+//! on 127.0.0.1 (see support/llama.rs).
 
-use std::net::TcpListener;
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+#[path = "support/llama.rs"]
+mod llama;
 
 use serde_json::json;
-use toolkit_agent::{
-    Agent, Conversation, HttpModel, Limits, Model, ModelError, StopReason, ToolChoice,
-};
+use toolkit_agent::{Agent, Conversation, Limits, Model, ModelError, StopReason, ToolChoice};
 use toolkit_core::Provider;
-use toolkit_core::ToolCallResult;
-
-struct Server {
-    child: Child,
-    base_url: String,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn env(name: &str) -> Option<String> {
-    std::env::var(name).ok().filter(|value| !value.is_empty())
-}
-
-/// Starts llama-server, or `None` when the tests are skipped on purpose.
-fn start() -> Option<Server> {
-    if env("TOOLKIT_SKIP_MODEL_TESTS").as_deref() == Some("1") {
-        return None;
-    }
-    let missing = "the real-model tests need llama-server and Gemma 3 270M: run scripts/deps, then \
-                   `eval \"$(scripts/deps --print-env)\"` (scripts/test does both), \
-                   or set TOOLKIT_SKIP_MODEL_TESTS=1 to skip them";
-    let server = env("TOOLKIT_LLAMA_SERVER").expect(missing);
-    let template = env("TOOLKIT_LLAMA_TEMPLATE").expect(missing);
-    let model = env("TOOLKIT_GEMMA_MODEL").expect(missing);
-    for path in [&server, &template, &model] {
-        assert!(
-            std::path::Path::new(path).exists(),
-            "{path} does not exist: {missing}"
-        );
-    }
-    let port = TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let child = Command::new(&server)
-        .args(["-m", &model, "--jinja", "--chat-template-file", &template])
-        .args([
-            "--host",
-            "127.0.0.1",
-            "--port",
-            &port.to_string(),
-            "-c",
-            "8192",
-            "-np",
-            "1",
-        ])
-        .args(["--seed", "7", "--temp", "0"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("llama-server starts");
-    let server = Server {
-        child,
-        base_url: format!("http://127.0.0.1:{port}/v1"),
-    };
-    let health = format!("127.0.0.1:{port}");
-    let started = Instant::now();
-    loop {
-        assert!(
-            started.elapsed() < Duration::from_secs(120),
-            "llama-server did not come up"
-        );
-        if let Ok(mut stream) = std::net::TcpStream::connect(&health) {
-            use std::io::{Read, Write};
-            let _ = stream.write_all(b"GET /health HTTP/1.0\r\n\r\n");
-            let mut reply = String::new();
-            let _ = stream.read_to_string(&mut reply);
-            if reply.starts_with("HTTP/1.1 200") || reply.starts_with("HTTP/1.0 200") {
-                return Some(server);
-            }
-        }
-        std::thread::sleep(Duration::from_millis(200));
-    }
-}
-
-fn model(server: &Server) -> HttpModel {
-    HttpModel::openai_chat("gemma")
-        .base_url(&server.base_url)
-        .no_key()
-        .timeout(Duration::from_secs(120))
-        .build()
-        .unwrap()
-}
 
 /// A conversation with the example tools, short answers.
 fn fresh() -> Conversation {
@@ -126,8 +32,10 @@ fn truncated_turn() -> toolkit_core::response::Turn {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn real_model() {
-    let Some(server) = start() else { return };
-    let model = model(&server);
+    let Some(server) = llama::start(8192) else {
+        return;
+    };
+    let model = server.model();
 
     // Every tool choice is accepted.
     for choice in [
@@ -157,8 +65,7 @@ async fn real_model() {
         outcome.results[1].result.is_error(),
         "a malformed call is answered with an error"
     );
-    let results: Vec<ToolCallResult> = outcome.results;
-    conversation.push_results(&turn, results);
+    conversation.push_results(&turn, outcome.results);
     conversation.push_user("Thanks.");
     conversation.push_user("Now answer in one sentence.");
     let request = conversation.request();
