@@ -50,7 +50,8 @@ async fn the_browser_agent_runs_steps_and_stops_at_the_limit() {
     .unwrap();
     let mut lines = Vec::new();
     let mut print = |line: String| lines.push(line);
-    let outcome = example::run(&options, config, &mut print).await;
+    // The model's own calls: see `llama::InCall`.
+    let outcome = example::run_with(server.calling_model(), &options, config, &mut print).await;
     let printed = lines.join("\n");
     let outcome = outcome.unwrap_or_else(|error| panic!("{error}\n{printed}"));
     eprintln!("{printed}");

@@ -27,7 +27,7 @@ use std::error::Error;
 use std::process::ExitCode;
 
 use futures_util::StreamExt;
-use toolkit_agent::{Agent, Event, HttpModel, Limits, Observation, Outcome, ToolChoice};
+use toolkit_agent::{Agent, Event, HttpModel, Limits, Model, Observation, Outcome, ToolChoice};
 use toolkit_browser::{Browser, BrowserConfig, PageMap, SafetyPolicy};
 use toolkit_core::{Cancellation, Provider};
 
@@ -116,15 +116,24 @@ fn number<T: std::str::FromStr>(flag: &str, text: &str) -> Result<T, String> {
         .map_err(|_| format!("{flag} takes a number, not {text:?}"))
 }
 
-/// Launches Chromium with `config`, runs the agent on `options.task`, and
-/// hands each progress line to `print`. The browser is closed before this
-/// returns, whatever the outcome.
+/// Launches Chromium with `config`, runs the agent on `options.task` with
+/// the endpoint the options name, and hands each progress line to `print`.
+/// The browser is closed before this returns, whatever the outcome.
 pub async fn run(
     options: &Options,
     config: BrowserConfig,
     print: &mut (dyn FnMut(String) + Send),
 ) -> Result<Outcome, Box<dyn Error + Send + Sync>> {
-    let model = model(options)?;
+    run_with(model(options)?, options, config, print).await
+}
+
+/// [`run`] with any model.
+pub async fn run_with(
+    model: impl Model,
+    options: &Options,
+    config: BrowserConfig,
+    print: &mut (dyn FnMut(String) + Send),
+) -> Result<Outcome, Box<dyn Error + Send + Sync>> {
     let policy = policy(options)?;
     let browser = Browser::launch(config).await?;
     let outcome = drive(options, model, policy, &browser, print).await;
@@ -171,7 +180,7 @@ fn policy(options: &Options) -> Result<SafetyPolicy, Box<dyn Error + Send + Sync
 
 async fn drive(
     options: &Options,
-    model: HttpModel,
+    model: impl Model,
     policy: SafetyPolicy,
     browser: &Browser,
     print: &mut (dyn FnMut(String) + Send),

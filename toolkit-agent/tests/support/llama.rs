@@ -15,7 +15,9 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use toolkit_agent::HttpModel;
+use serde_json::{Value, json};
+use toolkit_agent::{HttpModel, Model, ModelFuture, OnProgress};
+use toolkit_core::Provider;
 
 /// A running llama-server.
 pub struct Server {
@@ -32,6 +34,11 @@ impl Drop for Server {
 }
 
 impl Server {
+    /// The server's model, made to answer with calls (see [`InCall`]).
+    pub fn calling_model(&self) -> InCall {
+        InCall(self.model())
+    }
+
     /// A Chat Completions client for the server, with a generous timeout:
     /// two cores, and other tests running beside.
     pub fn model(&self) -> HttpModel {
@@ -41,6 +48,47 @@ impl Server {
             .timeout(Duration::from_secs(180))
             .build()
             .unwrap()
+    }
+}
+
+/// A model whose every answer starts inside a tool call.
+///
+/// With `tool_choice: "required"`, this llama.cpp build constrains the
+/// output to calls but lets free text come first, and a 270M model writes
+/// text until it runs out of tokens. So each request ends with an assistant
+/// message holding the template's call tag (Qwen2.5's `<tool_call>`):
+/// llama-server continues that message (its assistant prefill), the
+/// grammar takes the tag as already written, and from the first generated
+/// token the model writes a call: which tool, which arguments, and, when
+/// `max_tokens` cuts it off, a truncated call, are the model's own. The
+/// server parses the result into `tool_calls` as usual.
+#[derive(Clone)]
+pub struct InCall(pub HttpModel);
+
+impl InCall {
+    /// What Qwen2.5's template writes before a call.
+    pub const CALL_TAG: &str = "<tool_call>\n";
+
+    fn prefilled(request: &Value) -> Value {
+        let mut request = request.clone();
+        if let Some(messages) = request["messages"].as_array_mut() {
+            messages.push(json!({"role": "assistant", "content": Self::CALL_TAG}));
+        }
+        request
+    }
+}
+
+impl Model for InCall {
+    fn provider(&self) -> Provider {
+        self.0.provider()
+    }
+
+    fn complete<'a>(&'a self, request: &'a Value) -> ModelFuture<'a> {
+        Box::pin(async move { self.0.complete(&Self::prefilled(request)).await })
+    }
+
+    fn stream<'a>(&'a self, request: &'a Value, progress: OnProgress<'a>) -> ModelFuture<'a> {
+        Box::pin(async move { self.0.stream(&Self::prefilled(request), progress).await })
     }
 }
 
