@@ -38,7 +38,7 @@ async fn the_browser_agent_runs_steps_and_stops_at_the_limit() {
             "--max-steps",
             "3",
             "--max-tokens",
-            "96",
+            "64",
             "--tool-choice",
             "required",
             "--start-url",

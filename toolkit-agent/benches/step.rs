@@ -67,6 +67,7 @@ fn response(step: usize) -> Value {
         ]}}], "usage": {"prompt_tokens": 1000, "completion_tokens": 40}})
 }
 
+#[inline(never)]
 fn step(
     conversation: &mut Conversation,
     registry: &Registry,
@@ -103,7 +104,11 @@ fn bench(c: &mut Criterion) {
         group.bench_function(format!("after_{history}_steps"), |b| {
             b.iter_batched(
                 || conversation.clone(),
-                |mut conversation| step(&mut conversation, &registry, &body, &runtime),
+                // Returned, so it is dropped after the timing, not inside it.
+                |mut conversation| {
+                    let size = step(&mut conversation, &registry, &body, &runtime);
+                    (conversation, size)
+                },
                 BatchSize::LargeInput,
             )
         });

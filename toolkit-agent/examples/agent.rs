@@ -13,7 +13,6 @@
 
 use std::process::ExitCode;
 
-use futures_util::StreamExt;
 use toolkit_agent::{Agent, HttpModel, Limits};
 use toolkit_core::Cancellation;
 use toolkit_core::Provider;
@@ -128,7 +127,7 @@ async fn main() -> ExitCode {
     let cancellation = Cancellation::new();
     let (run, mut events) = agent.run_events(&options.task, &cancellation);
     let printer = async {
-        while let Some(event) = events.next().await {
+        while let Some(event) = events.recv().await {
             println!("{event}");
         }
     };

@@ -92,6 +92,14 @@ pub enum Event {
 #[derive(Debug)]
 pub struct Events(pub(crate) mpsc::UnboundedReceiver<Event>);
 
+impl Events {
+    /// The next event, or `None` once the run has ended and every event
+    /// was received.
+    pub async fn recv(&mut self) -> Option<Event> {
+        self.0.recv().await
+    }
+}
+
 impl Stream for Events {
     type Item = Event;
 

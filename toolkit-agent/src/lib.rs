@@ -8,6 +8,8 @@
 //! Gemini; [`Conversation`], the transcript in each provider; and [`Agent`],
 //! the loop.
 //!
+//! (The README shows this example; a test keeps the two the same.)
+//!
 //! ```no_run
 //! use toolkit_agent::{Agent, HttpModel, Limits, StopReason};
 //! use toolkit_core::{Registry, tool, tools};
@@ -21,24 +23,25 @@
 //!     text.split_whitespace().count()
 //! }
 //!
-//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
-//! let registry = Registry::builder().tools(tools![word_count]).build()?;
-//! // Any OpenAI-compatible server; `HttpModel::anthropic`, `::gemini` and
-//! // `::openai_responses` speak the other providers.
-//! let model = HttpModel::openai_chat("gemma")
-//!     .base_url("http://127.0.0.1:8080/v1")
-//!     .no_key()
-//!     .build()?;
-//! let agent = Agent::new(model, registry)
-//!     .instructions("Use the tools.")
-//!     .limits(Limits { max_steps: 5, ..Limits::default() });
-//! let outcome = agent.run("How many words in 'a b c'?").await;
-//! if let StopReason::Model(error) = &outcome.stop {
-//!     eprintln!("the endpoint failed: {error}");
+//! #[tokio::main]
+//! async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//!     let registry = Registry::builder().tools(tools![word_count]).build()?;
+//!     // Any OpenAI-compatible server; `HttpModel::anthropic`, `::gemini` and
+//!     // `::openai_responses` speak the other providers.
+//!     let model = HttpModel::openai_chat("gemma")
+//!         .base_url("http://127.0.0.1:8080/v1")
+//!         .no_key()
+//!         .build()?;
+//!     let agent = Agent::new(model, registry)
+//!         .instructions("Use the tools.")
+//!         .limits(Limits { max_steps: 5, ..Limits::default() });
+//!     let outcome = agent.run("How many words in 'a b c'?").await;
+//!     if let StopReason::Model(error) = &outcome.stop {
+//!         eprintln!("the endpoint failed: {error}");
+//!     }
+//!     println!("{:?} after {} steps", outcome.answer, outcome.steps);
+//!     Ok(())
 //! }
-//! println!("{:?} after {} steps", outcome.answer, outcome.steps);
-//! # Ok(())
-//! # }
 //! ```
 
 #![deny(missing_docs)]

@@ -26,7 +26,6 @@
 use std::error::Error;
 use std::process::ExitCode;
 
-use futures_util::StreamExt;
 use toolkit_agent::{Agent, Event, HttpModel, Limits, Model, Observation, Outcome, ToolChoice};
 use toolkit_browser::{Browser, BrowserConfig, PageMap, SafetyPolicy};
 use toolkit_core::{Cancellation, Provider};
@@ -231,7 +230,7 @@ async fn drive(
     let cancellation = Cancellation::new();
     let (run, mut events) = agent.run_events(&options.task, &cancellation);
     let printer = async {
-        while let Some(event) = events.next().await {
+        while let Some(event) = events.recv().await {
             match &event {
                 Event::Observed { text, .. } => print(format!(
                     "  page map: {} elements, {} characters",

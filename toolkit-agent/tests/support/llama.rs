@@ -16,7 +16,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use toolkit_agent::{HttpModel, Model, ModelFuture, OnProgress};
+use toolkit_agent::{HttpModel, Model, ModelFuture, OnProgress, RetryPolicy};
 use toolkit_core::Provider;
 
 /// A running llama-server.
@@ -39,13 +39,15 @@ impl Server {
         InCall(self.model())
     }
 
-    /// A Chat Completions client for the server, with a generous timeout:
-    /// two cores, and other tests running beside.
+    /// A Chat Completions client for the server. The timeout is generous
+    /// (two cores, shared with the other tests), and nothing is retried: a
+    /// request sent again would queue behind the one still being answered.
     pub fn model(&self) -> HttpModel {
         HttpModel::openai_chat("gemma")
             .base_url(&self.base_url)
             .no_key()
-            .timeout(Duration::from_secs(180))
+            .timeout(Duration::from_secs(600))
+            .retry(RetryPolicy::none())
             .build()
             .unwrap()
     }
