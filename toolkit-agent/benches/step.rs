@@ -22,15 +22,19 @@ use toolkit_core::{Registry, tool, tools};
 #[derive(Clone)]
 struct PageMap(Arc<String>);
 
+// The tools are async, as the browser toolbox's actions are: a sync tool
+// runs on tokio's blocking pool, and its hand-off between threads would be
+// counted here as the loop's cost.
+
 /// The current page as a map of its interactive elements.
 #[tool]
-fn page_map(#[tool(state)] map: PageMap) -> String {
+async fn page_map(#[tool(state)] map: PageMap) -> String {
     map.0.as_str().to_owned()
 }
 
 /// Click an element of the page map.
 #[tool]
-fn click(
+async fn click(
     /// The element's index.
     index: u32,
 ) -> String {
@@ -39,7 +43,7 @@ fn click(
 
 /// Type text into an element.
 #[tool]
-fn type_text(
+async fn type_text(
     /// The element's index.
     index: u32,
     /// The text.
