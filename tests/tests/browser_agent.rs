@@ -4,7 +4,6 @@
 //! page map and running the model's calls, and stops cleanly at the step
 //! limit even though so small a model never finishes the task.
 
-#[allow(dead_code)]
 #[path = "../../toolkit-agent/tests/support/llama.rs"]
 mod llama;
 
