@@ -6,14 +6,14 @@
 //!     --base-url http://127.0.0.1:8080/v1 --model gemma "Convert 20 C to F"
 //! ```
 //!
-//! Flags: `--provider openai|responses|anthropic|gemini` (default openai),
+//! Flags: `--dialect openai|responses|anthropic|gemini` (default openai;
+//! `--provider` is the same flag),
 //! `--max-steps N` (default 10), `--key-env VAR` (default: the provider's,
 //! none for a local `--base-url` on 127.0.0.1 or localhost).
 
 use std::process::ExitCode;
 
-use futures_util::StreamExt;
-use toolkit_agent::{Agent, Event, HttpModel, Limits};
+use toolkit_agent::{Agent, HttpModel, Limits};
 use toolkit_core::Cancellation;
 use toolkit_core::Provider;
 
@@ -42,8 +42,8 @@ fn parse() -> Result<Options, String> {
         match arg.as_str() {
             "--base-url" => options.base_url = Some(value("--base-url")?),
             "--model" => options.model = value("--model")?,
-            "--provider" => {
-                options.provider = value("--provider")?.parse().map_err(|e| format!("{e}"))?
+            "--dialect" | "--provider" => {
+                options.provider = value(&arg)?.parse().map_err(|e| format!("{e}"))?
             }
             "--max-steps" => {
                 options.max_steps = value("--max-steps")?
@@ -71,7 +71,7 @@ async fn main() -> ExitCode {
                 eprintln!("agent: {message}");
             }
             eprintln!(
-                "usage: agent --model NAME [--base-url URL] [--provider openai|responses|anthropic|gemini] [--max-steps N] [--key-env VAR] TASK"
+                "usage: agent --model NAME [--base-url URL] [--dialect openai|responses|anthropic|gemini] [--max-steps N] [--key-env VAR] TASK"
             );
             return ExitCode::from(2);
         }
@@ -127,38 +127,8 @@ async fn main() -> ExitCode {
     let cancellation = Cancellation::new();
     let (run, mut events) = agent.run_events(&options.task, &cancellation);
     let printer = async {
-        while let Some(event) = events.next().await {
-            match event {
-                Event::StepStarted { step } => println!("step {step}"),
-                Event::Call {
-                    call, malformed, ..
-                } => match malformed {
-                    Some(problem) => println!(
-                        "  call {}({}) — malformed: {problem}",
-                        call.name, call.arguments
-                    ),
-                    None => println!("  call {}({})", call.name, call.arguments),
-                },
-                Event::Result {
-                    tool,
-                    is_error,
-                    text,
-                    ..
-                } => {
-                    let shown: String = text.chars().take(120).collect();
-                    let mark = if is_error { "error" } else { "ok" };
-                    println!("  {tool} → {mark}: {shown}");
-                }
-                Event::Text { text, .. } => println!("  says: {text}"),
-                Event::Usage { usage, .. } => {
-                    println!(
-                        "  tokens: {} in, {} out",
-                        usage.input_tokens, usage.output_tokens
-                    )
-                }
-                Event::Denied { reason, .. } => println!("  denied: {reason}"),
-                _ => {}
-            }
+        while let Some(event) = events.recv().await {
+            println!("{event}");
         }
     };
     let (outcome, ()) = tokio::join!(run, printer);

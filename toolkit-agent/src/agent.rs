@@ -1,17 +1,17 @@
 //! The agent loop: request, read the turn, approve, run, emit, record.
 
 use std::collections::{HashMap, HashSet};
-use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll};
 
-use futures_util::Stream;
+use futures_util::future::BoxFuture;
 use tokio::sync::mpsc;
 use toolkit_core::response::{Turn, Usage};
-use toolkit_core::{Cancellation, Registry, ToolCall, ToolCallResult, ToolResult};
+use toolkit_core::{Cancellation, OutputBudget, Registry, ToolCall, ToolCallResult, ToolResult};
 
 use crate::conversation::{Conversation, ToolChoice};
+use crate::event::{Event, Events};
 use crate::model::{Model, ModelError};
+use crate::observation::Observation;
 
 /// What the approval hook decided about one call.
 #[derive(Debug, Clone, PartialEq)]
@@ -31,6 +31,9 @@ pub type Approval = Arc<dyn Fn(&ToolCall) -> Decision + Send + Sync>;
 
 /// A hook that adjusts a run's conversation before its first request.
 type Configure = Arc<dyn Fn(&mut Conversation) + Send + Sync>;
+
+/// A hook that observes the world at the start of each step.
+type Observe = Arc<dyn Fn(usize) -> BoxFuture<'static, Option<Observation>> + Send + Sync>;
 
 /// Limits of a run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -95,74 +98,6 @@ pub struct Outcome {
     pub stop: StopReason,
 }
 
-/// What happens during a run, for a host to show.
-#[derive(Debug, Clone)]
-#[non_exhaustive]
-pub enum Event {
-    /// A step (one model turn) begins.
-    StepStarted {
-        /// The step's number, from 1.
-        step: usize,
-    },
-    /// The model made a call.
-    Call {
-        /// The step.
-        step: usize,
-        /// The call as made.
-        call: ToolCall,
-        /// Why its arguments cannot be used, if they cannot.
-        malformed: Option<String>,
-    },
-    /// A call was denied by the approval hook.
-    Denied {
-        /// The step.
-        step: usize,
-        /// The call's id.
-        call_id: String,
-        /// The reason given.
-        reason: String,
-    },
-    /// A call's result.
-    Result {
-        /// The step.
-        step: usize,
-        /// The call's id.
-        call_id: String,
-        /// The tool.
-        tool: String,
-        /// Whether the result is an error.
-        is_error: bool,
-        /// The result as text.
-        text: String,
-    },
-    /// The provider's token counts for the step.
-    Usage {
-        /// The step.
-        step: usize,
-        /// The counts.
-        usage: Usage,
-    },
-    /// The model's text of the step.
-    Text {
-        /// The step.
-        step: usize,
-        /// The text.
-        text: String,
-    },
-}
-
-/// A run's events as an async stream.
-#[derive(Debug)]
-pub struct Events(mpsc::UnboundedReceiver<Event>);
-
-impl Stream for Events {
-    type Item = Event;
-
-    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Event>> {
-        self.0.poll_recv(cx)
-    }
-}
-
 /// A model, a registry and instructions, run until the task is done.
 pub struct Agent<M> {
     model: M,
@@ -176,6 +111,8 @@ pub struct Agent<M> {
     parallel_calls: Option<bool>,
     stream: bool,
     configure: Option<Configure>,
+    observe: Option<Observe>,
+    budget: Option<OutputBudget>,
 }
 
 impl<M: Model> Agent<M> {
@@ -193,6 +130,8 @@ impl<M: Model> Agent<M> {
             parallel_calls: None,
             stream: false,
             configure: None,
+            observe: None,
+            budget: None,
         }
     }
 
@@ -256,6 +195,28 @@ impl<M: Model> Agent<M> {
         self
     }
 
+    /// Observes the world at the start of each step (the hook gets the
+    /// step's number, from 1): what it returns is shown to the model before
+    /// the step's request, and older observations shrink to their
+    /// [`later`](Observation::later) line. A browser agent shows the page
+    /// map this way.
+    pub fn observe<F, Fut>(mut self, hook: F) -> Self
+    where
+        F: Fn(usize) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Option<Observation>> + Send + 'static,
+    {
+        self.observe = Some(Arc::new(move |step| Box::pin(hook(step))));
+        self
+    }
+
+    /// Saves outputs longer than the budget to files; the model sees their
+    /// beginning and the file's name (see
+    /// [`Conversation::set_output_budget`]).
+    pub fn output_budget(mut self, budget: OutputBudget) -> Self {
+        self.budget = Some(budget);
+        self
+    }
+
     /// Runs `task` to its end.
     pub async fn run(&self, task: &str) -> Outcome {
         self.run_with(task, &Cancellation::new(), None).await
@@ -284,6 +245,9 @@ impl<M: Model> Agent<M> {
         conversation.set_tool_choice(self.tool_choice.clone());
         if let Some(parallel) = self.parallel_calls {
             conversation.set_parallel_calls(parallel);
+        }
+        if let Some(budget) = &self.budget {
+            conversation.set_output_budget(budget.clone());
         }
         if let Some(configure) = &self.configure {
             configure(&mut conversation);
@@ -327,6 +291,24 @@ impl<M: Model> Agent<M> {
             outcome.steps += 1;
             let step = outcome.steps;
             emit(Event::StepStarted { step });
+            if let Some(observe) = &self.observe {
+                let observed = tokio::select! {
+                    observed = observe(step) => observed,
+                    () = cancellation.cancelled() => {
+                        outcome.stop = StopReason::Cancelled;
+                        return outcome;
+                    }
+                };
+                if let Some(observation) = observed {
+                    if events.is_some() {
+                        emit(Event::Observed {
+                            step,
+                            text: observation.text().to_owned(),
+                        });
+                    }
+                    conversation.push_observation(observation);
+                }
+            }
             let request = conversation.request();
             let turn = tokio::select! {
                 turn = self.ask(&request) => turn,
@@ -359,13 +341,20 @@ impl<M: Model> Agent<M> {
                 return outcome;
             }
             let results = self.run_calls(step, &turn, cancellation, &emit).await;
-            conversation.push_results(&turn, &results);
+            let pushed = conversation.push_results(&turn, results);
+            if let Some(error) = pushed.unsaved {
+                emit(Event::Unsaved {
+                    step,
+                    error: error.to_string(),
+                });
+            }
             if cancellation.is_cancelled() {
                 outcome.stop = StopReason::Cancelled;
                 return outcome;
             }
             // Stop conditions, in call order.
-            for result in &results {
+            let results = conversation.history().step(pushed.step).unwrap_or_default();
+            for result in results {
                 let counter = failures.entry(result.tool_name.clone()).or_insert(0);
                 if result.result.is_error() {
                     *counter += 1;

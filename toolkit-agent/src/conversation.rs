@@ -1,9 +1,15 @@
 //! The transcript of a run, rendered as each provider's request body.
 
+use std::ops::Range;
+
 use serde_json::{Map, Value, json};
-use toolkit_core::emit::{self, EmitOptions, EmitProblem};
+use toolkit_core::emit::{self, EmitOptions, EmitProblem, Emitted};
 use toolkit_core::response::Turn;
-use toolkit_core::{DefinitionsError, Provider, Registry, ToolCallResult};
+use toolkit_core::{
+    DefinitionsError, History, HistoryError, OutputBudget, Provider, Registry, ToolCallResult,
+};
+
+use crate::observation::Observation;
 
 /// Which calls the model may make.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -21,11 +27,48 @@ pub enum ToolChoice {
 }
 
 /// A conversation in one provider: system instructions, user messages,
-/// assistant turns echoed as the provider requires, and tool results,
-/// each rendered once when added and kept.
+/// assistant turns echoed as the provider requires, tool results and the
+/// host's [observations](Observation).
 ///
 /// [`request`](Self::request) gives the complete request body (without the
 /// model's name, which the [`Model`](crate::Model) adds).
+///
+/// Results are recorded in a [`History`], which decides what the model
+/// sees of them: errors and [memory](toolkit_core::ToolResult::with_memory)
+/// lines always; [show-once](toolkit_core::ToolResult::show_once) content
+/// in the request right after its step only (then its memory line, or a
+/// line saying where it was saved); with an
+/// [output budget](Self::set_output_budget), long outputs as their
+/// beginning and the name of the file holding them whole. Each step's
+/// results are emitted when added and kept; a step holding show-once
+/// content is emitted once more, in its final form, when the next step's
+/// results arrive. Nothing is emitted again at every step.
+///
+/// ```
+/// use toolkit_agent::Conversation;
+/// use toolkit_core::{Provider, ToolResult, ToolCallResult};
+///
+/// let mut conversation = Conversation::new(Provider::OpenAi);
+/// conversation.push_user("List the products, then open the first.");
+/// for (step, result) in [
+///     ToolResult::text("[500 lines of products]").show_once().with_memory("50 products"),
+///     ToolResult::text("opened"),
+/// ]
+/// .into_iter()
+/// .enumerate()
+/// {
+///     let body = serde_json::json!({"choices": [{"index": 0, "message": {"role": "assistant",
+///         "tool_calls": [{"id": format!("c{step}"), "type": "function",
+///             "function": {"name": "tool", "arguments": "{}"}}]}}]});
+///     let turn = Provider::OpenAi.read(&body).unwrap();
+///     conversation.push_turn(&turn);
+///     let seen = conversation.request().to_string();
+///     conversation.push_results(&turn, vec![ToolCallResult::new(format!("c{step}"), "tool", result)]);
+/// }
+/// let request = conversation.request().to_string();
+/// assert!(!request.contains("[500 lines of products]"));
+/// assert!(request.contains("Memory: 50 products"));
+/// ```
 ///
 /// One form is changed on the way back: a call whose arguments are not
 /// valid JSON is echoed with empty arguments (`{}`), since servers refuse
@@ -42,6 +85,39 @@ pub struct Conversation {
     parallel_calls: Option<bool>,
     options: EmitOptions,
     settings: Map<String, Value>,
+    history: History,
+    /// Where the latest step's results sit in `items`: they are emitted
+    /// again, once, when they stop being the latest.
+    latest: Option<LatestResults>,
+    /// Where the latest observation sits in `items`, and what it becomes.
+    observation: Option<ShownObservation>,
+}
+
+#[derive(Debug, Clone)]
+struct LatestResults {
+    step: usize,
+    items: Range<usize>,
+    gemini_ids: bool,
+}
+
+#[derive(Debug, Clone)]
+struct ShownObservation {
+    item: usize,
+    later: String,
+}
+
+/// What adding one step's results did.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct Pushed {
+    /// The step's number in the [`History`], from 1.
+    pub step: usize,
+    /// Images that could not be sent (each replaced, for the model, by a
+    /// sentence saying why).
+    pub problems: Vec<EmitProblem>,
+    /// Outputs over the budget that could not be saved to a file; they were
+    /// sent whole instead, so nothing was lost.
+    pub unsaved: Option<HistoryError>,
 }
 
 impl Conversation {
@@ -65,6 +141,9 @@ impl Conversation {
             parallel_calls: None,
             options: EmitOptions::default(),
             settings,
+            history: History::new(),
+            latest: None,
+            observation: None,
         }
     }
 
@@ -117,6 +196,19 @@ impl Conversation {
         self.options = options;
     }
 
+    /// Saves outputs longer than the budget to files: the model sees their
+    /// beginning and the file's name (the ready tool
+    /// [`read_output`](toolkit_core::builtin::read_output) reads them back).
+    /// Applies to the steps added from now on.
+    pub fn set_output_budget(&mut self, budget: OutputBudget) {
+        self.history.set_budget(Some(budget));
+    }
+
+    /// The results of every step so far, kept whole.
+    pub fn history(&self) -> &History {
+        &self.history
+    }
+
     /// Sets a top-level request field (`max_tokens`, `temperature`,
     /// Gemini's `generationConfig`).
     pub fn set(&mut self, key: impl Into<String>, value: Value) {
@@ -130,12 +222,29 @@ impl Conversation {
 
     /// Adds a user message.
     pub fn push_user(&mut self, text: impl Into<String>) {
-        let text = text.into();
-        let item = match self.provider {
+        let item = self.user_item(text.into());
+        self.items.push(item);
+    }
+
+    /// Adds the host's observation for the coming step; the one shown
+    /// before it is replaced by its [`later`](Observation::later) line.
+    pub fn push_observation(&mut self, observation: Observation) {
+        if let Some(previous) = self.observation.take() {
+            self.items[previous.item] = self.user_item(previous.later);
+        }
+        let (text, later) = observation.into_parts();
+        self.observation = Some(ShownObservation {
+            item: self.items.len(),
+            later,
+        });
+        self.push_user(text);
+    }
+
+    fn user_item(&self, text: String) -> Value {
+        match self.provider {
             Provider::Gemini => json!({"role": "user", "parts": [{"text": text}]}),
             _ => json!({"role": "user", "content": text}),
-        };
-        self.items.push(item);
+        }
     }
 
     /// Adds the model's turn, as the provider requires it back.
@@ -179,27 +288,106 @@ impl Conversation {
         }
     }
 
-    /// Adds the results answering `turn`'s calls, emitted once, here.
-    /// Returns the images that could not be sent (each replaced, for the
-    /// model, by a sentence saying why).
-    pub fn push_results(&mut self, turn: &Turn, results: &[ToolCallResult]) -> Vec<EmitProblem> {
-        let emitted = match self.provider {
+    /// Adds the results answering `turn`'s calls, in call order: records
+    /// them in the [`history`](Self::history) and emits what the model sees
+    /// of them. The step before, if it held show-once content, is emitted
+    /// again without it.
+    pub fn push_results(&mut self, turn: &Turn, results: Vec<ToolCallResult>) -> Pushed {
+        // An id the API never sent is not sent back: Gemini matches
+        // responses to calls by position and name instead.
+        let gemini_ids = !turn.call_info.iter().any(|info| info.generated_id);
+        let (step, unsaved) = match self.history.record(results) {
+            Ok(step) => (step, None),
+            Err(error) => (error.step, Some(error)),
+        };
+        if let Some(previous) = self.latest.take() {
+            let shown_once = self
+                .history
+                .step(previous.step)
+                .is_some_and(|calls| calls.iter().any(|call| call.result.is_show_once()));
+            if shown_once {
+                let view = self.history.view(previous.step);
+                // Its images' problems were reported when it was first sent.
+                let items = self.emit(&view, previous.gemini_ids).items;
+                self.replace(previous.items, items);
+            }
+        }
+        let emitted = match self.history.step(step) {
+            Some(calls) if !self.shaped(step, calls) => self.emit(calls, gemini_ids),
+            _ => self.emit(&self.history.view(step), gemini_ids),
+        };
+        let start = self.items.len();
+        self.items.extend(emitted.items);
+        self.latest = Some(LatestResults {
+            step,
+            items: start..self.items.len(),
+            gemini_ids,
+        });
+        Pushed {
+            step,
+            problems: emitted.problems,
+            unsaved,
+        }
+    }
+
+    /// Whether the history shows `step` differently from its results as
+    /// they are (a memory line, a saved or shortened output).
+    fn shaped(&self, step: usize, calls: &[ToolCallResult]) -> bool {
+        calls.iter().enumerate().any(|(index, call)| {
+            call.result.memory().is_some() || self.history.saved_file(step, index).is_some()
+        })
+    }
+
+    fn emit(&self, results: &[ToolCallResult], gemini_ids: bool) -> Emitted {
+        match self.provider {
             Provider::OpenAiResponses => emit::openai_responses(results, &self.options),
             Provider::Anthropic => emit::anthropic(results, &self.options),
             Provider::Gemini => {
-                // An id the API never sent is not sent back: it matches
-                // responses to calls by position and name instead.
-                let generated = turn.call_info.iter().any(|info| info.generated_id);
                 let options = self
                     .options
                     .clone()
-                    .with_gemini_call_ids(self.options.gemini_call_ids() && !generated);
+                    .with_gemini_call_ids(self.options.gemini_call_ids() && gemini_ids);
                 emit::gemini(results, &options)
             }
             _ => emit::openai_chat(results, &self.options),
-        };
-        self.items.extend(emitted.items);
-        emitted.problems
+        }
+    }
+
+    /// Puts `items` in place of the items at `range`, keeping the
+    /// positions recorded after it right.
+    fn replace(&mut self, range: Range<usize>, items: Vec<Value>) {
+        let (start, removed, added) = (range.start, range.len(), items.len());
+        self.items.splice(range, items);
+        if let Some(observation) = &mut self.observation
+            && observation.item >= start + removed
+        {
+            observation.item = observation.item + added - removed;
+        }
+    }
+
+    /// The items as sent, after `out`'s. Anthropic gets consecutive user
+    /// messages as one (the API would combine them; this is the documented
+    /// form: tool results first, then text).
+    fn render_items(&self, mut out: Vec<Value>) -> Vec<Value> {
+        out.reserve(self.items.len());
+        if self.provider != Provider::Anthropic {
+            out.extend(self.items.iter().cloned());
+            return out;
+        }
+        for item in &self.items {
+            match out.last_mut() {
+                Some(last) if is_user(last) && is_user(item) => {
+                    let more = match &item["content"] {
+                        Value::String(text) => vec![json!({"type": "text", "text": text})],
+                        Value::Array(blocks) => blocks.clone(),
+                        _ => Vec::new(),
+                    };
+                    append_blocks(&mut last["content"], more);
+                }
+                _ => out.push(item.clone()),
+            }
+        }
+        out
     }
 
     /// The complete request body.
@@ -211,7 +399,7 @@ impl Conversation {
                 if let Some(instructions) = &self.instructions {
                     body.insert("instructions".into(), json!(instructions));
                 }
-                body.insert("input".into(), Value::Array(self.items.clone()));
+                body.insert("input".into(), Value::Array(self.render_items(Vec::new())));
                 if let Some(tools) = tools {
                     body.insert("tools".into(), tools.clone());
                     body.insert("tool_choice".into(), self.openai_choice(false));
@@ -224,7 +412,10 @@ impl Conversation {
                 if let Some(instructions) = &self.instructions {
                     body.insert("system".into(), json!(instructions));
                 }
-                body.insert("messages".into(), Value::Array(self.items.clone()));
+                body.insert(
+                    "messages".into(),
+                    Value::Array(self.render_items(Vec::new())),
+                );
                 if let Some(tools) = tools {
                     body.insert("tools".into(), tools.clone());
                     let mut choice = match &self.tool_choice {
@@ -246,7 +437,10 @@ impl Conversation {
                         json!({"parts": [{"text": instructions}]}),
                     );
                 }
-                body.insert("contents".into(), Value::Array(self.items.clone()));
+                body.insert(
+                    "contents".into(),
+                    Value::Array(self.render_items(Vec::new())),
+                );
                 if let Some(tools) = tools {
                     body.insert("tools".into(), json!([{"functionDeclarations": tools}]));
                     let config = match &self.tool_choice {
@@ -268,7 +462,7 @@ impl Conversation {
                 if let Some(instructions) = &self.instructions {
                     messages.push(json!({"role": "system", "content": instructions}));
                 }
-                messages.extend(self.items.iter().cloned());
+                let messages = self.render_items(messages);
                 body.insert("messages".into(), Value::Array(messages));
                 if let Some(tools) = tools {
                     body.insert("tools".into(), tools.clone());
@@ -296,4 +490,20 @@ impl Conversation {
             ToolChoice::Tool(name) => json!({"type": "function", "name": name}),
         }
     }
+}
+
+fn is_user(item: &Value) -> bool {
+    item.get("role").and_then(Value::as_str) == Some("user")
+}
+
+/// Appends blocks to an Anthropic message's content (a string becomes one
+/// text block first).
+fn append_blocks(content: &mut Value, more: Vec<Value>) {
+    let mut blocks = match content.take() {
+        Value::String(text) => vec![json!({"type": "text", "text": text})],
+        Value::Array(blocks) => blocks,
+        _ => Vec::new(),
+    };
+    blocks.extend(more);
+    *content = Value::Array(blocks);
 }

@@ -340,6 +340,7 @@ impl HttpModelBuilder {
             )));
         }
         let client = reqwest::Client::builder()
+            .tls_backend_preconfigured(tls_config()?)
             .timeout(self.timeout)
             .connect_timeout(self.connect_timeout)
             .build()
@@ -353,4 +354,19 @@ impl HttpModelBuilder {
             client,
         })
     }
+}
+
+/// TLS by rustls on *ring*, certificates checked by the platform's
+/// verifier (the system's roots on Linux). *ring* rather than rustls'
+/// default, aws-lc: the same protocols, and a cold build about 34 s of CPU
+/// shorter (aws-lc-sys compiles a large C library).
+fn tls_config() -> Result<rustls::ClientConfig, ModelError> {
+    use rustls_platform_verifier::BuilderVerifierExt as _;
+
+    let provider = std::sync::Arc::new(rustls::crypto::ring::default_provider());
+    rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .and_then(|builder| builder.with_platform_verifier())
+        .map(|builder| builder.with_no_client_auth())
+        .map_err(|error| ModelError::Config(format!("TLS could not be set up: {error}")))
 }

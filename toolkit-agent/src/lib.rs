@@ -8,6 +8,8 @@
 //! Gemini; [`Conversation`], the transcript in each provider; and [`Agent`],
 //! the loop.
 //!
+//! (The README shows this example; a test keeps the two the same.)
+//!
 //! ```no_run
 //! use toolkit_agent::{Agent, HttpModel, Limits, StopReason};
 //! use toolkit_core::{Registry, tool, tools};
@@ -21,24 +23,25 @@
 //!     text.split_whitespace().count()
 //! }
 //!
-//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
-//! let registry = Registry::builder().tools(tools![word_count]).build()?;
-//! // Any OpenAI-compatible server; `HttpModel::anthropic`, `::gemini` and
-//! // `::openai_responses` speak the other providers.
-//! let model = HttpModel::openai_chat("gemma")
-//!     .base_url("http://127.0.0.1:8080/v1")
-//!     .no_key()
-//!     .build()?;
-//! let agent = Agent::new(model, registry)
-//!     .instructions("Use the tools.")
-//!     .limits(Limits { max_steps: 5, ..Limits::default() });
-//! let outcome = agent.run("How many words in 'a b c'?").await;
-//! if let StopReason::Model(error) = &outcome.stop {
-//!     eprintln!("the endpoint failed: {error}");
+//! #[tokio::main]
+//! async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//!     let registry = Registry::builder().tools(tools![word_count]).build()?;
+//!     // Any OpenAI-compatible server; `HttpModel::anthropic`, `::gemini` and
+//!     // `::openai_responses` speak the other providers.
+//!     let model = HttpModel::openai_chat("gemma")
+//!         .base_url("http://127.0.0.1:8080/v1")
+//!         .no_key()
+//!         .build()?;
+//!     let agent = Agent::new(model, registry)
+//!         .instructions("Use the tools.")
+//!         .limits(Limits { max_steps: 5, ..Limits::default() });
+//!     let outcome = agent.run("How many words in 'a b c'?").await;
+//!     if let StopReason::Model(error) = &outcome.stop {
+//!         eprintln!("the endpoint failed: {error}");
+//!     }
+//!     println!("{:?} after {} steps", outcome.answer, outcome.steps);
+//!     Ok(())
 //! }
-//! println!("{:?} after {} steps", outcome.answer, outcome.steps);
-//! # Ok(())
-//! # }
 //! ```
 
 #![deny(missing_docs)]
@@ -46,15 +49,26 @@
 
 mod agent;
 mod conversation;
+mod event;
 mod http;
 mod model;
+mod observation;
 mod retry;
 mod sse;
 
-pub use agent::{Agent, Approval, Decision, Event, Events, Limits, Outcome, StopReason};
-pub use conversation::{Conversation, ToolChoice};
+pub use agent::{Agent, Approval, Decision, Limits, Outcome, StopReason};
+pub use conversation::{Conversation, Pushed, ToolChoice};
+pub use event::{Event, Events};
 pub use http::{HttpModel, HttpModelBuilder};
 pub use model::{Model, ModelError, ModelFuture, OnProgress};
+pub use observation::Observation;
 pub use retry::RetryPolicy;
 pub use toolkit_core::Provider;
 pub use toolkit_core::response::Turn;
+
+/// The guide's chapter on the round trip (`docs/round-trip.md`): its
+/// examples are compiled and run as doc tests, so they cannot drift from
+/// the API.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/round-trip.md")]
+pub struct RoundTripGuide;

@@ -165,6 +165,37 @@ async fn missing_key_and_refused_connection_are_typed() {
     ));
 }
 
+/// `https://` goes through the TLS stack (rustls on *ring*): against a
+/// server that answers in plain HTTP the handshake fails, as a typed
+/// transport error, never a panic.
+#[tokio::test]
+async fn https_handshakes_through_rustls_and_fails_cleanly() {
+    use tokio::io::AsyncWriteExt;
+
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        if let Ok((mut socket, _)) = listener.accept().await {
+            let _ = socket
+                .write_all(b"HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\n\r\n")
+                .await;
+            let _ = socket.shutdown().await;
+        }
+    });
+    let model = HttpModel::openai_chat("m")
+        .base_url(format!("https://{address}"))
+        .no_key()
+        .retry(RetryPolicy::none())
+        .build()
+        .unwrap();
+    match model.complete(&json!({})).await {
+        Err(ModelError::Transport { message, .. }) => {
+            assert!(message.contains("https://127.0.0.1"), "{message}");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
 #[tokio::test]
 async fn streams_through_the_accumulator_and_reports_progress() {
     let chunks: Vec<String> = [

@@ -1,106 +1,16 @@
 //! Against a real model: llama.cpp's server with Gemma 3 270M, started here
-//! on 127.0.0.1. `scripts/deps` builds both; `scripts/test` exports where
-//! they are. Missing parts fail the tests (set TOOLKIT_SKIP_MODEL_TESTS=1
-//! to skip them on purpose).
+//! on 127.0.0.1 (see support/llama.rs). The calls the loop runs are the
+//! model's own, truncated ones included.
 
-use std::net::TcpListener;
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+#[path = "support/llama.rs"]
+mod llama;
 
+use futures_util::StreamExt;
 use serde_json::json;
 use toolkit_agent::{
-    Agent, Conversation, HttpModel, Limits, Model, ModelError, StopReason, ToolChoice,
+    Agent, Conversation, Event, Limits, Model, ModelError, StopReason, ToolChoice,
 };
-use toolkit_core::Provider;
-use toolkit_core::ToolCallResult;
-
-struct Server {
-    child: Child,
-    base_url: String,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn env(name: &str) -> Option<String> {
-    std::env::var(name).ok().filter(|value| !value.is_empty())
-}
-
-/// Starts llama-server, or `None` when the tests are skipped on purpose.
-fn start() -> Option<Server> {
-    if env("TOOLKIT_SKIP_MODEL_TESTS").as_deref() == Some("1") {
-        return None;
-    }
-    let missing = "the real-model tests need llama-server and Gemma 3 270M: run scripts/deps, then \
-                   `eval \"$(scripts/deps --print-env)\"` (scripts/test does both), \
-                   or set TOOLKIT_SKIP_MODEL_TESTS=1 to skip them";
-    let server = env("TOOLKIT_LLAMA_SERVER").expect(missing);
-    let template = env("TOOLKIT_LLAMA_TEMPLATE").expect(missing);
-    let model = env("TOOLKIT_GEMMA_MODEL").expect(missing);
-    for path in [&server, &template, &model] {
-        assert!(
-            std::path::Path::new(path).exists(),
-            "{path} does not exist: {missing}"
-        );
-    }
-    let port = TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let child = Command::new(&server)
-        .args(["-m", &model, "--jinja", "--chat-template-file", &template])
-        .args([
-            "--host",
-            "127.0.0.1",
-            "--port",
-            &port.to_string(),
-            "-c",
-            "8192",
-            "-np",
-            "1",
-        ])
-        .args(["--seed", "7", "--temp", "0"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("llama-server starts");
-    let server = Server {
-        child,
-        base_url: format!("http://127.0.0.1:{port}/v1"),
-    };
-    let health = format!("127.0.0.1:{port}");
-    let started = Instant::now();
-    loop {
-        assert!(
-            started.elapsed() < Duration::from_secs(120),
-            "llama-server did not come up"
-        );
-        if let Ok(mut stream) = std::net::TcpStream::connect(&health) {
-            use std::io::{Read, Write};
-            let _ = stream.write_all(b"GET /health HTTP/1.0\r\n\r\n");
-            let mut reply = String::new();
-            let _ = stream.read_to_string(&mut reply);
-            if reply.starts_with("HTTP/1.1 200") || reply.starts_with("HTTP/1.0 200") {
-                return Some(server);
-            }
-        }
-        std::thread::sleep(Duration::from_millis(200));
-    }
-}
-
-fn model(server: &Server) -> HttpModel {
-    HttpModel::openai_chat("gemma")
-        .base_url(&server.base_url)
-        .no_key()
-        .timeout(Duration::from_secs(120))
-        .build()
-        .unwrap()
-}
+use toolkit_core::{Cancellation, Provider, Registry, tools};
 
 /// A conversation with the example tools, short answers.
 fn fresh() -> Conversation {
@@ -112,22 +22,14 @@ fn fresh() -> Conversation {
     conversation
 }
 
-/// A turn as the model writes it when cut off: the second call's arguments
-/// end mid-JSON.
-fn truncated_turn() -> toolkit_core::response::Turn {
-    Provider::OpenAi
-        .read(&json!({"choices": [{"index": 0, "finish_reason": "length", "message": {
-            "role": "assistant", "content": null, "tool_calls": [
-                {"id": "call_a", "type": "function", "function": {"name": "word_count", "arguments": "{\"text\":\"one two\"}"}},
-                {"id": "call_b", "type": "function", "function": {"name": "convert_temperature", "arguments": "{\"value"}}
-            ]}}]}))
-        .unwrap()
-}
-
 #[tokio::test(flavor = "multi_thread")]
 async fn real_model() {
-    let Some(server) = start() else { return };
-    let model = model(&server);
+    let Some(server) = llama::start(8192) else {
+        return;
+    };
+    let model = server.model();
+    let calling = server.calling_model();
+    let registry = std::sync::Arc::new(toolkit_examples::registry().unwrap());
 
     // Every tool choice is accepted.
     for choice in [
@@ -144,37 +46,40 @@ async fn real_model() {
         assert!(turn.is_ok(), "{choice:?}: {turn:?}");
     }
 
-    // A truncated call, its results (tool messages), then two user
-    // messages: accepted, because the malformed call is echoed as `{}`.
-    let registry = toolkit_examples::registry().unwrap();
-    let turn = truncated_turn();
-    assert!(turn.call_info[1].malformed.is_some());
+    // The model's own call, cut off by `max_tokens` mid-arguments: kept,
+    // flagged, answered with an error that quotes it; the next request
+    // (tool message, then two user messages) is accepted, because the
+    // malformed call is echoed as `{}`.
     let mut conversation = fresh();
-    conversation.push_user("Count the words of 'one two', then convert 20 C to F.");
+    conversation.set_tool_choice(ToolChoice::Required);
+    conversation.set("max_tokens", json!(14));
+    conversation.push_user("Convert 20 degrees celsius to fahrenheit.");
+    let turn = calling.complete(&conversation.request()).await.unwrap();
+    assert!(turn.has_calls(), "{turn:?}");
+    let (call, info) = (&turn.calls[0], &turn.call_info[0]);
+    assert!(info.malformed.is_some(), "cut off mid-arguments: {call:?}");
+    let written = call.arguments.as_str().unwrap().to_owned();
     conversation.push_turn(&turn);
     let outcome = registry.run_turn(&turn.calls).await;
-    assert!(
-        outcome.results[1].result.is_error(),
-        "a malformed call is answered with an error"
-    );
-    let results: Vec<ToolCallResult> = outcome.results;
-    conversation.push_results(&turn, &results);
+    let error = outcome.results[0].result.to_text();
+    assert!(outcome.results[0].result.is_error(), "{error}");
+    conversation.push_results(&turn, outcome.results);
     conversation.push_user("Thanks.");
     conversation.push_user("Now answer in one sentence.");
     let request = conversation.request();
     let reply = model.complete(&request).await;
     assert!(reply.is_ok(), "{reply:?}\n{request:#}");
 
-    // The same conversation with the truncated text echoed verbatim is
-    // what the server refuses: the sanitising above is what keeps a run
-    // going.
+    // The same conversation with the model's truncated text echoed
+    // verbatim is what the server refuses: the sanitising above is what
+    // keeps a run going.
     let mut verbatim = request.clone();
     let messages = verbatim["messages"].as_array_mut().unwrap();
     let assistant = messages
         .iter_mut()
         .find(|m| m["role"] == "assistant")
         .unwrap();
-    assistant["tool_calls"][1]["function"]["arguments"] = json!("{\"value");
+    assistant["tool_calls"][0]["function"]["arguments"] = json!(written);
     match model.complete(&verbatim).await {
         Err(ModelError::Status { status, body, .. }) => {
             assert!(status >= 400, "{status}: {body}");
@@ -194,24 +99,75 @@ async fn real_model() {
     assert!(events > 1, "{events} events");
     assert!(!streamed.text.is_empty() || streamed.has_calls());
 
-    // A full run with the example tools: several steps, every request
-    // accepted, a clean stop (the small model rarely finishes the task).
-    let agent = Agent::new(model.clone(), registry)
-        .instructions("Use the tools, then call finish.")
-        .tool_choice(ToolChoice::Required)
-        .limits(Limits {
-            max_steps: 3,
-            max_failures: 10,
-        })
-        .configure(|conversation| conversation.set("max_tokens", json!(64)));
-    let outcome = agent
-        .run("Convert 20 C to F, then count the words of 'a b c'.")
-        .await;
-    assert!(
-        !matches!(outcome.stop, StopReason::Model(_)),
-        "every request was accepted: {:?}",
-        outcome.stop
+    // Runs driven by the model's own calls: every answer cut short (each
+    // call malformed, answered with an error, the run going on to the step
+    // limit), then room enough for whole calls that run (with the tools
+    // whose arguments are short: given `search`, the model writes
+    // arguments longer than any budget).
+    let short = std::sync::Arc::new(
+        Registry::builder()
+            .tools(tools![
+                toolkit_examples::convert_temperature,
+                toolkit_examples::word_count,
+                toolkit_examples::finish
+            ])
+            .build()
+            .unwrap(),
     );
-    assert!(outcome.steps >= 1);
-    assert!(outcome.usage.input_tokens > 0);
+    for (max_tokens, whole_calls) in [(14, false), (128, true)] {
+        let tools = if whole_calls { &short } else { &registry };
+        let agent = Agent::new(calling.clone(), tools.clone())
+            .instructions("Use the tools, then call finish.")
+            .tool_choice(ToolChoice::Required)
+            .limits(Limits {
+                max_steps: 3,
+                max_failures: 10,
+            })
+            .configure(move |conversation| conversation.set("max_tokens", json!(max_tokens)));
+        let cancellation = Cancellation::new();
+        let (run, events) = agent.run_events(
+            "Convert 20 C to F, then count the words of 'a b c'.",
+            &cancellation,
+        );
+        let (outcome, events) = tokio::join!(run, events.collect::<Vec<Event>>());
+        let log: Vec<String> = events.iter().map(Event::to_string).collect();
+        let log = log.join("\n");
+        assert!(
+            matches!(outcome.stop, StopReason::StepLimit | StopReason::Done),
+            "every request was accepted: {:?}\n{log}",
+            outcome.stop
+        );
+        assert!(outcome.usage.input_tokens > 0);
+        let calls: Vec<(&Option<String>, &str)> = events
+            .iter()
+            .filter_map(|event| match event {
+                Event::Call {
+                    malformed, call, ..
+                } => Some((malformed, call.name.as_str())),
+                _ => None,
+            })
+            .collect();
+        assert!(calls.len() >= outcome.steps, "a call every step\n{log}");
+        let results: Vec<bool> = events
+            .iter()
+            .filter_map(|event| match event {
+                Event::Result { is_error, .. } => Some(*is_error),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(results.len(), calls.len(), "every call answered\n{log}");
+        if whole_calls {
+            assert!(
+                results.iter().any(|is_error| !is_error),
+                "a call of the model's ran\n{log}"
+            );
+        } else {
+            assert_eq!(outcome.steps, 3, "{log}");
+            assert!(
+                calls.iter().all(|(malformed, _)| malformed.is_some()),
+                "{log}"
+            );
+            assert!(results.iter().all(|is_error| *is_error), "{log}");
+        }
+    }
 }

@@ -52,7 +52,7 @@ async fn body(provider: Provider, turn: Value, choice: ToolChoice) -> Value {
     let turn = provider.read(&turn).unwrap();
     conversation.push_turn(&turn);
     let outcome = registry.run_turn(&turn.calls).await;
-    conversation.push_results(&turn, &outcome.results);
+    conversation.push_results(&turn, outcome.results);
     conversation.push_user("Thanks.");
     let mut body = conversation.request();
     body["model"] = json!("gpt-4.1-mini");

@@ -10,9 +10,11 @@
 //!   must have non-empty content except for the optional final assistant
 //!   message", "Image does not match the provided media type".
 //!
-//! Only the blocks a tool-calling client sends are modelled; documents,
-//! thinking and server-tool blocks are rejected as unknown on purpose, so an
-//! emitter that starts writing them has to extend this judge first.
+//! Only the blocks a tool-calling client sends are modelled (thinking
+//! blocks included: a client echoes them back, with their signatures, in
+//! assistant messages); documents and server-tool blocks are rejected as
+//! unknown on purpose, so an emitter that starts writing them has to extend
+//! this judge first.
 
 use super::check_base64_payload;
 use serde::Deserialize;
@@ -93,6 +95,31 @@ pub enum ContentBlockParam {
     ToolUse(ToolUseBlockParam),
     /// `{"type":"tool_result"}`, the answer to a `tool_use`.
     ToolResult(ToolResultBlockParam),
+    /// `{"type":"thinking"}`, Claude's reasoning, echoed back unchanged
+    /// with its signature.
+    Thinking(ThinkingBlockParam),
+    /// `{"type":"redacted_thinking"}`, encrypted reasoning echoed back
+    /// unchanged.
+    RedactedThinking(RedactedThinkingBlockParam),
+}
+
+/// Reasoning Claude wrote, as a client sends it back
+/// (<https://platform.claude.com/docs/en/build-with-claude/extended-thinking>).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ThinkingBlockParam {
+    /// The reasoning text.
+    pub thinking: String,
+    /// Proves the block is Claude's own; required.
+    pub signature: String,
+}
+
+/// Reasoning the safety system encrypted.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RedactedThinkingBlockParam {
+    /// The encrypted reasoning, opaque.
+    pub data: String,
 }
 
 /// Plain text. Citations are left out: we never send them.
@@ -279,6 +306,11 @@ pub fn check_message(value: &Value) -> Result<MessageParam, String> {
             ContentBlockParam::Text(text) => check_text(&text.text, &path)?,
             ContentBlockParam::Image(image) => check_image(image, &path)?,
             ContentBlockParam::ToolUse(_) => {}
+            ContentBlockParam::Thinking(_) | ContentBlockParam::RedactedThinking(_) => {
+                if message.role != Role::Assistant {
+                    return Err(format!("{path}: thinking belongs in an assistant message"));
+                }
+            }
         }
         after_other_block |= !matches!(block, ContentBlockParam::ToolResult(_));
     }

@@ -61,6 +61,9 @@ pub struct Part {
     pub data: PartData,
     /// Opaque reasoning state Gemini 3 expects back on the part it came with.
     pub thought_signature: Option<String>,
+    /// Marks a thought summary the model wrote (echoed back in `model`
+    /// turns as received).
+    pub thought: Option<bool>,
 }
 
 /// The oneof `data` of a [`Part`].
@@ -87,6 +90,7 @@ struct RawPart {
     function_call: Option<FunctionCall>,
     function_response: Option<FunctionResponse>,
     thought_signature: Option<String>,
+    thought: Option<bool>,
 }
 
 impl TryFrom<RawPart> for Part {
@@ -107,6 +111,7 @@ impl TryFrom<RawPart> for Part {
             Ok([data]) => Ok(Self {
                 data,
                 thought_signature: raw.thought_signature,
+                thought: raw.thought,
             }),
             Err(found) => Err(format!(
                 "a part holds exactly one of text, inlineData, fileData, functionCall and \

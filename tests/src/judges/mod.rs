@@ -9,7 +9,9 @@
 //! value so tests can make further assertions on it.
 
 pub mod anthropic;
+pub mod anthropic_request;
 pub mod gemini;
+pub mod gemini_request;
 pub mod gemini_schema;
 
 use base64::Engine as _;

@@ -75,6 +75,12 @@ impl History {
         }
     }
 
+    /// Sets the output budget for the steps recorded from now on (`None`:
+    /// no budget); steps already recorded keep what was decided for them.
+    pub fn set_budget(&mut self, budget: Option<OutputBudget>) {
+        self.budget = budget;
+    }
+
     /// Records one step's results, in call order, and returns the step's
     /// number (from 1).
     ///

@@ -1,0 +1,93 @@
+//! The browser agent example (toolkit-browser/examples/agent.rs), driven
+//! here by a real model (llama.cpp's server with Gemma 3 270M) on the
+//! fixture site, in a real Chromium: it runs its steps, each showing the
+//! page map and running the model's calls, and stops cleanly at the step
+//! limit even though so small a model never finishes the task.
+
+#[path = "../../toolkit-agent/tests/support/llama.rs"]
+mod llama;
+
+#[allow(dead_code)]
+#[path = "../../toolkit-browser/examples/agent.rs"]
+mod example;
+
+use toolkit_agent::StopReason;
+use toolkit_tests::browser_fixtures::{TestServer, browser_config, standard_routes};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_browser_agent_runs_steps_and_stops_at_the_limit() {
+    let profiles =
+        std::env::temp_dir().join(format!("toolkit-agent-browser-{}", std::process::id()));
+    let Some(config) = browser_config("browser_agent", &profiles) else {
+        return;
+    };
+    // The tool definitions and a page map take ~4,000 tokens.
+    let Some(server) = llama::start(16_384) else {
+        return;
+    };
+    let site = TestServer::start(standard_routes());
+    let options = example::Options::parse(
+        [
+            "--base-url",
+            &server.base_url,
+            "--model",
+            "gemma",
+            "--dialect",
+            "openai",
+            "--max-steps",
+            "3",
+            "--max-tokens",
+            "64",
+            "--tool-choice",
+            "required",
+            "--start-url",
+            &site.url("/form"),
+            "Type toolkit into the Query field, press Search, then call done.",
+        ]
+        .map(String::from),
+    )
+    .unwrap();
+    let mut lines = Vec::new();
+    let mut print = |line: String| lines.push(line);
+    // The model's own calls: see `llama::InCall`.
+    let outcome = example::run_with(server.calling_model(), &options, config, &mut print).await;
+    let printed = lines.join("\n");
+    let outcome = outcome.unwrap_or_else(|error| panic!("{error}\n{printed}"));
+    eprintln!("{printed}");
+
+    assert!(
+        matches!(outcome.stop, StopReason::StepLimit | StopReason::Done),
+        "a clean stop: {:?}\n{printed}",
+        outcome.stop
+    );
+    if matches!(outcome.stop, StopReason::StepLimit) {
+        assert_eq!(outcome.steps, 3, "{printed}");
+    }
+    assert!(outcome.usage.input_tokens > 0);
+    for step in 1..=outcome.steps {
+        assert!(printed.contains(&format!("step {step}\n")), "{printed}");
+    }
+    // Each step showed the page: the form's fields and button.
+    let maps: Vec<&str> = lines
+        .iter()
+        .filter(|line| line.starts_with("  page map: "))
+        .map(String::as_str)
+        .collect();
+    assert_eq!(maps.len(), outcome.steps, "{printed}");
+    assert!(
+        maps.iter()
+            .all(|line| !line.starts_with("  page map: 0 elements")),
+        "{printed}"
+    );
+    // The model's own calls ran (or were answered with an error), each with
+    // its result printed.
+    let calls = lines
+        .iter()
+        .filter(|line| line.starts_with("  call "))
+        .count();
+    let results = lines.iter().filter(|line| line.contains(" → ")).count();
+    assert!(calls >= outcome.steps, "a call every step: {printed}");
+    assert_eq!(calls, results, "{printed}");
+    assert!(printed.contains("stopped: "), "{printed}");
+    let _ = std::fs::remove_dir_all(&profiles);
+}

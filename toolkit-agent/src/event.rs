@@ -1,0 +1,172 @@
+//! What happens during a run, for a host to show.
+
+use std::fmt;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use futures_util::Stream;
+use tokio::sync::mpsc;
+use toolkit_core::ToolCall;
+use toolkit_core::response::Usage;
+
+/// What happens during a run, for a host to show.
+///
+/// Its `Display` is one progress line, for a terminal:
+///
+/// ```
+/// use toolkit_agent::Event;
+///
+/// assert_eq!(Event::StepStarted { step: 3 }.to_string(), "step 3");
+/// ```
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub enum Event {
+    /// A step (one model turn) begins.
+    StepStarted {
+        /// The step's number, from 1.
+        step: usize,
+    },
+    /// The model made a call.
+    Call {
+        /// The step.
+        step: usize,
+        /// The call as made.
+        call: ToolCall,
+        /// Why its arguments cannot be used, if they cannot.
+        malformed: Option<String>,
+    },
+    /// A call was denied by the approval hook.
+    Denied {
+        /// The step.
+        step: usize,
+        /// The call's id.
+        call_id: String,
+        /// The reason given.
+        reason: String,
+    },
+    /// A call's result.
+    Result {
+        /// The step.
+        step: usize,
+        /// The call's id.
+        call_id: String,
+        /// The tool.
+        tool: String,
+        /// Whether the result is an error.
+        is_error: bool,
+        /// The result as text.
+        text: String,
+    },
+    /// The provider's token counts for the step.
+    Usage {
+        /// The step.
+        step: usize,
+        /// The counts.
+        usage: Usage,
+    },
+    /// The host's observation shown at the start of the step.
+    Observed {
+        /// The step.
+        step: usize,
+        /// The observation's text.
+        text: String,
+    },
+    /// Outputs over the budget could not be saved to files; they were sent
+    /// whole.
+    Unsaved {
+        /// The step.
+        step: usize,
+        /// Why, per call.
+        error: String,
+    },
+    /// The model's text of the step.
+    Text {
+        /// The step.
+        step: usize,
+        /// The text.
+        text: String,
+    },
+}
+
+/// A run's events as an async stream.
+#[derive(Debug)]
+pub struct Events(pub(crate) mpsc::UnboundedReceiver<Event>);
+
+impl Events {
+    /// The next event, or `None` once the run has ended and every event
+    /// was received.
+    pub async fn recv(&mut self) -> Option<Event> {
+        self.0.recv().await
+    }
+}
+
+impl Stream for Events {
+    type Item = Event;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Event>> {
+        self.0.poll_recv(cx)
+    }
+}
+
+/// How much of a result or observation a progress line shows.
+const SHOWN_CHARS: usize = 120;
+
+/// `text` on one line, cut to [`SHOWN_CHARS`] characters.
+fn line(text: &str) -> String {
+    let mut shown: String = text
+        .chars()
+        .take(SHOWN_CHARS)
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    if text.chars().nth(SHOWN_CHARS).is_some() {
+        shown.push('…');
+    }
+    shown
+}
+
+impl fmt::Display for Event {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::StepStarted { step } => write!(f, "step {step}"),
+            Self::Observed { text, .. } => write!(
+                f,
+                "  observed: {} characters, {} lines",
+                text.len(),
+                text.lines().count()
+            ),
+            Self::Call {
+                call, malformed, ..
+            } => {
+                write!(
+                    f,
+                    "  call {}({})",
+                    call.name,
+                    line(&call.arguments.to_string())
+                )?;
+                match malformed {
+                    Some(problem) => write!(f, " (malformed: {problem})"),
+                    None => Ok(()),
+                }
+            }
+            Self::Denied {
+                call_id, reason, ..
+            } => write!(f, "  denied {call_id}: {reason}"),
+            Self::Result {
+                tool,
+                is_error,
+                text,
+                ..
+            } => {
+                let mark = if *is_error { "error" } else { "ok" };
+                write!(f, "  {tool} → {mark}: {}", line(text))
+            }
+            Self::Usage { usage, .. } => write!(
+                f,
+                "  tokens: {} in, {} out",
+                usage.input_tokens, usage.output_tokens
+            ),
+            Self::Unsaved { error, .. } => write!(f, "  outputs not saved: {error}"),
+            Self::Text { text, .. } => write!(f, "  says: {}", line(text)),
+        }
+    }
+}
