@@ -687,3 +687,24 @@ async fn reset_tabs(browser: &Browser) {
         }
     }
 }
+
+/// Pages like those agents meet on real sites (`tests/pages/`): a shop
+/// whose newsletter modal covers the page, a long blog article, a booking
+/// form made of custom widgets, a checkout whose payment form is a frame
+/// from another site holding frames of its own (`localhost` for
+/// `127.0.0.1` and back), and an app built of web components (open,
+/// closed and declarative shadow roots, slots).
+pub fn realistic_routes() -> Vec<(&'static str, Route)> {
+    let html = |text: &str| Route::Html(text.to_owned());
+    vec![
+        ("/shop", html(include_str!("../pages/shop.html"))),
+        ("/blog", html(include_str!("../pages/blog.html"))),
+        ("/booking", html(include_str!("../pages/booking.html"))),
+        ("/checkout", html(include_str!("../pages/checkout.html"))),
+        ("/pay-frame", html(include_str!("../pages/pay-frame.html"))),
+        ("/pay-verify", html(include_str!("../pages/pay-verify.html"))),
+        ("/pay-help", html(include_str!("../pages/pay-help.html"))),
+        ("/chat-frame", html(include_str!("../pages/chat-frame.html"))),
+        ("/components", html(include_str!("../pages/components.html"))),
+    ]
+}
