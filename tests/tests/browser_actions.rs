@@ -962,11 +962,10 @@ async fn secrets_are_typed_but_never_shown(browser: Browser, server: Arc<TestSer
         "nothing was typed"
     );
 
-    // A script's value and a script's error.
+    // A script's value and a script's error (the session's policy applies).
     let scripted = Registry::builder()
         .tools(tools![evaluate])
         .state(browser.clone())
-        .state(policy.clone())
         .build()
         .unwrap();
     let value = scripted

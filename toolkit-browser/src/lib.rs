@@ -49,7 +49,7 @@
 //!
 //! # How the page map works
 //!
-//! A script (`page_map.js`, embedded) walks the page in an isolated world of
+//! A script (`js/`, embedded) walks the page in an isolated world of
 //! its own: the page's scripts share the DOM with it but cannot see it, fake
 //! its answers or break it by patching built-ins.
 //!
@@ -99,36 +99,30 @@
 #![deny(missing_docs)]
 
 pub mod actions;
+mod browser;
 mod config;
-mod content;
-mod domains;
 mod error;
-mod forms;
-mod guard;
-mod input;
 mod keys;
-mod page_map;
+mod page;
 mod profile;
 mod safety;
-mod secrets;
-mod session;
-mod tabs;
 
 pub use actions::{DEFAULT_ACTIONS, default_tools, registry};
+pub use browser::{Browser, TabInfo};
 pub use config::{
     BASE_ARGS, BrowserConfig, BrowserConfigBuilder, EXECUTABLE_NAMES, find_executable,
 };
-pub use content::{MAX_PAGE_TEXT_CHARS, PageText, TextMatch};
-pub use domains::{DomainPattern, PatternError};
 pub use error::{BrowserError, INSTALL_HINT};
-pub use forms::{Dropdown, DropdownOption, Selection, Upload};
-pub use guard::BlockedNavigation;
-pub use input::{ClickOutcome, Effects, PageInfo, ScrollOutcome, TypeOutcome};
-pub use page_map::{
+pub use page::content::{MAX_PAGE_TEXT_CHARS, PageText, TextMatch};
+pub use page::forms::{Dropdown, DropdownOption, Selection, Upload};
+pub use page::input::{ClickOutcome, Effects, TypeOutcome};
+pub use page::map::{
     Element, MAX_ELEMENTS, MAX_TEXT_CHARS, PageMap, ScrollPosition, VIEWPORT_EXPANSION_PX,
 };
+pub use page::navigation::PageInfo;
+pub use page::view::ScrollOutcome;
 pub use profile::processes_mentioning;
-pub use safety::{PolicyError, SafetyPolicy, SafetyPolicyBuilder};
-pub use secrets::{SECRET_CLOSE, SECRET_OPEN};
-pub use session::Browser;
-pub use tabs::TabInfo;
+pub use safety::{
+    BlockedNavigation, DomainPattern, PatternError, PolicyError, SECRET_CLOSE, SECRET_OPEN,
+    SafetyPolicy, SafetyPolicyBuilder,
+};

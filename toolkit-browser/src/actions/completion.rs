@@ -3,6 +3,7 @@
 use toolkit_core::{ToolResult, tool};
 
 use super::{Reply, build};
+use crate::browser::Browser;
 use crate::error::BrowserError;
 use crate::safety::SafetyPolicy;
 
@@ -19,8 +20,11 @@ pub async fn done(
     success: Option<bool>,
     /// Files to show the user, as paths relative to the files folder.
     files: Option<Vec<String>>,
-    #[tool(state)] policy: SafetyPolicy,
+    #[tool(state)] browser: Browser,
 ) -> ToolResult {
+    // The task's end needs no page, so it does not wait for the action
+    // lock; only the policy's files folder.
+    let policy = browser.policy();
     let outcome = finish(
         &policy,
         text,

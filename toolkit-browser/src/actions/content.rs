@@ -2,10 +2,9 @@
 
 use toolkit_core::{ToolResult, tool};
 
-use super::{EXTRACT_PAGE_CHARS, Reply, here, page_line, respond};
+use super::{EXTRACT_PAGE_CHARS, Reply, act, here, page_line};
+use crate::browser::Browser;
 use crate::error::BrowserError;
-use crate::safety::SafetyPolicy;
-use crate::session::Browser;
 
 /// Read the current page's text as markdown (headings, paragraphs, links,
 /// lists, tables), 10000 characters at a time.
@@ -18,11 +17,8 @@ pub async fn extract(
     /// previous part gave it.
     start: Option<u32>,
     #[tool(state)] browser: Browser,
-    #[tool(state)] policy: SafetyPolicy,
 ) -> ToolResult {
-    // One action at a time, in call order (see `Browser::action_turn`).
-    let _turn = browser.action_turn().await;
-    let outcome = async {
+    act(&browser, async |policy| {
         let text = browser.page_text().await?;
         // Redacted before it is cut, so that no part can hold a piece of a
         // secret, and offsets refer to what the model reads.
@@ -59,9 +55,8 @@ pub async fn extract(
             "Read characters {start}-{} of {} of the text of {}",
             part.end, part.total, text.url
         )))
-    }
-    .await;
-    respond(&browser, &policy, outcome).await
+    })
+    .await
 }
 
 /// One part of a text.
@@ -115,11 +110,8 @@ pub async fn find_text(
     /// Which occurrence to scroll to, from 1 (default 1).
     occurrence: Option<u32>,
     #[tool(state)] browser: Browser,
-    #[tool(state)] policy: SafetyPolicy,
 ) -> ToolResult {
-    // One action at a time, in call order (see `Browser::action_turn`).
-    let _turn = browser.action_turn().await;
-    let outcome = async {
+    act(&browser, async |_| {
         let found = browser.find_text(&text, occurrence.unwrap_or(1)).await?;
         let Some(found) = found else {
             return Err(BrowserError::invalid(format!(
@@ -137,21 +129,15 @@ pub async fn find_text(
             found.context
         ))
         .memory(format!("Scrolled to {text:?} ({which})")))
-    }
-    .await;
-    respond(&browser, &policy, outcome).await
+    })
+    .await
 }
 
 /// Take a screenshot of the visible part of the current page, to see
 /// layout, images or anything the page map does not show.
 #[tool(catalogue = false)]
-pub async fn screenshot(
-    #[tool(state)] browser: Browser,
-    #[tool(state)] policy: SafetyPolicy,
-) -> ToolResult {
-    // One action at a time, in call order (see `Browser::action_turn`).
-    let _turn = browser.action_turn().await;
-    let outcome = async {
+pub async fn screenshot(#[tool(state)] browser: Browser) -> ToolResult {
+    act(&browser, async |_| {
         let (png, masked) = browser.screenshot_masked().await?;
         let (width, height) = browser.config().viewport();
         let page = here(&browser).await?;
@@ -163,9 +149,8 @@ pub async fn screenshot(
         .show_once()
         .memory(format!("Took a screenshot of {}", info.url))
         .attribute("masked_secret_elements", masked))
-    }
-    .await;
-    respond(&browser, &policy, outcome).await
+    })
+    .await
 }
 
 #[cfg(test)]

@@ -4,11 +4,10 @@ use std::fmt::Write as _;
 
 use toolkit_core::{ToolResult, tool};
 
-use super::{Reply, check_navigation, effects_sentence, label, respond, stop_if_fatal};
+use super::{Reply, act, check_navigation, effects_sentence, label, stop_if_fatal};
+use crate::browser::Browser;
 use crate::error::BrowserError;
-use crate::forms::option_list;
-use crate::safety::SafetyPolicy;
-use crate::session::Browser;
+use crate::page::forms::option_list;
 
 /// List the options of the dropdown numbered `index` in the page map: a
 /// `<select>`, or a custom dropdown (an ARIA listbox or menu).
@@ -17,11 +16,8 @@ pub async fn dropdown_options(
     /// The dropdown's number in the page map.
     index: u32,
     #[tool(state)] browser: Browser,
-    #[tool(state)] policy: SafetyPolicy,
 ) -> ToolResult {
-    // One action at a time, in call order (see `Browser::action_turn`).
-    let _turn = browser.action_turn().await;
-    let outcome = async {
+    act(&browser, async |_| {
         let dropdown = browser.dropdown_options(index).await?;
         let what = label(&dropdown.element);
         if dropdown.options.is_empty() {
@@ -62,9 +58,8 @@ pub async fn dropdown_options(
             "Options of {what}: {}",
             option_list(&dropdown.options, 10)
         )))
-    }
-    .await;
-    respond(&browser, &policy, outcome).await
+    })
+    .await
 }
 
 /// Choose an option of the dropdown numbered `index` (a `<select>` or a
@@ -78,11 +73,8 @@ pub async fn select_option(
     /// works when no other option shares it).
     option: String,
     #[tool(state)] browser: Browser,
-    #[tool(state)] policy: SafetyPolicy,
 ) -> ToolResult {
-    // One action at a time, in call order (see `Browser::action_turn`).
-    let _turn = browser.action_turn().await;
-    let outcome = async {
+    act(&browser, async |policy| {
         let before = browser.current_tab().await?;
         let chosen = browser.select_option(index, &option).await;
         stop_if_fatal(&chosen)?;
@@ -102,9 +94,8 @@ pub async fn select_option(
             reply = reply.say(effects_sentence(&browser, effects).await?);
         }
         Ok(reply)
-    }
-    .await;
-    respond(&browser, &policy, outcome).await
+    })
+    .await
 }
 
 /// Choose a file for the file input numbered `index`, as a person would in
@@ -117,11 +108,8 @@ pub async fn upload_file(
     /// The file's path, relative to the files folder.
     path: String,
     #[tool(state)] browser: Browser,
-    #[tool(state)] policy: SafetyPolicy,
 ) -> ToolResult {
-    // One action at a time, in call order (see `Browser::action_turn`).
-    let _turn = browser.action_turn().await;
-    let outcome = async {
+    act(&browser, async |policy| {
         let file = policy.resolve_file(&path)?;
         let upload = browser
             .upload_file(index, std::slice::from_ref(&file))
@@ -142,7 +130,6 @@ pub async fn upload_file(
             "Chose the file {name:?} ({size} bytes) for {what}."
         ))
         .memory(format!("Chose the file {name:?} for {what}")))
-    }
-    .await;
-    respond(&browser, &policy, outcome).await
+    })
+    .await
 }

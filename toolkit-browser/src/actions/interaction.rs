@@ -2,12 +2,12 @@
 
 use toolkit_core::{ToolResult, tool};
 
-use super::{Reply, check_navigation, cut, effects_sentence, label, respond, stop_if_fatal};
+use super::{Reply, act, check_navigation, cut, effects_sentence, label, stop_if_fatal};
+use crate::browser::Browser;
 use crate::error::BrowserError;
-use crate::forms::option_list;
+use crate::page::forms::option_list;
 use crate::safety::SafetyPolicy;
-use crate::secrets::{Piece, pieces};
-use crate::session::Browser;
+use crate::safety::{Piece, pieces};
 
 /// Click the element numbered `index` in the page map, like a person: it
 /// is scrolled into view first.
@@ -21,12 +21,11 @@ pub async fn click(
     /// The element's number in the page map.
     index: u32,
     #[tool(state)] browser: Browser,
-    #[tool(state)] policy: SafetyPolicy,
 ) -> ToolResult {
-    // One action at a time, in call order (see `Browser::action_turn`).
-    let _turn = browser.action_turn().await;
-    let outcome = click_element(&browser, &policy, index).await;
-    respond(&browser, &policy, outcome).await
+    act(&browser, async |policy| {
+        click_element(&browser, &policy, index).await
+    })
+    .await
 }
 
 async fn click_element(
@@ -57,9 +56,9 @@ async fn click_element(
     let clicked = browser.click(index).await;
     stop_if_fatal(&clicked)?;
     let what = label(&element);
-    let guard = check_navigation(browser, policy, Some(&before.id)).await;
+    let checked = check_navigation(browser, policy, Some(&before.id)).await;
     let outcome = clicked?;
-    if let Err(blocked) = guard {
+    if let Err(blocked) = checked {
         return Ok(Reply::text(format!("Clicked {what}."))
             .memory(format!("Clicked {what}; its navigation was blocked"))
             .failed(blocked));
@@ -92,12 +91,11 @@ pub async fn input(
     /// Replace the field's current content (default true); false appends.
     clear: Option<bool>,
     #[tool(state)] browser: Browser,
-    #[tool(state)] policy: SafetyPolicy,
 ) -> ToolResult {
-    // One action at a time, in call order (see `Browser::action_turn`).
-    let _turn = browser.action_turn().await;
-    let outcome = type_into(&browser, &policy, index, &text, clear.unwrap_or(true)).await;
-    respond(&browser, &policy, outcome).await
+    act(&browser, async |policy| {
+        type_into(&browser, &policy, index, &text, clear.unwrap_or(true)).await
+    })
+    .await
 }
 
 async fn type_into(
@@ -147,11 +145,8 @@ pub async fn scroll(
     /// Scroll the scrollable box holding this element instead of the page.
     index: Option<u32>,
     #[tool(state)] browser: Browser,
-    #[tool(state)] policy: SafetyPolicy,
 ) -> ToolResult {
-    // One action at a time, in call order (see `Browser::action_turn`).
-    let _turn = browser.action_turn().await;
-    let outcome = async {
+    act(&browser, async |_| {
         let down = down.unwrap_or(true);
         let pages = pages.unwrap_or(1.0);
         let moved = browser.scroll(pages, down, index).await?;
@@ -172,9 +167,8 @@ pub async fn scroll(
             moved.above, moved.below
         ))
         .memory(format!("Scrolled {what} {direction} by {amount} px")))
-    }
-    .await;
-    respond(&browser, &policy, outcome).await
+    })
+    .await
 }
 
 /// Press keys on the focused element: one key or combination ("Enter",
@@ -189,17 +183,14 @@ pub async fn send_keys(
     /// between presses.
     keys: String,
     #[tool(state)] browser: Browser,
-    #[tool(state)] policy: SafetyPolicy,
 ) -> ToolResult {
-    // One action at a time, in call order (see `Browser::action_turn`).
-    let _turn = browser.action_turn().await;
-    let outcome = async {
+    act(&browser, async |policy| {
         let before = browser.current_tab().await?;
         let pressed = browser.press_keys(&keys).await;
         stop_if_fatal(&pressed)?;
-        let guard = check_navigation(&browser, &policy, Some(&before.id)).await;
+        let checked = check_navigation(&browser, &policy, Some(&before.id)).await;
         let effects = pressed?;
-        if let Err(blocked) = guard {
+        if let Err(blocked) = checked {
             return Ok(Reply::text(format!("Pressed {keys}."))
                 .memory(format!("Pressed {keys}; its navigation was blocked"))
                 .failed(blocked));
@@ -214,7 +205,6 @@ pub async fn send_keys(
         Ok(Reply::text(format!("Pressed {keys}."))
             .say(sentence)
             .memory(memory))
-    }
-    .await;
-    respond(&browser, &policy, outcome).await
+    })
+    .await
 }

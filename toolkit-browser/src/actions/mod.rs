@@ -1,9 +1,11 @@
 //! The ready browser actions an agent calls, as `toolkit-core` tools.
 //!
-//! Each action is a `#[tool]` whose session ([`Browser`]) and
-//! [`SafetyPolicy`] are hidden state parameters, so the model sees only
-//! its own arguments. [`registry`] returns a registry builder preloaded
-//! with [`default_tools`] and both states: the host can leave actions out
+//! Each action is a `#[tool]` whose session ([`Browser`]) is a hidden
+//! state parameter, so the model sees only its own arguments; the
+//! [`SafetyPolicy`] it obeys is the session's own ([`Browser::policy`]), so
+//! the actions, the page map and the navigation guard can never enforce two
+//! different policies. [`registry`] returns a registry builder preloaded
+//! with [`default_tools`] and the session: the host can leave actions out
 //! (`.exclude(["upload_file"])`), add its own tools beside them, and
 //! [`evaluate`] (off by default) with `.tools(tools![toolkit_browser::actions::evaluate])`.
 //!
@@ -14,8 +16,12 @@
 //! returns (result, memory, error) passes through the policy's redaction,
 //! so a secret's value never comes back out.
 //!
+//! Every action on the session runs inside one frame (`act`): it waits for
+//! the actions called before it, runs with the session's policy, then reports
+//! the dialogs the page showed and redacts every text of its reply.
+//!
 //! The tools stay out of the global catalogue (`catalogue = false`): they
-//! need a session and a policy, which only [`registry`] provides.
+//! need a session, which only [`registry`] provides.
 
 mod completion;
 mod content;
@@ -30,10 +36,10 @@ use std::path::PathBuf;
 
 use toolkit_core::{Block, Image, Registry, RegistryBuilder, ToolDef, ToolResult, tools};
 
+use crate::browser::Browser;
 use crate::error::BrowserError;
-use crate::page_map::Element;
+use crate::page::map::Element;
 use crate::safety::SafetyPolicy;
-use crate::session::Browser;
 
 pub use completion::done;
 pub use content::{extract, find_text, screenshot};
@@ -94,9 +100,10 @@ pub fn default_tools() -> Vec<&'static ToolDef> {
     .to_vec()
 }
 
-/// A registry builder holding the default browser actions and their state:
-/// the session and the policy. The policy is also installed in the session
-/// ([`Browser::set_policy`]), so the page map and every navigation obey it.
+/// A registry builder holding the default browser actions and their state,
+/// the session, with `policy` installed in it ([`Browser::set_policy`]): the
+/// actions, the page map and every navigation obey it. A later
+/// `set_policy` on the session replaces it for all of them at once.
 ///
 /// ```no_run
 /// use toolkit_browser::{Browser, BrowserConfig, SafetyPolicy};
@@ -121,11 +128,8 @@ pub fn default_tools() -> Vec<&'static ToolDef> {
 /// # }
 /// ```
 pub fn registry(browser: Browser, policy: SafetyPolicy) -> RegistryBuilder {
-    browser.set_policy(policy.clone());
-    Registry::builder()
-        .tools(default_tools())
-        .state(browser)
-        .state(policy)
+    browser.set_policy(policy);
+    Registry::builder().tools(default_tools()).state(browser)
 }
 
 /// What an action has to say, before redaction turns it into a
@@ -212,9 +216,24 @@ impl From<BrowserError> for Reply {
     }
 }
 
+/// The frame of every action on the session. It waits for the actions
+/// called before it to finish (one action at a time, in call order: see
+/// `Browser::action_lock`), runs `run` with the session's policy as it is
+/// now, then notes the dialogs the page showed meanwhile, redacts every
+/// text and builds the result.
+pub(crate) async fn act(
+    browser: &Browser,
+    run: impl AsyncFnOnce(SafetyPolicy) -> Result<Reply, BrowserError>,
+) -> ToolResult {
+    let _lock = browser.action_lock().await;
+    let policy = browser.policy();
+    let outcome = run(policy.clone()).await;
+    respond(browser, &policy, outcome).await
+}
+
 /// The end of every action: notes the dialogs the page showed meanwhile,
 /// redacts every text, and builds the result.
-pub(crate) async fn respond(
+async fn respond(
     browser: &Browser,
     policy: &SafetyPolicy,
     outcome: Result<Reply, BrowserError>,

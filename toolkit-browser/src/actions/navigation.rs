@@ -4,11 +4,11 @@ use std::time::Duration;
 
 use toolkit_core::{ToolResult, tool};
 
-use super::{MAX_WAIT_SECONDS, Reply, check_navigation, here, page_line, respond, stop_if_fatal};
+use super::{MAX_WAIT_SECONDS, Reply, act, check_navigation, here, page_line, stop_if_fatal};
+use crate::browser::Browser;
 use crate::error::BrowserError;
-use crate::input::normalize_url;
+use crate::page::navigation::normalize_url;
 use crate::safety::SafetyPolicy;
-use crate::session::Browser;
 
 /// Open a URL in the current tab, or in a new tab, and wait for it to load.
 ///
@@ -23,12 +23,11 @@ pub async fn navigate(
     /// current one. Default false.
     new_tab: Option<bool>,
     #[tool(state)] browser: Browser,
-    #[tool(state)] policy: SafetyPolicy,
 ) -> ToolResult {
-    // One action at a time, in call order (see `Browser::action_turn`).
-    let _turn = browser.action_turn().await;
-    let outcome = open(&browser, &policy, &url, new_tab.unwrap_or(false)).await;
-    respond(&browser, &policy, outcome).await
+    act(&browser, async |policy| {
+        open(&browser, &policy, &url, new_tab.unwrap_or(false)).await
+    })
+    .await
 }
 
 async fn open(
@@ -73,13 +72,8 @@ async fn open(
 
 /// Go back to the previous page of the current tab.
 #[tool(catalogue = false)]
-pub async fn go_back(
-    #[tool(state)] browser: Browser,
-    #[tool(state)] policy: SafetyPolicy,
-) -> ToolResult {
-    // One action at a time, in call order (see `Browser::action_turn`).
-    let _turn = browser.action_turn().await;
-    let outcome = async {
+pub async fn go_back(#[tool(state)] browser: Browser) -> ToolResult {
+    act(&browser, async |policy| {
         let went = browser.go_back().await;
         stop_if_fatal(&went)?;
         check_navigation(&browser, &policy, None).await?;
@@ -87,9 +81,8 @@ pub async fn go_back(
         let page = page_line(&info.title, &info.url);
         Ok(Reply::text(format!("Went back to {page}."))
             .memory(format!("Went back to {}", info.url)))
-    }
-    .await;
-    respond(&browser, &policy, outcome).await
+    })
+    .await
 }
 
 /// Wait for the page to change (content still loading, an animation, a
@@ -101,11 +94,8 @@ pub async fn wait(
     /// How many seconds to wait (fractions allowed; default 3, at most 10).
     seconds: Option<f64>,
     #[tool(state)] browser: Browser,
-    #[tool(state)] policy: SafetyPolicy,
 ) -> ToolResult {
-    // One action at a time, in call order (see `Browser::action_turn`).
-    let _turn = browser.action_turn().await;
-    let outcome = async {
+    act(&browser, async |policy| {
         let asked = seconds.unwrap_or(3.0);
         if !asked.is_finite() || asked < 0.0 {
             return Err(BrowserError::invalid(format!(
@@ -125,7 +115,6 @@ pub async fn wait(
             ));
         }
         Ok(reply.say(format!("The page is {}.", here(&browser).await?)))
-    }
-    .await;
-    respond(&browser, &policy, outcome).await
+    })
+    .await
 }

@@ -2,9 +2,8 @@
 
 use toolkit_core::{ToolResult, tool};
 
-use super::{Reply, check_navigation, cut, effects_sentence, respond, stop_if_fatal};
-use crate::safety::SafetyPolicy;
-use crate::session::Browser;
+use super::{Reply, act, check_navigation, cut, effects_sentence, stop_if_fatal};
+use crate::browser::Browser;
 
 /// The most characters of a script's result returned to the model.
 const MAX_RESULT_CHARS: usize = 20_000;
@@ -27,11 +26,8 @@ pub async fn evaluate(
     /// The JavaScript expression to run.
     code: String,
     #[tool(state)] browser: Browser,
-    #[tool(state)] policy: SafetyPolicy,
 ) -> ToolResult {
-    // One action at a time, in call order (see `Browser::action_turn`).
-    let _turn = browser.action_turn().await;
-    let outcome = async {
+    act(&browser, async |policy| {
         let before = browser.current_tab().await?;
         let value = browser.evaluate_settled(&code).await;
         stop_if_fatal(&value)?;
@@ -50,7 +46,6 @@ pub async fn evaluate(
             .show_once()
             .say(effects_sentence(&browser, &effects).await?)
             .memory(format!("Ran a script; it returned {}", cut(&shown, 80))))
-    }
-    .await;
-    respond(&browser, &policy, outcome).await
+    })
+    .await
 }

@@ -2,9 +2,8 @@
 
 use toolkit_core::{ToolResult, tool};
 
-use super::{Reply, respond, tab_line};
-use crate::safety::SafetyPolicy;
-use crate::session::Browser;
+use super::{Reply, act, tab_line};
+use crate::browser::Browser;
 
 /// Make another open tab the current one (actions act on the current tab).
 /// Tabs are named by the ids the page map lists.
@@ -13,18 +12,14 @@ pub async fn switch_tab(
     /// The tab's id, as the page map lists it (such as "a1b2").
     tab_id: String,
     #[tool(state)] browser: Browser,
-    #[tool(state)] policy: SafetyPolicy,
 ) -> ToolResult {
-    // One action at a time, in call order (see `Browser::action_turn`).
-    let _turn = browser.action_turn().await;
-    let outcome = async {
+    act(&browser, async |_| {
         let tab = browser.switch_tab(&tab_id).await?;
         let line = tab_line(&tab);
         Ok(Reply::text(format!("Switched to {line}."))
             .memory(format!("Switched to tab {}", tab.id)))
-    }
-    .await;
-    respond(&browser, &policy, outcome).await
+    })
+    .await
 }
 
 /// Close an open tab. When it was the current tab, another one becomes
@@ -34,18 +29,14 @@ pub async fn close_tab(
     /// The tab's id, as the page map lists it (such as "a1b2").
     tab_id: String,
     #[tool(state)] browser: Browser,
-    #[tool(state)] policy: SafetyPolicy,
 ) -> ToolResult {
-    // One action at a time, in call order (see `Browser::action_turn`).
-    let _turn = browser.action_turn().await;
-    let outcome = async {
+    act(&browser, async |_| {
         let current = browser.close_tab(&tab_id).await?;
         let line = tab_line(&current);
         Ok(
             Reply::text(format!("Closed tab {tab_id}. The current tab is {line}."))
                 .memory(format!("Closed tab {tab_id}")),
         )
-    }
-    .await;
-    respond(&browser, &policy, outcome).await
+    })
+    .await
 }

@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 use std::fmt::Write as _;
 
-use crate::domains::DomainPattern;
+use super::domains::DomainPattern;
 
 /// What the model writes in `input` to type a secret: `<secret>name</secret>`.
 pub const SECRET_OPEN: &str = "<secret>";

@@ -6,10 +6,11 @@ use std::path::PathBuf;
 use chromiumoxide::cdp::browser_protocol::dom::SetFileInputFilesParams;
 use serde::{Deserialize, Serialize};
 
+use super::input::Effects;
+use super::live;
+use super::map::{Element, MAX_TEXT_CHARS};
+use crate::browser::Browser;
 use crate::error::BrowserError;
-use crate::input::Effects;
-use crate::page_map::{Element, MAX_TEXT_CHARS};
-use crate::session::Browser;
 
 /// One option of a dropdown.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -175,12 +176,10 @@ impl Browser {
     /// for an element that is not a dropdown.
     pub async fn dropdown_options(&self, index: u32) -> Result<Dropdown, BrowserError> {
         let mut session = self.live().await?;
-        let page = session.current.clone();
+        let page = session.current();
         let args = serde_json::json!({ "index": index, "maxText": MAX_TEXT_CHARS });
         let reply: OptionsReply = session.call(&page, "dropdownOptions", args).await?;
-        let (Some(element), false) = (reply.el, reply.stale) else {
-            return Err(BrowserError::StaleElement { index });
-        };
+        let element = live(index, reply.stale, reply.el)?;
         if reply.not_dropdown {
             return Err(not_a_dropdown(index, &element));
         }
@@ -207,7 +206,7 @@ impl Browser {
     pub async fn select_option(&self, index: u32, wanted: &str) -> Result<Selection, BrowserError> {
         let reply: SelectReply = {
             let mut session = self.live().await?;
-            let page = session.current.clone();
+            let page = session.current();
             let args = serde_json::json!({
                 "index": index,
                 "wanted": wanted,
@@ -217,9 +216,7 @@ impl Browser {
             session.call(&page, "selectOption", args).await?
         };
         self.advance_index(reply.next);
-        let (Some(element), false) = (reply.el, reply.stale) else {
-            return Err(BrowserError::StaleElement { index });
-        };
+        let element = live(index, reply.stale, reply.el)?;
         if reply.not_dropdown {
             return Err(not_a_dropdown(index, &element));
         }
@@ -316,12 +313,10 @@ impl Browser {
     /// takes one.
     pub async fn upload_file(&self, index: u32, files: &[PathBuf]) -> Result<Upload, BrowserError> {
         let mut session = self.live().await?;
-        let page = session.current.clone();
+        let page = session.current();
         let args = serde_json::json!({ "index": index, "maxText": MAX_TEXT_CHARS });
         let reply: FileReply = session.call(&page, "fileInput", args).await?;
-        let (Some(element), false) = (reply.el, reply.stale) else {
-            return Err(BrowserError::StaleElement { index });
-        };
+        let element = live(index, reply.stale, reply.el)?;
         if let Some(what) = reply.not_file {
             return Err(BrowserError::invalid(format!(
                 "element [{index}] is {what}, not a file input; pick an <input type=file> (or \
@@ -334,19 +329,15 @@ impl Browser {
                 files.len()
             )));
         }
-        let node = session
-            .element_object(&page, "fileNode", index)
-            .await?
-            .ok_or(BrowserError::StaleElement { index })?;
+        let node = session.element_object(&page, "fileNode", index).await?;
+        let node = live(index, false, node)?;
         let mut params =
             SetFileInputFilesParams::new(files.iter().map(|p| p.display().to_string()).collect());
         params.object_id = Some(node);
         session.exec(&page, params, "choosing the file").await?;
         let args = serde_json::json!({ "index": index });
         let names: NamesReply = session.call(&page, "fileNames", args).await?;
-        if names.stale {
-            return Err(BrowserError::StaleElement { index });
-        }
+        live(index, names.stale, Some(()))?;
         Ok(Upload {
             element,
             names: names.names,

@@ -8,9 +8,9 @@ use std::sync::Arc;
 
 use url::Url;
 
-use crate::domains::{self, DomainPattern, PatternError};
+use super::domains::{self, DomainPattern, PatternError};
+use super::secrets::{Piece, Redactor, Secret, pieces, placeholder};
 use crate::error::BrowserError;
-use crate::secrets::{Piece, Redactor, Secret, pieces, placeholder};
 
 /// The schemes a page may always be on: web pages, blank pages, the
 /// browser's own error pages (where a failed or blocked navigation lands),

@@ -2,8 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::browser::Browser;
 use crate::error::BrowserError;
-use crate::session::Browser;
 
 /// The most characters of markdown [`Browser::page_text`] converts; a page
 /// with more is cut there ([`PageText::truncated`]).
@@ -60,16 +60,15 @@ impl Browser {
     pub async fn page_text(&self) -> Result<PageText, BrowserError> {
         let mut text: PageText = {
             let mut session = self.live().await?;
-            let page = session.current.clone();
+            let page = session.current();
             let args = serde_json::json!({ "maxChars": MAX_PAGE_TEXT_CHARS });
             session.call(&page, "extract", args).await?
         };
-        if let Some(policy) = self.policy() {
-            let r = policy.redactor();
-            r.redact_in_place(&mut text.markdown);
-            r.redact_in_place(&mut text.url);
-            r.redact_in_place(&mut text.title);
-        }
+        let policy = self.policy();
+        let r = policy.redactor();
+        r.redact_in_place(&mut text.markdown);
+        r.redact_in_place(&mut text.url);
+        r.redact_in_place(&mut text.title);
         Ok(text)
     }
 
@@ -86,16 +85,14 @@ impl Browser {
             return Err(BrowserError::invalid("the text to find is empty"));
         }
         let mut session = self.live().await?;
-        let page = session.current.clone();
+        let page = session.current();
         let args = serde_json::json!({ "text": text, "nth": nth.max(1) });
         let reply: FindReply = session.call(&page, "findText", args).await?;
         if reply.found == 0 {
             return Ok(None);
         }
         let mut context = reply.context;
-        if let Some(policy) = self.policy() {
-            policy.redactor().redact_in_place(&mut context);
-        }
+        self.policy().redactor().redact_in_place(&mut context);
         Ok(Some(TextMatch {
             found: reply.found,
             nth: reply.nth,

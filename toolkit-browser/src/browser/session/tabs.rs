@@ -8,8 +8,9 @@ use chromiumoxide::Page;
 use chromiumoxide::cdp::browser_protocol::target::{CloseTargetParams, TargetId, TargetInfo};
 use serde::Serialize;
 
+use super::Session;
+use crate::browser::Browser;
 use crate::error::BrowserError;
-use crate::session::{Browser, Session};
 
 /// One open tab.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

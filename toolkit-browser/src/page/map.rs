@@ -6,10 +6,11 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
+use super::live;
+use crate::browser::Browser;
+use crate::browser::TabInfo;
 use crate::error::BrowserError;
-use crate::secrets::Redactor;
-use crate::session::Browser;
-use crate::tabs::TabInfo;
+use crate::safety::Redactor;
 
 /// How far beyond the viewport, above and below, elements are still mapped
 /// (browser-use's `viewport_threshold`): the model sees what one scroll
@@ -142,12 +143,12 @@ impl Element {
         if let Some(p) = &self.placeholder {
             let _ = write!(line, " placeholder={}", quoted(p));
         }
-        for (flag, state) in [
+        for (flag, value) in [
             ("checked", self.checked),
             ("selected", self.selected),
             ("expanded", self.expanded),
         ] {
-            match state {
+            match value {
                 Some(true) => {
                     let _ = write!(line, " {flag}");
                 }
@@ -276,7 +277,7 @@ fn pages(px: i64, viewport: i64) -> f64 {
     }
 }
 
-/// The state of the current tab as the model sees it: its URL and title,
+/// The current tab as the model sees it: its URL and title,
 /// the open tabs, the scroll position, and the visible interactive elements
 /// (within [`VIEWPORT_EXPANSION_PX`] of the viewport), each numbered.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -418,7 +419,7 @@ impl Browser {
         let mut session = self.live().await?;
         // First the tabs: if the current tab has gone, this picks another.
         let tabs = session.tab_list().await?;
-        let page = session.current.clone();
+        let page = session.current();
         let args = serde_json::json!({
             "base": self.next_index(),
             "expand": VIEWPORT_EXPANSION_PX,
@@ -448,9 +449,7 @@ impl Browser {
         };
         // The map is what the model reads at every step: a secret typed
         // into a field (or echoed by the page) must not show in it.
-        if let Some(policy) = self.policy().filter(crate::SafetyPolicy::has_secrets) {
-            map.redact(policy.redactor());
-        }
+        map.redact(self.policy().redactor());
         Ok(map)
     }
 
@@ -464,19 +463,13 @@ impl Browser {
     /// new page map.
     pub async fn element(&self, index: u32) -> Result<Element, BrowserError> {
         let mut session = self.live().await?;
-        let page = session.current.clone();
+        let page = session.current();
         let args = serde_json::json!({ "index": index, "maxText": MAX_TEXT_CHARS });
         let found: Lookup = session.call(&page, "elementInfo", args).await?;
         drop(session);
-        match found.el {
-            Some(mut element) if !found.stale => {
-                if let Some(policy) = self.policy().filter(crate::SafetyPolicy::has_secrets) {
-                    element.redact(policy.redactor());
-                }
-                Ok(element)
-            }
-            _ => Err(BrowserError::StaleElement { index }),
-        }
+        let mut element = live(index, found.stale, found.el)?;
+        element.redact(self.policy().redactor());
+        Ok(element)
     }
 }
 

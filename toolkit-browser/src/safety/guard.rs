@@ -28,8 +28,8 @@ use futures_util::StreamExt;
 use serde_json::{Value, json};
 use tokio::task::JoinHandle;
 
+use super::policy::SafetyPolicy;
 use crate::error::BrowserError;
-use crate::safety::SafetyPolicy;
 
 /// A top-level navigation the guard stopped.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -137,42 +137,44 @@ impl Conn {
     }
 }
 
-/// Connects to the browser at `ws_url`, starts intercepting top-level
-/// document requests, and answers them by `policy` until the connection
-/// closes or the guard is dropped.
-pub(crate) async fn start(
-    ws_url: &str,
-    policy: SafetyPolicy,
-    log: BlockedLog,
-    limit: Duration,
-) -> Result<Guard, BrowserError> {
-    let failed = |detail: String| BrowserError::Launch {
-        detail: format!("the navigation guard could not start: {detail}"),
-    };
-    let setup = async {
-        let (ws, _) = async_tungstenite::tokio::connect_async(ws_url)
-            .await
-            .map_err(|e| e.to_string())?;
-        let mut conn = Conn {
-            ws,
-            next_id: 0,
-            backlog: VecDeque::new(),
+impl Guard {
+    /// Connects to the browser at `ws_url`, starts intercepting top-level
+    /// document requests, and answers them by `policy` until the connection
+    /// closes or the guard is dropped.
+    pub(crate) async fn start(
+        ws_url: &str,
+        policy: SafetyPolicy,
+        log: BlockedLog,
+        limit: Duration,
+    ) -> Result<Self, BrowserError> {
+        let failed = |detail: String| BrowserError::Launch {
+            detail: format!("the navigation guard could not start: {detail}"),
         };
-        let pattern = json!({
-            "urlPattern": "*",
-            "resourceType": "Document",
-            "requestStage": "Request",
-        });
-        conn.request("Fetch.enable", json!({ "patterns": [pattern] }))
-            .await?;
-        Ok::<_, String>(conn)
-    };
-    let conn = tokio::time::timeout(limit, setup)
-        .await
-        .map_err(|_| failed(format!("no answer within {:.0}s", limit.as_secs_f64())))?
-        .map_err(failed)?;
-    let task = tokio::spawn(serve(conn, policy, log));
-    Ok(Guard { task })
+        let setup = async {
+            let (ws, _) = async_tungstenite::tokio::connect_async(ws_url)
+                .await
+                .map_err(|e| e.to_string())?;
+            let mut conn = Conn {
+                ws,
+                next_id: 0,
+                backlog: VecDeque::new(),
+            };
+            let pattern = json!({
+                "urlPattern": "*",
+                "resourceType": "Document",
+                "requestStage": "Request",
+            });
+            conn.request("Fetch.enable", json!({ "patterns": [pattern] }))
+                .await?;
+            Ok::<_, String>(conn)
+        };
+        let conn = tokio::time::timeout(limit, setup)
+            .await
+            .map_err(|_| failed(format!("no answer within {:.0}s", limit.as_secs_f64())))?
+            .map_err(failed)?;
+        let task = tokio::spawn(serve(conn, policy, log));
+        Ok(Self { task })
+    }
 }
 
 async fn serve(mut conn: Conn, policy: SafetyPolicy, log: BlockedLog) {

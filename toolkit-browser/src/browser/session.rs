@@ -1,0 +1,456 @@
+//! One running browser and what this crate tracks about it: its tabs
+//! (`tabs`), the DevTools commands run on it (`devtools`), the bridge to
+//! the page-side script (`script`), its dialogs, and its navigation guard.
+
+mod devtools;
+mod script;
+mod tabs;
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex as StdMutex};
+use std::time::{Duration, Instant};
+
+use chromiumoxide::cdp::browser_protocol::page::{
+    EventJavascriptDialogOpening, HandleJavaScriptDialogParams,
+};
+use chromiumoxide::cdp::browser_protocol::target::TargetId;
+use chromiumoxide::cdp::js_protocol::runtime::ExecutionContextId;
+use chromiumoxide::error::CdpError;
+use chromiumoxide::handler::viewport::Viewport;
+use chromiumoxide::listeners::EventStream;
+use chromiumoxide::{Handler, Page};
+use futures_util::StreamExt;
+use tokio::task::JoinHandle;
+
+use super::{Origin, lock_ignoring_poison};
+use crate::config::{BrowserConfig, launch_args};
+use crate::error::BrowserError;
+use crate::profile::{ProfileDir, processes_mentioning};
+use crate::safety::{BlockedLog, Guard, SafetyPolicy};
+
+pub(crate) use devtools::Fail;
+use tabs::TabBook;
+pub use tabs::TabInfo;
+
+/// A browser just launched or connected to, before its first tab.
+struct Started {
+    cdp: chromiumoxide::Browser,
+    handler: Handler,
+    launched: bool,
+    pid: Option<u32>,
+    profile: Option<ProfileDir>,
+}
+
+/// One running browser and what this crate tracks about it.
+pub(crate) struct Session {
+    cdp: chromiumoxide::Browser,
+    handler: JoinHandle<()>,
+    /// Cleared by the handler task when the DevTools connection ends.
+    alive: Arc<AtomicBool>,
+    launched: bool,
+    pid: Option<u32>,
+    ws_url: String,
+    current: Page,
+    tabs: TabBook,
+    dialogs: Arc<StdMutex<Vec<String>>>,
+    watched: HashSet<TargetId>,
+    /// Per tab, the context of the isolated world in its current document.
+    worlds: HashMap<TargetId, ExecutionContextId>,
+    config: BrowserConfig,
+    /// The navigation guard, when the policy restricts domains.
+    guard: Option<Guard>,
+    /// The policy generation the guard was set up for (0: none yet).
+    guard_generation: u64,
+    // Last: dropped after `cdp`, whose drop kills the browser, so the
+    // folder is removed once nothing uses it any more.
+    profile: Option<ProfileDir>,
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        self.handler.abort();
+        // SIGKILL now (chromiumoxide's `kill_on_drop` would send it when
+        // `cdp` is dropped, after this body); tokio reaps the process in the
+        // background.
+        if let Some(child) = self.cdp.get_mut_child() {
+            let _ = child.as_mut_inner().start_kill();
+        }
+        // The helpers exit within moments of the main process; the folder
+        // is removed once they have, on a thread of its own so that a drop
+        // never blocks the caller.
+        if let Some(profile) = self.profile.take()
+            && profile.path().exists()
+        {
+            let _ = std::thread::Builder::new()
+                .name("toolkit-browser-cleanup".into())
+                .spawn(move || {
+                    let deadline = Instant::now() + Duration::from_secs(10);
+                    while !processes_mentioning(profile.path()).is_empty()
+                        && Instant::now() < deadline
+                    {
+                        std::thread::sleep(Duration::from_millis(20));
+                    }
+                    let _ = ProfileDir::remove_path(profile.path(), Duration::from_secs(2));
+                });
+        }
+    }
+}
+
+impl Session {
+    pub(super) async fn start(
+        origin: &Origin,
+        config: &BrowserConfig,
+    ) -> Result<Self, BrowserError> {
+        match origin {
+            Origin::Launch => Self::launch(config).await,
+            Origin::Connect(url) => Self::connect(url, config).await,
+        }
+    }
+
+    async fn launch(config: &BrowserConfig) -> Result<Self, BrowserError> {
+        let executable = config.resolve_executable()?;
+        let profile = ProfileDir::create(config.profile_parent.as_deref())?;
+        let (width, height) = config.viewport;
+        let mut builder = chromiumoxide::BrowserConfig::builder()
+            .chrome_executable(&executable)
+            .user_data_dir(profile.path())
+            .window_size(width, height)
+            // chromiumoxide applies this to every tab it attaches to,
+            // popups included (its default is 800×600).
+            .viewport(Viewport {
+                width,
+                height,
+                ..Viewport::default()
+            })
+            .launch_timeout(config.launch_timeout)
+            // chromiumoxide also abandons navigations after this limit; a
+            // navigation it still waits for would hold up the next one.
+            .request_timeout(config.navigation_timeout)
+            // The whole list is ours (see `BASE_ARGS`), so that each flag
+            // appears once.
+            .disable_default_args()
+            .args(launch_args(config)?);
+        if !config.sandbox {
+            builder = builder.no_sandbox();
+        }
+        if !config.headless {
+            builder = builder.with_head();
+        }
+        let cdp_config = builder
+            .build()
+            .map_err(|detail| BrowserError::Launch { detail })?;
+        let (mut cdp, handler) = chromiumoxide::Browser::launch(cdp_config)
+            .await
+            .map_err(|e| BrowserError::Launch {
+                detail: format!("{} ({})", e, executable.display()),
+            })?;
+        let pid = cdp.get_mut_child().and_then(|c| c.as_mut_inner().id());
+        let started = Started {
+            cdp,
+            handler,
+            launched: true,
+            pid,
+            profile: Some(profile),
+        };
+        Self::init(started, config).await
+    }
+
+    async fn connect(url: &str, config: &BrowserConfig) -> Result<Self, BrowserError> {
+        let (width, height) = config.viewport;
+        let handler_config = chromiumoxide::handler::HandlerConfig {
+            viewport: Some(Viewport {
+                width,
+                height,
+                ..Viewport::default()
+            }),
+            request_timeout: config.navigation_timeout,
+            ..Default::default()
+        };
+        let connecting = chromiumoxide::Browser::connect_with_config(url, handler_config);
+        let (cdp, handler) = tokio::time::timeout(config.launch_timeout, connecting)
+            .await
+            .map_err(|_| BrowserError::Launch {
+                detail: format!("nothing answered at {url}"),
+            })?
+            .map_err(|e| BrowserError::Launch {
+                detail: format!("cannot connect to {url}: {e}"),
+            })?;
+        let started = Started {
+            cdp,
+            handler,
+            launched: false,
+            pid: None,
+            profile: None,
+        };
+        Self::init(started, config).await
+    }
+
+    /// Starts polling the connection and opens the session's first tab.
+    async fn init(started: Started, config: &BrowserConfig) -> Result<Self, BrowserError> {
+        let Started {
+            mut cdp,
+            handler,
+            launched,
+            pid,
+            profile,
+        } = started;
+        let ws_url = cdp.websocket_address().clone();
+        let (handler, alive) = spawn_handler(handler);
+        let first = match first_tab(&cdp, config).await {
+            Ok(page) => page,
+            Err(error) => {
+                // Do not leave a browser behind that nobody can close.
+                handler.abort();
+                let _ = cdp.kill().await;
+                return Err(error);
+            }
+        };
+        let mut session = Self {
+            cdp,
+            handler,
+            alive,
+            launched,
+            pid,
+            ws_url,
+            current: first.clone(),
+            tabs: TabBook::default(),
+            dialogs: Arc::default(),
+            watched: HashSet::new(),
+            worlds: HashMap::new(),
+            config: config.clone(),
+            guard: None,
+            guard_generation: 0,
+            profile,
+        };
+        session.tabs.opened(first.target_id());
+        session.adopt(first).await?;
+        Ok(session)
+    }
+
+    /// Makes `page` the current tab: brought to the front (input sent to a
+    /// background tab stalls for seconds, see the crate docs) and watched
+    /// for dialogs.
+    pub(crate) async fn adopt(&mut self, page: Page) -> Result<(), BrowserError> {
+        self.exec(
+            &page,
+            chromiumoxide::cdp::browser_protocol::page::BringToFrontParams::default(),
+            "bringing the tab to the front",
+        )
+        .await?;
+        self.watch_dialogs(&page).await;
+        self.tabs.seen(page.target_id());
+        self.current = page;
+        Ok(())
+    }
+
+    /// Accepts every JavaScript dialog of `page` as it opens and records its
+    /// message. Without this, an `alert()` would block every later call on
+    /// the page until the command time limit.
+    async fn watch_dialogs(&mut self, page: &Page) {
+        if !self.watched.insert(page.target_id().clone()) {
+            return;
+        }
+        let Ok(mut opening) = page.event_listener::<EventJavascriptDialogOpening>().await else {
+            return;
+        };
+        let page = page.clone();
+        let log = Arc::clone(&self.dialogs);
+        // Ends when the page's target goes away (its listener channel
+        // closes) or the handler stops.
+        tokio::spawn(async move {
+            while let Some(dialog) = opening.next().await {
+                // Noted before it is accepted: the page is blocked until
+                // then, so an action that waits for the page afterwards
+                // finds the note.
+                lock_ignoring_poison(&log).push(format!(
+                    "{} dialog: {}",
+                    dialog.r#type.as_ref(),
+                    dialog.message
+                ));
+                let mut params = HandleJavaScriptDialogParams::new(true);
+                params.prompt_text = dialog.default_prompt.clone();
+                let _ = page.execute(params).await;
+            }
+        });
+    }
+
+    /// The tab actions act on.
+    pub(crate) fn current(&self) -> Page {
+        self.current.clone()
+    }
+
+    /// The session's configuration.
+    pub(crate) fn config(&self) -> &BrowserConfig {
+        &self.config
+    }
+
+    /// The main browser process id, for a launched browser.
+    pub(super) fn pid(&self) -> Option<u32> {
+        self.pid
+    }
+
+    /// The profile folder, for a launched browser.
+    pub(super) fn profile_dir(&self) -> Option<PathBuf> {
+        self.profile.as_ref().map(|p| p.path().to_path_buf())
+    }
+
+    /// The browser's DevTools WebSocket address.
+    pub(super) fn ws_url(&self) -> &str {
+        &self.ws_url
+    }
+
+    /// The dialogs shown since the last call (see `Browser::take_dialogs`).
+    pub(super) fn take_dialogs(&self) -> Vec<String> {
+        std::mem::take(&mut *lock_ignoring_poison(&self.dialogs))
+    }
+
+    /// A subscription to a browser-level event (a tab created...), taken
+    /// before the action that may cause it.
+    pub(crate) async fn browser_events<T: chromiumoxide::cdp::IntoEventKind>(
+        &self,
+    ) -> Result<EventStream<T>, CdpError> {
+        self.cdp.event_listener::<T>().await
+    }
+
+    /// Brings the navigation guard in line with the policy of `generation`
+    /// (`policy` reads it): started when the policy restricts domains,
+    /// dropped when it no longer does, and started again when its
+    /// connection failed, since a live browser must never go unguarded.
+    pub(super) async fn sync_guard(
+        &mut self,
+        generation: u64,
+        policy: impl FnOnce() -> SafetyPolicy,
+        log: &BlockedLog,
+    ) -> Result<(), BrowserError> {
+        let guard_died = self.guard.as_ref().is_some_and(Guard::is_finished);
+        if self.guard_generation == generation && !guard_died {
+            return Ok(());
+        }
+        let policy = policy();
+        if policy.restricts_domains() {
+            let limit = self.config.launch_timeout;
+            let started = Guard::start(&self.ws_url, policy, Arc::clone(log), limit).await;
+            // Fail closed: without a guard no operation runs. The new guard
+            // replaces the old one only once it is intercepting, so no page
+            // load slips between the two.
+            let guard = started.map_err(|e| self.death().unwrap_or(e))?;
+            self.guard = Some(guard);
+        } else {
+            self.guard = None;
+        }
+        self.guard_generation = generation;
+        Ok(())
+    }
+
+    /// Why the session cannot be used any more, if it cannot.
+    pub(crate) fn death(&mut self) -> Option<BrowserError> {
+        if let Ok(Some(status)) = self.cdp.try_wait() {
+            return Some(BrowserError::Disconnected {
+                detail: format!("the browser process exited: {status}"),
+            });
+        }
+        if !self.alive.load(Ordering::SeqCst) {
+            return Some(BrowserError::Disconnected {
+                detail: "the DevTools connection to the browser closed".into(),
+            });
+        }
+        None
+    }
+
+    /// Shuts the session down (see [`Browser::close`]).
+    pub(super) async fn shutdown(&mut self, config: &BrowserConfig) -> Result<(), BrowserError> {
+        if !self.launched {
+            // The browser outlives the session: close only what it opened.
+            let own = self.tabs.own();
+            let _ = self.close_targets(&own).await;
+            self.handler.abort();
+            return Ok(());
+        }
+        let cdp = &mut self.cdp;
+        let graceful = tokio::time::timeout(config.close_timeout, async {
+            cdp.close().await.ok()?;
+            cdp.wait().await.ok()
+        })
+        .await;
+        if !matches!(graceful, Ok(Some(_))) {
+            // tokio's kill also waits for the process, so it is reaped.
+            let _ = self.cdp.kill().await;
+        }
+        self.handler.abort();
+        let Some(profile) = &self.profile else {
+            return Ok(());
+        };
+        // The helpers (zygotes, renderers, the network service) exit once
+        // the main process is gone; wait for them before removing the
+        // folder they may still write to.
+        wait_for_exit(profile.path(), Duration::from_secs(3)).await;
+        let path = profile.path().to_path_buf();
+        let removal = tokio::task::spawn_blocking(move || {
+            ProfileDir::remove_path(&path, Duration::from_secs(2))
+        })
+        .await;
+        match removal {
+            Ok(result) => result,
+            Err(e) => Err(BrowserError::Io {
+                detail: format!("removing the profile folder failed: {e}"),
+            }),
+        }
+    }
+}
+
+/// The session's first tab: opened by the session, so that a connected
+/// session leaves the user's tabs alone. A launched browser starts with no
+/// window at all (`--no-startup-window`): headless Chromium would otherwise
+/// open its new-tab page, which takes longer to load and to replace than a
+/// blank tab takes to open.
+async fn first_tab(
+    cdp: &chromiumoxide::Browser,
+    config: &BrowserConfig,
+) -> Result<Page, BrowserError> {
+    let limit = config.launch_timeout;
+    match tokio::time::timeout(limit, cdp.new_page("about:blank")).await {
+        Ok(Ok(page)) => Ok(page),
+        Ok(Err(e)) => Err(BrowserError::Launch {
+            detail: format!("cannot open the first tab: {e}"),
+        }),
+        Err(_) => Err(BrowserError::Launch {
+            detail: format!(
+                "the first tab did not open within {:.0}s",
+                limit.as_secs_f64()
+            ),
+        }),
+    }
+}
+
+/// Polls the handler until the connection ends. After the browser exits the
+/// connection ends with an error ("connection reset without closing
+/// handshake"): that is the normal end of a session, not a failure.
+fn spawn_handler(mut handler: Handler) -> (JoinHandle<()>, Arc<AtomicBool>) {
+    let alive = Arc::new(AtomicBool::new(true));
+    let flag = Arc::clone(&alive);
+    let task = tokio::spawn(async move {
+        while let Some(event) = handler.next().await {
+            // A WebSocket error means the connection is gone for good; any
+            // other error concerns one message and the handler goes on.
+            if let Err(CdpError::Ws(_)) = event {
+                break;
+            }
+        }
+        // Set before the handler (and with it every pending request) is
+        // dropped, so a caller whose request fails already sees the flag.
+        flag.store(false, Ordering::SeqCst);
+        drop(handler);
+    });
+    (task, alive)
+}
+
+/// Waits until no live process mentions `profile` any more, or `patience`
+/// runs out.
+async fn wait_for_exit(profile: &Path, patience: Duration) {
+    let deadline = Instant::now() + patience;
+    while !processes_mentioning(profile).is_empty() && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}

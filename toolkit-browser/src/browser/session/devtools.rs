@@ -1,0 +1,110 @@
+//! DevTools commands on the running browser: time limits, and turning a
+//! failure into the error the caller sees.
+
+use std::time::Duration;
+
+use chromiumoxide::cdp::browser_protocol::target::{GetTargetsParams, TargetInfo};
+use chromiumoxide::error::CdpError;
+use chromiumoxide::{Command, Page};
+
+use super::Session;
+use crate::error::BrowserError;
+
+/// A failed protocol call before it is classified.
+pub(crate) enum Fail {
+    Cdp(CdpError),
+    Elapsed(Duration),
+}
+
+impl From<CdpError> for Fail {
+    fn from(error: CdpError) -> Self {
+        Self::Cdp(error)
+    }
+}
+
+impl Session {
+    /// Turns a failed call into the error the caller sees: a dead browser
+    /// first (a dropped channel or a timeout usually means that), then the
+    /// protocol's own message.
+    pub(crate) fn classify(&mut self, fail: Fail, action: &str) -> BrowserError {
+        if let Some(dead) = self.death() {
+            return dead;
+        }
+        match fail {
+            Fail::Elapsed(after) => BrowserError::Timeout {
+                action: action.to_owned(),
+                after,
+            },
+            Fail::Cdp(CdpError::Timeout) => BrowserError::Timeout {
+                action: action.to_owned(),
+                after: self.config.navigation_timeout,
+            },
+            Fail::Cdp(CdpError::ChannelSendError(_) | CdpError::Ws(_) | CdpError::NoResponse) => {
+                BrowserError::Disconnected {
+                    detail: "the DevTools connection to the browser was lost".into(),
+                }
+            }
+            Fail::Cdp(CdpError::Chrome(e)) => BrowserError::protocol(e.message),
+            Fail::Cdp(CdpError::JavascriptException(e)) => BrowserError::script(
+                e.exception
+                    .as_ref()
+                    .and_then(|x| x.description.clone())
+                    .unwrap_or(e.text),
+            ),
+            Fail::Cdp(other) => BrowserError::protocol(other),
+        }
+    }
+
+    /// Runs one command on `page` under the command time limit.
+    pub(crate) async fn exec_raw<C: Command>(
+        &self,
+        page: &Page,
+        cmd: C,
+    ) -> Result<C::Response, Fail> {
+        let limit = self.config.command_timeout;
+        match tokio::time::timeout(limit, page.execute(cmd)).await {
+            Ok(Ok(response)) => Ok(response.result),
+            Ok(Err(e)) => Err(Fail::Cdp(e)),
+            Err(_) => Err(Fail::Elapsed(limit)),
+        }
+    }
+
+    /// [`exec_raw`](Self::exec_raw), classified.
+    pub(crate) async fn exec<C: Command>(
+        &mut self,
+        page: &Page,
+        cmd: C,
+        action: &str,
+    ) -> Result<C::Response, BrowserError> {
+        let result = self.exec_raw(page, cmd).await;
+        result.map_err(|f| self.classify(f, action))
+    }
+
+    /// Runs one browser-level command under the command time limit.
+    pub(crate) async fn browser_exec<C: Command>(
+        &mut self,
+        cmd: C,
+        action: &str,
+    ) -> Result<C::Response, BrowserError> {
+        let limit = self.config.command_timeout;
+        let result = match tokio::time::timeout(limit, self.cdp.execute(cmd)).await {
+            Ok(Ok(response)) => Ok(response.result),
+            Ok(Err(e)) => Err(Fail::Cdp(e)),
+            Err(_) => Err(Fail::Elapsed(limit)),
+        };
+        result.map_err(|f| self.classify(f, action))
+    }
+
+    /// The browser's page targets (its tabs), fresh from the browser: the
+    /// handler's own list lags behind closes and popups.
+    pub(crate) async fn page_targets(&mut self) -> Result<Vec<TargetInfo>, BrowserError> {
+        let targets = self
+            .browser_exec(GetTargetsParams::default(), "listing the tabs")
+            .await?;
+        Ok(targets
+            .target_infos
+            .into_iter()
+            .filter(|t| t.r#type == "page")
+            .collect())
+    }
+}

@@ -1,0 +1,225 @@
+//! The bridge to the page-side script (`js/`): evaluations in the page,
+//! the isolated world the script lives in, and calls into it.
+
+use std::time::{Duration, Instant};
+
+use chromiumoxide::Page;
+use chromiumoxide::cdp::browser_protocol::page::CreateIsolatedWorldParams;
+use chromiumoxide::cdp::js_protocol::runtime::{
+    EvaluateParams, ExecutionContextId, RemoteObjectId,
+};
+use chromiumoxide::error::CdpError;
+use serde::de::DeserializeOwned;
+
+use super::{Fail, Session};
+use crate::error::BrowserError;
+
+/// The page-side script: one function body split by concern (see
+/// `js/core.js`), and the version it installs under: bump it whenever the
+/// script changes, so a document that still holds an older copy gets the
+/// new one.
+const SCRIPT: &str = concat!(
+    include_str!("../../js/core.js"),
+    include_str!("../../js/map.js"),
+    include_str!("../../js/input.js"),
+    include_str!("../../js/forms.js"),
+    include_str!("../../js/text.js"),
+    include_str!("../../js/mask.js"),
+    include_str!("../../js/api.js"),
+);
+const SCRIPT_VERSION: u32 = 3;
+
+/// The markdown converter behind `extract` (see `js/markdown.js`), handed
+/// to the page script when it is installed.
+const MARKDOWN: &str = include_str!("../../js/markdown.js");
+
+/// The name of the isolated world the page script runs in.
+const WORLD_NAME: &str = "toolkit-browser";
+
+/// How long a call into the page keeps retrying while the page is between
+/// two documents ("execution context was destroyed").
+const CONTEXT_RETRY: Duration = Duration::from_secs(5);
+
+impl Session {
+    /// Evaluates `expression` in the main world of the page's main frame
+    /// (where the page's own scripts run) and returns its value. No
+    /// execution context id is passed, so the call always runs in the
+    /// frame's current document; while the page is between two documents it
+    /// is retried for a short while.
+    pub(crate) async fn eval_raw(
+        &self,
+        page: &Page,
+        expression: &str,
+    ) -> Result<serde_json::Value, Fail> {
+        let deadline = Instant::now() + CONTEXT_RETRY;
+        loop {
+            match self.eval_in(page, None, expression).await {
+                Err(fail) if is_context_gone(&fail) && Instant::now() < deadline => {
+                    tokio::time::sleep(Duration::from_millis(25)).await;
+                }
+                outcome => return outcome,
+            }
+        }
+    }
+
+    /// One evaluation in `context` (the main world when `None`).
+    pub(crate) async fn eval_in(
+        &self,
+        page: &Page,
+        context: Option<ExecutionContextId>,
+        expression: &str,
+    ) -> Result<serde_json::Value, Fail> {
+        let mut params = EvaluateParams::new(expression);
+        params.context_id = context;
+        params.return_by_value = Some(true);
+        params.await_promise = Some(true);
+        let returns = self.exec_raw(page, params).await?;
+        if let Some(details) = returns.exception_details {
+            return Err(Fail::Cdp(CdpError::JavascriptException(Box::new(details))));
+        }
+        Ok(returns.result.value.unwrap_or(serde_json::Value::Null))
+    }
+
+    /// The execution context of this crate's isolated world in the current
+    /// document of `page`'s main frame, created when missing.
+    ///
+    /// The page script runs there rather than in the page's own world: the
+    /// page cannot see, replace or spoof it (a page defining its own
+    /// `__toolkitBrowser` would otherwise feed the model a fake map), and
+    /// page scripts that patch built-ins (`Array.prototype`, `JSON`)
+    /// cannot break it. The DOM is shared between worlds.
+    async fn world(&mut self, page: &Page) -> Result<ExecutionContextId, Fail> {
+        if let Some(id) = self.worlds.get(page.target_id()) {
+            return Ok(*id);
+        }
+        let frame = page
+            .mainframe()
+            .await?
+            .ok_or_else(|| Fail::Cdp(CdpError::msg("the page has no main frame yet")))?;
+        let mut params = CreateIsolatedWorldParams::new(frame);
+        params.world_name = Some(WORLD_NAME.to_owned());
+        let created = self.exec_raw(page, params).await?;
+        self.worlds
+            .insert(page.target_id().clone(), created.execution_context_id);
+        Ok(created.execution_context_id)
+    }
+
+    /// Calls `method` of the page-side script with `args` and decodes its
+    /// result. The script is sent only when the document does not have it
+    /// yet, so most calls are a few dozen bytes.
+    pub(crate) async fn call<T: DeserializeOwned>(
+        &mut self,
+        page: &Page,
+        method: &str,
+        args: serde_json::Value,
+    ) -> Result<T, BrowserError> {
+        let result = self.call_raw(page, method, &args).await;
+        let text = result.map_err(|f| self.classify(f, &format!("the page script `{method}`")))?;
+        decode(method, &text)
+    }
+
+    /// A remote handle on the element the page script's `getter` returns
+    /// for `index` (`fileNode`...), for protocol commands that take a node
+    /// (`DOM.setFileInputFiles`). `None` when the getter finds nothing.
+    pub(crate) async fn element_object(
+        &mut self,
+        page: &Page,
+        getter: &str,
+        index: u32,
+    ) -> Result<Option<RemoteObjectId>, BrowserError> {
+        // Installs the script in the current document if it is not there.
+        let _: serde_json::Value = self.call(page, "pageInfo", serde_json::Value::Null).await?;
+        let world = self.world(page).await;
+        let world = world.map_err(|f| self.classify(f, "finding the element"))?;
+        let mut params = EvaluateParams::new(format!("window.__toolkitBrowser.{getter}({index})"));
+        params.context_id = Some(world);
+        params.return_by_value = Some(false);
+        let returned = self.exec(page, params, "finding the element").await?;
+        if let Some(details) = returned.exception_details {
+            return Err(BrowserError::script(details.text));
+        }
+        Ok(returned.result.object_id)
+    }
+
+    /// [`call`](Self::call) without decoding. A document replaced since the
+    /// world was created (a navigation) takes the world with it; a new one
+    /// is created in the new document, for a short while.
+    pub(crate) async fn call_raw(
+        &mut self,
+        page: &Page,
+        method: &str,
+        args: &serde_json::Value,
+    ) -> Result<String, Fail> {
+        let quick = format!(
+            "(() => {{ const tk = window.__toolkitBrowser; \
+             return tk && tk.version === {SCRIPT_VERSION} ? tk.run({method:?}, {args}) : null; }})()"
+        );
+        let deadline = Instant::now() + CONTEXT_RETRY;
+        loop {
+            let attempt = async {
+                let world = self.world(page).await?;
+                match self.eval_in(page, Some(world), &quick).await? {
+                    serde_json::Value::String(text) => Ok(text),
+                    _ => {
+                        let full = format!(
+                            "({SCRIPT})({SCRIPT_VERSION}, {MARKDOWN}).run({method:?}, {args})"
+                        );
+                        match self.eval_in(page, Some(world), &full).await? {
+                            serde_json::Value::String(text) => Ok(text),
+                            other => Err(Fail::Cdp(CdpError::msg(format!(
+                                "the page script answered {other} instead of text"
+                            )))),
+                        }
+                    }
+                }
+            };
+            match attempt.await {
+                Err(fail) if is_context_gone(&fail) && Instant::now() < deadline => {
+                    self.worlds.remove(page.target_id());
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                }
+                outcome => return outcome,
+            }
+        }
+    }
+}
+
+/// Whether a call failed because the document it ran in went away (a
+/// navigation): worth repeating in the new document.
+fn is_context_gone(fail: &Fail) -> bool {
+    let message = match fail {
+        Fail::Cdp(CdpError::Chrome(e)) => e.message.as_str(),
+        Fail::Cdp(CdpError::JavascriptException(details)) => details.text.as_str(),
+        Fail::Cdp(CdpError::ChromeMessage(m)) => m.as_str(),
+        _ => return false,
+    };
+    message.contains("Execution context was destroyed")
+        || message.contains("Cannot find default execution context")
+        || message.contains("Cannot find context with specified id")
+        || message.contains("Inspected target navigated or closed")
+        || message.contains("No frame for given id found")
+        || message.contains("has no main frame")
+        // A frame between two documents (going back) for a moment.
+        || message.contains("Not attached to an active page")
+}
+
+/// Decodes the `{"ok": ...}` / `{"err": ...}` envelope of the page script.
+fn decode<T: DeserializeOwned>(method: &str, text: &str) -> Result<T, BrowserError> {
+    #[derive(serde::Deserialize)]
+    struct Envelope<T> {
+        ok: Option<T>,
+        err: Option<String>,
+    }
+    let envelope: Envelope<T> = serde_json::from_str(text).map_err(|e| {
+        BrowserError::script(format!(
+            "the page script `{method}` answered in an unexpected shape: {e}"
+        ))
+    })?;
+    match (envelope.ok, envelope.err) {
+        (Some(value), _) => Ok(value),
+        (None, Some(message)) => Err(BrowserError::script(message)),
+        (None, None) => Err(BrowserError::script(format!(
+            "the page script `{method}` answered nothing"
+        ))),
+    }
+}

@@ -1,0 +1,32 @@
+// The object the page script installs (part of the page script, see
+// core.js): `run(method, args)` and the methods it dispatches to.
+
+  // ---------- the entry points ----------
+
+  function extract(args) {
+    return EXTRACT(args);
+  }
+
+  const methods = {
+    walk, elementInfo, clickPoint, focusField, readField, scroll, pageInfo,
+    dropdownOptions, selectOption, fileInput, fileNames, findText, mask, unmask, extract,
+  };
+
+  const api = {
+    version: VERSION,
+    // The file input of element `index`, as a node for DOM.setFileInputFiles.
+    fileNode(index) {
+      const found = resolve(index);
+      return found ? fileInputOf(found[0]) : null;
+    },
+    run(method, args) {
+      try {
+        return JSON.stringify({ ok: methods[method](args) }, wellFormed);
+      } catch (e) {
+        return JSON.stringify({ err: String((e && e.message) || e) });
+      }
+    },
+  };
+  Object.defineProperty(window, KEY, { value: api, configurable: true, enumerable: false, writable: false });
+  return api;
+})

@@ -1,0 +1,228 @@
+// The page-side half of toolkit-browser: the page map walker and the
+// element lookups that actions use. The script is this file followed by
+// `map.js`, `input.js`, `forms.js`, `text.js`, `mask.js` and `api.js`
+// (joined in `browser/session/script.rs`): one function body, split by
+// concern. Evaluated as an expression, it is a function that installs
+// (once per document) a non-enumerable
+// `window.__toolkitBrowser` object and returns it. It runs in an isolated
+// world of its own (see `Session::world`): the page's scripts share the DOM
+// but can neither see this object nor tamper with the built-ins it uses.
+// Every entry point is called through `run(method, args)`, which returns a
+// JSON string: either `{"ok": result}` or `{"err": message}`, so exceptions
+// never escape as protocol errors and the Rust side parses one shape.
+//
+// Element numbers: a WeakMap element -> number and a Map number ->
+// WeakRef(element). A number is given once and never reused; it stays with
+// its element for as long as the element exists (even while it is hidden or
+// scrolled away), and a number whose element is gone, disconnected, or in a
+// frame that is gone is stale. The Rust side passes `base`, the next number
+// of the whole session, so numbers are unique across documents and tabs: a
+// number from the previous page can never name an element of this one.
+//
+// `EXTRACT` is the markdown converter of `markdown.js`, passed in by the
+// Rust side so that each file stays about one thing.
+(function install(VERSION, EXTRACT) {
+  'use strict';
+  const KEY = '__toolkitBrowser';
+  const existing = window[KEY];
+  if (existing && existing.version === VERSION) return existing;
+
+  const numbering = {
+    next: 1,
+    byEl: new WeakMap(),
+    byIndex: new Map(),
+    walks: 0,
+  };
+
+  const ROLES = new Set([
+    'button', 'link', 'checkbox', 'radio', 'tab', 'menuitem', 'menuitemcheckbox',
+    'menuitemradio', 'option', 'switch', 'combobox', 'textbox', 'searchbox',
+    'slider', 'spinbutton', 'listbox', 'treeitem',
+  ]);
+  const TEXT_INPUTS = new Set([
+    'text', 'search', 'url', 'tel', 'email', 'password', 'number', '',
+  ]);
+  const VALUE_INPUTS = new Set(['date', 'time', 'datetime-local', 'month', 'week', 'color', 'range']);
+  const SKIP_TEXT = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE']);
+
+  // ---------- small helpers ----------
+
+  function collapse(s) {
+    return s.replace(/\s+/g, ' ').trim();
+  }
+
+  function cut(s, max) {
+    if (s.length <= max) return s;
+    let end = max - 1;
+    // Never between the two halves of a surrogate pair (an emoji).
+    const c = s.charCodeAt(end - 1);
+    if (c >= 0xd800 && c <= 0xdbff) end -= 1;
+    return s.slice(0, end).trimEnd() + '\u2026';
+  }
+
+  // Strings as the page holds them may contain lone surrogates, which JSON
+  // parsers (serde_json) reject: they become U+FFFD.
+  function wellFormed(key, value) {
+    return typeof value === 'string' ? value.toWellFormed() : value;
+  }
+
+  // The first `max` characters of an element's text, without reading all of
+  // it: a container's textContent can be the whole page.
+  function shortText(el, max) {
+    const doc = el.ownerDocument;
+    const walker = doc.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    let out = '';
+    let lastParent = null;
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      const p = n.parentNode;
+      if (p && SKIP_TEXT.has(p.nodeName)) continue;
+      // Text of different elements ("<div>a</div><div>b</div>") is
+      // separated; the collapse below removes doubled spaces.
+      if (p !== lastParent && out) out += ' ';
+      lastParent = p;
+      out += n.data;
+      if (out.length > max * 3) break;
+    }
+    return cut(collapse(out), max);
+  }
+
+  function parentOf(el) {
+    if (el.parentElement) return el.parentElement;
+    const p = el.parentNode;
+    return p && p.host ? p.host : null;
+  }
+
+  // Whether `inner` is `outer` or inside it, crossing shadow boundaries.
+  function composedContains(outer, inner) {
+    for (let n = inner; n; n = n.parentNode || n.host) {
+      if (n === outer) return true;
+    }
+    return false;
+  }
+
+  function deepElementFromPoint(doc, x, y) {
+    let hit = doc.elementFromPoint(x, y);
+    while (hit && hit.shadowRoot) {
+      const inner = hit.shadowRoot.elementFromPoint(x, y);
+      if (!inner || inner === hit) break;
+      hit = inner;
+    }
+    return hit;
+  }
+
+  function shortDesc(el) {
+    if (!el || !el.tagName) return 'another element';
+    let s = '<' + el.localName;
+    if (el.id) s += ' id=' + cut(el.id, 30);
+    const cls = typeof el.className === 'string' ? collapse(el.className) : '';
+    if (cls) s += ' class="' + cut(cls, 40) + '"';
+    s += '>';
+    const t = shortText(el, 40);
+    if (t) s += ' ' + t;
+    return s;
+  }
+
+  // ---------- frames ----------
+
+  // A frame context: the document and where its viewport sits in the
+  // top-level viewport (`ox`, `oy`), plus the visible clip of the frame in
+  // top-level coordinates.
+  function topCtx(expand) {
+    const vw = window.innerWidth;
+    const vh = window.innerHeight;
+    return {
+      doc: document, win: window, frameEl: null, parent: null,
+      ox: 0, oy: 0, lx: 0, ly: 0, vw, vh,
+      clip: { left: 0, top: -expand, right: vw, bottom: vh + expand },
+      view: { left: 0, top: 0, right: vw, bottom: vh },
+    };
+  }
+
+  function intersect(a, b) {
+    return {
+      left: Math.max(a.left, b.left), top: Math.max(a.top, b.top),
+      right: Math.min(a.right, b.right), bottom: Math.min(a.bottom, b.bottom),
+    };
+  }
+
+  function childCtx(ctx, frameEl, expand) {
+    let doc = null;
+    try {
+      doc = frameEl.contentDocument;
+    } catch (e) {
+      doc = null;
+    }
+    if (!doc || !doc.documentElement) return null;
+    const win = doc.defaultView;
+    if (!win) return null;
+    const r = frameEl.getBoundingClientRect();
+    const cs = ctx.win.getComputedStyle(frameEl);
+    const lx = r.left + frameEl.clientLeft + (parseFloat(cs.paddingLeft) || 0);
+    const ly = r.top + frameEl.clientTop + (parseFloat(cs.paddingTop) || 0);
+    const ox = ctx.ox + lx;
+    const oy = ctx.oy + ly;
+    const vw = win.innerWidth;
+    const vh = win.innerHeight;
+    const box = { left: ox, top: oy, right: ox + vw, bottom: oy + vh };
+    return {
+      doc, win, frameEl, parent: ctx, ox, oy, lx, ly, vw, vh,
+      clip: intersect(ctx.clip, { left: box.left, top: box.top - expand, right: box.right, bottom: box.bottom + expand }),
+      view: intersect(ctx.view, box),
+    };
+  }
+
+  // The context of an element's frame, or null when the element's frame is
+  // gone or not reachable from the top document.
+  function ctxOf(el, expand) {
+    const chain = [];
+    let win = el.ownerDocument && el.ownerDocument.defaultView;
+    while (win && win !== window) {
+      let fe = null;
+      try {
+        fe = win.frameElement;
+      } catch (e) {
+        return null;
+      }
+      if (!fe || !fe.isConnected) return null;
+      chain.unshift(fe);
+      win = fe.ownerDocument.defaultView;
+    }
+    if (win !== window) return null;
+    let ctx = topCtx(expand);
+    for (const fe of chain) {
+      ctx = childCtx(ctx, fe, expand);
+      if (!ctx) return null;
+    }
+    return ctx;
+  }
+
+  // ---------- numbers ----------
+
+  // An element keeps its number while it lives, even if it is removed and
+  // put back (React reorders nodes this way): only the element itself,
+  // through the WeakMap, leads to its number.
+  function numberOf(el) {
+    const known = numbering.byEl.get(el);
+    if (known !== undefined) return [known, false];
+    const n = numbering.next++;
+    numbering.byEl.set(el, n);
+    numbering.byIndex.set(n, new WeakRef(el));
+    return [n, true];
+  }
+
+  function resolve(index) {
+    const ref = numbering.byIndex.get(index);
+    const el = ref && ref.deref();
+    if (!el || !el.isConnected) return null;
+    const ctx = ctxOf(el, 0);
+    return ctx ? [el, ctx] : null;
+  }
+
+  // Forgets numbers whose element has been garbage-collected, so the map
+  // does not grow with every element a long-lived page ever showed.
+  function prune() {
+    for (const [n, ref] of numbering.byIndex) {
+      if (!ref.deref()) numbering.byIndex.delete(n);
+    }
+  }
+

@@ -1,0 +1,165 @@
+// Dropdowns and file inputs (part of the page script, see core.js).
+
+  // ---------- dropdowns ----------
+
+  const OPTION_ROLES = '[role=option],[role=menuitem],[role=menuitemradio],' +
+    '[role=menuitemcheckbox],[role=treeitem]';
+
+  function roleOf(el) {
+    const r = el.getAttribute && el.getAttribute('role');
+    return r ? r.trim().split(/\s+/)[0].toLowerCase() : '';
+  }
+
+  // The element an ARIA widget names in `aria-controls` / `aria-owns`.
+  function controlled(el) {
+    const root = el.getRootNode();
+    for (const attr of ['aria-controls', 'aria-owns']) {
+      const ids = (el.getAttribute(attr) || '').split(/\s+/).filter(Boolean);
+      for (const id of ids) {
+        const found = (root.getElementById ? root.getElementById(id) : null) ||
+          el.ownerDocument.getElementById(id);
+        if (found) return found;
+      }
+    }
+    return null;
+  }
+
+  // What a dropdown is made of: a native <select> (the element or one it
+  // holds), or an ARIA listbox or menu (the element, the one it controls,
+  // or one inside it).
+  function dropdownOf(el) {
+    const select = el.localName === 'select' ? el
+      : (el.localName === 'label' && el.control && el.control.localName === 'select') ? el.control
+        : el.querySelector('select');
+    if (select) return { select };
+    let box = null;
+    const role = roleOf(el);
+    if (role === 'listbox' || role === 'menu' || role === 'tree') box = el;
+    if (!box) box = controlled(el);
+    if (!box) box = el.querySelector('[role=listbox],[role=menu],[role=tree]');
+    if (!box && (role === 'option' || role === 'menuitem')) box = el.closest('[role=listbox],[role=menu]');
+    if (!box) return null;
+    return { box, trigger: box === el ? null : el };
+  }
+
+  function optionList(dd, maxText) {
+    if (dd.select) {
+      return Array.from(dd.select.options).map((o) => ({
+        text: cut(collapse(o.text), maxText), value: o.value, selected: o.selected,
+        disabled: o.disabled || (o.parentElement && o.parentElement.localName === 'optgroup' && o.parentElement.disabled),
+        node: o,
+      }));
+    }
+    return Array.from(dd.box.querySelectorAll(OPTION_ROLES)).map((o) => ({
+      text: shortText(o, maxText) || collapse(o.getAttribute('aria-label') || ''),
+      value: o.getAttribute('data-value') || o.getAttribute('value') || '',
+      selected: o.getAttribute('aria-selected') === 'true' || o.getAttribute('aria-checked') === 'true',
+      disabled: o.getAttribute('aria-disabled') === 'true',
+      node: o,
+    }));
+  }
+
+  function plainOptions(list) {
+    return list.map((o) => ({ text: o.text, value: o.value, selected: o.selected, disabled: !!o.disabled }));
+  }
+
+  function dropdownOptions(args) {
+    const found = resolve(args.index);
+    if (!found) return { stale: true };
+    const [el, ctx] = found;
+    const desc = describe(el, ctx, args.index, false, args.maxText, null);
+    const dd = dropdownOf(el);
+    if (!dd) return { el: desc, notDropdown: true };
+    const list = optionList(dd, args.maxText);
+    const expanded = triState(el.getAttribute('aria-expanded'));
+    return {
+      el: desc, native: !!dd.select, multiple: !!(dd.select && dd.select.multiple),
+      options: plainOptions(list), collapsed: expanded === false,
+    };
+  }
+
+  // Finds the option `wanted` names: its exact text, its value, the same
+  // ignoring case, then a unique part of a text.
+  function matchOption(list, wanted) {
+    const w = collapse(wanted);
+    const lw = w.toLowerCase();
+    const tries = [
+      (o) => o.text === w, (o) => o.value !== '' && o.value === w,
+      (o) => o.text.toLowerCase() === lw, (o) => o.value !== '' && o.value.toLowerCase() === lw,
+    ];
+    for (const t of tries) {
+      const hit = list.find(t);
+      if (hit) return hit;
+    }
+    const partial = list.filter((o) => lw && o.text.toLowerCase().includes(lw));
+    return partial.length === 1 ? partial[0] : null;
+  }
+
+  // Selects an option of a native <select> here (setting the value as the
+  // browser's own picker does, then firing `input` and `change`), or
+  // numbers an ARIA option so the Rust side clicks it like a person.
+  function selectOption(args) {
+    const found = resolve(args.index);
+    if (!found) return { stale: true };
+    const [el, ctx] = found;
+    numbering.next = Math.max(numbering.next, args.base);
+    const desc = describe(el, ctx, args.index, false, args.maxText, null);
+    const dd = dropdownOf(el);
+    if (!dd) return { el: desc, notDropdown: true, next: numbering.next };
+    const list = optionList(dd, args.maxText);
+    const hit = matchOption(list, args.wanted);
+    if (!hit) return { el: desc, noMatch: true, options: plainOptions(list), next: numbering.next };
+    if (hit.disabled) return { el: desc, disabledOption: hit.text, next: numbering.next };
+    if (dd.select) {
+      const s = dd.select;
+      if (s.disabled) return { el: desc, disabledSelect: true, next: numbering.next };
+      s.focus({ preventScroll: true });
+      if (s.multiple) {
+        hit.node.selected = true;
+      } else {
+        const setter = Object.getOwnPropertyDescriptor(HTMLSelectElement.prototype, 'selectedIndex').set;
+        setter.call(s, hit.node.index);
+      }
+      s.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
+      s.dispatchEvent(new Event('change', { bubbles: true }));
+      return {
+        el: desc, native: true, text: hit.text, value: hit.value,
+        selected: hit.node.selected, next: numbering.next,
+      };
+    }
+    const [n] = numberOf(hit.node);
+    return { el: desc, native: false, text: hit.text, value: hit.value, option: n, next: numbering.next };
+  }
+
+  // ---------- files ----------
+
+  function fileInputOf(el) {
+    if (el.localName === 'input') return el.type === 'file' ? el : null;
+    if (el.localName === 'label' && el.control) return el.control.type === 'file' ? el.control : null;
+    const roots = [el];
+    if (el.shadowRoot) roots.push(el.shadowRoot);
+    for (const r of roots) {
+      const inner = r.querySelector('input[type=file]');
+      if (inner) return inner;
+    }
+    return null;
+  }
+
+  function fileInput(args) {
+    const found = resolve(args.index);
+    if (!found) return { stale: true };
+    const [el, ctx] = found;
+    const desc = describe(el, ctx, args.index, false, args.maxText, null);
+    const input = fileInputOf(el);
+    if (!input) return { el: desc, notFile: editDesc(el) };
+    if (input.disabled) return { el: desc, notFile: 'a disabled ' + editDesc(input) };
+    return { el: desc, multiple: input.multiple, accept: input.accept || null };
+  }
+
+  function fileNames(args) {
+    const found = resolve(args.index);
+    const input = found && fileInputOf(found[0]);
+    if (!input) return { stale: true };
+    return { names: Array.from(input.files || []).map((f) => f.name) };
+  }
+

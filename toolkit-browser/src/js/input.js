@@ -1,0 +1,211 @@
+// Entry points for acting on elements (part of the page script, see
+// core.js): lookups, click points, text fields, scrolling.
+
+  // ---------- entry points for actions ----------
+
+  function fullyInView(el, ctx) {
+    const r = el.getBoundingClientRect();
+    const v = ctx.view;
+    return r.width > 0 && r.height > 0 &&
+      r.left + ctx.ox >= v.left && r.right + ctx.ox <= v.right &&
+      r.top + ctx.oy >= v.top && r.bottom + ctx.oy <= v.bottom;
+  }
+
+  function bringIntoView(el, ctx) {
+    if (fullyInView(el, ctx)) return ctx;
+    el.scrollIntoView({ block: 'center', inline: 'nearest', behavior: 'instant' });
+    // Offsets of enclosing frames may have moved with the scroll.
+    return ctxOf(el, 0);
+  }
+
+  function elementInfo(args) {
+    const found = resolve(args.index);
+    if (!found) return { stale: true };
+    const [el, ctx] = found;
+    const box = visibleBox(el);
+    const d = describe(el, ctx, args.index, false, args.maxText, box);
+    if (canScroll(el, ctx.win) && el !== el.ownerDocument.scrollingElement) scrollState(el, d);
+    return { el: d, visible: !!box };
+  }
+
+  // Scrolls the element into view and finds a point (top-level viewport
+  // coordinates) where a click reaches it.
+  function clickPoint(args) {
+    const found = resolve(args.index);
+    if (!found) return { stale: true };
+    let [el, ctx] = found;
+    const before = describe(el, ctx, args.index, false, args.maxText, null);
+    if (!visibleBox(el)) {
+      return { el: before, notClickable: 'it is hidden or has no size on the page' };
+    }
+    ctx = bringIntoView(el, ctx);
+    if (!ctx) return { stale: true };
+    const pts = candidatePoints(el, ctx);
+    if (pts.length === 0) {
+      return { el: before, notClickable: 'it is outside the visible part of the page' };
+    }
+    let blocker = null;
+    for (const [x, y] of pts) {
+      const o = occluder(el, ctx, x, y);
+      if (o === null) {
+        return { el: before, x: x + ctx.ox, y: y + ctx.oy, target: el.getAttribute && el.getAttribute('target') };
+      }
+      if (!blocker) blocker = o;
+    }
+    return { el: before, notClickable: 'it is covered by ' + shortDesc(blocker) };
+  }
+
+  function isTextInput(el) {
+    if (el.localName === 'textarea') return true;
+    if (el.localName === 'input') return TEXT_INPUTS.has(el.type) || VALUE_INPUTS.has(el.type);
+    return el.isContentEditable;
+  }
+
+  function editableOf(el) {
+    if (isTextInput(el)) return el;
+    const roots = [el];
+    if (el.shadowRoot) roots.push(el.shadowRoot);
+    for (const r of roots) {
+      const inner = r.querySelectorAll('input, textarea, [contenteditable]');
+      for (const c of inner) {
+        if (isTextInput(c)) return c;
+      }
+    }
+    return null;
+  }
+
+  function fieldValue(t) {
+    if (t.localName === 'input' || t.localName === 'textarea') return t.value;
+    return t.innerText;
+  }
+
+  function editDesc(el) {
+    let s = '<' + el.localName;
+    if (el.localName === 'input') s += ' type=' + el.type;
+    return s + '>';
+  }
+
+  // Focuses the element's text field and selects what `clear` replaces.
+  // Value-only inputs (dates, colours, ranges) are set here directly, since
+  // typed text does not reach them.
+  function focusField(args) {
+    const found = resolve(args.index);
+    if (!found) return { stale: true };
+    let [el, ctx] = found;
+    const t = editableOf(el);
+    if (!t) return { notEditable: editDesc(el) };
+    if (t.disabled) return { notEditable: 'a disabled ' + editDesc(t) };
+    if (t.readOnly) return { notEditable: 'a read-only ' + editDesc(t) };
+    const desc = describe(el, ctx, args.index, false, args.maxText, null);
+    ctx = bringIntoView(t, ctx) || ctx;
+    t.focus({ preventScroll: true });
+    const before = fieldValue(t);
+    if (t.localName === 'input' && VALUE_INPUTS.has(t.type)) {
+      const setter = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value').set;
+      setter.call(t, args.text);
+      t.dispatchEvent(new Event('input', { bubbles: true }));
+      t.dispatchEvent(new Event('change', { bubbles: true }));
+      return { el: desc, done: true, value: t.value, before };
+    }
+    if (t.localName === 'input' || t.localName === 'textarea') {
+      if (args.clear) {
+        t.select();
+      } else {
+        try {
+          const n = t.value.length;
+          t.setSelectionRange(n, n);
+        } catch (e) {
+          // email and number inputs have no selection API; the caret stays.
+        }
+      }
+    } else {
+      const sel = t.ownerDocument.getSelection();
+      const range = t.ownerDocument.createRange();
+      range.selectNodeContents(t);
+      if (!args.clear) range.collapse(false);
+      sel.removeAllRanges();
+      sel.addRange(range);
+    }
+    return { el: desc, empty: before === '', before };
+  }
+
+  function readField(args) {
+    const found = resolve(args.index);
+    if (!found) return { stale: true };
+    const t = editableOf(found[0]);
+    if (!t) return { stale: true };
+    return { value: fieldValue(t) };
+  }
+
+  function canScroll(el, win) {
+    if (el.scrollHeight <= el.clientHeight + 1) return false;
+    const oy = win.getComputedStyle(el).overflowY;
+    return oy === 'auto' || oy === 'scroll' || oy === 'overlay';
+  }
+
+  function pageScroller() {
+    const se = document.scrollingElement || document.documentElement;
+    const style = getComputedStyle(document.body || se);
+    const rootStyle = getComputedStyle(se);
+    if (se.scrollHeight > window.innerHeight + 1 && rootStyle.overflowY !== 'hidden' &&
+      style.overflowY !== 'hidden') {
+      return null;
+    }
+    // The document does not scroll (an app shell): the largest visible
+    // scrollable element stands in for the page.
+    let best = null;
+    let bestArea = 0;
+    for (const el of document.body ? document.body.querySelectorAll('*') : []) {
+      if (!canScroll(el, window)) continue;
+      const r = el.getBoundingClientRect();
+      const area = Math.max(0, Math.min(r.right, innerWidth) - Math.max(r.left, 0)) *
+        Math.max(0, Math.min(r.bottom, innerHeight) - Math.max(r.top, 0));
+      if (area > bestArea) {
+        best = el;
+        bestArea = area;
+      }
+    }
+    return best;
+  }
+
+  function scroll(args) {
+    let target = null;
+    if (args.index !== null && args.index !== undefined) {
+      const found = resolve(args.index);
+      if (!found) return { stale: true };
+      for (let el = found[0]; el; el = parentOf(el)) {
+        const win = el.ownerDocument.defaultView;
+        if (el === el.ownerDocument.scrollingElement) break;
+        if (canScroll(el, win)) {
+          target = el;
+          break;
+        }
+      }
+    } else {
+      target = pageScroller();
+    }
+    const isPage = target === null;
+    const viewport = isPage ? window.innerHeight : target.clientHeight;
+    const before = isPage ? window.scrollY : target.scrollTop;
+    const dy = args.pages * viewport * (args.down ? 1 : -1);
+    if (isPage) {
+      window.scrollBy({ top: dy, behavior: 'instant' });
+    } else {
+      target.scrollBy({ top: dy, behavior: 'instant' });
+    }
+    const after = isPage ? window.scrollY : target.scrollTop;
+    const se = document.scrollingElement || document.documentElement;
+    const height = isPage ? se.scrollHeight : target.scrollHeight;
+    return {
+      container: isPage ? null : shortDesc(target),
+      moved: Math.round(after - before),
+      above: Math.round(after),
+      below: Math.max(0, Math.round(height - viewport - after)),
+      viewport: Math.round(viewport),
+    };
+  }
+
+  function pageInfo() {
+    return { url: location.href, title: document.title, ready: document.readyState };
+  }
+

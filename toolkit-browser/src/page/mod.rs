@@ -1,0 +1,23 @@
+//! The current page: its map, trusted input, navigation, scrolling and
+//! screenshots, forms, and its readable text. Each file adds the
+//! operations of one concern to [`Browser`](crate::Browser).
+
+pub(crate) mod content;
+pub(crate) mod forms;
+pub(crate) mod input;
+pub(crate) mod map;
+pub(crate) mod navigation;
+pub(crate) mod view;
+
+use crate::error::BrowserError;
+
+/// What the page script found for element `index`, or the stale-element
+/// error when it found nothing or says the number's element is gone: the
+/// one answer every operation on a numbered element gives for a number
+/// that no longer names an element.
+pub(crate) fn live<T>(index: u32, stale: bool, found: Option<T>) -> Result<T, BrowserError> {
+    match found {
+        Some(found) if !stale => Ok(found),
+        _ => Err(BrowserError::StaleElement { index }),
+    }
+}

@@ -1,0 +1,237 @@
+//! Where the current tab is and going places: loading a URL, going back,
+//! and the URL and title of the page.
+
+use std::time::{Duration, Instant};
+
+use chromiumoxide::Page;
+use chromiumoxide::cdp::browser_protocol::page::{
+    GetNavigationHistoryParams, NavigateParams, NavigateToHistoryEntryParams,
+};
+use chromiumoxide::error::CdpError;
+use serde::{Deserialize, Serialize};
+
+use crate::browser::{Browser, Fail, Session};
+use crate::error::BrowserError;
+
+/// chromiumoxide abandons a navigation after its own limit (the navigation
+/// time limit, see `Session::launch`); this crate waits a little longer so
+/// that chromiumoxide has given up first, and the next navigation is not
+/// queued behind a dead one.
+const NAVIGATION_MARGIN: Duration = Duration::from_secs(1);
+
+/// How long a page may take to answer a trivial call before
+/// [`Browser::navigate`] treats it as stuck in a script.
+const HUNG_PROBE: Duration = Duration::from_secs(2);
+
+/// The URL and title of the current tab.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PageInfo {
+    /// The URL.
+    pub url: String,
+    /// The title.
+    pub title: String,
+}
+
+impl Session {
+    pub(crate) async fn page_info(&mut self, page: &Page) -> Result<PageInfo, BrowserError> {
+        self.call(page, "pageInfo", serde_json::Value::Null).await
+    }
+
+    /// Opens `url` in a new tab, makes it current, and closes `hung`.
+    async fn replace_hung_tab(&mut self, hung: &Page, url: &str) -> Result<PageInfo, BrowserError> {
+        let fresh = self.new_tab(url).await.map_err(|e| match e {
+            BrowserError::Protocol { detail } => BrowserError::Navigation {
+                url: url.to_owned(),
+                detail,
+            },
+            other => other,
+        })?;
+        self.adopt(fresh.clone()).await?;
+        // It is no longer current either way; a failure to close it is not
+        // the navigation's.
+        let _ = self.close_targets(&[hung.target_id().clone()]).await;
+        self.page_info(&fresh).await
+    }
+}
+
+impl Browser {
+    /// Loads `url` in the current tab and waits for it to load. A URL
+    /// without a scheme gets `https://` (`http://` for `localhost` and
+    /// loopback addresses). A tab whose page is stuck in a script (it does
+    /// not answer within two seconds) cannot be navigated away from; it is
+    /// replaced by a new tab at `url` (with a new tab id).
+    ///
+    /// # Errors
+    ///
+    /// [`BrowserError::Blocked`] when the [policy](Self::set_policy) does
+    /// not allow the URL (nothing is loaded), [`BrowserError::Navigation`]
+    /// when the page cannot be loaded (the message carries Chromium's
+    /// reason; a redirect the policy stopped is
+    /// `net::ERR_BLOCKED_BY_CLIENT`, and [`take_blocked`](Self::take_blocked)
+    /// says which hop), [`BrowserError::Timeout`] past the navigation time
+    /// limit (the page may still be usable).
+    pub async fn navigate(&self, url: &str) -> Result<PageInfo, BrowserError> {
+        let url = normalize_url(url)?;
+        self.check_policy(&url)?;
+        let mut session = self.live().await?;
+        let page = session.current();
+        // A fragment of the current document scrolls within it: Chromium
+        // fires no load event, and chromiumoxide's navigation (which waits
+        // for one) would hang. The frame's URL comes from the handler, not
+        // the renderer, so a page busy in a script cannot stall this.
+        let current = page.url().await.ok().flatten().unwrap_or_default();
+        if url.contains('#') && strip_fragment(&url) == strip_fragment(&current) {
+            let expression = format!("location.href = {}", serde_json::Value::from(url.as_str()));
+            let moved = session.eval_raw(&page, &expression).await;
+            moved.map_err(|f| session.classify(f, "scrolling to the fragment"))?;
+            return session.page_info(&page).await;
+        }
+        // A page stuck in a script cannot run its unload handlers, and
+        // Chromium waits for them before leaving the page: a navigation in
+        // that tab would never finish. Such a tab (one that does not answer
+        // a trivial call within a moment) is replaced by a new tab at `url`.
+        if tokio::time::timeout(HUNG_PROBE, session.eval_in(&page, None, "1"))
+            .await
+            .is_err()
+        {
+            return session.replace_hung_tab(&page, &url).await;
+        }
+        // chromiumoxide waits for the new document's load event itself.
+        let limit = session.config().navigation_timeout;
+        let navigation = page.execute(NavigateParams::new(url.clone()));
+        let outcome = match tokio::time::timeout(limit + NAVIGATION_MARGIN, navigation).await {
+            Ok(Ok(response)) => Ok(response.result),
+            Ok(Err(CdpError::Timeout)) | Err(_) => Err(Fail::Elapsed(limit)),
+            Ok(Err(e)) => Err(Fail::Cdp(e)),
+        };
+        let returned = outcome.map_err(|f| session.classify(f, &format!("loading {url}")))?;
+        if let Some(detail) = returned.error_text.filter(|t| !t.is_empty()) {
+            return Err(BrowserError::Navigation { url, detail });
+        }
+        session.page_info(&page).await
+    }
+
+    /// Goes back one page in the current tab's history and waits for the
+    /// page to be ready.
+    ///
+    /// # Errors
+    ///
+    /// [`BrowserError::NoHistory`] on the tab's first page (the blank page
+    /// a tab opens with does not count as one).
+    pub async fn go_back(&self) -> Result<PageInfo, BrowserError> {
+        let mut session = self.live().await?;
+        let page = session.current();
+        let history = session
+            .exec(
+                &page,
+                GetNavigationHistoryParams::default(),
+                "reading the history",
+            )
+            .await?;
+        let target = history.current_index - 1;
+        // The blank page a tab starts on is not a page to go back to (and
+        // Chromium detaches the session on the way back to it).
+        let entry = usize::try_from(target)
+            .ok()
+            .and_then(|i| history.entries.get(i))
+            .filter(|e| e.url != "about:blank")
+            .ok_or(BrowserError::NoHistory)?;
+        session
+            .exec(
+                &page,
+                NavigateToHistoryEntryParams::new(entry.id),
+                "going back",
+            )
+            .await?;
+        // The history index moves when the earlier page commits (a page
+        // from the back-forward cache fires no load event), then the
+        // document must be complete.
+        let deadline = Instant::now() + session.config().navigation_timeout;
+        loop {
+            let now = session
+                .exec(
+                    &page,
+                    GetNavigationHistoryParams::default(),
+                    "reading the history",
+                )
+                .await?;
+            if now.current_index == target {
+                let info: serde_json::Value = session
+                    .call(&page, "pageInfo", serde_json::Value::Null)
+                    .await?;
+                if info["ready"] == "complete" {
+                    break;
+                }
+            }
+            if Instant::now() >= deadline {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(15)).await;
+        }
+        session.page_info(&page).await
+    }
+
+    /// The current tab's URL and title.
+    ///
+    /// # Errors
+    ///
+    /// A dead or closed session.
+    pub async fn page_info(&self) -> Result<PageInfo, BrowserError> {
+        let mut session = self.live().await?;
+        let page = session.current();
+        session.page_info(&page).await
+    }
+}
+
+/// The URL without its `#fragment`.
+fn strip_fragment(url: &str) -> &str {
+    url.split_once('#').map_or(url, |(base, _)| base)
+}
+
+/// Completes a URL the way an address bar would.
+pub(crate) fn normalize_url(url: &str) -> Result<String, BrowserError> {
+    let url = url.trim();
+    if url.is_empty() {
+        return Err(BrowserError::invalid("the URL is empty"));
+    }
+    let lower = url.to_ascii_lowercase();
+    let has_scheme = lower.contains("://")
+        || [
+            "about:",
+            "data:",
+            "file:",
+            "javascript:",
+            "chrome:",
+            "blob:",
+        ]
+        .iter()
+        .any(|s| lower.starts_with(s));
+    if has_scheme {
+        return Ok(url.to_owned());
+    }
+    let host = lower.split(['/', '?', '#']).next().unwrap_or_default();
+    let host = host.rsplit_once(':').map_or(host, |(h, _)| h);
+    let local = host == "localhost" || host.starts_with("127.") || host == "[::1]";
+    Ok(format!("{}://{url}", if local { "http" } else { "https" }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::normalize_url;
+
+    #[test]
+    fn urls_are_completed_like_an_address_bar() {
+        assert_eq!(normalize_url("example.com").unwrap(), "https://example.com");
+        assert_eq!(
+            normalize_url("localhost:8080/x").unwrap(),
+            "http://localhost:8080/x"
+        );
+        assert_eq!(
+            normalize_url("127.0.0.1:3000").unwrap(),
+            "http://127.0.0.1:3000"
+        );
+        assert_eq!(normalize_url(" http://a.b/c ").unwrap(), "http://a.b/c");
+        assert_eq!(normalize_url("about:blank").unwrap(), "about:blank");
+        assert!(normalize_url("  ").is_err());
+    }
+}
