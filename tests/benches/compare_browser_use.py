@@ -78,6 +78,14 @@ async def map_page(session, request):
     return {'times_ms': times, 'text': text, 'elements': elements}
 
 
+def send(answer):
+    # Pages may hold lone surrogates, which JSON readers reject: they go out
+    # as '?'.
+    line = json.dumps(answer, ensure_ascii=False).encode('utf-8', 'replace')
+    sys.stdout.buffer.write(line + b'\n')
+    sys.stdout.buffer.flush()
+
+
 async def main():
     executable = sys.argv[1]
     profile = BrowserProfile(
@@ -94,7 +102,7 @@ async def main():
     session = BrowserSession(browser_profile=profile)
     await session.start()
     version = await session.cdp_client.send.Browser.getVersion()
-    print(json.dumps({'ready': True, 'product': version.get('product', '')}), flush=True)
+    send({'ready': True, 'product': version.get('product', '')})
     loop = asyncio.get_running_loop()
     try:
         while True:
@@ -106,7 +114,7 @@ async def main():
                 answer = await map_page(session, request)
             except Exception as error:  # reported to the Rust side, which says so
                 answer = {'error': f'{type(error).__name__}: {error}'}
-            print(json.dumps(answer), flush=True)
+            send(answer)
     finally:
         await session.kill()
 

@@ -6,9 +6,14 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use chromiumoxide::Page;
+
 use super::live;
-use crate::browser::Browser;
-use crate::browser::TabInfo;
+use crate::browser::{Browser, Doc, Hop, Route, Session, TabInfo};
 use crate::error::BrowserError;
 use crate::safety::Redactor;
 
@@ -24,6 +29,18 @@ pub const MAX_TEXT_CHARS: u32 = 80;
 /// At most this many elements are mapped; a page with more is cut and says
 /// so ([`PageMap::truncated`]).
 pub const MAX_ELEMENTS: u32 = 5000;
+
+/// The most characters of short orientation texts (headings, labels,
+/// prices) a map shows between its elements ([`PageMap::texts`]); the
+/// rest of a page's text is for `extract`. Chosen by measurement
+/// (docs/performance.md): it holds every heading and short text within
+/// reach on the realistic pages of the comparison with browser-use.
+pub const MAX_ORIENTATION_CHARS: u32 = 1500;
+
+/// At most this many frames from other sites are mapped, at most this deep
+/// (browser-use's limits are 100 and 5).
+const MAX_FOREIGN_FRAMES: usize = 20;
+const MAX_FRAME_DEPTH: usize = 5;
 
 /// How long [`Browser::page_map`] waits for a document that is still being
 /// parsed.
@@ -67,6 +84,14 @@ pub struct Element {
     /// The start of the element's text.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
+    /// For a `<select>` or an ARIA combobox or listbox: the texts of its
+    /// first options (at most eight), so the model can choose without
+    /// asking for them.
+    #[serde(default, rename = "opts", skip_serializing_if = "Vec::is_empty")]
+    pub options: Vec<String>,
+    /// How many options there are in all (with [`options`](Self::options)).
+    #[serde(default, rename = "nopts", skip_serializing_if = "Option::is_none")]
+    pub option_count: Option<u32>,
     /// Whether a checkbox, radio or `aria-checked` element is checked.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub checked: Option<bool>,
@@ -143,6 +168,14 @@ impl Element {
         if let Some(p) = &self.placeholder {
             let _ = write!(line, " placeholder={}", quoted(p));
         }
+        if !self.options.is_empty() {
+            let mut list = self.options.join(" | ");
+            let total = self.option_count.unwrap_or(0) as usize;
+            if total > self.options.len() {
+                let _ = write!(list, " | \u{2026} {total} in all");
+            }
+            let _ = write!(line, " options={}", quoted(&list));
+        }
         for (flag, value) in [
             ("checked", self.checked),
             ("selected", self.selected),
@@ -191,6 +224,9 @@ impl Element {
             &mut self.text,
         ] {
             r.redact_option(field);
+        }
+        for option in &mut self.options {
+            r.redact_in_place(option);
         }
         r.redact_in_place(&mut self.tag);
     }
@@ -292,9 +328,13 @@ pub struct PageMap {
     pub scroll: ScrollPosition,
     /// The interactive elements, in document order.
     pub elements: Vec<Element>,
+    /// Short texts between the elements, for orientation: headings, labels,
+    /// prices (at most [`MAX_ORIENTATION_CHARS`] characters in all).
+    pub texts: Vec<MapText>,
     /// The page had more than [`MAX_ELEMENTS`] elements to map.
     pub truncated: bool,
-    /// Frames from another origin, whose content is not mapped.
+    /// Frames from other sites whose content is not mapped: beyond the
+    /// limits (20 frames, 5 deep), or not reachable (still loading).
     pub cross_origin_frames: u32,
     /// How long the walk took inside the page, milliseconds (for the
     /// host's timings; not rendered).
@@ -312,6 +352,9 @@ impl PageMap {
         }
         for element in &mut self.elements {
             element.redact(r);
+        }
+        for text in &mut self.texts {
+            r.redact_in_place(&mut text.text);
         }
     }
 
@@ -358,14 +401,28 @@ impl PageMap {
                 out.push_str(" (scroll down to see more of the page)");
             }
             out.push('\n');
-        } else {
+        } else if self.texts.is_empty() {
             out.push_str(
                 "Interactive elements ([number]<tag ...> text; * = new since the last map):\n",
             );
-            for element in &self.elements {
-                out.push_str(&element.render());
+        } else {
+            out.push_str(
+                "Interactive elements ([number]<tag ...> text; * = new since the last map), \
+                 between headings (#) and short texts of the page:\n",
+            );
+        }
+        let mut texts = self.texts.iter().peekable();
+        for (position, element) in self.elements.iter().enumerate() {
+            while let Some(text) = texts.next_if(|t| t.before <= position) {
+                out.push_str(&text.render());
                 out.push('\n');
             }
+            out.push_str(&element.render());
+            out.push('\n');
+        }
+        for text in texts {
+            out.push_str(&text.render());
+            out.push('\n');
         }
         if self.truncated {
             let _ = writeln!(
@@ -384,19 +441,205 @@ impl PageMap {
     }
 }
 
+/// A short text of the page shown between the elements of the map, for
+/// orientation: a heading, a label, a price.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MapText {
+    /// The text (at most [`MAX_TEXT_CHARS`] characters).
+    #[serde(rename = "t")]
+    pub text: String,
+    /// The heading level (1 to 6), for a heading.
+    #[serde(default, rename = "h", skip_serializing_if = "Option::is_none")]
+    pub heading: Option<u8>,
+    /// How many of the map's elements come before it.
+    #[serde(default, rename = "at")]
+    pub before: usize,
+    /// Where it stands in its document among texts and frames before the
+    /// same element.
+    #[serde(default, rename = "s", skip_serializing)]
+    order: u32,
+}
+
+impl MapText {
+    /// The text as one line of the map: `## Heading` for a heading, the
+    /// text indented by two spaces otherwise.
+    pub fn render(&self) -> String {
+        match self.heading {
+            Some(level) => format!(
+                "{} {}",
+                "#".repeat(usize::from(level.clamp(1, 6))),
+                self.text
+            ),
+            None => format!("  {}", self.text),
+        }
+    }
+}
+
 /// What the page-side walk returns.
 #[derive(Deserialize)]
 struct Walk {
     url: String,
     title: String,
     ready: String,
+    #[serde(default)]
+    first: bool,
     elements: Vec<Element>,
+    #[serde(default)]
+    texts: Vec<MapText>,
+    #[serde(default)]
+    frames: Vec<serde_json::Value>,
     truncated: bool,
     #[serde(rename = "crossOriginFrames")]
     cross_origin_frames: u32,
     scroll: ScrollPosition,
     next: u32,
     ms: f64,
+}
+
+/// One line of a map being assembled from the documents of a tab.
+enum Piece {
+    Element(Element),
+    Text(MapText),
+}
+
+/// The lines of one document: its texts, its elements, and the lines of
+/// the frames from other sites inside it, each where it stands (frames as
+/// `(before, order, lines)`, like a text's `before` and `order`).
+fn assemble(
+    elements: Vec<Element>,
+    texts: Vec<MapText>,
+    frames: Vec<(usize, u32, Vec<Piece>)>,
+) -> Vec<Piece> {
+    // Texts and frames, in the order they stand in.
+    let mut between: Vec<(usize, u32, Vec<Piece>)> = texts
+        .into_iter()
+        .map(|t| (t.before, t.order, vec![Piece::Text(t)]))
+        .chain(frames)
+        .collect();
+    between.sort_by_key(|(before, order, _)| (*before, *order));
+    let mut between = between.into_iter().peekable();
+    let mut out = Vec::with_capacity(elements.len() + between.len());
+    for (position, element) in elements.into_iter().enumerate() {
+        while let Some((_, _, pieces)) = between.next_if(|(before, _, _)| *before <= position) {
+            out.extend(pieces);
+        }
+        out.push(Piece::Element(element));
+    }
+    out.extend(between.flat_map(|(_, _, pieces)| pieces));
+    out
+}
+
+/// What is left of the map's limits while frames are mapped.
+struct Allowance {
+    elements: u32,
+    text_chars: u32,
+    frames: usize,
+    /// Frames from other sites within reach of the viewport.
+    seen_frames: u32,
+    mapped_frames: u32,
+    truncated: bool,
+}
+
+impl Allowance {
+    /// Counts what one document's walk used.
+    fn spend(&mut self, walk: &Walk) {
+        let count = u32::try_from(walk.elements.len()).unwrap_or(u32::MAX);
+        self.elements = self.elements.saturating_sub(count);
+        let chars: usize = walk.texts.iter().map(|t| t.text.chars().count()).sum();
+        self.text_chars = self
+            .text_chars
+            .saturating_sub(u32::try_from(chars).unwrap_or(u32::MAX));
+        self.truncated |= walk.truncated;
+        self.seen_frames += u32::try_from(walk.frames.len()).unwrap_or(u32::MAX);
+    }
+}
+
+/// The map's elements and texts, each text saying how many elements come
+/// before it.
+fn split(pieces: Vec<Piece>) -> (Vec<Element>, Vec<MapText>) {
+    let mut elements = Vec::with_capacity(pieces.len());
+    let mut texts = Vec::new();
+    for piece in pieces {
+        match piece {
+            Piece::Element(element) => elements.push(element),
+            Piece::Text(mut text) => {
+                text.before = elements.len();
+                texts.push(text);
+            }
+        }
+    }
+    (elements, texts)
+}
+
+/// Maps the frames from other sites that `parent`'s walk found (and the
+/// ones inside them), each through a session of its own: the lines of
+/// each, with where they stand in `parent`'s lines. A frame that cannot be
+/// reached (still loading, gone meanwhile) is left out and counted as not
+/// mapped.
+#[allow(clippy::too_many_arguments)] // one recursion's state
+fn map_frames<'a>(
+    browser: &'a Browser,
+    session: &'a mut Session,
+    page: &'a Page,
+    parent: Doc,
+    route: Vec<Hop>,
+    frames: Vec<serde_json::Value>,
+    mark_new: bool,
+    allowance: &'a mut Allowance,
+) -> Pin<Box<dyn Future<Output = Vec<(usize, u32, Vec<Piece>)>> + Send + 'a>> {
+    Box::pin(async move {
+        let mut out = Vec::new();
+        for frame in frames {
+            let owner = frame["i"].as_u64().and_then(|i| u32::try_from(i).ok());
+            let at = frame["at"].as_u64().and_then(|a| usize::try_from(a).ok());
+            let order = frame["s"].as_u64().and_then(|s| u32::try_from(s).ok()).unwrap_or(0);
+            let (Some(owner), Some(at)) = (owner, at) else {
+                continue;
+            };
+            if route.len() >= MAX_FRAME_DEPTH || allowance.frames == 0 || allowance.elements == 0
+            {
+                continue;
+            }
+            let Ok((doc, hop)) = session.child_doc(page, &parent, owner).await else {
+                continue;
+            };
+            let args = serde_json::json!({
+                "base": browser.next_index(),
+                "expand": VIEWPORT_EXPANSION_PX,
+                "maxText": MAX_TEXT_CHARS,
+                "maxElements": allowance.elements,
+                "textBudget": allowance.text_chars,
+                "markNew": mark_new,
+                "frame": frame,
+            });
+            let Ok(walk) = session.call_in::<Walk>(page, &doc, "walk", &args).await else {
+                continue;
+            };
+            browser.advance_index(walk.next);
+            allowance.frames -= 1;
+            allowance.mapped_frames += 1;
+            allowance.spend(&walk);
+            let mut hops = route.clone();
+            hops.push(hop);
+            let reach: Route = Arc::new(hops.clone());
+            session.remember_route(walk.elements.iter().map(|e| e.index), &reach);
+            let Walk {
+                mut elements,
+                texts,
+                frames: inner,
+                ..
+            } = walk;
+            let nested = map_frames(
+                browser, session, page, doc, hops, inner, mark_new, allowance,
+            )
+            .await;
+            for element in &mut elements {
+                element.in_iframe = true;
+            }
+            out.push((at, order, assemble(elements, texts, nested)));
+        }
+        out
+    })
 }
 
 /// What the page-side lookup of one element returns.
@@ -425,11 +668,12 @@ impl Browser {
             "expand": VIEWPORT_EXPANSION_PX,
             "maxText": MAX_TEXT_CHARS,
             "maxElements": MAX_ELEMENTS,
+            "textBudget": MAX_ORIENTATION_CHARS,
         });
         // A document still being parsed is mapped again shortly: what it
         // shows now is not what the model will act on.
         let deadline = Instant::now() + LOADING_GRACE;
-        let walk = loop {
+        let mut walk = loop {
             let walk: Walk = session.call(&page, "walk", args.clone()).await?;
             self.advance_index(walk.next);
             if walk.ready != "loading" || Instant::now() >= deadline {
@@ -437,14 +681,50 @@ impl Browser {
             }
             tokio::time::sleep(Duration::from_millis(50)).await;
         };
+        let mut allowance = Allowance {
+            elements: MAX_ELEMENTS,
+            text_chars: MAX_ORIENTATION_CHARS,
+            frames: MAX_FOREIGN_FRAMES,
+            seen_frames: 0,
+            mapped_frames: 0,
+            truncated: walk.truncated,
+        };
+        allowance.spend(&walk);
+        // Frames from other sites inside the page, mapped through DevTools
+        // sessions of their own; their elements are new to the model when
+        // the tab's document is not (a frame that just appeared).
+        let frames = if walk.frames.is_empty() {
+            Vec::new()
+        } else {
+            let found = std::mem::take(&mut walk.frames);
+            map_frames(
+                self,
+                &mut session,
+                &page,
+                Doc::tab(),
+                Vec::new(),
+                found,
+                !walk.first,
+                &mut allowance,
+            )
+            .await
+        };
+        drop(session);
+        let (elements, texts) = if frames.is_empty() {
+            (walk.elements, walk.texts)
+        } else {
+            split(assemble(walk.elements, walk.texts, frames))
+        };
         let mut map = PageMap {
             url: walk.url,
             title: walk.title,
             tabs,
             scroll: walk.scroll,
-            elements: walk.elements,
-            truncated: walk.truncated,
-            cross_origin_frames: walk.cross_origin_frames,
+            elements,
+            texts,
+            truncated: allowance.truncated,
+            cross_origin_frames: walk.cross_origin_frames.max(allowance.seen_frames)
+                - allowance.mapped_frames,
             walk_ms: walk.ms,
         };
         // The map is what the model reads at every step: a secret typed
