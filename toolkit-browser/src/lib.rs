@@ -117,7 +117,8 @@ pub use page::content::{MAX_PAGE_TEXT_CHARS, PageText, TextMatch};
 pub use page::forms::{Dropdown, DropdownOption, Selection, Upload};
 pub use page::input::{ClickOutcome, Effects, TypeOutcome};
 pub use page::map::{
-    Element, MAX_ELEMENTS, MAX_TEXT_CHARS, PageMap, ScrollPosition, VIEWPORT_EXPANSION_PX,
+    Element, MAX_ELEMENTS, MAX_ORIENTATION_CHARS, MAX_TEXT_CHARS, MapText, PageMap, ScrollPosition,
+    VIEWPORT_EXPANSION_PX,
 };
 pub use page::navigation::PageInfo;
 pub use page::view::ScrollOutcome;

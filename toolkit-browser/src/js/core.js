@@ -32,6 +32,7 @@
     byEl: new WeakMap(),
     byIndex: new Map(),
     walks: 0,
+    limit: Infinity,
   };
 
   const ROLES = new Set([
@@ -230,6 +231,9 @@
   function numberOf(el) {
     const known = numbering.byEl.get(el);
     if (known !== undefined) return [known, false];
+    // A walk told to number within a range (frames walked at once) stops
+    // numbering at its end.
+    if (numbering.next >= numbering.limit) return null;
     const n = numbering.next++;
     numbering.byEl.set(el, n);
     numbering.byIndex.set(n, new WeakRef(el));

@@ -140,7 +140,7 @@
       const t = shortText(el, maxText);
       if (t) d.text = t;
     }
-    if (tag === 'label' && el.control) {
+    if (tag === 'label' && el.control && (el.control.type === 'checkbox' || el.control.type === 'radio')) {
       d.checked = el.control.checked;
     } else if (tag === 'input' && (el.type === 'checkbox' || el.type === 'radio')) {
       d.checked = el.checked;
@@ -321,11 +321,21 @@
   // can cover an element.
   function walk(opts) {
     const started = performance.now();
+    numbering.next = Math.max(numbering.next, opts.base);
+    numbering.limit = opts.limit || Infinity;
+    try {
+      return walkNumbered(opts, started);
+    } finally {
+      numbering.limit = Infinity;
+    }
+  }
+
+  function walkNumbered(opts, started) {
     const expand = opts.expand;
     const maxText = opts.maxText;
     const maxElements = opts.maxElements;
     const textBudget = opts.textBudget || 0;
-    numbering.next = Math.max(numbering.next, opts.base);
+    let overflow = false;
     const firstWalk = numbering.walks === 0;
     // A frame from another site is new to the tab when its document is:
     // the Rust side says whether the tab's own document was mapped before.
@@ -473,6 +483,22 @@
       return shown;
     }
 
+    // Like `shownPart`, for a block of text: one hit test, at the centre
+    // of its visible part, is enough to tell a text under a modal from one
+    // beside it.
+    function textShown(el, ctx, clipSrc, box) {
+      const clip = clipRect(clipSrc);
+      let shown = intersect(toTop(box, ctx), ctx.clip);
+      if (clip) shown = intersect(shown, clip);
+      if (isEmpty(shown) || coveredFromOutside(ctx, shown)) return false;
+      if (!mayBeCovered(el, shown)) return true;
+      const view = intersect(shown, ctx.view);
+      if (isEmpty(view)) return true;
+      const x = (view.left + view.right) / 2 - ctx.ox;
+      const y = (view.top + view.bottom) / 2 - ctx.oy;
+      return occluder(el, ctx, x, y) === null;
+    }
+
     const out = [];
     // For each candidate, how many elements the map had before it.
     const outBefore = new Array(candidates.length + 1);
@@ -486,7 +512,12 @@
       }
       const box = visibleBox(c.el);
       if (!box || !shownPart(c.el, c.ctx, c.clip, box)) continue;
-      const [n, fresh] = numberOf(c.el);
+      const numbered = numberOf(c.el);
+      if (!numbered) {
+        overflow = true;
+        continue;
+      }
+      const [n, fresh] = numbered;
       const d = describe(c.el, c.ctx, n, fresh && markNew, maxText, box);
       if (c.scroller) scrollState(c.el, d);
       out.push(d);
@@ -510,7 +541,7 @@
       const text = collapse(ownText(el, info, SHORT_TEXT));
       if (!text || (!level && text.length > SHORT_TEXT)) continue;
       const box = visibleBox(el);
-      if (!box || !shownPart(el, bi.ctx, bi.ownClip, box)) continue;
+      if (!box || !textShown(el, bi.ctx, bi.ownClip, box)) continue;
       const t = cut(text, maxText);
       if (spent + t.length > textBudget) {
         textsCut = true;
@@ -551,7 +582,12 @@
         const y = (r.top + r.bottom) / 2 - f.ctx.oy;
         if (occluder(f.el, f.ctx, x, y) !== null) frameCovers.push(r);
       }
-      const [n] = numberOf(f.el);
+      const numbered = numberOf(f.el);
+      if (!numbered) {
+        overflow = true;
+        continue;
+      }
+      const [n] = numbered;
       frames.push({ i: n, at: outBefore[f.cand], s: f.seq, ox, oy, clip, view, covers: frameCovers });
     }
 
@@ -561,6 +597,7 @@
       title: document.title,
       ready: document.readyState,
       first: firstWalk,
+      overflow,
       elements: out,
       texts,
       textsCut,

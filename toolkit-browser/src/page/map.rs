@@ -11,6 +11,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 
 use chromiumoxide::Page;
+use chromiumoxide::cdp::browser_protocol::target::GetTargetsParams;
 
 use super::live;
 use crate::browser::{Browser, Doc, Hop, Route, Session, TabInfo};
@@ -483,6 +484,9 @@ struct Walk {
     ready: String,
     #[serde(default)]
     first: bool,
+    /// The walk stopped numbering at its `limit`.
+    #[serde(default)]
+    overflow: bool,
     elements: Vec<Element>,
     #[serde(default)]
     texts: Vec<MapText>,
@@ -571,8 +575,23 @@ fn split(pieces: Vec<Piece>) -> (Vec<Element>, Vec<MapText>) {
     (elements, texts)
 }
 
+/// How many numbers each frame may hand out when several frames are
+/// walked at once (each within a range of its own, so their numbers never
+/// meet); a frame that needs more is walked again alone.
+const FRAME_NUMBERS: u32 = 200;
+
+/// A frame from another site about to be walked.
+struct Found {
+    frame: serde_json::Value,
+    at: usize,
+    order: u32,
+    doc: Doc,
+    hop: Hop,
+}
+
 /// Maps the frames from other sites that `parent`'s walk found (and the
-/// ones inside them), each through a session of its own: the lines of
+/// ones inside them), each through a session of its own and all of one
+/// document's at once (each runs in a process of its own): the lines of
 /// each, with where they stand in `parent`'s lines. A frame that cannot be
 /// reached (still loading, gone meanwhile) is left out and counted as not
 /// mapped.
@@ -588,39 +607,86 @@ fn map_frames<'a>(
     allowance: &'a mut Allowance,
 ) -> Pin<Box<dyn Future<Output = Vec<(usize, u32, Vec<Piece>)>> + Send + 'a>> {
     Box::pin(async move {
-        let mut out = Vec::new();
+        let mut found = Vec::new();
         for frame in frames {
             let owner = frame["i"].as_u64().and_then(|i| u32::try_from(i).ok());
             let at = frame["at"].as_u64().and_then(|a| usize::try_from(a).ok());
-            let order = frame["s"].as_u64().and_then(|s| u32::try_from(s).ok()).unwrap_or(0);
+            let order = frame["s"]
+                .as_u64()
+                .and_then(|s| u32::try_from(s).ok())
+                .unwrap_or(0);
             let (Some(owner), Some(at)) = (owner, at) else {
                 continue;
             };
-            if route.len() >= MAX_FRAME_DEPTH || allowance.frames == 0 || allowance.elements == 0
-            {
+            if route.len() >= MAX_FRAME_DEPTH || found.len() >= allowance.frames {
                 continue;
             }
-            let Ok((doc, hop)) = session.child_doc(page, &parent, owner).await else {
-                continue;
-            };
-            let args = serde_json::json!({
-                "base": browser.next_index(),
+            if let Ok((doc, hop)) = session.child_doc(page, &parent, owner).await {
+                found.push(Found {
+                    frame,
+                    at,
+                    order,
+                    doc,
+                    hop,
+                });
+            }
+        }
+        let base = browser.next_index();
+        let walk_args = |f: &Found, base: u32, limit: Option<u32>, allowance: &Allowance| {
+            serde_json::json!({
+                "base": base,
+                "limit": limit,
                 "expand": VIEWPORT_EXPANSION_PX,
                 "maxText": MAX_TEXT_CHARS,
                 "maxElements": allowance.elements,
                 "textBudget": allowance.text_chars,
                 "markNew": mark_new,
-                "frame": frame,
-            });
-            let Ok(walk) = session.call_in::<Walk>(page, &doc, "walk", &args).await else {
-                continue;
+                "frame": f.frame,
+            })
+        };
+        let calls: Vec<(Doc, &str, serde_json::Value)> = (0u32..)
+            .zip(&found)
+            .map(|(k, f)| {
+                let start = base.saturating_add(k.saturating_mul(FRAME_NUMBERS));
+                let limit = (found.len() > 1).then(|| start.saturating_add(FRAME_NUMBERS));
+                (f.doc.clone(), "walk", walk_args(f, start, limit, allowance))
+            })
+            .collect();
+        let answers = session.doc_calls(page, &calls).await;
+        let mut walks = Vec::with_capacity(found.len());
+        for answer in answers {
+            let walk = session.decode_call::<Walk>("walk", answer).ok();
+            if let Some(walk) = &walk {
+                browser.advance_index(walk.next);
+            }
+            walks.push(walk);
+        }
+        let mut out = Vec::new();
+        for (f, walk) in found.into_iter().zip(walks) {
+            let walk = match walk {
+                // Its numbers ran out: walked again alone, numbering on
+                // from the session's next number.
+                Some(walk) if walk.overflow => {
+                    let args = walk_args(&f, browser.next_index(), None, allowance);
+                    let Ok(walk) = session.call_in::<Walk>(page, &f.doc, "walk", &args).await
+                    else {
+                        continue;
+                    };
+                    browser.advance_index(walk.next);
+                    walk
+                }
+                Some(walk) => walk,
+                None => continue,
             };
-            browser.advance_index(walk.next);
+            if allowance.frames == 0 || allowance.elements == 0 {
+                allowance.truncated = true;
+                continue;
+            }
             allowance.frames -= 1;
             allowance.mapped_frames += 1;
             allowance.spend(&walk);
             let mut hops = route.clone();
-            hops.push(hop);
+            hops.push(f.hop);
             let reach: Route = Arc::new(hops.clone());
             session.remember_route(walk.elements.iter().map(|e| e.index), &reach);
             let Walk {
@@ -630,13 +696,13 @@ fn map_frames<'a>(
                 ..
             } = walk;
             let nested = map_frames(
-                browser, session, page, doc, hops, inner, mark_new, allowance,
+                browser, session, page, f.doc, hops, inner, mark_new, allowance,
             )
             .await;
             for element in &mut elements {
                 element.in_iframe = true;
             }
-            out.push((at, order, assemble(elements, texts, nested)));
+            out.push((f.at, f.order, assemble(elements, texts, nested)));
         }
         out
     })
@@ -660,8 +726,6 @@ impl Browser {
     /// A dead or closed session, or a page that breaks the walk.
     pub async fn page_map(&self) -> Result<PageMap, BrowserError> {
         let mut session = self.live().await?;
-        // First the tabs: if the current tab has gone, this picks another.
-        let tabs = session.tab_list().await?;
         let page = session.current();
         let args = serde_json::json!({
             "base": self.next_index(),
@@ -670,17 +734,49 @@ impl Browser {
             "maxElements": MAX_ELEMENTS,
             "textBudget": MAX_ORIENTATION_CHARS,
         });
-        // A document still being parsed is mapped again shortly: what it
-        // shows now is not what the model will act on.
-        let deadline = Instant::now() + LOADING_GRACE;
-        let mut walk = loop {
-            let walk: Walk = session.call(&page, "walk", args.clone()).await?;
-            self.advance_index(walk.next);
-            if walk.ready != "loading" || Instant::now() >= deadline {
-                break walk;
+        // The tab list is fetched while the page is walked (one round trip
+        // instead of two), on the tab's own connection.
+        let listing = page.clone();
+        let targets = async move { listing.execute(GetTargetsParams::default()).await };
+        let (targets, walk) =
+            tokio::join!(targets, session.call::<Walk>(&page, "walk", args.clone()));
+        let listed = targets
+            .ok()
+            .and_then(|t| session.tabs_from(t.result.target_infos));
+        let (page, tabs, walk) = match listed {
+            Some(tabs) => (page, tabs, walk?),
+            // The current tab has gone (the page closed itself): another
+            // one becomes current, and is walked instead.
+            None => {
+                let tabs = session.tab_list().await?;
+                let page = session.current();
+                let walk = session.call(&page, "walk", args.clone()).await?;
+                (page, tabs, walk)
             }
-            tokio::time::sleep(Duration::from_millis(50)).await;
         };
+        self.advance_index(walk.next);
+        self.finish_map(&mut session, &page, tabs, walk, &args)
+            .await
+    }
+
+    /// The map from the first walk of the tab's document: walked again
+    /// while the document is still being parsed (what it shows now is not
+    /// what the model will act on), then the frames from other sites in
+    /// it.
+    async fn finish_map(
+        &self,
+        session: &mut Session,
+        page: &Page,
+        tabs: Vec<TabInfo>,
+        mut walk: Walk,
+        args: &serde_json::Value,
+    ) -> Result<PageMap, BrowserError> {
+        let deadline = Instant::now() + LOADING_GRACE;
+        while walk.ready == "loading" && Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            walk = session.call(page, "walk", args.clone()).await?;
+            self.advance_index(walk.next);
+        }
         let mut allowance = Allowance {
             elements: MAX_ELEMENTS,
             text_chars: MAX_ORIENTATION_CHARS,
@@ -699,8 +795,8 @@ impl Browser {
             let found = std::mem::take(&mut walk.frames);
             map_frames(
                 self,
-                &mut session,
-                &page,
+                session,
+                page,
                 Doc::tab(),
                 Vec::new(),
                 found,
@@ -709,7 +805,6 @@ impl Browser {
             )
             .await
         };
-        drop(session);
         let (elements, texts) = if frames.is_empty() {
             (walk.elements, walk.texts)
         } else {
@@ -791,6 +886,81 @@ mod tests {
     }
 
     #[test]
+    fn dropdowns_list_their_first_options() {
+        let select = element(
+            r#"{"i":2,"tag":"select","field":"size","value":"M","opts":["S","M","L"],"nopts":3}"#,
+        );
+        assert_eq!(
+            select.render(),
+            r#"[2]<select name=size options="S | M | L"> value="M""#
+        );
+        let long = element(r#"{"i":3,"tag":"select","opts":["1","2"],"nopts":14}"#);
+        assert_eq!(
+            long.render(),
+            "[3]<select options=\"1 | 2 | \u{2026} 14 in all\">"
+        );
+    }
+
+    fn text(json: &str) -> MapText {
+        serde_json::from_str(json).expect("a walk text")
+    }
+
+    #[test]
+    fn texts_and_frames_stand_where_they_were_found() {
+        let elements = vec![
+            element(r#"{"i":1,"tag":"button","text":"A"}"#),
+            element(r#"{"i":2,"tag":"button","text":"B"}"#),
+        ];
+        let texts = vec![
+            text(r#"{"t":"Title","h":1,"at":0,"s":0}"#),
+            text(r#"{"t":"after the frame","at":1,"s":9}"#),
+            text(r#"{"t":"the end","at":2,"s":20}"#),
+        ];
+        let frame = vec![
+            Piece::Text(text(r#"{"t":"In the frame","h":2,"at":0}"#)),
+            Piece::Element(element(r#"{"i":7,"tag":"a","text":"F"}"#)),
+        ];
+        let (elements, texts) = split(assemble(elements, texts, vec![(1, 5, frame)]));
+        let order: Vec<u32> = elements.iter().map(|e| e.index).collect();
+        assert_eq!(order, [1, 7, 2]);
+        let at: Vec<(&str, usize)> = texts.iter().map(|t| (t.text.as_str(), t.before)).collect();
+        assert_eq!(
+            at,
+            [
+                ("Title", 0),
+                ("In the frame", 1),
+                ("after the frame", 2),
+                ("the end", 3)
+            ]
+        );
+        let map = PageMap {
+            url: "u".into(),
+            title: "t".into(),
+            tabs: Vec::new(),
+            scroll: ScrollPosition {
+                x: 0,
+                y: 0,
+                width: 0,
+                height: 0,
+                viewport_width: 0,
+                viewport_height: 0,
+            },
+            elements,
+            texts,
+            truncated: false,
+            cross_origin_frames: 0,
+            walk_ms: 0.0,
+        };
+        let rendered = map.render();
+        let body = rendered.split_once("page:\n").expect("the header").1;
+        assert_eq!(
+            body,
+            "# Title\n[1]<button> A\n## In the frame\n[7]<a> F\n  after the frame\n\
+             [2]<button> B\n  the end\n"
+        );
+    }
+
+    #[test]
     fn the_map_has_header_lines() {
         let map = PageMap {
             url: "http://127.0.0.1/".into(),
@@ -810,6 +980,7 @@ mod tests {
                 viewport_height: 800,
             },
             elements: vec![element(r#"{"i":1,"tag":"button","text":"Go"}"#)],
+            texts: Vec::new(),
             truncated: false,
             cross_origin_frames: 1,
             walk_ms: 1.0,

@@ -180,7 +180,9 @@ impl Session {
             "returnByValue": by_value,
             "awaitPromise": true,
         });
-        let returned = self.send(page, &doc.channel, "Runtime.evaluate", params).await?;
+        let returned = self
+            .send(page, &doc.channel, "Runtime.evaluate", params)
+            .await?;
         if let Some(details) = returned.get("exceptionDetails") {
             let text = details["exception"]["description"]
                 .as_str()
@@ -210,7 +212,12 @@ impl Session {
                 match self.doc_eval(page, doc, &quick, true).await?["value"].take() {
                     Value::String(text) => Ok(text),
                     _ => match self
-                        .doc_eval(page, doc, &super::script::installing_call(method, args), true)
+                        .doc_eval(
+                            page,
+                            doc,
+                            &super::script::installing_call(method, args),
+                            true,
+                        )
                         .await?["value"]
                         .take()
                     {
@@ -233,6 +240,81 @@ impl Session {
                 outcome => return outcome,
             }
         }
+    }
+
+    /// Calls the page script in several documents at once (frames in
+    /// processes of their own run their walks in parallel): each call's
+    /// answer, as [`doc_call`](Self::doc_call) gives it. Worlds are made
+    /// ready one by one first; a document that lacks the script, or a call
+    /// that fails, is tried again alone.
+    pub(crate) async fn doc_calls(
+        &mut self,
+        page: &Page,
+        calls: &[(Doc, &str, Value)],
+    ) -> Vec<Result<String, Fail>> {
+        let mut prepared = Vec::with_capacity(calls.len());
+        for (doc, method, args) in calls {
+            let world = self.doc_world(page, doc).await;
+            prepared.push(world.map(|context| {
+                json!({
+                    "expression": super::script::quick_call(method, args),
+                    "contextId": context,
+                    "returnByValue": true,
+                    "awaitPromise": true,
+                })
+            }));
+        }
+        let limit = self.config.command_timeout;
+        let this = &*self;
+        let sends = calls
+            .iter()
+            .zip(&prepared)
+            .map(|((doc, _, _), params)| async move {
+                let params = params.as_ref().ok()?.clone();
+                let answer = match &doc.channel {
+                    Channel::Tab => {
+                        let command = RawCommand {
+                            method: "Runtime.evaluate",
+                            params,
+                        };
+                        match tokio::time::timeout(limit, page.execute(command)).await {
+                            Ok(Ok(response)) => response.result,
+                            _ => return None,
+                        }
+                    }
+                    Channel::Remote(session) => {
+                        let link = this.frames.link.as_ref()?;
+                        let request =
+                            link.request(Some(session), "Runtime.evaluate", params, limit);
+                        request.await.ok()?
+                    }
+                };
+                match &answer["result"]["value"] {
+                    Value::String(text) if answer.get("exceptionDetails").is_none() => {
+                        Some(text.clone())
+                    }
+                    _ => None,
+                }
+            });
+        let answers = futures_util::future::join_all(sends).await;
+        let mut out = Vec::with_capacity(calls.len());
+        for ((doc, method, args), answer) in calls.iter().zip(answers) {
+            out.push(match answer {
+                Some(text) => Ok(text),
+                None => self.doc_call(page, doc, method, args).await,
+            });
+        }
+        out
+    }
+
+    /// An answer of [`doc_calls`](Self::doc_calls), classified and decoded.
+    pub(crate) fn decode_call<T: serde::de::DeserializeOwned>(
+        &mut self,
+        method: &str,
+        answer: Result<String, Fail>,
+    ) -> Result<T, BrowserError> {
+        let text = answer.map_err(|f| self.classify(f, &format!("the page script `{method}`")))?;
+        super::script::decode(method, &text)
     }
 
     /// [`doc_call`](Self::doc_call), classified and decoded.

@@ -10,6 +10,7 @@
 //! socket; requests wait on their answer by id.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex as StdMutex};
 use std::time::Duration;
 
@@ -26,7 +27,7 @@ type Waiters = Arc<StdMutex<HashMap<u64, oneshot::Sender<Result<Value, String>>>
 pub(crate) struct FrameLink {
     outgoing: mpsc::UnboundedSender<String>,
     waiters: Waiters,
-    next_id: u64,
+    next_id: AtomicU64,
     /// Frame target id → the session attached to it.
     sessions: HashMap<String, String>,
     task: JoinHandle<()>,
@@ -52,7 +53,7 @@ impl FrameLink {
         Ok(Self {
             outgoing,
             waiters,
-            next_id: 0,
+            next_id: AtomicU64::new(0),
             sessions: HashMap::new(),
             task,
         })
@@ -64,16 +65,15 @@ impl FrameLink {
     }
 
     /// Sends `method` to `session` (the browser itself when `None`) and
-    /// waits for its answer, at most `limit`.
+    /// waits for its answer, at most `limit`. Requests may run at once.
     pub(crate) async fn request(
-        &mut self,
+        &self,
         session: Option<&str>,
         method: &str,
         params: Value,
         limit: Duration,
     ) -> Result<Value, String> {
-        self.next_id += 1;
-        let id = self.next_id;
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed) + 1;
         let mut message = json!({ "id": id, "method": method, "params": params });
         if let Some(session) = session {
             message["sessionId"] = json!(session);
@@ -89,14 +89,21 @@ impl FrameLink {
             Ok(Err(_)) => Err("the DevTools connection for frames closed".into()),
             Err(_) => {
                 lock(&self.waiters).remove(&id);
-                Err(format!("{method} got no answer within {:.0}s", limit.as_secs_f64()))
+                Err(format!(
+                    "{method} got no answer within {:.0}s",
+                    limit.as_secs_f64()
+                ))
             }
         }
     }
 
     /// The session attached to the frame target `target`, attaching on
     /// first use.
-    pub(crate) async fn session(&mut self, target: &str, limit: Duration) -> Result<String, String> {
+    pub(crate) async fn session(
+        &mut self,
+        target: &str,
+        limit: Duration,
+    ) -> Result<String, String> {
         if let Some(session) = self.sessions.get(target) {
             return Ok(session.clone());
         }

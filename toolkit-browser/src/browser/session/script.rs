@@ -125,9 +125,9 @@ impl Session {
             // Numbers the call handed out there (an ARIA option to click)
             // live there too.
             let base = args["base"].as_u64().and_then(|b| u32::try_from(b).ok());
-            let next = serde_json::from_str::<serde_json::Value>(&text).ok().and_then(|v| {
-                v["ok"]["next"].as_u64().and_then(|n| u32::try_from(n).ok())
-            });
+            let next = serde_json::from_str::<serde_json::Value>(&text)
+                .ok()
+                .and_then(|v| v["ok"]["next"].as_u64().and_then(|n| u32::try_from(n).ok()));
             if let (Some(base), Some(next)) = (base, next) {
                 self.remember_route(base..next, route);
             }
