@@ -678,8 +678,10 @@ fn map_frames<'a>(
                 Some(walk) => walk,
                 None => continue,
             };
-            if allowance.frames == 0 || allowance.elements == 0 {
+            if allowance.elements == 0 {
                 allowance.truncated = true;
+            }
+            if allowance.frames == 0 || allowance.elements == 0 {
                 continue;
             }
             allowance.frames -= 1;
@@ -808,7 +810,18 @@ impl Browser {
         let (elements, texts) = if frames.is_empty() {
             (walk.elements, walk.texts)
         } else {
-            split(assemble(walk.elements, walk.texts, frames))
+            // Frames walked at once each had the whole allowance left.
+            let (mut elements, mut texts) = split(assemble(walk.elements, walk.texts, frames));
+            let mut spent = 0;
+            texts.retain(|t| {
+                spent += t.text.chars().count();
+                spent <= MAX_ORIENTATION_CHARS as usize
+            });
+            if elements.len() > MAX_ELEMENTS as usize {
+                elements.truncate(MAX_ELEMENTS as usize);
+                allowance.truncated = true;
+            }
+            (elements, texts)
         };
         let mut map = PageMap {
             url: walk.url,

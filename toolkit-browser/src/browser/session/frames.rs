@@ -124,9 +124,13 @@ impl Session {
             Channel::Remote(session) => {
                 let limit = self.config.command_timeout;
                 let link = self.link().await?;
-                link.request(Some(session), method, params, limit)
-                    .await
-                    .map_err(|e| Fail::Cdp(CdpError::ChromeMessage(e)))
+                let answer = link.request(Some(session), method, params, limit).await;
+                answer.map_err(|e| {
+                    if e.contains("No session") {
+                        link.forget_session(session);
+                    }
+                    Fail::Cdp(CdpError::ChromeMessage(e))
+                })
             }
         }
     }

@@ -119,6 +119,12 @@ impl FrameLink {
         Ok(session)
     }
 
+    /// Forgets a session the browser no longer knows (its frame target
+    /// went and came back), so the next use attaches again.
+    pub(crate) fn forget_session(&mut self, session: &str) {
+        self.sessions.retain(|_, s| s != session);
+    }
+
     /// Keeps only the sessions of these targets (the others' frames are
     /// gone).
     pub(crate) fn retain(&mut self, live: &dyn Fn(&str) -> bool) {
