@@ -58,6 +58,10 @@ pub enum Route {
         /// The path.
         path: String,
     },
+    /// A page that shows every field it was sent (the query of a GET, the
+    /// form body of a POST) in many places: text, attributes, a link, a
+    /// table, the title (see [`echo_page`]).
+    Echo,
 }
 
 /// One request the server answered.
@@ -67,6 +71,10 @@ pub struct Request {
     pub host: String,
     /// The path with its query.
     pub target: String,
+    /// `GET`, `POST`...
+    pub method: String,
+    /// The body (its first MiB, as text).
+    pub body: String,
 }
 
 /// A minimal HTTP/1.1 server on 127.0.0.1 (a free port), one thread per
@@ -160,19 +168,45 @@ fn serve(
             }
         }
     }
+    // The first MiB is kept; the rest is read and dropped, so that a large
+    // upload is answered rather than cut off.
     let mut body = vec![0; content_length.min(1 << 20)];
     reader.read_exact(&mut body)?;
+    std::io::copy(
+        &mut reader.by_ref().take((content_length - body.len()) as u64),
+        &mut std::io::sink(),
+    )?;
+    let body = String::from_utf8_lossy(&body).into_owned();
+    let method = request_line
+        .split_whitespace()
+        .next()
+        .unwrap_or("GET")
+        .to_owned();
 
     let target = request_line.split_whitespace().nth(1).unwrap_or("/");
     if let Ok(mut log) = log.lock() {
         log.push(Request {
             host,
             target: target.to_owned(),
+            method,
+            body: body.clone(),
         });
     }
     let path = target.split(['?', '#']).next().unwrap_or("/");
     let (status, headers, body) = match routes.get(path) {
-        Some(Route::Html(html)) => ("200 OK", String::new(), html.clone()),
+        Some(Route::Html(html)) => (
+            "200 OK",
+            String::new(),
+            html.replace("{PORT}", &port.to_string()),
+        ),
+        Some(Route::Echo) => {
+            let fields = if body.is_empty() {
+                target.split_once('?').map(|(_, q)| q).unwrap_or_default()
+            } else {
+                body.as_str()
+            };
+            ("200 OK", String::new(), echo_page(&form_fields(fields)))
+        }
         Some(Route::Slow(delay, html)) => {
             std::thread::sleep(*delay);
             ("200 OK", String::new(), html.clone())
@@ -198,6 +232,93 @@ fn serve(
         body.len()
     )?;
     out.flush()
+}
+
+/// The fields of a query string or form body, decoded.
+pub fn form_fields(encoded: &str) -> Vec<(String, String)> {
+    encoded
+        .split('&')
+        .filter(|p| !p.is_empty())
+        .map(|pair| {
+            let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+            (form_decode(k), form_decode(v))
+        })
+        .collect()
+}
+
+fn form_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'+' => out.push(b' '),
+            b'%' if i + 2 < bytes.len() => {
+                match text.get(i + 1..i + 3).map(|h| u8::from_str_radix(h, 16)) {
+                    Some(Ok(b)) => {
+                        out.push(b);
+                        i += 2;
+                    }
+                    _ => out.push(b'%'),
+                }
+            }
+            b => out.push(b),
+        }
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Escapes text for HTML (text and quoted attributes).
+pub fn html_escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+        .replace('\'', "&#39;")
+}
+
+/// Percent-encodes every byte but ASCII letters and digits.
+pub fn percent_encode_all(text: &str) -> String {
+    text.bytes()
+        .map(|b| {
+            if b.is_ascii_alphanumeric() {
+                char::from(b).to_string()
+            } else {
+                format!("%{b:02X}")
+            }
+        })
+        .collect()
+}
+
+/// A page that echoes `fields` everywhere a page can show a value: the
+/// title, a paragraph, a table, a link's text and `href`, a data attribute,
+/// a text field's value, and a hidden element's title.
+pub fn echo_page(fields: &[(String, String)]) -> String {
+    let mut body = String::from("<h1>Echo</h1><table><tr><th>Field</th><th>Value</th></tr>");
+    let mut title = String::from("Echo");
+    for (k, v) in fields {
+        let v_html = html_escape(v);
+        body.push_str(&format!(
+            "<tr><td>{}</td><td>{v_html}</td></tr>",
+            html_escape(k)
+        ));
+        title.push(' ');
+        title.push_str(v);
+    }
+    body.push_str("</table>");
+    for (k, v) in fields {
+        let v_html = html_escape(v);
+        let k_html = html_escape(k);
+        body.push_str(&format!(
+            "<p id=\"said-{k_html}\">You sent {v_html}.</p>\
+             <p><a href=\"/docs?{k_html}={}\" data-value=\"{v_html}\">Again with {v_html}</a></p>\
+             <p><label>Copy <input name=\"copy-{k_html}\" value=\"{v_html}\"></label></p>\
+             <ul>{v_html}<li>item</li></ul>",
+            percent_encode_all(v)
+        ));
+    }
+    page(&html_escape(&title), &body)
 }
 
 /// Wraps a body in a page with a title.
@@ -790,4 +911,154 @@ pub fn page_model_routes() -> Vec<(&'static str, Route)> {
             )),
         ),
     ]
+}
+
+/// A page that fills a form field with `mib` MiB of text when `#fill` is
+/// clicked: a submission larger than the DevTools message limit.
+fn big_form(title: &str, action: &str, target: Option<&str>, mib: usize) -> String {
+    let target = target.map_or(String::new(), |t| format!(" target=\"{t}\""));
+    page(
+        title,
+        &format!(
+            r#"<iframe name="sink" src="/about" style="width:300px;height:80px"></iframe>
+<form id="big" method="post" action="{action}"{target}>
+  <input type="hidden" name="blob" id="blob">
+  <button type="submit" id="send">Send the big form</button>
+</form>
+<a id="away" href="http://localhost:{{PORT}}/landed">Leave for the other site</a>
+<script>
+  window.marker = 'still here';
+  document.getElementById('blob').value = 'x'.repeat({mib} * 1024 * 1024);
+</script>"#
+        ),
+    )
+}
+
+/// The routes of the safety tests: ways a page could reach another site
+/// (large form posts, speculation rules, `javascript:` links and frames), a
+/// page echoing what it is sent, an upload form that posts the file, and
+/// pages that test the page map and `extract` on awkward markup.
+pub fn safety_routes() -> Vec<(&'static str, Route)> {
+    let landed = page("Landed", "<h1>You should not be here</h1>");
+    vec![
+        ("/landed", Route::Html(landed.clone())),
+        ("/sink", Route::Html(page("Sink", "<p>Received</p>"))),
+        (
+            "/bigpost",
+            Route::Html(big_form(
+                "Big post",
+                "http://localhost:{PORT}/landed",
+                None,
+                8,
+            )),
+        ),
+        (
+            "/bigpost-frame",
+            Route::Html(big_form("Big post into a frame", "/sink", Some("sink"), 8)),
+        ),
+        (
+            "/bigpost-frame-out",
+            Route::Html(big_form(
+                "Big post out of a frame",
+                "http://localhost:{PORT}/landed",
+                Some("sink"),
+                8,
+            )),
+        ),
+        (
+            "/spec-prefetch",
+            Route::Html(page(
+                "Prefetch",
+                r#"<script type="speculationrules">{"prefetch":[{"source":"list","urls":["http://localhost:{PORT}/landed?prefetch"]}]}</script>
+<a id="go" href="http://localhost:{PORT}/landed?prefetch">Prefetched link</a>"#,
+            )),
+        ),
+        (
+            "/spec-prerender",
+            Route::Html(page(
+                "Prerender",
+                r#"<script type="speculationrules">{"prerender":[{"source":"list","urls":["http://localhost:{PORT}/landed?prerender"]}]}</script>
+<a id="go" href="http://localhost:{PORT}/landed?prerender">Prerendered link</a>"#,
+            )),
+        ),
+        (
+            "/js-link",
+            Route::Html(page(
+                "Script link",
+                r#"<a id="js" href="javascript:location.href='http://localhost:{PORT}/landed?js'">Script link</a>
+<a id="docs" href="/docs">Docs</a>
+<script>window.marker = 'still here';</script>"#,
+            )),
+        ),
+        (
+            "/js-frame",
+            Route::Html(page(
+                "Script frame",
+                r#"<p>A frame that sends itself away:</p>
+<iframe src="javascript:location.href='http://localhost:{PORT}/landed?frame'"></iframe>"#,
+            )),
+        ),
+        (
+            "/upload-post",
+            Route::Html(page(
+                "Upload and send",
+                r#"<form method="post" action="/echo" enctype="multipart/form-data">
+  <label for="doc">Document</label> <input type="file" id="doc" name="doc">
+  <button type="submit">Send the file</button>
+</form>"#,
+            )),
+        ),
+        ("/echo", Route::Echo),
+        (
+            "/secret-form-get",
+            Route::Html(page(
+                "Secret form",
+                r#"<form method="get" action="/echo">
+  <label for="pw">Password</label> <input id="pw" name="pw" type="text">
+  <button type="submit">Send it</button>
+</form>"#,
+            )),
+        ),
+        (
+            "/secret-form-post",
+            Route::Html(page(
+                "Secret form",
+                r#"<form method="post" action="/echo">
+  <label for="pw">Password</label> <input id="pw" name="pw" type="text">
+  <button type="submit">Send it</button>
+</form>"#,
+            )),
+        ),
+        (
+            "/list-text",
+            Route::Html(page(
+                "List text",
+                "<ul>Loose words in the list<li>An item</li>More loose words</ul>\
+                 <ol>Numbered intro<li>First</li></ol>",
+            )),
+        ),
+        (
+            "/hidden-body",
+            Route::Html(
+                "<!doctype html><html><head><title>Hidden</title>\
+                 <style>body{display:none}</style></head>\
+                 <body><p>You cannot see me</p><a href=\"/docs\">Nor me</a>\
+                 <div style=\"height:3000px\"></div></body></html>"
+                    .to_owned(),
+            ),
+        ),
+        ("/long-text", Route::Html(long_text_page(280_000))),
+    ]
+}
+
+/// A page of about `chars` characters of readable text, in paragraphs.
+pub fn long_text_page(chars: usize) -> String {
+    let sentence = "The quick brown fox jumps over the lazy dog near the riverbank. ";
+    let mut body = String::with_capacity(chars + 1000);
+    let mut k = 0;
+    while body.len() < chars {
+        k += 1;
+        body.push_str(&format!("<p>Paragraph {k}. {}</p>", sentence.repeat(4)));
+    }
+    page("Long text", &body)
 }

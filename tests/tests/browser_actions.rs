@@ -782,7 +782,7 @@ async fn disallowed_domains_are_blocked_even_by_redirects(
         Some(&json!("blocked"))
     );
     assert!(
-        message.ends_with(&format!(". The tab went back to \"Guarded\" ({here}).")),
+        message.ends_with(&format!(". The tab stayed on \"Guarded\" ({here}).")),
         "{message}"
     );
     assert_eq!(browser.page_info().await.unwrap().url, here);

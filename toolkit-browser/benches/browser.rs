@@ -13,6 +13,11 @@
 //!   from [`Browser::pid`] and its descendants), printed once the tabs are
 //!   loaded and again after every benchmark has run.
 //!
+//! - `extract_280k/all_parts` against `extract_280k/whole_page_once`:
+//!   reading a page of about 280,000 characters part by part through the
+//!   `extract` action, against converting it once (target: all parts
+//!   within 3× one whole read, since a page version is converted once).
+//!
 //! Reference points split those figures: one `Runtime.evaluate` round trip
 //! (`round_trip/evaluate`), one `Target.getTargets` (`round_trip/tabs`,
 //! which every page map starts with), and the Rust side of a map of 1,000
@@ -33,7 +38,7 @@ use std::time::{Duration, Instant};
 
 use criterion::{BenchmarkGroup, Criterion, SamplingMode, measurement::WallTime};
 use tokio::runtime::Runtime;
-use toolkit_browser::{Browser, BrowserConfig, Element, PageMap, find_executable};
+use toolkit_browser::{Browser, BrowserConfig, Element, PageMap, SafetyPolicy, find_executable};
 
 #[path = "support/fixtures.rs"]
 mod fixtures;
@@ -65,6 +70,8 @@ struct Setup {
     many_tab: String,
     /// The tab showing the counter and the text field.
     controls_tab: String,
+    /// The page of about 280,000 characters of text.
+    long_url: String,
 }
 
 fn run(c: &mut Criterion, executable: PathBuf, measuring: bool) {
@@ -191,6 +198,58 @@ fn run(c: &mut Criterion, executable: PathBuf, measuring: bool) {
         );
     }
 
+    // ---------- reading a long page ----------
+    // After the memory figures: this tab then holds a long page.
+    switch(&setup, &setup.controls_tab);
+    rt.block_on(browser.navigate(&setup.long_url))
+        .expect("load /long");
+    let registry = toolkit_browser::registry(browser.clone(), SafetyPolicy::default())
+        .build()
+        .expect("the browser registry");
+    // A new version of the page before each read, so that each read
+    // converts it (an attribute change is a change like any other).
+    let touch = "document.body.dataset.version = String(Math.random()); 1";
+    let read = |start: usize| -> Option<usize> {
+        let args = serde_json::json!({ "start": start });
+        let outcome = rt.block_on(registry.call("extract", &args));
+        let text = outcome.result.to_text();
+        assert!(!outcome.result.is_error(), "{text}");
+        let next = text.rsplit("start=").next()?;
+        if !text.contains("call extract with start=") {
+            return None;
+        }
+        next.chars()
+            .take_while(char::is_ascii_digit)
+            .collect::<String>()
+            .parse()
+            .ok()
+    };
+    let mut group = c.benchmark_group("extract_280k");
+    browser_sampling(&mut group);
+    group.sample_size(20);
+    group.bench_function("whole_page_once", |b| {
+        b.iter(|| {
+            rt.block_on(browser.evaluate(touch)).expect("touch");
+            let text = rt.block_on(browser.page_text()).expect("page text");
+            assert!(text.markdown.len() > 250_000);
+            black_box(text)
+        });
+    });
+    group.bench_function("all_parts", |b| {
+        b.iter(|| {
+            rt.block_on(browser.evaluate(touch)).expect("touch");
+            let mut parts = 1;
+            let mut next = read(0);
+            while let Some(start) = next {
+                next = read(start);
+                parts += 1;
+            }
+            assert!(parts >= 25, "{parts} parts");
+            black_box(parts)
+        });
+    });
+    group.finish();
+
     let Setup {
         runtime, browser, ..
     } = setup;
@@ -240,6 +299,7 @@ fn launch(executable: PathBuf, measuring: bool) -> Setup {
         browser,
         many_tab,
         controls_tab,
+        long_url: server.url("/long"),
     }
 }
 

@@ -33,6 +33,9 @@ pub enum BrowserError {
         /// What was observed.
         detail: String,
     },
+    /// The current tab's page crashed: the renderer process that ran it
+    /// ended (out of memory, killed). The browser itself still runs.
+    Crashed,
     /// An element number that does not exist (any more) on the current page.
     StaleElement {
         /// The number the caller asked for.
@@ -160,6 +163,10 @@ impl fmt::Display for BrowserError {
                 f,
                 "the browser is no longer running ({detail}); the page and its element numbers \
                  are lost: restart the browser, then navigate again"
+            ),
+            Self::Crashed => f.write_str(
+                "the page crashed (the browser process that ran it ended) and its element \
+                 numbers are lost; navigate to a page to go on (the tab is replaced)",
             ),
             Self::StaleElement { index } => write!(
                 f,

@@ -3,8 +3,9 @@
 //!
 //! The ready actions (`navigate`, `click`, `input`, `extract`, `done`...)
 //! are `toolkit-core` tools in [`actions`]; [`registry`] returns a registry
-//! builder holding them, the session and the [`SafetyPolicy`] (allowed
-//! domains, enforced on every top-level page load, redirects included;
+//! builder holding them and the session, with its [`SafetyPolicy`]
+//! (allowed domains, enforced on every page load of every tab and frame,
+//! redirects and form posts of any size included;
 //! secrets the model types as `<secret>name</secret>` and never sees; the
 //! one folder files may come from). At each step the host shows the model
 //! [`Browser::page_map`]`().render()`; the guide's browser chapter
@@ -136,6 +137,6 @@ pub use page::navigation::PageInfo;
 pub use page::view::ScrollOutcome;
 pub use profile::processes_mentioning;
 pub use safety::{
-    BlockedNavigation, DomainPattern, PatternError, PolicyError, SECRET_CLOSE, SECRET_OPEN,
-    SafetyPolicy, SafetyPolicyBuilder,
+    BlockedNavigation, DomainPattern, FRAGMENT_CHARS, PatternError, PolicyError, SECRET_CLOSE,
+    SECRET_OPEN, SafetyPolicy, SafetyPolicyBuilder,
 };

@@ -17,10 +17,35 @@ pub(crate) struct ProfileDir {
     path: PathBuf,
 }
 
+/// The preferences every profile starts with: no preloading ("Preload
+/// pages" off). Speculation rules (prefetch, prerender) and link preloading
+/// fetch pages nobody asked for, in the browser process, where the
+/// navigation guard's interception never sees them: the page could reach a
+/// disallowed site without any action. Off, Chromium loads nothing
+/// speculatively.
+const PREFERENCES: &str = r#"{"net":{"network_prediction_options":2}}"#;
+
 impl ProfileDir {
-    /// Creates `toolkit-browser-<pid>-<n>-<nanos>` under `parent` (the
-    /// system's temporary folder by default), readable by this user only.
+    fn write_preferences(&self) -> Result<(), BrowserError> {
+        let default = self.path.join("Default");
+        std::fs::create_dir_all(&default)
+            .and_then(|()| std::fs::write(default.join("Preferences"), PREFERENCES))
+            .map_err(|e| BrowserError::Io {
+                detail: format!("cannot write the profile's preferences: {e}"),
+            })
+    }
+
+    /// Creates a profile folder (see [`private`](Self::private)) with the
+    /// session's preferences in it.
     pub(crate) fn create(parent: Option<&Path>) -> Result<Self, BrowserError> {
+        let profile = Self::private(parent, "toolkit-browser")?;
+        profile.write_preferences()?;
+        Ok(profile)
+    }
+
+    /// Creates `<prefix>-<pid>-<n>-<nanos>` under `parent` (the system's
+    /// temporary folder by default), readable by this user only.
+    pub(crate) fn private(parent: Option<&Path>, prefix: &str) -> Result<Self, BrowserError> {
         use std::os::unix::fs::DirBuilderExt;
         static COUNTER: AtomicU64 = AtomicU64::new(0);
 
@@ -36,10 +61,7 @@ impl ProfileDir {
         let mut last_error = None;
         for _ in 0..8 {
             let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-            let path = parent.join(format!(
-                "toolkit-browser-{}-{n}-{nanos:09}",
-                std::process::id()
-            ));
+            let path = parent.join(format!("{prefix}-{}-{n}-{nanos:09}", std::process::id()));
             match std::fs::DirBuilder::new().mode(0o700).create(&path) {
                 Ok(()) => return Ok(Self { path }),
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last_error = Some(e),

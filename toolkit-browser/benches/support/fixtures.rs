@@ -19,12 +19,13 @@ pub struct Server {
 }
 
 impl Server {
-    /// Starts serving the fixture pages: `/many` and `/controls`; anything
-    /// else is `404`.
+    /// Starts serving the fixture pages: `/many`, `/controls` and
+    /// `/long` (about 280,000 characters of text); anything else is `404`.
     pub fn start() -> Self {
         let routes: Arc<HashMap<&'static str, String>> = Arc::new(HashMap::from([
             ("/many", many_elements_page(MANY)),
             ("/controls", controls_page()),
+            ("/long", long_text_page(LONG_TEXT_CHARS)),
         ]));
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
         let addr = listener.local_addr().expect("the server's address");
@@ -124,4 +125,19 @@ pub fn controls_page() -> String {
   document.addEventListener('input', (e) => { if (e.isTrusted) window.inputs += 1; }, true);
 </script>"#,
     )
+}
+
+/// How long the text of `/long` is, in characters (about).
+pub const LONG_TEXT_CHARS: usize = 280_000;
+
+/// A page of about `chars` characters of readable text, in paragraphs.
+pub fn long_text_page(chars: usize) -> String {
+    let sentence = "The quick brown fox jumps over the lazy dog near the riverbank. ";
+    let mut body = String::with_capacity(chars + 1000);
+    let mut k = 0;
+    while body.len() < chars {
+        k += 1;
+        body.push_str(&format!("<p>Paragraph {k}. {}</p>", sentence.repeat(4)));
+    }
+    page("Long text", &body)
 }

@@ -18,13 +18,14 @@ pub async fn extract(
     start: Option<u32>,
     #[tool(state)] browser: Browser,
 ) -> ToolResult {
-    act(&browser, async |policy| {
+    act(&browser, async |_| {
+        // Redacted whole (by `page_text`) before it is cut, so that no part
+        // can hold a piece of a secret, and offsets refer to what the model
+        // reads.
         let text = browser.page_text().await?;
-        // Redacted before it is cut, so that no part can hold a piece of a
-        // secret, and offsets refer to what the model reads.
-        let markdown = policy.redact(&text.markdown);
+        let markdown = &text.markdown;
         let start = start.unwrap_or(0) as usize;
-        let part = page_of(&markdown, start, EXTRACT_PAGE_CHARS);
+        let part = page_of(markdown, start, EXTRACT_PAGE_CHARS);
         let page = page_line(&text.title, &text.url);
         if part.total == 0 {
             return Ok(

@@ -79,7 +79,7 @@ pub async fn select_option(
         let chosen = browser.select_option(index, &option).await;
         stop_if_fatal(&chosen)?;
         // Choosing a custom option is a click, which may navigate.
-        check_navigation(&browser, &policy, Some(&before.id)).await?;
+        let note = check_navigation(&browser, &policy, Some(&before.id)).await?;
         let chosen = chosen?;
         let what = label(&chosen.element);
         let mut reply = Reply::text(format!("Selected {:?} in {what}.", chosen.text))
@@ -93,7 +93,7 @@ pub async fn select_option(
         if let Some(effects) = &chosen.effects {
             reply = reply.say(effects_sentence(&browser, effects).await?);
         }
-        Ok(reply)
+        Ok(reply.say(note))
     })
     .await
 }
@@ -110,22 +110,24 @@ pub async fn upload_file(
     #[tool(state)] browser: Browser,
 ) -> ToolResult {
     act(&browser, async |policy| {
-        let file = policy.resolve_file(&path)?;
+        // Opened and checked now, and staged as a private copy: Chromium
+        // reads the file only when the form is sent, by which time the
+        // path could name another file.
+        let (file, real) = policy.open_file(&path)?;
+        let file_name = real.file_name().unwrap_or(real.as_os_str());
+        let staged = browser.stage_upload(file, file_name)?;
         let upload = browser
-            .upload_file(index, std::slice::from_ref(&file))
+            .upload_file(index, std::slice::from_ref(&staged))
             .await?;
         let what = label(&upload.element);
-        let name = file
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| path.clone());
+        let name = file_name.to_string_lossy().into_owned();
         if !upload.names.contains(&name) {
             return Err(BrowserError::script(format!(
                 "the file input {what} did not take the file {name:?} (it holds {:?})",
                 upload.names
             )));
         }
-        let size = std::fs::metadata(&file).map(|m| m.len()).unwrap_or(0);
+        let size = std::fs::metadata(&staged).map(|m| m.len()).unwrap_or(0);
         Ok(Reply::text(format!(
             "Chose the file {name:?} ({size} bytes) for {what}."
         ))

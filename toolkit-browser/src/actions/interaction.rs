@@ -2,12 +2,12 @@
 
 use toolkit_core::{ToolResult, tool};
 
-use super::{Reply, act, check_navigation, cut, effects_sentence, label, stop_if_fatal};
+use super::{Reply, act, check_navigation, effects_sentence, label, stop_if_fatal};
 use crate::browser::Browser;
 use crate::error::BrowserError;
 use crate::page::forms::option_list;
 use crate::safety::SafetyPolicy;
-use crate::safety::{Piece, pieces};
+use crate::safety::{Piece, cut, pieces};
 
 /// Click the element numbered `index` in the page map, like a person: it
 /// is scrolled into view first.
@@ -58,11 +58,14 @@ async fn click_element(
     let what = label(&element);
     let checked = check_navigation(browser, policy, Some(&before.id)).await;
     let outcome = clicked?;
-    if let Err(blocked) = checked {
-        return Ok(Reply::text(format!("Clicked {what}."))
-            .memory(format!("Clicked {what}; its navigation was blocked"))
-            .failed(blocked));
-    }
+    let note = match checked {
+        Ok(note) => note,
+        Err(blocked) => {
+            return Ok(Reply::text(format!("Clicked {what}."))
+                .memory(format!("Clicked {what}; its navigation was blocked"))
+                .failed(blocked));
+        }
+    };
     let effects = effects_sentence(browser, &outcome.effects).await?;
     let mut memory = format!("Clicked {what}");
     if outcome.effects.new_tab.is_some() {
@@ -73,6 +76,7 @@ async fn click_element(
     }
     Ok(Reply::text(format!("Clicked {what}."))
         .say(effects)
+        .say(note)
         .memory(memory))
 }
 
@@ -190,11 +194,14 @@ pub async fn send_keys(
         stop_if_fatal(&pressed)?;
         let checked = check_navigation(&browser, &policy, Some(&before.id)).await;
         let effects = pressed?;
-        if let Err(blocked) = checked {
-            return Ok(Reply::text(format!("Pressed {keys}."))
-                .memory(format!("Pressed {keys}; its navigation was blocked"))
-                .failed(blocked));
-        }
+        let note = match checked {
+            Ok(note) => note,
+            Err(blocked) => {
+                return Ok(Reply::text(format!("Pressed {keys}."))
+                    .memory(format!("Pressed {keys}; its navigation was blocked"))
+                    .failed(blocked));
+            }
+        };
         let sentence = effects_sentence(&browser, &effects).await?;
         let mut memory = format!("Pressed {keys}");
         if effects.new_tab.is_some() {
@@ -204,6 +211,7 @@ pub async fn send_keys(
         }
         Ok(Reply::text(format!("Pressed {keys}."))
             .say(sentence)
+            .say(note)
             .memory(memory))
     })
     .await

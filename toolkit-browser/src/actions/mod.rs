@@ -39,7 +39,7 @@ use toolkit_core::{Block, Image, Registry, RegistryBuilder, ToolDef, ToolResult,
 use crate::browser::Browser;
 use crate::error::BrowserError;
 use crate::page::map::Element;
-use crate::safety::SafetyPolicy;
+use crate::safety::{SafetyPolicy, cut};
 
 pub use completion::done;
 pub use content::{extract, find_text, screenshot};
@@ -302,6 +302,7 @@ fn error_kind(error: &BrowserError) -> &'static str {
         BrowserError::Launch { .. } => "launch",
         BrowserError::Closed => "closed",
         BrowserError::Disconnected { .. } => "disconnected",
+        BrowserError::Crashed => "crashed",
         BrowserError::StaleElement { .. } => "stale_element",
         BrowserError::NotClickable { .. } => "not_clickable",
         BrowserError::NotEditable { .. } => "not_editable",
@@ -345,16 +346,6 @@ pub(crate) fn label(element: &Element) -> String {
     out
 }
 
-/// `text` cut to `max` characters, with an ellipsis when cut.
-pub(crate) fn cut(text: &str, max: usize) -> String {
-    if text.chars().count() <= max {
-        return text.to_owned();
-    }
-    let mut out: String = text.chars().take(max.saturating_sub(1)).collect();
-    out.push('\u{2026}');
-    out
-}
-
 /// `"Title" (url)` of the current tab, or the URL alone when untitled.
 pub(crate) async fn here(browser: &Browser) -> Result<String, BrowserError> {
     let info = browser.page_info().await?;
@@ -380,36 +371,70 @@ pub(crate) fn stop_if_fatal<T>(step: &Result<T, BrowserError>) -> Result<(), Bro
     }
 }
 
-/// After anything that may have navigated: a top-level navigation the
+/// After anything that may have navigated: a page load of a tab that the
 /// policy stopped (the guard's log), or a page the policy does not allow,
-/// is an error, and the tab is brought back to an allowed page: a tab this
-/// action opened (`opened`, with the tab that was current before) is
-/// closed, any other goes back one page.
+/// is an error. A stopped load leaves the tab where it was (the guard
+/// answers it with `204 No Content`); a tab this action opened for it
+/// (`opened`, with the tab that was current before) is closed, and a tab
+/// that shows a page it must not (or an error page) goes back one page.
+///
+/// What the page itself tried and was stopped from (a frame, a prefetch or
+/// prerender of another site) is no error of the action: it comes back as
+/// a sentence for the reply (empty when there is none).
+#[must_use = "the sentence about what the page was stopped from belongs in the reply"]
 pub(crate) async fn check_navigation(
     browser: &Browser,
     policy: &SafetyPolicy,
     opened: Option<&str>,
-) -> Result<(), BrowserError> {
+) -> Result<String, BrowserError> {
     let blocked = browser.take_blocked();
+    let tabs = if blocked.is_empty() {
+        Vec::new()
+    } else {
+        browser.tab_target_ids().await?
+    };
+    let (top, other): (Vec<_>, Vec<_>) = blocked.into_iter().partition(|b| {
+        b.resource_type == "Document" && (tabs.is_empty() || tabs.contains(&b.frame_id))
+    });
+    let note = other
+        .iter()
+        .map(|b| {
+            let what = match b.resource_type.as_str() {
+                "Prefetch" => "fetch ahead of time (a prefetch)",
+                "Prerender" => "load ahead of time (a prerender)",
+                _ => "load in a frame",
+            };
+            format!(
+                "The page tried to {what} {} and was stopped: {}.",
+                b.url, b.reason
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(" ");
     let info = browser.page_info().await?;
     let disallowed = policy.check_url(&info.url).err();
-    let on_error_page = info.url.starts_with("chrome-error:");
-    if blocked.is_empty() && disallowed.is_none() {
-        return Ok(());
-    }
-    let (url, reason) = match (blocked.into_iter().next(), disallowed) {
+    let (url, reason) = match (top.into_iter().next(), disallowed.clone()) {
         (Some(first), _) => (first.url, first.reason),
         (None, Some(reason)) => (info.url.clone(), reason),
-        (None, None) => return Ok(()),
+        (None, None) => return Ok(note),
     };
-    let mut then = None;
-    if on_error_page || policy.check_url(&info.url).is_err() {
+    let on_error_page = info.url.starts_with("chrome-error:");
+    let left_tab = match opened {
+        Some(previous) => browser.current_tab().await?.id != previous,
+        None => false,
+    };
+    let then = if on_error_page || disallowed.is_some() || left_tab {
         match restore(browser, opened).await {
-            Ok(line) => then = Some(line),
+            Ok(line) => Some(line),
             Err(e) if e.is_fatal() => return Err(e),
-            Err(_) => {}
+            Err(_) => None,
         }
-    }
+    } else {
+        Some(format!(
+            "The tab stayed on {}",
+            page_line(&info.title, &info.url)
+        ))
+    };
     Err(BrowserError::Blocked { url, reason, then })
 }
 

@@ -47,7 +47,7 @@ async fn open(
     };
     let loaded = browser.navigate(url).await;
     stop_if_fatal(&loaded)?;
-    check_navigation(browser, policy, previous.as_deref()).await?;
+    let note = check_navigation(browser, policy, previous.as_deref()).await?;
     if let (Err(_), Some(previous)) = (&loaded, &previous) {
         // The page did not load: the tab opened for it goes again.
         let tab = browser.current_tab().await?;
@@ -64,9 +64,12 @@ async fn open(
             "Opened {page} in a new tab, Tab {}, now current.",
             tab.id
         ))
+        .say(note)
         .memory(format!("Opened {} in new tab {}", info.url, tab.id)))
     } else {
-        Ok(Reply::text(format!("Opened {page}.")).memory(format!("Opened {}", info.url)))
+        Ok(Reply::text(format!("Opened {page}."))
+            .say(note)
+            .memory(format!("Opened {}", info.url)))
     }
 }
 
@@ -76,10 +79,11 @@ pub async fn go_back(#[tool(state)] browser: Browser) -> ToolResult {
     act(&browser, async |policy| {
         let went = browser.go_back().await;
         stop_if_fatal(&went)?;
-        check_navigation(&browser, &policy, None).await?;
+        let note = check_navigation(&browser, &policy, None).await?;
         let info = went?;
         let page = page_line(&info.title, &info.url);
         Ok(Reply::text(format!("Went back to {page}."))
+            .say(note)
             .memory(format!("Went back to {}", info.url)))
     })
     .await
@@ -106,7 +110,7 @@ pub async fn wait(
         // A dead browser is said at once rather than after the wait.
         browser.page_info().await?;
         tokio::time::sleep(Duration::from_secs_f64(waited)).await;
-        check_navigation(&browser, &policy, None).await?;
+        let note = check_navigation(&browser, &policy, None).await?;
         let mut reply =
             Reply::text(format!("Waited {waited} s.")).memory(format!("Waited {waited} s"));
         if asked > MAX_WAIT_SECONDS {
@@ -114,7 +118,9 @@ pub async fn wait(
                 "(That is the longest one wait can take; {asked} s were asked.)"
             ));
         }
-        Ok(reply.say(format!("The page is {}.", here(&browser).await?)))
+        Ok(reply
+            .say(format!("The page is {}.", here(&browser).await?))
+            .say(note))
     })
     .await
 }

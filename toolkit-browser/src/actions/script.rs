@@ -2,8 +2,9 @@
 
 use toolkit_core::{ToolResult, tool};
 
-use super::{Reply, act, check_navigation, cut, effects_sentence, stop_if_fatal};
+use super::{Reply, act, check_navigation, effects_sentence, stop_if_fatal};
 use crate::browser::Browser;
+use crate::safety::cut;
 
 /// The most characters of a script's result returned to the model.
 const MAX_RESULT_CHARS: usize = 20_000;
@@ -31,12 +32,14 @@ pub async fn evaluate(
         let before = browser.current_tab().await?;
         let value = browser.evaluate_settled(&code).await;
         stop_if_fatal(&value)?;
-        check_navigation(&browser, &policy, Some(&before.id)).await?;
+        let note = check_navigation(&browser, &policy, Some(&before.id)).await?;
         let (value, effects) = value?;
         let shown = match &value {
             serde_json::Value::String(s) => s.clone(),
             other => other.to_string(),
         };
+        // Redacted whole before it is cut: a cut could split a secret.
+        let shown = policy.redact(&shown).into_owned();
         let total = shown.chars().count();
         let mut text = format!("Result: {}", cut(&shown, MAX_RESULT_CHARS));
         if total > MAX_RESULT_CHARS {
@@ -45,6 +48,7 @@ pub async fn evaluate(
         Ok(Reply::text(text)
             .show_once()
             .say(effects_sentence(&browser, &effects).await?)
+            .say(note)
             .memory(format!("Ran a script; it returned {}", cut(&shown, 80))))
     })
     .await

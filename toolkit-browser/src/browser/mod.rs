@@ -5,6 +5,7 @@
 
 mod session;
 
+use std::any::Any;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex as StdMutex};
@@ -67,6 +68,15 @@ struct Inner {
     blocked: BlockedLog,
     /// Held by each action for its whole run (see `Browser::action_lock`).
     action_lock: Mutex<()>,
+    /// The private folder uploads are staged in (see
+    /// `Browser::stage_upload`), made on first use and removed with the
+    /// session.
+    uploads: StdMutex<Option<crate::profile::ProfileDir>>,
+    /// How many uploads were staged, for their folders' names.
+    staged: AtomicU32,
+    /// The last value worth keeping for a page version (the page's text),
+    /// by its key (see `Browser::cached`).
+    memo: StdMutex<Option<(String, Box<dyn Any + Send>)>>,
 }
 
 /// Where the running session lives: empty after a crash is noticed, a
@@ -136,6 +146,9 @@ impl Browser {
                 policy_generation: AtomicU64::new(0),
                 blocked: BlockedLog::default(),
                 action_lock: Mutex::new(()),
+                uploads: StdMutex::new(None),
+                staged: AtomicU32::new(0),
+                memo: StdMutex::new(None),
             }),
         })
     }
@@ -226,8 +239,8 @@ impl Browser {
     /// one): from the next operation on, [`navigate`](Self::navigate) and
     /// [`open_tab`](Self::open_tab) refuse what it does not allow, the page
     /// map shows secrets as placeholders, and, when it allows only some
-    /// domains, a navigation guard checks every top-level page load of every
-    /// tab (links, forms, scripts, redirects, popups) before it starts, and
+    /// domains, a navigation guard checks every page load of every tab and
+    /// frame (links, forms, scripts, redirects, popups) before it starts, and
     /// stops the disallowed ones ([`take_blocked`](Self::take_blocked) lists
     /// them). The guard survives [`restart`](Self::restart).
     ///
@@ -303,6 +316,69 @@ impl Browser {
             Some(error) => Err(error),
             None => Ok(session),
         }
+    }
+
+    /// A private copy of `file` (named `name`), for Chromium to upload: it
+    /// reads files when the form is sent, not when they are chosen, so the
+    /// checked file is copied now, into a folder of the session that only
+    /// this user can read, and the copy is what the input holds.
+    pub(crate) fn stage_upload(
+        &self,
+        mut file: std::fs::File,
+        name: &std::ffi::OsStr,
+    ) -> Result<PathBuf, BrowserError> {
+        use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+        let failed = |e: std::io::Error| BrowserError::Io {
+            detail: format!("the file could not be prepared for upload: {e}"),
+        };
+        let mut uploads = lock_ignoring_poison(&self.inner.uploads);
+        if uploads.is_none() {
+            let parent = self.inner.config.profile_parent.as_deref();
+            *uploads = Some(crate::profile::ProfileDir::private(
+                parent,
+                "toolkit-browser-uploads",
+            )?);
+        }
+        let root = uploads
+            .as_ref()
+            .map(|d| d.path().to_path_buf())
+            .unwrap_or_default();
+        let n = self.inner.staged.fetch_add(1, Ordering::SeqCst);
+        let dir = root.join(n.to_string());
+        std::fs::DirBuilder::new()
+            .mode(0o700)
+            .create(&dir)
+            .map_err(failed)?;
+        let copy = dir.join(name);
+        let mut out = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&copy)
+            .map_err(failed)?;
+        std::io::copy(&mut file, &mut out).map_err(failed)?;
+        Ok(copy)
+    }
+
+    /// The value kept under `key` by [`cache`](Self::cache), if that is
+    /// the last one kept.
+    pub(crate) fn cached<T: Clone + 'static>(&self, key: &str) -> Option<T> {
+        let memo = lock_ignoring_poison(&self.inner.memo);
+        match memo.as_ref() {
+            Some((k, value)) if k == key => value.downcast_ref::<T>().cloned(),
+            _ => None,
+        }
+    }
+
+    /// Keeps `value` under `key`, in place of the last one kept.
+    pub(crate) fn cache<T: Send + 'static>(&self, key: String, value: T) {
+        *lock_ignoring_poison(&self.inner.memo) = Some((key, Box::new(value)));
+    }
+
+    /// Bumped by every `set_policy` (a value redacted under another policy
+    /// is not kept).
+    pub(crate) fn policy_generation(&self) -> u64 {
+        self.inner.policy_generation.load(Ordering::SeqCst)
     }
 
     /// The next unused element number of the session.

@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use chromiumoxide::cdp::browser_protocol::page::{
     EventJavascriptDialogOpening, HandleJavaScriptDialogParams,
 };
-use chromiumoxide::cdp::browser_protocol::target::TargetId;
+use chromiumoxide::cdp::browser_protocol::target::{EventTargetCrashed, TargetId};
 use chromiumoxide::cdp::js_protocol::runtime::ExecutionContextId;
 use chromiumoxide::error::CdpError;
 use chromiumoxide::handler::viewport::Viewport;
@@ -30,7 +30,7 @@ use super::{Origin, lock_ignoring_poison};
 use crate::config::{BrowserConfig, launch_args};
 use crate::error::BrowserError;
 use crate::profile::{ProfileDir, processes_mentioning};
-use crate::safety::{BlockedLog, Guard, SafetyPolicy};
+use crate::safety::{BlockedLog, Guard, Redactor, SafetyPolicy};
 
 pub(crate) use devtools::Fail;
 pub(crate) use frames::{Doc, Hop, Route};
@@ -58,6 +58,8 @@ pub(crate) struct Session {
     current: Page,
     tabs: TabBook,
     dialogs: Arc<StdMutex<Vec<String>>>,
+    /// The tabs whose renderer crashed.
+    crashes: Arc<Crashes>,
     watched: HashSet<TargetId>,
     /// Per tab, the context of the isolated world in its current document.
     worlds: HashMap<TargetId, ExecutionContextId>,
@@ -68,6 +70,11 @@ pub(crate) struct Session {
     guard: Option<Guard>,
     /// The policy generation the guard was set up for (0: none yet).
     guard_generation: u64,
+    /// The policy's redactor (for the policy of `guard_generation`): what
+    /// the session reads from pages (URLs, titles, tabs, fields) is
+    /// redacted as it is read, and the page script cuts texts late enough
+    /// (`Redactor::slack`) for that to see whole secrets.
+    redactor: Redactor,
     // Last: dropped after `cdp`, whose drop kills the browser, so the
     // folder is removed once nothing uses it any more.
     profile: Option<ProfileDir>,
@@ -212,6 +219,7 @@ impl Session {
                 return Err(error);
             }
         };
+        let crashes = Crashes::watch(&cdp).await;
         let mut session = Self {
             cdp,
             handler,
@@ -222,12 +230,14 @@ impl Session {
             current: first.clone(),
             tabs: TabBook::default(),
             dialogs: Arc::default(),
+            crashes,
             watched: HashSet::new(),
             worlds: HashMap::new(),
             frames: frames::Frames::default(),
             config: config.clone(),
             guard: None,
             guard_generation: 0,
+            redactor: Redactor::default(),
             profile,
         };
         session.tabs.opened(first.target_id());
@@ -292,6 +302,11 @@ impl Session {
         &self.config
     }
 
+    /// The redactor of the policy the session enforces.
+    pub(crate) fn redactor(&self) -> &Redactor {
+        &self.redactor
+    }
+
     /// The main browser process id, for a launched browser.
     pub(super) fn pid(&self) -> Option<u32> {
         self.pid
@@ -335,6 +350,7 @@ impl Session {
             return Ok(());
         }
         let policy = policy();
+        self.redactor = policy.redactor().clone();
         if policy.restricts_domains() {
             let limit = self.config.launch_timeout;
             let started = Guard::start(&self.ws_url, policy, Arc::clone(log), limit).await;
@@ -348,6 +364,11 @@ impl Session {
         }
         self.guard_generation = generation;
         Ok(())
+    }
+
+    /// Whether the renderer of `page` crashed.
+    pub(crate) fn crashed(&self, page: &Page) -> bool {
+        self.crashes.has(page.target_id())
     }
 
     /// Why the session cannot be used any more, if it cannot.
@@ -458,5 +479,50 @@ async fn wait_for_exit(profile: &Path, patience: Duration) {
     let deadline = Instant::now() + patience;
     while !processes_mentioning(profile).is_empty() && Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// The tabs whose renderer crashed, as the browser reports them
+/// (`Target.targetCrashed`), and a signal for those waiting on one.
+#[derive(Default)]
+pub(crate) struct Crashes {
+    crashed: StdMutex<HashSet<TargetId>>,
+    signal: tokio::sync::Notify,
+}
+
+impl Crashes {
+    /// Starts recording the crashes of the browser's tabs.
+    async fn watch(cdp: &chromiumoxide::Browser) -> Arc<Self> {
+        let crashes = Arc::new(Self::default());
+        if let Ok(mut events) = cdp.event_listener::<EventTargetCrashed>().await {
+            let record = Arc::clone(&crashes);
+            // Ends with the connection (the listener's channel closes).
+            tokio::spawn(async move {
+                while let Some(event) = events.next().await {
+                    lock_ignoring_poison(&record.crashed).insert(event.target_id.clone());
+                    record.signal.notify_waiters();
+                }
+            });
+        }
+        crashes
+    }
+
+    pub(crate) fn has(&self, target: &TargetId) -> bool {
+        lock_ignoring_poison(&self.crashed).contains(target)
+    }
+
+    /// Returns once `target` has crashed (at once if it already has).
+    pub(crate) async fn wait(&self, target: &TargetId) {
+        loop {
+            let signalled = self.signal.notified();
+            tokio::pin!(signalled);
+            // Registered before the check, so a crash in between still
+            // wakes this waiter.
+            signalled.as_mut().enable();
+            if self.has(target) {
+                return;
+            }
+            signalled.await;
+        }
     }
 }

@@ -4,12 +4,19 @@
   // ---------- the entry points ----------
 
   function extract(args) {
-    return EXTRACT(args);
+    return EXTRACT(Object.assign({}, args, { observe }));
+  }
+
+  function textVersion() {
+    // Changes not yet delivered to the observer count too.
+    if (observer.takeRecords().length) changes += 1;
+    return { version: DOC_ID + ':' + changes + ':' + location.href };
   }
 
   const methods = {
     walk, frameBox, elementInfo, clickPoint, focusField, readField, scroll, pageInfo,
     dropdownOptions, selectOption, fileInput, fileNames, findText, mask, unmask, extract,
+    textVersion,
   };
 
   const api = {
@@ -26,6 +33,7 @@
     },
     run(method, args) {
       frameGeom = (args && args.frame) || null;
+      SLACK = (args && args.slack) || 0;
       try {
         return JSON.stringify({ ok: methods[method](args) }, wellFormed);
       } catch (e) {

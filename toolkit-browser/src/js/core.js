@@ -35,6 +35,21 @@
     limit: Infinity,
   };
 
+  // What the page's text is a version of: this document (an id drawn at
+  // install; a new document gets a new copy of the script) and how many
+  // changes were seen in it, its shadow roots and frames since. Reading a
+  // long page part by part converts it once per version.
+  const DOC_ID = Math.random().toString(36).slice(2);
+  let changes = 0;
+  const observer = new MutationObserver(() => { changes += 1; });
+  const observed = new WeakSet();
+  function observe(root) {
+    if (!root || observed.has(root)) return;
+    observed.add(root);
+    observer.observe(root, { subtree: true, childList: true, characterData: true, attributes: true });
+  }
+  observe(document);
+
   const ROLES = new Set([
     'button', 'link', 'checkbox', 'radio', 'tab', 'menuitem', 'menuitemcheckbox',
     'menuitemradio', 'option', 'switch', 'combobox', 'textbox', 'searchbox',
@@ -52,7 +67,14 @@
     return s.replace(/\s+/g, ' ').trim();
   }
 
+  // How much later than asked texts are cut (set by `run` from the call's
+  // `slack`): with secrets in the policy, the Rust side redacts a text
+  // before it cuts it to its real limit, and needs every secret that starts
+  // before the limit whole.
+  let SLACK = 0;
+
   function cut(s, max) {
+    max += SLACK;
     if (s.length <= max) return s;
     let end = max - 1;
     // Never between the two halves of a surrogate pair (an emoji).

@@ -613,6 +613,9 @@
         vh: window.innerHeight,
       },
       next: numbering.next,
+      // Looked for only when there is nothing to list: a page that shows
+      // nothing at all is not helped by scrolling.
+      nothingVisible: out.length === 0 && !showsAnything(document),
       ms: performance.now() - started,
     };
   }
@@ -635,3 +638,28 @@
     }
     return out;
   }
+
+  // Whether the document shows anything: some visible text or media with
+  // a box. Stops at the first thing found.
+  function showsAnything(doc) {
+    const body = doc.body;
+    if (!body) return false;
+    const opts = { checkOpacity: true, checkVisibilityCSS: true };
+    if (!body.checkVisibility(opts)) return false;
+    const seen = (el) => {
+      if (!el.checkVisibility(opts)) return false;
+      const r = el.getBoundingClientRect();
+      return r.width > 0 && r.height > 0;
+    };
+    const walker = doc.createTreeWalker(body, NodeFilter.SHOW_TEXT);
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      const p = n.parentElement;
+      if (!p || SKIP_TEXT.has(p.nodeName) || !n.data.trim()) continue;
+      if (seen(p)) return true;
+    }
+    for (const m of body.querySelectorAll('img,svg,canvas,video,iframe,embed,object')) {
+      if (seen(m)) return true;
+    }
+    return false;
+  }
+

@@ -44,7 +44,10 @@
   // nodes, or its own children.
   function childrenOf(node) {
     if (node.nodeType === 1) {
-      if (node.shadowRoot) return Array.from(node.shadowRoot.childNodes);
+      if (node.shadowRoot) {
+        if (args.observe) args.observe(node.shadowRoot);
+        return Array.from(node.shadowRoot.childNodes);
+      }
       if (node.localName === 'slot') {
         const assigned = node.assignedNodes({ flatten: true });
         if (assigned.length) return assigned;
@@ -56,6 +59,7 @@
         } catch (e) {
           doc = null;
         }
+        if (doc && args.observe) args.observe(doc);
         return doc && doc.body ? [doc.body] : [];
       }
     }
@@ -192,12 +196,29 @@
     }
   }
 
+  // Text written directly inside a list (not in an item) is kept, as
+  // lines of their own between the items.
   function listOf(el, ordered) {
     const lines = [];
     let n = ordered && el.hasAttribute('start') ? parseInt(el.getAttribute('start'), 10) || 1 : 1;
+    let loose = '';
+    const flushLoose = () => {
+      const t = tidy(loose);
+      loose = '';
+      for (const l of t.split('\n')) if (l) lines.push(l);
+    };
     for (const item of childrenOf(el)) {
       if (truncated) break;
+      if (item.nodeType === 3) {
+        loose += collapse(item.data);
+        continue;
+      }
       if (item.nodeType !== 1 || !shown(item)) continue;
+      if (item.localName !== 'li' && isInline(item) && !holdsBlocks(item)) {
+        loose += inlinePiece(item);
+        continue;
+      }
+      flushLoose();
       const body = (item.localName === 'li' ? blocksOf(item) : blockOf(item)).filter((l) => l !== '');
       if (!body.length) continue;
       const marker = ordered ? n + '. ' : '- ';
@@ -205,6 +226,7 @@
       const pad = ' '.repeat(marker.length);
       body.forEach((l, k) => lines.push(k === 0 ? marker + l : pad + l));
     }
+    flushLoose();
     return lines;
   }
 

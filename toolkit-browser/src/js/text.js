@@ -129,12 +129,14 @@
     range.setStart(startNode, mapOff[at]);
     range.setEnd(endNode, mapOff[end] + 1);
     const r = range.getBoundingClientRect();
-    const before = orig.slice(Math.max(0, at - 60), at);
-    const after = orig.slice(end + 1, end + 61);
+    // The Rust side redacts the three together, then cuts the context to
+    // 60 characters on each side.
+    const reach = 60 + SLACK + 1;
     return {
       found: hits.length, nth: which + 1, y: Math.round(r.top),
-      context: (at > 60 ? '\u2026' : '') + before + orig.slice(at, end + 1) + after +
-        (end + 61 < orig.length ? '\u2026' : ''),
+      before: orig.slice(Math.max(0, at - reach), at),
+      hit: orig.slice(at, end + 1),
+      after: orig.slice(end + 1, end + 1 + reach),
       scroll: Math.round(window.scrollY),
     };
   }

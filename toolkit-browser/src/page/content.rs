@@ -22,6 +22,10 @@ pub struct PageText {
     pub truncated: bool,
 }
 
+/// How many characters of text [`Browser::find_text`] quotes on each side
+/// of what it found.
+const FIND_CONTEXT_CHARS: usize = 60;
+
 /// Where [`Browser::find_text`] found a text.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TextMatch {
@@ -37,12 +41,21 @@ pub struct TextMatch {
 }
 
 #[derive(Deserialize)]
+struct TextVersion {
+    version: String,
+}
+
+#[derive(Deserialize)]
 struct FindReply {
     found: u32,
     #[serde(default)]
     nth: u32,
     #[serde(default)]
-    context: String,
+    before: String,
+    #[serde(default)]
+    hit: String,
+    #[serde(default)]
+    after: String,
     #[serde(default)]
     scroll: i64,
 }
@@ -58,17 +71,32 @@ impl Browser {
     ///
     /// A dead session, or a page that breaks the conversion.
     pub async fn page_text(&self) -> Result<PageText, BrowserError> {
-        let mut text: PageText = {
-            let mut session = self.live().await?;
-            let page = session.current();
-            let args = serde_json::json!({ "maxChars": MAX_PAGE_TEXT_CHARS });
-            session.call(&page, "extract", args).await?
-        };
+        let mut session = self.live().await?;
+        let page = session.current();
+        // The text of one version of a document is converted (and
+        // redacted) once: reading a long page part by part asks for it
+        // again and again.
+        let version: TextVersion = session
+            .call(&page, "textVersion", serde_json::json!({}))
+            .await?;
+        let key = format!(
+            "{}|{}|{}",
+            page.target_id().as_ref(),
+            version.version,
+            self.policy_generation()
+        );
+        if let Some(text) = self.cached::<PageText>(&key) {
+            return Ok(text);
+        }
+        let args = serde_json::json!({ "maxChars": MAX_PAGE_TEXT_CHARS });
+        let mut text: PageText = session.call(&page, "extract", args).await?;
+        drop(session);
         let policy = self.policy();
         let r = policy.redactor();
         r.redact_in_place(&mut text.markdown);
         r.redact_in_place(&mut text.url);
         r.redact_in_place(&mut text.title);
+        self.cache(key, text.clone());
         Ok(text)
     }
 
@@ -91,8 +119,14 @@ impl Browser {
         if reply.found == 0 {
             return Ok(None);
         }
-        let mut context = reply.context;
-        self.policy().redactor().redact_in_place(&mut context);
+        // Redacted as one text before it is cut to its window: a window
+        // that ended inside a secret would show a piece of it.
+        let context = self.policy().redactor().redact_window(
+            &reply.before,
+            &reply.hit,
+            &reply.after,
+            FIND_CONTEXT_CHARS,
+        );
         Ok(Some(TextMatch {
             found: reply.found,
             nth: reply.nth,

@@ -7,10 +7,11 @@ use chromiumoxide::cdp::browser_protocol::dom::SetFileInputFilesParams;
 use serde::{Deserialize, Serialize};
 
 use super::input::Effects;
-use super::live;
 use super::map::{Element, MAX_TEXT_CHARS};
+use super::{live, live_element};
 use crate::browser::Browser;
 use crate::error::BrowserError;
+use crate::safety::Redactor;
 
 /// One option of a dropdown.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -143,6 +144,15 @@ fn not_a_dropdown(index: u32, element: &Element) -> BrowserError {
     ))
 }
 
+/// Redacts the options' texts and values as they are read (texts cut to
+/// their limit once redacted).
+fn redact_options(options: &mut [DropdownOption], redactor: &Redactor) {
+    for option in options {
+        option.text = redactor.redact_cut(&option.text, MAX_TEXT_CHARS as usize);
+        redactor.redact_in_place(&mut option.value);
+    }
+}
+
 /// The options as one line for messages: `"Rust", "Go" (selected)`.
 pub(crate) fn option_list(options: &[DropdownOption], limit: usize) -> String {
     let mut shown: Vec<String> = options
@@ -178,8 +188,9 @@ impl Browser {
         let mut session = self.live().await?;
         let page = session.current();
         let args = serde_json::json!({ "index": index, "maxText": MAX_TEXT_CHARS });
-        let reply: OptionsReply = session.call(&page, "dropdownOptions", args).await?;
-        let element = live(index, reply.stale, reply.el)?;
+        let mut reply: OptionsReply = session.call(&page, "dropdownOptions", args).await?;
+        let element = live_element(index, reply.stale, reply.el, session.redactor())?;
+        redact_options(&mut reply.options, session.redactor());
         if reply.not_dropdown {
             return Err(not_a_dropdown(index, &element));
         }
@@ -216,7 +227,16 @@ impl Browser {
             session.call(&page, "selectOption", args).await?
         };
         self.advance_index(reply.next);
-        let element = live(index, reply.stale, reply.el)?;
+        let mut reply = reply;
+        let policy = self.policy();
+        let redactor = policy.redactor();
+        let element = live_element(index, reply.stale, reply.el, redactor)?;
+        redact_options(&mut reply.options, redactor);
+        reply.text = redactor.redact_cut(&reply.text, MAX_TEXT_CHARS as usize);
+        redactor.redact_in_place(&mut reply.value);
+        if let Some(text) = &mut reply.disabled_option {
+            *text = redactor.redact_cut(text, MAX_TEXT_CHARS as usize);
+        }
         if reply.not_dropdown {
             return Err(not_a_dropdown(index, &element));
         }
@@ -316,7 +336,7 @@ impl Browser {
         let page = session.current();
         let args = serde_json::json!({ "index": index, "maxText": MAX_TEXT_CHARS });
         let reply: FileReply = session.call(&page, "fileInput", args).await?;
-        let element = live(index, reply.stale, reply.el)?;
+        let element = live_element(index, reply.stale, reply.el, session.redactor())?;
         if let Some(what) = reply.not_file {
             return Err(BrowserError::invalid(format!(
                 "element [{index}] is {what}, not a file input; pick an <input type=file> (or \
@@ -338,9 +358,11 @@ impl Browser {
         let args = serde_json::json!({ "index": index });
         let names: NamesReply = session.call(&page, "fileNames", args).await?;
         live(index, names.stale, Some(()))?;
-        Ok(Upload {
-            element,
-            names: names.names,
-        })
+        let names = names
+            .names
+            .iter()
+            .map(|n| session.redactor().redact(n).into_owned())
+            .collect();
+        Ok(Upload { element, names })
     }
 }

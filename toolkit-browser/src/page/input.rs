@@ -18,8 +18,8 @@ use chromiumoxide::listeners::EventStream;
 use futures_util::StreamExt;
 use serde::{Deserialize, Serialize};
 
-use super::live;
 use super::map::{Element, MAX_TEXT_CHARS};
+use super::{live, live_element};
 use crate::browser::{Browser, Session, TabInfo};
 use crate::error::BrowserError;
 use crate::keys::{Chord, parse_keys};
@@ -28,6 +28,17 @@ use crate::keys::{Chord, parse_keys};
 /// asked for it (a `target=_blank` link: the browser creates the tab about
 /// 80 ms after the click).
 const POPUP_WAIT: Duration = Duration::from_secs(3);
+
+/// How long to collect the events an input caused, once a round trip to
+/// the page has flushed them (see `Session::settle`).
+pub(crate) const DRAIN: Duration = Duration::from_millis(3);
+
+/// The same after a click on a `javascript:` link, whose script runs in a
+/// later task of the page.
+const SCRIPT_URL_DRAIN: Duration = Duration::from_millis(250);
+
+/// How long an action waits for a frame it made load another document.
+const FRAME_WAIT: Duration = Duration::from_secs(5);
 
 /// What an action caused besides its own effect.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
@@ -158,6 +169,7 @@ impl Session {
         mut watch: Watch,
         page: &Page,
         expect_popup: bool,
+        drain: Duration,
     ) -> Result<Effects, BrowserError> {
         let opener = page.target_id().clone();
         let main_frame = page.mainframe().await.ok().flatten();
@@ -168,6 +180,9 @@ impl Session {
         // says whether a new tab is coming) and a tab already created.
         let mut popup: Option<TargetId> = None;
         let mut navigating = false;
+        // A frame of the page that started loading another document (a
+        // form posted into it, a link targeting it).
+        let mut framed: Option<FrameId> = None;
         let mut new_window = expect_popup;
         let note_created = |ev: &EventTargetCreated, popup: &mut Option<TargetId>| {
             let info = &ev.target_info;
@@ -176,7 +191,7 @@ impl Session {
                 *popup = Some(info.target_id.clone());
             }
         };
-        let drained = tokio::time::sleep(Duration::from_millis(3));
+        let drained = tokio::time::sleep(drain);
         tokio::pin!(drained);
         loop {
             tokio::select! {
@@ -184,6 +199,9 @@ impl Session {
                     let main = main_frame.as_ref().is_none_or(|f| *f == ev.frame_id);
                     match ev.disposition {
                         ClientNavigationDisposition::CurrentTab if main => navigating = true,
+                        ClientNavigationDisposition::CurrentTab => {
+                            framed.get_or_insert(ev.frame_id.clone());
+                        }
                         ClientNavigationDisposition::NewTab
                         | ClientNavigationDisposition::NewWindow => new_window = true,
                         _ => {}
@@ -253,6 +271,18 @@ impl Session {
             }
             effects.url = self.page_info(page).await?.url;
         } else {
+            if let Some(frame) = framed {
+                // Waited for (briefly), so that what the frame's load
+                // caused (a load the policy stopped) is this action's.
+                let stopped = async {
+                    while let Some(ev) = watch.stopped.next().await {
+                        if ev.frame_id == frame {
+                            break;
+                        }
+                    }
+                };
+                let _ = tokio::time::timeout(FRAME_WAIT, stopped).await;
+            }
             effects.url = match flushed {
                 Ok(info) => info.url,
                 Err(_) => self.page_info(page).await?.url,
@@ -320,7 +350,7 @@ impl Browser {
         let page = session.current();
         let args = serde_json::json!({ "index": index, "maxText": MAX_TEXT_CHARS });
         let point: ClickPoint = session.call(&page, "clickPoint", args).await?;
-        let element = live(index, point.stale, point.el)?;
+        let element = live_element(index, point.stale, point.el, session.redactor())?;
         if let Some(reason) = point.not_clickable {
             return Err(BrowserError::NotClickable { index, reason });
         }
@@ -342,7 +372,17 @@ impl Browser {
         session
             .mouse(&page, DispatchMouseEventType::MouseReleased, x, y)
             .await?;
-        let effects = session.settle(watch, &page, expect_popup).await?;
+        // A `javascript:` link runs its script in a task of its own, after
+        // the click's round trip: what it starts (a navigation) comes later
+        // than what a plain link starts, and must still count as the
+        // click's.
+        let script_url = element.href.as_deref().is_some_and(|h| {
+            h.trim_start()
+                .to_ascii_lowercase()
+                .starts_with("javascript:")
+        });
+        let drain = if script_url { SCRIPT_URL_DRAIN } else { DRAIN };
+        let effects = session.settle(watch, &page, expect_popup, drain).await?;
         Ok(ClickOutcome {
             element,
             x,
@@ -382,7 +422,7 @@ impl Browser {
         if let Some(element) = focus.not_editable {
             return Err(BrowserError::NotEditable { index, element });
         }
-        let element = live(index, false, focus.el)?;
+        let element = live_element(index, false, focus.el, session.redactor())?;
         let expected = if clear {
             text.to_owned()
         } else {
@@ -391,6 +431,7 @@ impl Browser {
         if focus.done {
             let value = focus.value.unwrap_or_default();
             let matches = value == text;
+            let value = session.redactor().redact(&value).into_owned();
             return Ok(TypeOutcome {
                 element,
                 value,
@@ -413,6 +454,8 @@ impl Browser {
         let value = live(index, read.stale, read.value)?;
         // A contenteditable's text can gain a trailing newline.
         let matches = value == expected || value.trim_end() == expected.trim_end();
+        // Compared as typed, returned as the model may see it.
+        let value = session.redactor().redact(&value).into_owned();
         Ok(TypeOutcome {
             element,
             value,
@@ -439,7 +482,7 @@ impl Browser {
         for chord in &chords {
             session.key(&page, chord).await?;
         }
-        session.settle(watch, &page, false).await
+        session.settle(watch, &page, false, DRAIN).await
     }
 }
 

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use chromiumoxide::Page;
 use chromiumoxide::cdp::browser_protocol::target::GetTargetsParams;
 
-use super::live;
+use super::live_element;
 use crate::browser::{Browser, Doc, Hop, Route, Session, TabInfo};
 use crate::error::BrowserError;
 use crate::safety::Redactor;
@@ -212,22 +212,32 @@ impl Element {
 
 impl Element {
     /// Replaces secret values in every text of the element.
+    ///
+    /// The page script cuts texts late when the policy has secrets (see
+    /// `Redactor::slack`); they are cut to their limits here, once
+    /// redacted, so that no cut leaves a piece of a secret.
     pub(crate) fn redact(&mut self, r: &Redactor) {
-        for field in [
-            &mut self.role,
-            &mut self.name,
-            &mut self.input_type,
-            &mut self.field_name,
-            &mut self.href,
-            &mut self.target,
-            &mut self.placeholder,
-            &mut self.value,
-            &mut self.text,
+        if r.is_empty() {
+            return;
+        }
+        let max = MAX_TEXT_CHARS as usize;
+        for (field, limit) in [
+            (&mut self.role, max),
+            (&mut self.name, max),
+            (&mut self.input_type, max),
+            (&mut self.field_name, 40),
+            (&mut self.href, max),
+            (&mut self.target, max),
+            (&mut self.placeholder, max),
+            (&mut self.value, max * 2),
+            (&mut self.text, max),
         ] {
-            r.redact_option(field);
+            if let Some(text) = field {
+                *text = r.redact_cut(text, limit);
+            }
         }
         for option in &mut self.options {
-            r.redact_in_place(option);
+            *option = r.redact_cut(option, 40);
         }
         r.redact_in_place(&mut self.tag);
     }
@@ -337,6 +347,9 @@ pub struct PageMap {
     /// Frames from other sites whose content is not mapped: beyond the
     /// limits (20 frames, 5 deep), or not reachable (still loading).
     pub cross_origin_frames: u32,
+    /// The page shows nothing at all (no visible text or media): its
+    /// content is hidden, or it has none.
+    pub nothing_visible: bool,
     /// How long the walk took inside the page, milliseconds (for the
     /// host's timings; not rendered).
     pub walk_ms: f64,
@@ -355,7 +368,7 @@ impl PageMap {
             element.redact(r);
         }
         for text in &mut self.texts {
-            r.redact_in_place(&mut text.text);
+            text.text = r.redact_cut(&text.text, MAX_TEXT_CHARS as usize);
         }
     }
 
@@ -396,7 +409,12 @@ impl PageMap {
             s.pixels_below(),
             s.pages_below()
         );
-        if self.elements.is_empty() {
+        if self.elements.is_empty() && self.nothing_visible {
+            out.push_str(
+                "Interactive elements: none (nothing on the page is visible: its content is \
+                 hidden, or it has none)\n",
+            );
+        } else if self.elements.is_empty() {
             out.push_str("Interactive elements: none visible");
             if s.pixels_below() > 0 {
                 out.push_str(" (scroll down to see more of the page)");
@@ -495,6 +513,8 @@ struct Walk {
     truncated: bool,
     #[serde(rename = "crossOriginFrames")]
     cross_origin_frames: u32,
+    #[serde(default, rename = "nothingVisible")]
+    nothing_visible: bool,
     scroll: ScrollPosition,
     next: u32,
     ms: f64,
@@ -833,6 +853,7 @@ impl Browser {
             truncated: allowance.truncated,
             cross_origin_frames: walk.cross_origin_frames.max(allowance.seen_frames)
                 - allowance.mapped_frames,
+            nothing_visible: walk.nothing_visible,
             walk_ms: walk.ms,
         };
         // The map is what the model reads at every step: a secret typed
@@ -855,9 +876,7 @@ impl Browser {
         let args = serde_json::json!({ "index": index, "maxText": MAX_TEXT_CHARS });
         let found: Lookup = session.call(&page, "elementInfo", args).await?;
         drop(session);
-        let mut element = live(index, found.stale, found.el)?;
-        element.redact(self.policy().redactor());
-        Ok(element)
+        live_element(index, found.stale, found.el, self.policy().redactor())
     }
 }
 
@@ -962,6 +981,7 @@ mod tests {
             texts,
             truncated: false,
             cross_origin_frames: 0,
+            nothing_visible: false,
             walk_ms: 0.0,
         };
         let rendered = map.render();
@@ -996,6 +1016,7 @@ mod tests {
             texts: Vec::new(),
             truncated: false,
             cross_origin_frames: 1,
+            nothing_visible: false,
             walk_ms: 1.0,
         };
         assert_eq!(

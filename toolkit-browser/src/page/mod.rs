@@ -10,6 +10,7 @@ pub(crate) mod navigation;
 pub(crate) mod view;
 
 use crate::error::BrowserError;
+use crate::safety::Redactor;
 
 /// What the page script found for element `index`, or the stale-element
 /// error when it found nothing or says the number's element is gone: the
@@ -20,4 +21,16 @@ pub(crate) fn live<T>(index: u32, stale: bool, found: Option<T>) -> Result<T, Br
         Some(found) if !stale => Ok(found),
         _ => Err(BrowserError::StaleElement { index }),
     }
+}
+
+/// [`live`] for an element, redacted (and its texts cut) as it is read.
+pub(crate) fn live_element(
+    index: u32,
+    stale: bool,
+    found: Option<map::Element>,
+    redactor: &Redactor,
+) -> Result<map::Element, BrowserError> {
+    let mut element = live(index, stale, found)?;
+    element.redact(redactor);
+    Ok(element)
 }

@@ -34,7 +34,10 @@ pub struct PageInfo {
 
 impl Session {
     pub(crate) async fn page_info(&mut self, page: &Page) -> Result<PageInfo, BrowserError> {
-        self.call(page, "pageInfo", serde_json::Value::Null).await
+        let mut info: PageInfo = self.call(page, "pageInfo", serde_json::Value::Null).await?;
+        self.redactor().redact_in_place(&mut info.url);
+        self.redactor().redact_in_place(&mut info.title);
+        Ok(info)
     }
 
     /// Opens `url` in a new tab, makes it current, and closes `hung`.
@@ -90,9 +93,11 @@ impl Browser {
         // Chromium waits for them before leaving the page: a navigation in
         // that tab would never finish. Such a tab (one that does not answer
         // a trivial call within a moment) is replaced by a new tab at `url`.
-        if tokio::time::timeout(HUNG_PROBE, session.eval_in(&page, None, "1"))
-            .await
-            .is_err()
+        // A crashed tab is replaced the same way.
+        if session.crashed(&page)
+            || tokio::time::timeout(HUNG_PROBE, session.eval_in(&page, None, "1"))
+                .await
+                .is_err()
         {
             return session.replace_hung_tab(&page, &url).await;
         }
@@ -108,7 +113,16 @@ impl Browser {
         if let Some(detail) = returned.error_text.filter(|t| !t.is_empty()) {
             return Err(BrowserError::Navigation { url, detail });
         }
-        session.page_info(&page).await
+        let info = session.page_info(&page).await?;
+        // Chromium refuses some URLs itself (its own pages under `about:`)
+        // and shows this instead: the tab did not get there.
+        if info.url.starts_with("about:blank#blocked") && !url.starts_with("about:blank#blocked") {
+            return Err(BrowserError::Navigation {
+                url,
+                detail: format!("the browser refused to open it; the tab shows {}", info.url),
+            });
+        }
+        Ok(info)
     }
 
     /// Goes back one page in the current tab's history and waits for the

@@ -3,7 +3,7 @@
 use chromiumoxide::cdp::browser_protocol::page::CaptureScreenshotFormat;
 use serde::{Deserialize, Serialize};
 
-use super::input::Effects;
+use super::input::{DRAIN, Effects};
 use super::live;
 use crate::browser::{Browser, Fail};
 use crate::error::BrowserError;
@@ -132,7 +132,7 @@ impl Browser {
         let watch = session.watch(&page).await?;
         let result = session.eval_raw(&page, expression).await;
         let value = result.map_err(|f| session.classify(f, "evaluating the script"))?;
-        let effects = session.settle(watch, &page, false).await?;
+        let effects = session.settle(watch, &page, false, DRAIN).await?;
         Ok((value, effects))
     }
 }

@@ -1,13 +1,15 @@
-//! The navigation guard: stops top-level page loads to sites the
-//! [`SafetyPolicy`] does not allow, before any byte is fetched.
+//! The navigation guard: stops page loads to sites the [`SafetyPolicy`]
+//! does not allow, before any byte is fetched: top-level pages, frames,
+//! redirect hops, popups, form submissions of any size, and speculative
+//! loads (speculation-rules prefetch and prerender).
 //!
 //! It uses the DevTools `Fetch` domain at the *browser* level, on a
-//! connection of its own. Enabled there, `Fetch` pauses the document
-//! requests of every tab, popups included from their very first request
-//! (a tab opened by a page starts loading before any per-tab setup could
-//! run), and every redirect hop is paused again as a request of its own. The
-//! guard answers each paused request: continue, or fail it with
-//! `BlockedByClient`, which leaves the tab on Chromium's error page.
+//! connection of its own. Enabled there, `Fetch` pauses the document (and
+//! prefetch) requests of every tab, popups included from their very first
+//! request (a tab opened by a page starts loading before any per-tab setup
+//! could run), and every redirect hop is paused again as a request of its
+//! own. The guard answers each paused request: continue, or fail it with
+//! `BlockedByClient`, which leaves the frame on Chromium's error page.
 //!
 //! Why a connection of its own: requests paused by a browser-level `Fetch`
 //! must be answered on that same browser-level session, and chromiumoxide's
@@ -15,15 +17,30 @@
 //! management). A second DevTools client is cheap and independent: it closes
 //! with the browser.
 //!
-//! Only main frames are checked: frames inside an allowed page may come
-//! from any site (a video or a captcha), and the tools cannot act inside a
-//! frame from another site anyway.
+//! # Failing closed
+//!
+//! Chromium lets every paused request go on when the client that paused it
+//! disconnects, so the guard's connection must never drop while the browser
+//! lives:
+//!
+//! - No message is too large: a paused form submission carries its whole
+//!   body twice (text and base64), so a 7 MiB POST is a 16 MiB message, the
+//!   WebSocket library's default limit. The guard's connection has none.
+//! - A message the guard cannot read is still answered: its request id is
+//!   found in the raw text and the request is failed.
+//! - Every request is decided from its own URL, with no lookup that could
+//!   fail or time out first.
+//!
+//! If the connection drops all the same, the next action starts a new guard
+//! before anything else (see `Session::sync_guard`) and checks where the tab
+//! is (see `check_navigation` in the actions).
 
 use std::collections::{HashSet, VecDeque};
 use std::sync::{Arc, Mutex as StdMutex};
 use std::time::Duration;
 
 use async_tungstenite::tungstenite::Message;
+use async_tungstenite::tungstenite::protocol::WebSocketConfig;
 use futures_util::StreamExt;
 use serde_json::{Value, json};
 use tokio::task::JoinHandle;
@@ -31,13 +48,19 @@ use tokio::task::JoinHandle;
 use super::policy::SafetyPolicy;
 use crate::error::BrowserError;
 
-/// A top-level navigation the guard stopped.
+/// A navigation (or speculative load) the guard stopped.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BlockedNavigation {
     /// The URL that was refused (for a redirect, the hop that was).
     pub url: String,
     /// Why, in words for the model.
     pub reason: String,
+    /// The frame that was to load it: a tab's main frame has the tab's
+    /// target id. Empty for a load not tied to a frame.
+    pub frame_id: String,
+    /// What was being loaded: `Document` for a page or a frame,
+    /// `Prefetch` or `Prerender` for a speculative load.
+    pub resource_type: String,
 }
 
 /// Where the guard records what it blocked, for the actions to report.
@@ -84,22 +107,28 @@ impl Conn {
         Ok(id)
     }
 
-    /// The next message, parsed; `None` once the connection is gone.
+    /// The next message, parsed; `None` once the connection is gone. A
+    /// message that is not valid JSON but names a paused request becomes a
+    /// `Fetch.requestPaused` event without a URL, which the guard refuses:
+    /// a request it cannot read is a request it cannot allow.
     async fn receive(&mut self) -> Option<Value> {
         loop {
-            match self.ws.next().await? {
-                Ok(Message::Text(text)) => {
-                    if let Ok(value) = serde_json::from_str(text.as_str()) {
-                        return Some(value);
-                    }
-                }
-                Ok(Message::Binary(bytes)) => {
-                    if let Ok(value) = serde_json::from_slice(&bytes) {
-                        return Some(value);
-                    }
-                }
+            let bytes = match self.ws.next().await? {
+                Ok(Message::Text(text)) => text.as_bytes().to_vec(),
+                Ok(Message::Binary(bytes)) => bytes.to_vec(),
                 Ok(Message::Close(_)) | Err(_) => return None,
-                Ok(_) => {}
+                Ok(_) => continue,
+            };
+            match serde_json::from_slice(&bytes) {
+                Ok(value) => return Some(value),
+                Err(_) => {
+                    if let Some(id) = unreadable_request(&bytes) {
+                        return Some(json!({
+                            "method": "Fetch.requestPaused",
+                            "params": { "requestId": id, "request": { "url": "" } },
+                        }));
+                    }
+                }
             }
         }
     }
@@ -138,9 +167,9 @@ impl Conn {
 }
 
 impl Guard {
-    /// Connects to the browser at `ws_url`, starts intercepting top-level
-    /// document requests, and answers them by `policy` until the connection
-    /// closes or the guard is dropped.
+    /// Connects to the browser at `ws_url`, starts intercepting document
+    /// and prefetch requests, and answers them by `policy` until the
+    /// connection closes or the guard is dropped.
     pub(crate) async fn start(
         ws_url: &str,
         policy: SafetyPolicy,
@@ -151,7 +180,12 @@ impl Guard {
             detail: format!("the navigation guard could not start: {detail}"),
         };
         let setup = async {
-            let (ws, _) = async_tungstenite::tokio::connect_async(ws_url)
+            // No size limit: a message the guard cannot receive would drop
+            // the connection, and Chromium would let the request through.
+            let config = WebSocketConfig::default()
+                .max_message_size(None)
+                .max_frame_size(None);
+            let (ws, _) = async_tungstenite::tokio::connect_async_with_config(ws_url, Some(config))
                 .await
                 .map_err(|e| e.to_string())?;
             let mut conn = Conn {
@@ -159,11 +193,12 @@ impl Guard {
                 next_id: 0,
                 backlog: VecDeque::new(),
             };
-            let pattern = json!({
-                "urlPattern": "*",
-                "resourceType": "Document",
-                "requestStage": "Request",
-            });
+            // Every request: Chromium's filter knows no prefetch type, and
+            // the kind of a request is decided here (see `decides`).
+            let pattern = json!({ "urlPattern": "*", "requestStage": "Request" });
+            // The tabs, as events: a tab's main frame has its target's id.
+            conn.request("Target.setDiscoverTargets", json!({ "discover": true }))
+                .await?;
             conn.request("Fetch.enable", json!({ "patterns": [pattern] }))
                 .await?;
             Ok::<_, String>(conn)
@@ -177,14 +212,41 @@ impl Guard {
     }
 }
 
+/// Whether the guard decides on a request: documents (pages, frames,
+/// prerendered pages) and speculative loads (speculation rules, `<link
+/// rel=prefetch>`: a `Sec-Purpose` header says so). Scripts, images,
+/// `fetch()` and the like are not navigations: a page on an allowed site may
+/// load them from anywhere.
+fn decides(params: &Value) -> bool {
+    matches!(
+        kind_of(params).as_str(),
+        "Document" | "Prefetch" | "Prerender" | ""
+    )
+}
+
 async fn serve(mut conn: Conn, policy: SafetyPolicy, log: BlockedLog) {
-    // The ids of the page targets: a page's main frame has its target's id.
-    let mut pages: HashSet<String> = HashSet::new();
+    // The ids of the tabs (page targets), kept from the target events.
+    let mut tabs: HashSet<String> = HashSet::new();
     while let Some(event) = conn.event().await {
-        if event["method"] != "Fetch.requestPaused" {
-            continue;
-        }
         let params = &event["params"];
+        match event["method"].as_str() {
+            Some("Target.targetCreated" | "Target.targetInfoChanged") => {
+                let info = &params["targetInfo"];
+                if let (Some("page"), Some(id)) = (info["type"].as_str(), info["targetId"].as_str())
+                {
+                    tabs.insert(id.to_owned());
+                }
+                continue;
+            }
+            Some("Target.targetDestroyed") => {
+                if let Some(id) = params["targetId"].as_str() {
+                    tabs.remove(id);
+                }
+                continue;
+            }
+            Some("Fetch.requestPaused") => {}
+            _ => continue,
+        }
         let Some(request_id) = params["requestId"].as_str().map(str::to_owned) else {
             continue;
         };
@@ -192,27 +254,13 @@ async fn serve(mut conn: Conn, policy: SafetyPolicy, log: BlockedLog) {
             .as_str()
             .unwrap_or_default()
             .to_owned();
-        let frame = params["frameId"].as_str().unwrap_or_default().to_owned();
-        if !pages.contains(&frame) {
-            // A frame not known as a page: a subframe, or a tab opened since
-            // the last look. A failed look counts the frame as a page, so
-            // the check errs on the safe side.
-            match conn.request("Target.getTargets", json!({})).await {
-                Ok(result) => {
-                    pages = page_ids(&result);
-                    if !pages.contains(&frame) {
-                        let _ = conn
-                            .send("Fetch.continueRequest", json!({ "requestId": request_id }))
-                            .await;
-                        continue;
-                    }
-                }
-                Err(_) => {
-                    pages.clear();
-                }
-            }
-        }
-        let verdict = policy.check_url(&url);
+        let verdict = if url.is_empty() {
+            Err("the browser's description of the request could not be read".to_owned())
+        } else if !decides(params) {
+            Ok(())
+        } else {
+            policy.check_url(&url)
+        };
         let sent = match verdict {
             Ok(()) => {
                 conn.send("Fetch.continueRequest", json!({ "requestId": request_id }))
@@ -221,14 +269,34 @@ async fn serve(mut conn: Conn, policy: SafetyPolicy, log: BlockedLog) {
             Err(reason) => {
                 // Recorded before the answer, so an action that sees the
                 // error page also finds the reason.
+                let text = |key: &str| params[key].as_str().unwrap_or_default().to_owned();
                 if let Ok(mut blocked) = log.lock() {
-                    blocked.push(BlockedNavigation { url, reason });
+                    blocked.push(BlockedNavigation {
+                        url,
+                        reason,
+                        frame_id: text("frameId"),
+                        resource_type: kind_of(params),
+                    });
                 }
-                conn.send(
-                    "Fetch.failRequest",
-                    json!({ "requestId": request_id, "errorReason": "BlockedByClient" }),
-                )
-                .await
+                // A tab's page gets an empty `204 No Content`: Chromium then
+                // commits nothing, so the tab stays on the page it was on,
+                // unloaded and untouched. A frame's load and a speculative
+                // load are failed (a frame shows an error; a page whose
+                // frame never finishes would never finish loading either).
+                let frame = params["frameId"].as_str().unwrap_or_default();
+                if is_document(params) && tabs.contains(frame) {
+                    conn.send(
+                        "Fetch.fulfillRequest",
+                        json!({ "requestId": request_id, "responseCode": 204, "body": "" }),
+                    )
+                    .await
+                } else {
+                    conn.send(
+                        "Fetch.failRequest",
+                        json!({ "requestId": request_id, "errorReason": "BlockedByClient" }),
+                    )
+                    .await
+                }
             }
         };
         if sent.is_err() {
@@ -237,15 +305,64 @@ async fn serve(mut conn: Conn, policy: SafetyPolicy, log: BlockedLog) {
     }
 }
 
-fn page_ids(result: &Value) -> HashSet<String> {
-    result["targetInfos"]
-        .as_array()
-        .map(|targets| {
-            targets
-                .iter()
-                .filter(|t| t["type"] == "page")
-                .filter_map(|t| t["targetId"].as_str().map(str::to_owned))
-                .collect()
+/// Whether a paused request loads a document that someone asked for (not
+/// a speculative one).
+fn is_document(params: &Value) -> bool {
+    kind_of(params) == "Document"
+}
+
+/// What a paused request loads: its resource type, except that a
+/// speculative load says so in its `Sec-Purpose` header (a prerendered page
+/// is a document request of a page nobody opened).
+fn kind_of(params: &Value) -> String {
+    let purpose = params["request"]["headers"]
+        .as_object()
+        .and_then(|headers| {
+            headers.iter().find(|(k, _)| {
+                k.eq_ignore_ascii_case("sec-purpose") || k.eq_ignore_ascii_case("purpose")
+            })
         })
-        .unwrap_or_default()
+        .and_then(|(_, v)| v.as_str())
+        .unwrap_or_default();
+    if purpose.contains("prerender") {
+        "Prerender".into()
+    } else if purpose.contains("prefetch") {
+        "Prefetch".into()
+    } else {
+        params["resourceType"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned()
+    }
+}
+
+/// The id of the paused request a message names, found in its raw text
+/// (for a message that is not valid JSON).
+fn unreadable_request(bytes: &[u8]) -> Option<String> {
+    let text = String::from_utf8_lossy(bytes);
+    if !text.contains("Fetch.requestPaused") {
+        return None;
+    }
+    let key = "\"requestId\":\"";
+    let start = text.find(key)? + key.len();
+    let end = text[start..].find('"')? + start;
+    Some(text[start..end].to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::unreadable_request;
+
+    #[test]
+    fn an_unreadable_paused_request_is_still_named() {
+        let raw = br#"{"method":"Fetch.requestPaused","params":{"requestId":"interception-job-7.0","request":{"url":"http://x/"#;
+        assert_eq!(
+            unreadable_request(raw).as_deref(),
+            Some("interception-job-7.0")
+        );
+        assert_eq!(
+            unreadable_request(br#"{"method":"Page.loadEventFired""#),
+            None
+        );
+    }
 }

@@ -1,16 +1,19 @@
 //! The safety rules: the [`SafetyPolicy`] (allowed domains and schemes,
 //! secrets, the files folder), the domain patterns it is made of, secret
 //! redaction, and the navigation guard that enforces the domains on every
-//! top-level page load.
+//! page load.
 
 mod domains;
 mod guard;
 mod policy;
+mod redact;
 mod secrets;
 
 pub use domains::{DomainPattern, PatternError};
 pub use guard::BlockedNavigation;
 pub(crate) use guard::{BlockedLog, Guard};
 pub use policy::{PolicyError, SafetyPolicy, SafetyPolicyBuilder};
-pub(crate) use secrets::{Piece, Redactor, pieces};
+pub use redact::FRAGMENT_CHARS;
+pub(crate) use redact::{Redactor, cut};
+pub(crate) use secrets::{Piece, pieces};
 pub use secrets::{SECRET_CLOSE, SECRET_OPEN};

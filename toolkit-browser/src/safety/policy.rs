@@ -9,7 +9,8 @@ use std::sync::Arc;
 use url::Url;
 
 use super::domains::{self, DomainPattern, PatternError};
-use super::secrets::{Piece, Redactor, Secret, pieces, placeholder};
+use super::redact::Redactor;
+use super::secrets::{Piece, Secret, pieces, placeholder};
 use crate::error::BrowserError;
 
 /// The schemes a page may always be on: web pages, blank pages, the
@@ -20,9 +21,10 @@ const ALWAYS_ALLOWED: &[&str] = &["http", "https", "about", "chrome-error", "blo
 /// What the browser tools may do, set by the host.
 ///
 /// - **Allowed domains.** Without any, every http and https site is
-///   allowed. With some, every top-level page load is checked: the
-///   `navigate` action, and also navigations caused by clicks, key presses,
-///   scripts, redirects and new tabs (see [`Browser::set_policy`]).
+///   allowed. With some, every page load of every tab and frame is
+///   checked: the `navigate` action, and also navigations caused by
+///   clicks, key presses, scripts, redirects, form posts and new tabs (see
+///   [`Browser::set_policy`]).
 /// - **Schemes.** `file:`, `data:`, `javascript:`, `chrome:` and every other
 ///   scheme besides http, https and `about:` are refused unless allowed
 ///   with [`allow_scheme`](SafetyPolicyBuilder::allow_scheme).
@@ -97,7 +99,7 @@ impl SafetyPolicy {
         self.inner.domains.as_deref()
     }
 
-    /// Whether top-level page loads must be checked as they happen (some
+    /// Whether page loads must be checked as they happen (some
     /// domains are allowed, not all).
     pub fn restricts_domains(&self) -> bool {
         self.inner.domains.is_some()
@@ -129,6 +131,18 @@ impl SafetyPolicy {
         if !scheme_allowed(scheme) {
             return Err(format!(
                 "{scheme}: URLs are not allowed; only web pages (http and https) can be opened"
+            ));
+        }
+        // `about:version`, `about:settings`... are the browser's own pages
+        // under another name; only the blank page is a page of its own.
+        if scheme == "about"
+            && !matches!(parsed.path(), "blank" | "srcdoc")
+            && !self.allows_scheme("about")
+        {
+            return Err(format!(
+                "{} is one of the browser's own pages, which cannot be opened; only web pages \
+                 (http and https) and about:blank can",
+                url.trim()
             ));
         }
         // A blob: URL belongs to the origin that made it.
@@ -269,6 +283,34 @@ impl SafetyPolicy {
             return Err(refused(format!("`{path}` is not a file")));
         }
         Ok(real)
+    }
+
+    /// Opens the file `path` names (as [`resolve_file`](Self::resolve_file)
+    /// checks it) and checks that what was opened is that file: a path
+    /// swapped for a link to another file between the check and the
+    /// opening is refused. What is read from the returned file is what was
+    /// checked, whatever happens to the path afterwards.
+    ///
+    /// # Errors
+    ///
+    /// As [`resolve_file`](Self::resolve_file), and
+    /// [`BrowserError::Refused`] when the file changed under the check.
+    pub(crate) fn open_file(&self, path: &str) -> Result<(std::fs::File, PathBuf), BrowserError> {
+        use std::os::unix::fs::MetadataExt;
+        let real = self.resolve_file(path)?;
+        let changed = || BrowserError::Refused {
+            detail: format!("`{path}` changed while it was being opened; nothing was used"),
+        };
+        let file = std::fs::File::open(&real).map_err(|_| changed())?;
+        let opened = file.metadata().map_err(|_| changed())?;
+        // Checked again after opening: the same path, still inside the
+        // folder, still naming the very file (device and inode) opened.
+        let again = self.resolve_file(path).map_err(|_| changed())?;
+        let named = std::fs::metadata(&again).map_err(|_| changed())?;
+        if again != real || named.dev() != opened.dev() || named.ino() != opened.ino() {
+            return Err(changed());
+        }
+        Ok((file, real))
     }
 }
 

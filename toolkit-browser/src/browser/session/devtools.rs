@@ -16,6 +16,8 @@ use crate::error::BrowserError;
 pub(crate) enum Fail {
     Cdp(CdpError),
     Elapsed(Duration),
+    /// The page's renderer crashed before the command was answered.
+    Crashed,
 }
 
 impl From<CdpError> for Fail {
@@ -56,6 +58,7 @@ impl Session {
             return dead;
         }
         match fail {
+            Fail::Crashed => BrowserError::Crashed,
             Fail::Elapsed(after) => BrowserError::Timeout {
                 action: action.to_owned(),
                 after,
@@ -87,10 +90,15 @@ impl Session {
         cmd: C,
     ) -> Result<C::Response, Fail> {
         let limit = self.config.command_timeout;
-        match tokio::time::timeout(limit, page.execute(cmd)).await {
-            Ok(Ok(response)) => Ok(response.result),
-            Ok(Err(e)) => Err(Fail::Cdp(e)),
-            Err(_) => Err(Fail::Elapsed(limit)),
+        // A crashed renderer never answers: the crash ends the wait.
+        tokio::select! {
+            biased;
+            () = self.crashes.wait(page.target_id()) => Err(Fail::Crashed),
+            answer = tokio::time::timeout(limit, page.execute(cmd)) => match answer {
+                Ok(Ok(response)) => Ok(response.result),
+                Ok(Err(e)) => Err(Fail::Cdp(e)),
+                Err(_) => Err(Fail::Elapsed(limit)),
+            },
         }
     }
 

@@ -259,9 +259,11 @@ impl Session {
         let mut prepared = Vec::with_capacity(calls.len());
         for (doc, method, args) in calls {
             let world = self.doc_world(page, doc).await;
+            let mut args = args.clone();
+            self.add_slack(&mut args);
             prepared.push(world.map(|context| {
                 json!({
-                    "expression": super::script::quick_call(method, args),
+                    "expression": super::script::quick_call(method, &args),
                     "contextId": context,
                     "returnByValue": true,
                     "awaitPromise": true,
@@ -305,7 +307,11 @@ impl Session {
         for ((doc, method, args), answer) in calls.iter().zip(answers) {
             out.push(match answer {
                 Some(text) => Ok(text),
-                None => self.doc_call(page, doc, method, args).await,
+                None => {
+                    let mut args = args.clone();
+                    self.add_slack(&mut args);
+                    self.doc_call(page, doc, method, &args).await
+                }
             });
         }
         out
@@ -329,7 +335,9 @@ impl Session {
         method: &str,
         args: &Value,
     ) -> Result<T, BrowserError> {
-        let answer = self.doc_call(page, doc, method, args).await;
+        let mut args = args.clone();
+        self.add_slack(&mut args);
+        let answer = self.doc_call(page, doc, method, &args).await;
         let text = answer.map_err(|f| self.classify(f, &format!("the page script `{method}`")))?;
         super::script::decode(method, &text)
     }

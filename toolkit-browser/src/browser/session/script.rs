@@ -27,7 +27,7 @@ const SCRIPT: &str = concat!(
     include_str!("../../js/mask.js"),
     include_str!("../../js/api.js"),
 );
-const SCRIPT_VERSION: u32 = 4;
+const SCRIPT_VERSION: u32 = 7;
 
 /// The markdown converter behind `extract` (see `js/markdown.js`), handed
 /// to the page script when it is installed.
@@ -111,8 +111,11 @@ impl Session {
         &mut self,
         page: &Page,
         method: &str,
-        args: serde_json::Value,
+        mut args: serde_json::Value,
     ) -> Result<T, BrowserError> {
+        // Texts the script cuts are cut this much later, so that redaction
+        // (on the Rust side) sees whole secrets before the final cut.
+        self.add_slack(&mut args);
         let index = args["index"].as_u64().and_then(|i| u32::try_from(i).ok());
         let route = index.and_then(|i| self.route_of(i));
         let result = match &route {
@@ -133,6 +136,14 @@ impl Session {
             }
         }
         decode(method, &text)
+    }
+
+    /// Adds the redactor's slack to a call's arguments (see `cut` in
+    /// `js/core.js`).
+    pub(super) fn add_slack(&self, args: &mut serde_json::Value) {
+        if let serde_json::Value::Object(map) = args {
+            map.insert("slack".into(), self.redactor.slack().into());
+        }
     }
 
     /// A remote handle on the element the page script's `getter` returns

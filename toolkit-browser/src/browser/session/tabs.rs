@@ -152,8 +152,8 @@ impl Session {
             .map(|t| TabInfo {
                 id: self.tabs.short_id(&t.target_id),
                 current: t.target_id == current,
-                url: t.url,
-                title: t.title,
+                url: self.redactor.redact(&t.url).into_owned(),
+                title: self.redactor.redact(&t.title).into_owned(),
             })
             .collect()
     }
@@ -280,6 +280,18 @@ impl Browser {
     /// A dead or closed session.
     pub async fn tabs(&self) -> Result<Vec<TabInfo>, BrowserError> {
         self.live().await?.tab_list().await
+    }
+
+    /// The DevTools target ids of the open tabs (a tab's main frame has its
+    /// target's id), prerendered pages left out.
+    pub(crate) async fn tab_target_ids(&self) -> Result<Vec<String>, BrowserError> {
+        let mut session = self.live().await?;
+        let targets = session.page_targets().await?;
+        Ok(targets
+            .into_iter()
+            .filter(|t| t.subtype.is_none())
+            .map(|t| t.target_id.as_ref().to_owned())
+            .collect())
     }
 
     /// The tab actions act on.

@@ -1,0 +1,648 @@
+//! The safety promises of the browser actions, attacked as a page would:
+//! the navigation guard against large form posts, speculation rules,
+//! `javascript:` links and frames; secrets in every form a page can echo
+//! them in; uploads swapped after the check; truthful replies (refused
+//! pages, crashed renderers); and awkward real-page markup. Every scenario
+//! runs against a real headless Chromium and fixture pages served from
+//! 127.0.0.1, with only 127.0.0.1 allowed (the other site is `localhost`,
+//! the same server under another name).
+//!
+//! Without Chromium these tests fail with how to install it, unless
+//! `TOOLKIT_SKIP_BROWSER_TESTS=1`. `BROWSER_SCENARIO=<name>` runs one.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use toolkit_browser::{Browser, SafetyPolicy};
+use toolkit_core::{Registry, ToolResult};
+use toolkit_tests::browser_fixtures::{
+    Route, TestServer, browser_config, html_escape, kill_9, percent_encode_all, run_scenarios,
+    safety_routes, standard_routes,
+};
+use toolkit_tests::scenarios;
+
+fn scratch() -> PathBuf {
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+}
+
+fn routes() -> Vec<(&'static str, Route)> {
+    let mut all = standard_routes();
+    all.extend(safety_routes());
+    all
+}
+
+fn policy() -> SafetyPolicy {
+    policy_with(SafetyPolicy::builder())
+}
+
+fn policy_with(builder: toolkit_browser::SafetyPolicyBuilder) -> SafetyPolicy {
+    builder
+        .allow_domains(["127.0.0.1"])
+        .files_dir(files_dir())
+        .build()
+        .expect("a valid policy")
+}
+
+/// The files folder (`report.txt` inside), and `outside.txt` beside it.
+fn files_dir() -> PathBuf {
+    let dir = scratch().join("safety-files");
+    std::fs::create_dir_all(&dir).expect("create the files folder");
+    dir
+}
+
+/// Calls the browser actions through a registry, as a model would.
+struct Model {
+    registry: Registry,
+    browser: Browser,
+    server: Arc<TestServer>,
+}
+
+impl Model {
+    fn new(browser: &Browser, server: &Arc<TestServer>, policy: SafetyPolicy) -> Self {
+        let registry = toolkit_browser::registry(browser.clone(), policy)
+            .tools(toolkit_core::tools![toolkit_browser::actions::evaluate])
+            .build()
+            .expect("the registry builds");
+        Self {
+            registry,
+            browser: browser.clone(),
+            server: Arc::clone(server),
+        }
+    }
+
+    async fn call(&self, name: &str, args: Value) -> ToolResult {
+        let outcome = self.registry.call(name, &args).await;
+        if std::env::var_os("BROWSER_TRACE").is_some() {
+            eprintln!("> {name}({args})\n{}\n", outcome.result.to_text());
+        }
+        assert!(
+            outcome.error.is_none(),
+            "{name} did not run: {:?}",
+            outcome.error
+        );
+        outcome.result
+    }
+
+    async fn ok(&self, name: &str, args: Value) -> ToolResult {
+        let result = self.call(name, args.clone()).await;
+        assert!(
+            !result.is_error(),
+            "{name}({args}) failed: {}",
+            result.to_text()
+        );
+        result
+    }
+
+    async fn err(&self, name: &str, args: Value) -> (String, ToolResult) {
+        let result = self.call(name, args.clone()).await;
+        let message = result
+            .error_message()
+            .unwrap_or_else(|| panic!("{name}({args}) should fail: {}", result.to_text()))
+            .to_owned();
+        (message, result)
+    }
+
+    async fn go(&self, path: &str) -> ToolResult {
+        self.ok("navigate", json!({ "url": self.server.url(path) }))
+            .await
+    }
+
+    async fn index(&self, needle: &str) -> u32 {
+        let map = self.browser.page_map().await.expect("page map");
+        map.elements
+            .iter()
+            .find(|e| e.render().contains(needle))
+            .map(|e| e.index)
+            .unwrap_or_else(|| panic!("no element with `{needle}` in:\n{}", map.render()))
+    }
+
+    async fn url(&self) -> String {
+        self.browser.page_info().await.expect("page info").url
+    }
+
+    async fn marker(&self) -> Value {
+        self.browser
+            .evaluate("window.marker || null")
+            .await
+            .expect("read the marker")
+    }
+
+    /// Requests that reached the other site (`localhost`).
+    fn leaked(&self) -> Vec<String> {
+        self.server
+            .requests()
+            .into_iter()
+            .filter(|r| r.host.starts_with("localhost"))
+            .map(|r| r.target)
+            .collect()
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn safety_scenarios_in_a_shared_browser() {
+    let server = TestServer::start(routes());
+    let Some(config) = browser_config("safety scenarios", scratch().join("safety-profiles")) else {
+        return;
+    };
+    let browser = Browser::launch(config).await.expect("launch Chromium");
+    let all = scenarios![
+        a_post_larger_than_a_devtools_message_is_refused,
+        a_large_post_into_a_frame_leaves_the_guard_standing,
+        speculation_rules_cannot_reach_another_site,
+        javascript_links_and_frames_are_stopped_and_reported,
+        pages_the_browser_refuses_are_reported_as_refused,
+        a_crashed_renderer_is_reported_at_once,
+        uploads_send_the_file_that_was_checked,
+        secrets_never_leave_in_any_form,
+        awkward_pages_are_read_and_mapped,
+    ];
+    run_scenarios(browser, server, all).await;
+}
+
+async fn a_post_larger_than_a_devtools_message_is_refused(
+    browser: Browser,
+    server: Arc<TestServer>,
+) {
+    let model = Model::new(&browser, &server, policy());
+    model.go("/bigpost").await;
+    let here = model.url().await;
+    let send = model.index("Send the big form").await;
+    let (message, result) = model.err("click", json!({ "index": send })).await;
+    assert!(message.contains("was blocked"), "{message}");
+    assert!(message.contains("The tab stayed on"), "{message}");
+    assert!(
+        result.to_text().contains("Clicked ["),
+        "{}",
+        result.to_text()
+    );
+    assert_eq!(model.url().await, here, "the tab stays where it was");
+    assert_eq!(
+        model.marker().await,
+        json!("still here"),
+        "the page was not unloaded"
+    );
+    assert!(model.leaked().is_empty(), "{:?}", model.leaked());
+}
+
+async fn a_large_post_into_a_frame_leaves_the_guard_standing(
+    browser: Browser,
+    server: Arc<TestServer>,
+) {
+    let model = Model::new(&browser, &server, policy());
+    // 8 MiB into a frame of the allowed site: it goes through, and the
+    // guard is still there for what follows, with no action in between.
+    model.go("/bigpost-frame").await;
+    let posts_before = server
+        .requests()
+        .iter()
+        .filter(|r| r.target == "/sink")
+        .count();
+    browser
+        .evaluate("document.getElementById('big').submit(); setTimeout(() => { location.href = document.getElementById('away').href }, 1500); 1")
+        .await
+        .expect("submit, then leave");
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let posts = server
+        .requests()
+        .iter()
+        .filter(|r| r.target == "/sink")
+        .count();
+    assert_eq!(posts, posts_before + 1, "the allowed post arrived");
+    assert!(model.leaked().is_empty(), "{:?}", model.leaked());
+    assert!(
+        model.url().await.ends_with("/bigpost-frame"),
+        "{}",
+        model.url().await
+    );
+    let (message, _) = model.err("wait", json!({ "seconds": 0 })).await;
+    assert!(message.contains("was blocked"), "{message}");
+
+    // 8 MiB out of the allowed site, into a frame: stopped, and said.
+    model.go("/bigpost-frame-out").await;
+    let send = model.index("Send the big form").await;
+    let clicked = model.ok("click", json!({ "index": send })).await;
+    assert!(
+        clicked.to_text().contains("tried to load in a frame"),
+        "{}",
+        clicked.to_text()
+    );
+    assert!(model.leaked().is_empty(), "{:?}", model.leaked());
+}
+
+async fn speculation_rules_cannot_reach_another_site(browser: Browser, server: Arc<TestServer>) {
+    let model = Model::new(&browser, &server, policy());
+    for path in ["/spec-prefetch", "/spec-prerender"] {
+        model.go(path).await;
+        // Chromium starts speculative loads shortly after the page loads.
+        let waited = model.ok("wait", json!({ "seconds": 1.5 })).await;
+        assert!(model.leaked().is_empty(), "{path}: {:?}", model.leaked());
+        let _ = waited;
+        let link = model.index("link").await;
+        let (message, _) = model.err("click", json!({ "index": link })).await;
+        assert!(message.contains("was blocked"), "{path}: {message}");
+        assert!(
+            model.url().await.ends_with(path),
+            "{path}: {}",
+            model.url().await
+        );
+        assert!(model.leaked().is_empty(), "{path}: {:?}", model.leaked());
+    }
+}
+
+async fn javascript_links_and_frames_are_stopped_and_reported(
+    browser: Browser,
+    server: Arc<TestServer>,
+) {
+    let model = Model::new(&browser, &server, policy());
+    model.go("/js-link").await;
+    let link = model.index("Script link").await;
+    // The click that caused the block reports it, not the next action.
+    let (message, _) = model.err("click", json!({ "index": link })).await;
+    assert!(message.contains("was blocked"), "{message}");
+    assert!(model.url().await.ends_with("/js-link"));
+    assert_eq!(model.marker().await, json!("still here"));
+    let docs = model.go("/docs").await;
+    assert!(
+        docs.to_text().starts_with("Opened \"Docs\""),
+        "{}",
+        docs.to_text()
+    );
+
+    // A frame whose `javascript:` source sends it to the other site.
+    let opened = model.go("/js-frame").await;
+    assert!(
+        opened.to_text().contains("tried to load in a frame"),
+        "{}",
+        opened.to_text()
+    );
+    assert!(model.leaked().is_empty(), "{:?}", model.leaked());
+}
+
+async fn pages_the_browser_refuses_are_reported_as_refused(
+    browser: Browser,
+    server: Arc<TestServer>,
+) {
+    let model = Model::new(&browser, &server, policy());
+    model.go("/docs").await;
+    for url in ["about:version", "about:settings"] {
+        let (message, _) = model.err("navigate", json!({ "url": url })).await;
+        assert!(message.contains("browser's own pages"), "{url}: {message}");
+        assert!(model.url().await.ends_with("/docs"), "{url}");
+    }
+    let blank = model.ok("navigate", json!({ "url": "about:blank" })).await;
+    assert!(
+        blank.to_text().contains("about:blank"),
+        "{}",
+        blank.to_text()
+    );
+    // With `about:` allowed, the reply says where the tab really is.
+    let lax = Model::new(
+        &browser,
+        &server,
+        policy_with(SafetyPolicy::builder().allow_scheme("about")),
+    );
+    let result = lax
+        .call("navigate", json!({ "url": "about:version" }))
+        .await;
+    let now = lax.url().await;
+    assert!(
+        result.to_text().contains(&now) || result.error_message().is_some_and(|m| m.contains(&now)),
+        "{now}: {}",
+        result.to_text()
+    );
+}
+
+/// The renderer processes of a launched browser.
+fn renderers(profile: &std::path::Path) -> Vec<u32> {
+    toolkit_browser::processes_mentioning(profile)
+        .into_iter()
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/cmdline"))
+                .map(|c| String::from_utf8_lossy(&c).contains("--type=renderer"))
+                .unwrap_or(false)
+        })
+        .collect()
+}
+
+async fn a_crashed_renderer_is_reported_at_once(browser: Browser, server: Arc<TestServer>) {
+    let model = Model::new(&browser, &server, policy());
+    model.go("/counter").await;
+    let profile = browser.profile_dir().await.expect("a launched browser");
+    let pids = renderers(&profile);
+    assert!(!pids.is_empty(), "no renderer found");
+    for pid in pids {
+        kill_9(pid);
+    }
+    let started = Instant::now();
+    let (message, result) = model.err("extract", json!({})).await;
+    assert_eq!(
+        result.attributes().get("error_kind"),
+        Some(&json!("crashed")),
+        "{message}"
+    );
+    assert!(message.contains("crashed"), "{message}");
+    // Not the command time limit: the crash itself ends the wait.
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
+    // Navigating goes on in a fresh tab.
+    model.go("/docs").await;
+    model.ok("extract", json!({})).await;
+}
+
+async fn uploads_send_the_file_that_was_checked(browser: Browser, server: Arc<TestServer>) {
+    let dir = files_dir();
+    let report = dir.join("checked.txt");
+    let outside = scratch().join("safety-outside.txt");
+    std::fs::write(&outside, "private outside data").unwrap();
+    let _ = std::fs::remove_file(&report);
+    std::fs::write(&report, "the checked report").unwrap();
+    let model = Model::new(&browser, &server, policy());
+    model.go("/upload-post").await;
+    let input = model.index("type=file").await;
+    model
+        .ok(
+            "upload_file",
+            json!({ "index": input, "path": "checked.txt" }),
+        )
+        .await;
+    // Swapped for a link to a file outside the folder after the check.
+    std::fs::remove_file(&report).unwrap();
+    std::os::unix::fs::symlink(&outside, &report).unwrap();
+    let send = model.index("Send the file").await;
+    model.ok("click", json!({ "index": send })).await;
+    let posted = server
+        .requests()
+        .into_iter()
+        .rev()
+        .find(|r| r.target == "/echo" && r.method == "POST")
+        .expect("the form was posted");
+    assert!(
+        posted.body.contains("the checked report"),
+        "{}",
+        posted.body
+    );
+    assert!(!posted.body.contains("private outside"), "{}", posted.body);
+    let _ = std::fs::remove_file(&report);
+}
+
+/// A small deterministic generator (xorshift), so that a failing case can
+/// be run again from its seed.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    fn pick<T: Copy>(&mut self, from: &[T]) -> T {
+        from[(self.next() % from.len() as u64) as usize]
+    }
+}
+
+/// A random secret of 12 to 24 characters, at least a third of them
+/// special (reserved URL characters, HTML and markdown syntax, quotes,
+/// spaces, non-ASCII).
+fn random_secret(rng: &mut Rng) -> String {
+    const PLAIN: &[char] = &['a', 'b', 'k', 'q', 'x', 'Z', 'M', '0', '3', '7', '9'];
+    const SPECIAL: &[char] = &[
+        '~', '!', '@', '#', '$', '%', '^', '&', '*', '(', ')', '_', '+', '-', '=', '{', '}', '[',
+        ']', '|', '\\', ':', ';', '"', '\'', '<', '>', ',', '.', '?', '/', ' ', '`', 'é', 'ß', '€',
+    ];
+    let len = 12 + (rng.next() % 13) as usize;
+    let mut secret = String::new();
+    for k in 0..len {
+        // Starts and ends plain: a field trims spaces at its ends.
+        let special = k > 0 && k + 1 < len && rng.next().is_multiple_of(3);
+        secret.push(if special {
+            rng.pick(SPECIAL)
+        } else {
+            rng.pick(PLAIN)
+        });
+    }
+    secret
+}
+
+/// Every form of `secret` that must not appear: itself and its encodings
+/// (whole), and every piece of 8 characters of it and of them.
+fn forbidden(secret: &str) -> Vec<String> {
+    let json = serde_json::to_string(secret).unwrap();
+    let json = json[1..json.len() - 1].to_owned();
+    let markdown: String = secret
+        .chars()
+        .flat_map(|c| {
+            if c.is_ascii_punctuation() {
+                vec!['\\', c]
+            } else {
+                vec![c]
+            }
+        })
+        .collect();
+    let form: String = percent_encode_all(secret).replace("%20", "+");
+    let whole = [
+        secret.to_owned(),
+        percent_encode_all(secret),
+        percent_encode_all(secret).to_lowercase(),
+        form,
+        html_escape(secret),
+        json,
+        markdown,
+    ];
+    let mut out = Vec::new();
+    for form in &whole {
+        let chars: Vec<char> = form.chars().collect();
+        out.push(form.clone());
+        for window in chars.windows(toolkit_browser::FRAGMENT_CHARS) {
+            out.push(window.iter().collect());
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+fn assert_clean(secret: &str, what: &str, text: &str) {
+    for piece in forbidden(secret) {
+        assert!(
+            !text.contains(&piece),
+            "{what} holds {piece:?} of the secret {secret:?}:\n{text}"
+        );
+    }
+}
+
+/// Everything a result carries: text, memory line, error, attributes.
+fn everything(result: &ToolResult) -> String {
+    format!(
+        "{}\n{:?}\n{:?}\n{:?}",
+        result.to_text(),
+        result.memory(),
+        result.error_message(),
+        result.attributes()
+    )
+}
+
+async fn secrets_never_leave_in_any_form(browser: Browser, server: Arc<TestServer>) {
+    let seed: u64 = std::env::var("SECRET_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0x5eed_cafe_f00d);
+    let mut rng = Rng(seed);
+    // The issue's own examples first, then random ones.
+    let mut secrets = vec!["pa|ss[w]rd-77".to_owned(), "s3cr~t-tilde!x".to_owned()];
+    for _ in 0..6 {
+        secrets.push(random_secret(&mut rng));
+    }
+    for (case, secret) in secrets.iter().enumerate() {
+        let model = Model::new(
+            &browser,
+            &server,
+            policy_with(SafetyPolicy::builder().secret("pw", secret.clone())),
+        );
+        let method = if case % 2 == 0 { "get" } else { "post" };
+        let mut seen: Vec<(String, String)> = Vec::new();
+        let label = format!("{method}, seed {seed}, case {case}");
+        let keep = |seen: &mut Vec<(String, String)>, what: &str, result: &ToolResult| {
+            seen.push((format!("{what} ({label})"), everything(result)));
+        };
+        let keep_text = |seen: &mut Vec<(String, String)>, what: &str, text: String| {
+            seen.push((format!("{what} ({label})"), text));
+        };
+        model.go(&format!("/secret-form-{method}")).await;
+        let field = model.index("label=\"Password\"").await;
+        let typed = model
+            .ok(
+                "input",
+                json!({ "index": field, "text": "<secret>pw</secret>" }),
+            )
+            .await;
+        keep(&mut seen, "input", &typed);
+        let send = model.index("Send it").await;
+        keep(
+            &mut seen,
+            "click",
+            &model.ok("click", json!({ "index": send })).await,
+        );
+        keep(&mut seen, "extract", &model.ok("extract", json!({})).await);
+        for start in [40, 80, 120] {
+            let part = model.call("extract", json!({ "start": start })).await;
+            keep(&mut seen, "extract part", &part);
+        }
+        let map = browser.page_map().await.expect("page map");
+        keep_text(&mut seen, "page map", map.render());
+        keep_text(&mut seen, "page map fields", format!("{map:?}"));
+        let tabs = browser.tabs().await.expect("tabs");
+        keep_text(&mut seen, "tabs", format!("{tabs:?}"));
+        // Windows around the secret, on either side of it.
+        for text in ["You sent", "item"] {
+            for occurrence in 1..=2 {
+                keep(
+                    &mut seen,
+                    "find_text",
+                    &model
+                        .call(
+                            "find_text",
+                            json!({ "text": text, "occurrence": occurrence }),
+                        )
+                        .await,
+                );
+            }
+        }
+        let again = model.index("Again with").await;
+        keep(
+            &mut seen,
+            "element error",
+            &model
+                .call("input", json!({ "index": again, "text": "x" }))
+                .await,
+        );
+        keep(
+            &mut seen,
+            "evaluate",
+            &model
+                .call(
+                    "evaluate",
+                    json!({ "code": "[document.title, location.href, document.body.innerHTML]" }),
+                )
+                .await,
+        );
+        keep(
+            &mut seen,
+            "evaluate error",
+            &model
+                .call(
+                    "evaluate",
+                    json!({ "code": "(() => { throw new Error(document.title) })()" }),
+                )
+                .await,
+        );
+        keep(
+            &mut seen,
+            "go_back",
+            &model.call("go_back", json!({})).await,
+        );
+        for (what, text) in &seen {
+            assert_clean(secret, what, text);
+        }
+    }
+}
+
+async fn awkward_pages_are_read_and_mapped(browser: Browser, server: Arc<TestServer>) {
+    let model = Model::new(&browser, &server, policy());
+    // Text directly inside a list is kept.
+    model.go("/list-text").await;
+    let text = model.ok("extract", json!({})).await.to_text();
+    for words in [
+        "Loose words in the list",
+        "More loose words",
+        "Numbered intro",
+        "An item",
+    ] {
+        assert!(text.contains(words), "{words}: {text}");
+    }
+    // A page whose content is all hidden says so.
+    model.go("/hidden-body").await;
+    let map = browser.page_map().await.expect("page map").render();
+    assert!(map.contains("nothing on the page is visible"), "{map}");
+    assert!(!map.contains("scroll down"), "{map}");
+    // A long page read part by part is the page read whole, and a change
+    // to the page is seen by the next part.
+    model.go("/long-text").await;
+    let whole = browser.page_text().await.expect("page text").markdown;
+    assert!(whole.chars().count() > 200_000);
+    let mut joined = String::new();
+    let mut start = 0usize;
+    loop {
+        let part = model
+            .ok("extract", json!({ "start": start }))
+            .await
+            .to_text();
+        let body = part.split_once(":\n\n").map_or("", |(_, b)| b);
+        let body = body.split("\n\n[").next().unwrap_or(body);
+        joined.push_str(body);
+        match part.split("start=").nth(1) {
+            Some(rest) => {
+                let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+                start = digits.parse().expect("the next start");
+            }
+            None => break,
+        }
+    }
+    assert_eq!(joined.chars().count(), whole.chars().count());
+    browser
+        .evaluate("document.body.insertAdjacentHTML('afterbegin', '<p>A fresh first line</p>'); 1")
+        .await
+        .unwrap();
+    let first = model.ok("extract", json!({})).await.to_text();
+    assert!(
+        first.contains("A fresh first line"),
+        "{}",
+        &first[..200.min(first.len())]
+    );
+}
