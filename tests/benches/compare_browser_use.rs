@@ -147,6 +147,7 @@ fn main() {
             ours_ms: median(&ours.times_ms),
             theirs_ms: median(&theirs.times_ms),
             ours_chars: ours.text.chars().count(),
+            orientation: ours.orientation,
             theirs_chars: theirs.text.chars().count(),
             compared,
         });
@@ -167,6 +168,8 @@ struct Maps {
     times_ms: Vec<f64>,
     text: String,
     elements: Vec<Found>,
+    /// This crate's orientation texts: how many, and their characters.
+    orientation: (usize, usize),
 }
 
 /// An element as either side offers it, for matching.
@@ -210,10 +213,12 @@ async fn map_ours(browser: &Browser, url: &str, runs: usize) -> Maps {
     }
     let (map, text) = last.expect("at least one map");
     let elements = map.elements.iter().map(found_ours).collect();
+    let chars = map.texts.iter().map(|t| t.text.chars().count()).sum();
     Maps {
         times_ms,
         text,
         elements,
+        orientation: (map.texts.len(), chars),
     }
 }
 
@@ -314,6 +319,7 @@ impl Peer {
             times_ms: answer.times_ms,
             text: answer.text,
             elements: answer.elements.iter().map(found_theirs).collect(),
+            orientation: (0, 0),
         }
     }
 
@@ -484,25 +490,29 @@ struct Row<'a> {
     theirs_ms: f64,
     ours_chars: usize,
     theirs_chars: usize,
+    orientation: (usize, usize),
     compared: Compared,
 }
 
 fn table(rows: &[Row<'_>]) -> String {
     let mut out = String::from(
         "| page | map ms, ours | map ms, browser-use | ratio | map chars, ours | map chars, \
-         browser-use | elements, ours | elements, browser-use | same | parts of one control | \
-         browser-use only | ours only |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+         browser-use | orientation texts, ours (chars) | elements, ours | elements, browser-use | \
+         same | parts of one control | browser-use only | ours only |\n\
+         |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
     );
     for r in rows {
         let c = &r.compared;
         out.push_str(&format!(
-            "| {} | {:.1} | {:.1} | 1/{:.0} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+            "| {} | {:.1} | {:.1} | 1/{:.0} | {} | {} | {} ({}) | {} | {} | {} | {} | {} | {} |\n",
             r.page,
             r.ours_ms,
             r.theirs_ms,
             r.theirs_ms / r.ours_ms,
             r.ours_chars,
             r.theirs_chars,
+            r.orientation.0,
+            r.orientation.1,
             c.ours,
             c.theirs,
             c.same,
