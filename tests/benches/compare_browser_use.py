@@ -4,17 +4,20 @@ Started by the Rust side with the Chromium executable to use; it launches
 its own browser-use session on that Chromium, then answers one JSON request
 per line on stdin with one JSON line on stdout:
 
-    {"url": "...", "runs": 15, "settle_ms": 400}
-      -> {"times_ms": [...], "text": "<the map as the model reads it>",
+    {"url": "...", "settle_ms": 400}
+      -> {"text": "<the map as the model reads it>",
           "elements": [{"index", "tag", "x", "y", "w", "h", "attrs", "name",
                         "text", "other_target"}, ...]}
+    {"again": true}      (the same page mapped again, timed)
+      -> {"times_ms": [<ms>]}
 
 The map is browser-use's own DOM service, called directly, the way its
 DOM watchdog does at every agent step (no model involved):
 `DomService.get_serialized_dom_tree()` then `llm_representation()`, with
 the session's own settings (cross-origin iframes and paint-order filtering
-on, a 1,000 px viewport threshold). The first map of a page is not timed.
-Logs go to stderr.
+on, a 1,000 px viewport threshold). The Rust side alternates its own maps
+with these, one by one, so both sides meet the same load on a busy
+machine. Logs go to stderr.
 """
 
 import asyncio
@@ -52,30 +55,29 @@ def describe(index, node, main_target):
     }
 
 
-async def map_page(session, request):
-    await session.navigate_to(request['url'])
-    await asyncio.sleep(request.get('settle_ms', 400) / 1000)
-    profile = session.browser_profile
-    service = DomService(
-        session,
-        cross_origin_iframes=profile.cross_origin_iframes,
-        paint_order_filtering=profile.paint_order_filtering,
-        max_iframes=profile.max_iframes,
-        max_iframe_depth=profile.max_iframe_depth,
-    )
-    times = []
-    state = None
-    text = ''
-    for run in range(request.get('runs', 15) + 1):
-        started = time.perf_counter()
-        state, _, _ = await service.get_serialized_dom_tree()
-        text = state.llm_representation()
-        elapsed = (time.perf_counter() - started) * 1000
-        if run > 0:
-            times.append(elapsed)
+async def map_page(session, request, state):
+    """Opens the page and maps it once (untimed), or, for `{"again": true}`,
+    maps the page already open once more, timed."""
+    if not request.get('again'):
+        await session.navigate_to(request['url'])
+        await asyncio.sleep(request.get('settle_ms', 400) / 1000)
+        profile = session.browser_profile
+        state['service'] = DomService(
+            session,
+            cross_origin_iframes=profile.cross_origin_iframes,
+            paint_order_filtering=profile.paint_order_filtering,
+            max_iframes=profile.max_iframes,
+            max_iframe_depth=profile.max_iframe_depth,
+        )
+    started = time.perf_counter()
+    dom, _, _ = await state['service'].get_serialized_dom_tree()
+    text = dom.llm_representation()
+    elapsed = (time.perf_counter() - started) * 1000
+    if request.get('again'):
+        return {'times_ms': [elapsed]}
     main = session.agent_focus_target_id
-    elements = [describe(i, n, main) for i, n in state.selector_map.items()]
-    return {'times_ms': times, 'text': text, 'elements': elements}
+    elements = [describe(i, n, main) for i, n in dom.selector_map.items()]
+    return {'times_ms': [], 'text': text, 'elements': elements}
 
 
 def send(answer):
@@ -104,6 +106,7 @@ async def main():
     version = await session.cdp_client.send.Browser.getVersion()
     send({'ready': True, 'product': version.get('product', '')})
     loop = asyncio.get_running_loop()
+    state = {}
     try:
         while True:
             line = await loop.run_in_executor(None, sys.stdin.readline)
@@ -111,7 +114,7 @@ async def main():
                 break
             request = json.loads(line)
             try:
-                answer = await map_page(session, request)
+                answer = await map_page(session, request, state)
             except Exception as error:  # reported to the Rust side, which says so
                 answer = {'error': f'{type(error).__name__}: {error}'}
             send(answer)

@@ -7,8 +7,9 @@
 //! session maps it (`Browser::page_map` then `PageMap::render`, the text
 //! the model reads), then browser-use (`compare_browser_use.py`, its DOM
 //! service called directly, on its own session of the same Chromium)
-//! maps it; each map is made `COMPARE_RUNS` times (15 by default) after
-//! one untimed warm-up, and the median time is reported. Then the
+//! maps it; after one untimed map each, each side maps it `COMPARE_RUNS`
+//! times (15 by default), the two sides in turn (so that both meet the
+//! same load on a busy machine), and the median time is reported. Then the
 //! elements are matched by position:
 //!
 //! - the same element: the same tag, centre and size within 4 px;
@@ -131,8 +132,13 @@ fn main() {
     let mut details = String::new();
     for path in pages {
         let url = server.url(path);
-        let ours = runtime.block_on(map_ours(&browser, &url, runs));
-        let theirs = peer.map(&url, runs);
+        let mut ours = runtime.block_on(open_ours(&browser, &url));
+        let mut theirs = peer.open(&url);
+        // One map of each side in turn, so that both meet the same load.
+        for _ in 0..runs {
+            ours.times_ms.push(runtime.block_on(time_ours(&browser)));
+            theirs.times_ms.push(peer.again());
+        }
         let name = path.trim_start_matches('/');
         std::fs::write(out_dir.join(format!("{name}.ours.txt")), &ours.text).expect("write");
         std::fs::write(
@@ -194,32 +200,33 @@ impl Found {
     }
 }
 
-async fn map_ours(browser: &Browser, url: &str, runs: usize) -> Maps {
+/// Opens `url` and maps it once (untimed: the first map installs the page
+/// script).
+async fn open_ours(browser: &Browser, url: &str) -> Maps {
     browser
         .navigate(url)
         .await
         .unwrap_or_else(|e| panic!("{url}: {e}"));
     tokio::time::sleep(SETTLE).await;
-    let mut times_ms = Vec::with_capacity(runs);
-    let mut last = None;
-    for run in 0..=runs {
-        let started = Instant::now();
-        let map = browser.page_map().await.expect("page map");
-        let text = map.render();
-        if run > 0 {
-            times_ms.push(started.elapsed().as_secs_f64() * 1000.0);
-        }
-        last = Some((map, text));
-    }
-    let (map, text) = last.expect("at least one map");
+    let map = browser.page_map().await.expect("page map");
+    let text = map.render();
     let elements = map.elements.iter().map(found_ours).collect();
     let chars = map.texts.iter().map(|t| t.text.chars().count()).sum();
     Maps {
-        times_ms,
+        times_ms: Vec::new(),
         text,
         elements,
         orientation: (map.texts.len(), chars),
     }
+}
+
+/// One map of the open page, as the model reads it, timed in
+/// milliseconds.
+async fn time_ours(browser: &Browser) -> f64 {
+    let started = Instant::now();
+    let map = browser.page_map().await.expect("page map");
+    std::hint::black_box(map.render());
+    started.elapsed().as_secs_f64() * 1000.0
 }
 
 #[allow(clippy::cast_precision_loss)] // pixel values
@@ -300,12 +307,7 @@ impl Peer {
         }
     }
 
-    fn map(&mut self, url: &str, runs: usize) -> Maps {
-        let request = serde_json::json!({
-            "url": url,
-            "runs": runs,
-            "settle_ms": SETTLE.as_millis(),
-        });
+    fn ask(&mut self, request: &serde_json::Value) -> PeerAnswer {
         writeln!(self.stdin, "{request}").expect("write to browser-use");
         self.stdin.flush().expect("flush");
         let mut line = String::new();
@@ -313,14 +315,29 @@ impl Peer {
         let answer: PeerAnswer = serde_json::from_str(&line)
             .unwrap_or_else(|e| panic!("browser-use answered {line:?}: {e}"));
         if let Some(error) = answer.error {
-            panic!("browser-use failed on {url}: {error}");
+            panic!("browser-use failed on {request}: {error}");
         }
+        answer
+    }
+
+    /// Opens `url` and maps it once (untimed).
+    fn open(&mut self, url: &str) -> Maps {
+        let answer = self.ask(&serde_json::json!({
+            "url": url,
+            "settle_ms": SETTLE.as_millis(),
+        }));
         Maps {
-            times_ms: answer.times_ms,
+            times_ms: Vec::new(),
             text: answer.text,
             elements: answer.elements.iter().map(found_theirs).collect(),
             orientation: (0, 0),
         }
+    }
+
+    /// One more map of the open page, timed in milliseconds.
+    fn again(&mut self) -> f64 {
+        let answer = self.ask(&serde_json::json!({ "again": true }));
+        answer.times_ms.first().copied().unwrap_or(f64::NAN)
     }
 
     fn finish(mut self) {

@@ -522,18 +522,18 @@ struct Walk {
 
 /// One line of a map being assembled from the documents of a tab.
 enum Piece {
-    Element(Element),
+    Element(Box<Element>),
     Text(MapText),
 }
+
+/// The lines of the frames inside one document, each with where it
+/// stands: `(before, order, lines)`, like a text's `before` and `order`.
+type FrameLines = Vec<(usize, u32, Vec<Piece>)>;
 
 /// The lines of one document: its texts, its elements, and the lines of
 /// the frames from other sites inside it, each where it stands (frames as
 /// `(before, order, lines)`, like a text's `before` and `order`).
-fn assemble(
-    elements: Vec<Element>,
-    texts: Vec<MapText>,
-    frames: Vec<(usize, u32, Vec<Piece>)>,
-) -> Vec<Piece> {
+fn assemble(elements: Vec<Element>, texts: Vec<MapText>, frames: FrameLines) -> Vec<Piece> {
     // Texts and frames, in the order they stand in.
     let mut between: Vec<(usize, u32, Vec<Piece>)> = texts
         .into_iter()
@@ -547,7 +547,7 @@ fn assemble(
         while let Some((_, _, pieces)) = between.next_if(|(before, _, _)| *before <= position) {
             out.extend(pieces);
         }
-        out.push(Piece::Element(element));
+        out.push(Piece::Element(Box::new(element)));
     }
     out.extend(between.flat_map(|(_, _, pieces)| pieces));
     out
@@ -585,7 +585,7 @@ fn split(pieces: Vec<Piece>) -> (Vec<Element>, Vec<MapText>) {
     let mut texts = Vec::new();
     for piece in pieces {
         match piece {
-            Piece::Element(element) => elements.push(element),
+            Piece::Element(element) => elements.push(*element),
             Piece::Text(mut text) => {
                 text.before = elements.len();
                 texts.push(text);
@@ -625,7 +625,7 @@ fn map_frames<'a>(
     frames: Vec<serde_json::Value>,
     mark_new: bool,
     allowance: &'a mut Allowance,
-) -> Pin<Box<dyn Future<Output = Vec<(usize, u32, Vec<Piece>)>> + Send + 'a>> {
+) -> Pin<Box<dyn Future<Output = FrameLines> + Send + 'a>> {
     Box::pin(async move {
         let mut found = Vec::new();
         for frame in frames {
@@ -950,7 +950,7 @@ mod tests {
         ];
         let frame = vec![
             Piece::Text(text(r#"{"t":"In the frame","h":2,"at":0}"#)),
-            Piece::Element(element(r#"{"i":7,"tag":"a","text":"F"}"#)),
+            Piece::Element(Box::new(element(r#"{"i":7,"tag":"a","text":"F"}"#))),
         ];
         let (elements, texts) = split(assemble(elements, texts, vec![(1, 5, frame)]));
         let order: Vec<u32> = elements.iter().map(|e| e.index).collect();
