@@ -809,6 +809,110 @@ async fn reset_tabs(browser: &Browser) {
     }
 }
 
+/// Pages like those agents meet on real sites (`tests/pages/`): a shop
+/// whose newsletter modal covers the page, a long blog article, a booking
+/// form made of custom widgets, a checkout whose payment form is a frame
+/// from another site holding frames of its own (`localhost` for
+/// `127.0.0.1` and back), and an app built of web components (open,
+/// closed and declarative shadow roots, slots).
+pub fn realistic_routes() -> Vec<(&'static str, Route)> {
+    let html = |text: &str| Route::Html(text.to_owned());
+    vec![
+        ("/shop", html(include_str!("../pages/shop.html"))),
+        ("/blog", html(include_str!("../pages/blog.html"))),
+        ("/booking", html(include_str!("../pages/booking.html"))),
+        ("/checkout", html(include_str!("../pages/checkout.html"))),
+        ("/pay-frame", html(include_str!("../pages/pay-frame.html"))),
+        (
+            "/pay-verify",
+            html(include_str!("../pages/pay-verify.html")),
+        ),
+        ("/pay-help", html(include_str!("../pages/pay-help.html"))),
+        (
+            "/chat-frame",
+            html(include_str!("../pages/chat-frame.html")),
+        ),
+        (
+            "/components",
+            html(include_str!("../pages/components.html")),
+        ),
+    ]
+}
+
+/// The script line that sets `id`'s `src` to `path` on the other host name
+/// of the server (`localhost` for `127.0.0.1` and back): another site.
+fn other_site_src(id: &str, path: &str) -> String {
+    format!(
+        "<script>document.getElementById('{id}').src = location.protocol + '//' + \
+         (location.hostname === '127.0.0.1' ? 'localhost' : '127.0.0.1') + ':' + \
+         location.port + '{path}';</script>"
+    )
+}
+
+/// The pages of the page-model tests, beside [`realistic_routes`]: a frame
+/// from another site half covered by the page's own banner, a frame from
+/// another site added by a click, and a button painted over by a
+/// transformed (not positioned) neighbour.
+pub fn page_model_routes() -> Vec<(&'static str, Route)> {
+    vec![
+        (
+            "/frame-buttons",
+            Route::Html(page(
+                "Frame buttons",
+                r#"<style>body{margin:0;font:14px sans-serif}</style>
+<button id="top" style="position:absolute;top:10px;left:10px">Top button</button>
+<select id="size" style="position:absolute;top:10px;left:200px" aria-label="Size">
+  <option>Small</option><option>Large</option></select>
+<button id="bottom" style="position:absolute;top:150px;left:10px">Bottom button</button>
+<script>
+  for (const b of document.querySelectorAll('button')) {
+    b.addEventListener('click', (e) => { if (e.isTrusted) b.textContent += ' clicked'; });
+  }
+</script>"#,
+            )),
+        ),
+        (
+            "/covered-frame",
+            Route::Html(page(
+                "Covered frame",
+                &format!(
+                    r#"<style>body{{margin:0}}</style>
+<iframe id="f" style="position:absolute;top:100px;left:0;width:600px;height:200px;border:0"></iframe>
+<div id="banner" style="position:fixed;top:90px;left:0;width:700px;height:100px;background:#fd0;z-index:3">
+  A banner over the frame's top half</div>
+{}"#,
+                    other_site_src("f", "/frame-buttons")
+                ),
+            )),
+        ),
+        (
+            "/late-frame",
+            Route::Html(page(
+                "Late frame",
+                r#"<button id="add">Add the frame</button>
+<script>
+  document.getElementById('add').addEventListener('click', () => {
+    const f = document.createElement('iframe');
+    f.style.cssText = 'width:600px;height:200px;border:0;display:block';
+    f.src = location.protocol + '//' + (location.hostname === '127.0.0.1' ? 'localhost' : '127.0.0.1') +
+      ':' + location.port + '/frame-buttons';
+    document.body.appendChild(f);
+  });
+</script>"#,
+            )),
+        ),
+        (
+            "/painted-over",
+            Route::Html(page(
+                "Painted over",
+                r#"<button id="under" style="display:block;margin:20px">Painted over</button>
+<div style="transform:translateY(-60px);height:80px;background:#ccc">A transformed card</div>
+<button id="free">Free button</button>"#,
+            )),
+        ),
+    ]
+}
+
 /// A page that fills a form field with `mib` MiB of text when `#fill` is
 /// clicked: a submission larger than the DevTools message limit.
 fn big_form(title: &str, action: &str, target: Option<&str>, mib: usize) -> String {

@@ -367,7 +367,10 @@ async fn page_map_of_the_fixture(browser: Browser, server: Arc<TestServer>) {
             q.index
         )
     );
-    find(&map, "<select name=lang> value=\"Go\"");
+    find(
+        &map,
+        "<select name=lang options=\"Rust | Go\"> value=\"Go\"",
+    );
     find(&map, "<textarea name=notes placeholder=\"Notes\">");
     find(
         &map,
@@ -405,13 +408,19 @@ async fn page_map_of_the_fixture(browser: Browser, server: Arc<TestServer>) {
         "Far below",
         "secret",
         "Closed shadow button",
-        "An overlay",
     ] {
         assert!(
             !text.contains(absent),
             "`{absent}` should not be mapped:\n{text}"
         );
     }
+    // The overlay is no control: its text is shown for orientation only.
+    assert!(
+        !map.elements
+            .iter()
+            .any(|e| e.render().contains("An overlay"))
+    );
+    assert!(text.contains("\n  An overlay\n"), "{text}");
     // Numbers are unique.
     let mut numbers: Vec<u32> = map.elements.iter().map(|e| e.index).collect();
     numbers.sort_unstable();

@@ -34,9 +34,9 @@
 //!   clone, so tools take it as registry state:
 //!   `#[tool(state)] browser: Browser`.
 //! - The page map ([`Browser::page_map`], [`PageMap::render`]): the visible
-//!   interactive elements of the current tab, shadow roots and same-origin
-//!   iframes included, each with a number it keeps for as long as it
-//!   exists. A number that no longer exists is
+//!   interactive elements of the current tab, shadow roots and frames
+//!   (from other sites too) included, each with a number it keeps for as
+//!   long as it exists, between short texts of the page for orientation. A number that no longer exists is
 //!   [`BrowserError::StaleElement`], never a silent success.
 //! - Trusted input: [`Browser::click`], [`Browser::type_text`],
 //!   [`Browser::press_keys`], plus [`Browser::navigate`],
@@ -66,8 +66,20 @@
 //!   ancestor that hides its overflow, and not covered. Covering is tested
 //!   with `elementFromPoint` (through shadow roots and frames, at the centre
 //!   and then the quarter points of the visible part), but only for elements
-//!   that a positioned element overlaps: a hit test costs about 0.1 ms, and
-//!   in normal flow nothing else can cover an element.
+//!   that a positioned, transformed or raised element overlaps: a hit test
+//!   costs about 0.1 ms, and in normal flow nothing else can cover an
+//!   element.
+//! - **Frames from other sites** cannot be entered from the page (their
+//!   documents are closed to its scripts, and most run in processes of
+//!   their own). The session reaches each through DevTools (a target of
+//!   its own, attached over a second connection, or an isolated world
+//!   created in the frame) and runs the same script there, told where the
+//!   frame sits, and what of the parent pages covers it; the frames of one
+//!   document are walked at once. Actions on their elements go the same
+//!   way, the click point checked against each parent page.
+//! - **Orientation texts** ([`PageMap::texts`]): headings and short blocks
+//!   of text (labels not tied to a control, prices), visible and not
+//!   covered, in document order, within [`MAX_ORIENTATION_CHARS`].
 //! - **Numbers** live in the page: a `WeakMap` element → number and a `Map`
 //!   number → `WeakRef(element)`. An element keeps its number across maps
 //!   and DOM changes for as long as it exists; numbers are never reused,
@@ -118,7 +130,8 @@ pub use page::content::{MAX_PAGE_TEXT_CHARS, PageText, TextMatch};
 pub use page::forms::{Dropdown, DropdownOption, Selection, Upload};
 pub use page::input::{ClickOutcome, Effects, TypeOutcome};
 pub use page::map::{
-    Element, MAX_ELEMENTS, MAX_TEXT_CHARS, PageMap, ScrollPosition, VIEWPORT_EXPANSION_PX,
+    Element, MAX_ELEMENTS, MAX_ORIENTATION_CHARS, MAX_TEXT_CHARS, MapText, PageMap, ScrollPosition,
+    VIEWPORT_EXPANSION_PX,
 };
 pub use page::navigation::PageInfo;
 pub use page::view::ScrollOutcome;

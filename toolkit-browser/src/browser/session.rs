@@ -3,6 +3,8 @@
 //! the page-side script (`script`), its dialogs, and its navigation guard.
 
 mod devtools;
+mod frames;
+mod link;
 mod script;
 mod tabs;
 
@@ -31,6 +33,7 @@ use crate::profile::{ProfileDir, processes_mentioning};
 use crate::safety::{BlockedLog, Guard, Redactor, SafetyPolicy};
 
 pub(crate) use devtools::Fail;
+pub(crate) use frames::{Doc, Hop, Route};
 use tabs::TabBook;
 pub use tabs::TabInfo;
 
@@ -61,6 +64,8 @@ pub(crate) struct Session {
     /// Per tab, the context of the isolated world in its current document.
     worlds: HashMap<TargetId, ExecutionContextId>,
     config: BrowserConfig,
+    /// Frames from other sites: how to reach them and their elements.
+    frames: frames::Frames,
     /// The navigation guard, when the policy restricts domains.
     guard: Option<Guard>,
     /// The policy generation the guard was set up for (0: none yet).
@@ -228,6 +233,7 @@ impl Session {
             crashes,
             watched: HashSet::new(),
             worlds: HashMap::new(),
+            frames: frames::Frames::default(),
             config: config.clone(),
             guard: None,
             guard_generation: 0,

@@ -14,7 +14,7 @@
   }
 
   const methods = {
-    walk, elementInfo, clickPoint, focusField, readField, scroll, pageInfo,
+    walk, frameBox, elementInfo, clickPoint, focusField, readField, scroll, pageInfo,
     dropdownOptions, selectOption, fileInput, fileNames, findText, mask, unmask, extract,
     textVersion,
   };
@@ -26,7 +26,13 @@
       const found = resolve(index);
       return found ? fileInputOf(found[0]) : null;
     },
+    // The frame element `index`, as a node for DOM.describeNode.
+    frameNode(index) {
+      const found = resolve(index);
+      return found ? found[0] : null;
+    },
     run(method, args) {
+      frameGeom = (args && args.frame) || null;
       SLACK = (args && args.slack) || 0;
       try {
         return JSON.stringify({ ok: methods[method](args) }, wellFormed);

@@ -32,6 +32,7 @@
     byEl: new WeakMap(),
     byIndex: new Map(),
     walks: 0,
+    limit: Infinity,
   };
 
   // What the page's text is a version of: this document (an id drawn at
@@ -146,17 +147,34 @@
 
   // ---------- frames ----------
 
+  // Where this document's viewport sits in the tab's viewport when the
+  // document is a frame from another site, which the Rust side reaches
+  // through a DevTools session of its own (see `page/frames.rs`): `ox`,
+  // `oy`, the part of the frame the map covers (`clip`, the band beyond
+  // the viewport included) and the part on screen (`view`), all in the
+  // tab's coordinates, and the rectangles of the parent pages' elements
+  // that cover the frame (`covers`). Set by `run` for every call; null in
+  // the tab's own document.
+  let frameGeom = null;
+
   // A frame context: the document and where its viewport sits in the
   // top-level viewport (`ox`, `oy`), plus the visible clip of the frame in
   // top-level coordinates.
   function topCtx(expand) {
     const vw = window.innerWidth;
     const vh = window.innerHeight;
+    const g = frameGeom;
+    const ox = g ? g.ox : 0;
+    const oy = g ? g.oy : 0;
+    let clip = { left: ox, top: oy - expand, right: ox + vw, bottom: oy + vh + expand };
+    let view = { left: ox, top: oy, right: ox + vw, bottom: oy + vh };
+    if (g) {
+      clip = intersect(clip, g.clip);
+      view = intersect(view, g.view);
+    }
     return {
       doc: document, win: window, frameEl: null, parent: null,
-      ox: 0, oy: 0, lx: 0, ly: 0, vw, vh,
-      clip: { left: 0, top: -expand, right: vw, bottom: vh + expand },
-      view: { left: 0, top: 0, right: vw, bottom: vh },
+      ox, oy, lx: 0, ly: 0, vw, vh, clip, view, covers: g ? g.covers || [] : [],
     };
   }
 
@@ -177,10 +195,7 @@
     if (!doc || !doc.documentElement) return null;
     const win = doc.defaultView;
     if (!win) return null;
-    const r = frameEl.getBoundingClientRect();
-    const cs = ctx.win.getComputedStyle(frameEl);
-    const lx = r.left + frameEl.clientLeft + (parseFloat(cs.paddingLeft) || 0);
-    const ly = r.top + frameEl.clientTop + (parseFloat(cs.paddingTop) || 0);
+    const [lx, ly] = frameOrigin(frameEl, ctx);
     const ox = ctx.ox + lx;
     const oy = ctx.oy + ly;
     const vw = win.innerWidth;
@@ -190,7 +205,19 @@
       doc, win, frameEl, parent: ctx, ox, oy, lx, ly, vw, vh,
       clip: intersect(ctx.clip, { left: box.left, top: box.top - expand, right: box.right, bottom: box.bottom + expand }),
       view: intersect(ctx.view, box),
+      covers: ctx.covers,
     };
+  }
+
+  // Where a frame element's content (its document's viewport) starts, in
+  // the coordinates of the frame element's own viewport.
+  function frameOrigin(frameEl, ctx) {
+    const r = frameEl.getBoundingClientRect();
+    const cs = ctx.win.getComputedStyle(frameEl);
+    return [
+      r.left + frameEl.clientLeft + (parseFloat(cs.paddingLeft) || 0),
+      r.top + frameEl.clientTop + (parseFloat(cs.paddingTop) || 0),
+    ];
   }
 
   // The context of an element's frame, or null when the element's frame is
@@ -226,6 +253,9 @@
   function numberOf(el) {
     const known = numbering.byEl.get(el);
     if (known !== undefined) return [known, false];
+    // A walk told to number within a range (frames walked at once) stops
+    // numbering at its end.
+    if (numbering.next >= numbering.limit) return null;
     const n = numbering.next++;
     numbering.byEl.set(el, n);
     numbering.byIndex.set(n, new WeakRef(el));

@@ -173,13 +173,31 @@
     if (args.index !== null && args.index !== undefined) {
       const found = resolve(args.index);
       if (!found) return { stale: true };
-      for (let el = found[0]; el; el = parentOf(el)) {
-        const win = el.ownerDocument.defaultView;
-        if (el === el.ownerDocument.scrollingElement) break;
+      let el = found[0];
+      while (el) {
+        const doc = el.ownerDocument;
+        const win = doc.defaultView;
+        if (el === doc.scrollingElement) {
+          // A frame's own page scrolls like a container of the page
+          // around it; one that cannot scroll passes to its frame element.
+          if (doc !== document && el.scrollHeight > win.innerHeight + 1) {
+            target = el;
+            break;
+          }
+          let frameEl = null;
+          try {
+            frameEl = doc === document ? null : win.frameElement;
+          } catch (e) {
+            frameEl = null;
+          }
+          el = frameEl;
+          continue;
+        }
         if (canScroll(el, win)) {
           target = el;
           break;
         }
+        el = parentOf(el) || (doc.scrollingElement !== el ? doc.scrollingElement : null);
       }
     } else {
       target = pageScroller();

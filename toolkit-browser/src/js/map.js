@@ -140,7 +140,7 @@
       const t = shortText(el, maxText);
       if (t) d.text = t;
     }
-    if (tag === 'label' && el.control) {
+    if (tag === 'label' && el.control && (el.control.type === 'checkbox' || el.control.type === 'radio')) {
       d.checked = el.control.checked;
     } else if (tag === 'input' && (el.type === 'checkbox' || el.type === 'radio')) {
       d.checked = el.checked;
@@ -158,7 +158,8 @@
     if (exp !== null) d.expanded = exp;
     if (el.disabled === true || el.getAttribute('aria-disabled') === 'true') d.disabled = true;
     if (fresh) d.new = true;
-    if (ctx && ctx.frameEl) d.frame = true;
+    if ((ctx && ctx.frameEl) || frameGeom) d.frame = true;
+    if (tag === 'select' || SUMMARISED_ROLES.has(roleOf(el))) summariseOptions(el, d);
     if (el.getRootNode() instanceof ShadowRoot) d.shadow = true;
     if (rect) {
       d.x = Math.round(rect.left + ctx.ox);
@@ -167,6 +168,29 @@
       d.h = Math.round(rect.height);
     }
     return d;
+  }
+
+  // Roles whose options (in a listbox they own or control) are listed in
+  // the map, as a <select>'s are.
+  const SUMMARISED_ROLES = new Set(['combobox', 'listbox']);
+  const SUMMARY_OPTIONS = 8;
+
+  // The first options of a dropdown and how many there are, so the model
+  // can choose without asking for them first.
+  function summariseOptions(el, d) {
+    const dd = dropdownOf(el);
+    if (!dd) return;
+    const all = dd.select ? dd.select.options
+      : dd.box.querySelectorAll(OPTION_ROLES);
+    if (!all.length) return;
+    const texts = [];
+    for (let k = 0; k < all.length && texts.length < SUMMARY_OPTIONS; k++) {
+      const o = all[k];
+      const t = dd.select ? collapse(o.text) : shortText(o, 40);
+      if (t) texts.push(cut(t, 40));
+    }
+    d.opts = texts;
+    d.nopts = all.length;
   }
 
   function scrollState(el, d) {
@@ -258,30 +282,79 @@
     return src.rect;
   }
 
+  // Headings (their level) and the elements whose text counts as a short
+  // orientation text when it is short enough.
+  const HEADINGS = { h1: 1, h2: 2, h3: 3, h4: 4, h5: 5, h6: 6 };
+  // Longer texts are content, for `extract`, not orientation.
+  const SHORT_TEXT = 100;
+
+  // The text of a block of text, without what its interactive elements
+  // and its own blocks say (they have lines of their own).
+  function ownText(el, info, max) {
+    let out = '';
+    for (let c = el.firstChild; c && out.length <= max * 3; c = c.nextSibling) {
+      if (c.nodeType === 3) {
+        out += c.data;
+      } else if (c.nodeType === 1 && !SKIP_TEXT.has(c.nodeName) && !(c.localName === 'label' && c.control)) {
+        const ci = info.get(c);
+        if (ci && ci.inline && !ci.inside) out += ' ' + ownText(c, info, max) + ' ';
+      }
+    }
+    return out;
+  }
+
+  function hasOwnText(el) {
+    for (let c = el.firstChild; c; c = c.nextSibling) {
+      if (c.nodeType === 3 && /\S/.test(c.data)) return true;
+    }
+    return false;
+  }
+
   // The walk runs in two passes. The first visits every element (open
   // shadow roots and same-origin frames included) and notes the interactive
-  // ones, the positioned elements that could cover them, and which
-  // ancestors clip them. The second keeps the candidates that are visible,
-  // inside the (extended) viewport and not clipped away, and hit-tests only
-  // those a positioned element overlaps: `elementFromPoint` costs about
-  // 0.1 ms, too much to spend on each of a thousand elements, and in normal
-  // flow nothing else can cover an element.
+  // ones, the blocks of text, the positioned elements that could cover
+  // them, frames from other sites, and which ancestors clip them. The
+  // second keeps the candidates that are visible, inside the (extended)
+  // viewport and not clipped away, and hit-tests only those a positioned
+  // element overlaps: `elementFromPoint` costs about 0.1 ms, too much to
+  // spend on each of a thousand elements, and in normal flow nothing else
+  // can cover an element.
   function walk(opts) {
     const started = performance.now();
+    numbering.next = Math.max(numbering.next, opts.base);
+    numbering.limit = opts.limit || Infinity;
+    try {
+      return walkNumbered(opts, started);
+    } finally {
+      numbering.limit = Infinity;
+    }
+  }
+
+  function walkNumbered(opts, started) {
     const expand = opts.expand;
     const maxText = opts.maxText;
     const maxElements = opts.maxElements;
-    numbering.next = Math.max(numbering.next, opts.base);
+    const textBudget = opts.textBudget || 0;
+    let overflow = false;
     const firstWalk = numbering.walks === 0;
+    // A frame from another site is new to the tab when its document is:
+    // the Rust side says whether the tab's own document was mapped before.
+    const markNew = opts.markNew === undefined ? !firstWalk : opts.markNew;
     numbering.walks += 1;
     prune();
 
     const candidates = [];
     const positioned = [];
+    const blocks = [];
+    const foreign = [];
     let crossOriginFrames = 0;
+    // Document order across shadow roots and frames, for texts and frames
+    // that stand before the same element.
+    let seq = 0;
     // Per-walk facts about each visited element, for its descendants:
-    // inside an interactive element, showing a pointer cursor, and the
-    // clipping ancestors.
+    // inside an interactive element, showing a pointer cursor, laid out
+    // inline, the block its text belongs to, the clipping ancestors, and
+    // how many candidates came before it.
     const info = new Map();
 
     function visit(root, ctx) {
@@ -308,7 +381,21 @@
         if (cs.overflowX !== 'visible' || cs.overflowY !== 'visible') {
           childClip = { el, ctx, parent: clip, rect: undefined };
         }
-        info.set(el, { inside: !!why || !!(pinfo && pinfo.inside), pointer, clip: childClip });
+        const display = cs.display;
+        const inline = display === 'inline' || display === 'contents';
+        const inside = !!why || !!(pinfo && pinfo.inside);
+        const owner = inline && pinfo ? pinfo.owner : el;
+        const here = {
+          inside, pointer, clip: childClip, inline, owner, ownClip: clip, ctx, cand: candidates.length, seq: seq++,
+        };
+        info.set(el, here);
+        if (textBudget && !inside && !SKIP_TEXT.has(el.nodeName) && hasOwnText(el)) {
+          const oi = info.get(owner) || here;
+          if (!oi.block) {
+            oi.block = true;
+            blocks.push(owner);
+          }
+        }
 
         // A scroll container holding no visible control would leave the
         // model no number to scroll it by; it gets one of its own.
@@ -319,9 +406,17 @@
           if (!why) why = 'scroll';
         }
         if (why) candidates.push({ el, ctx, clip, scroller });
+        // Positioned elements, and the others that paint over their
+        // neighbours: transformed ones, and flex or grid items lifted by
+        // a z-index.
         if ((position === 'fixed' || position === 'sticky' || position === 'absolute' ||
-          (position === 'relative' && cs.zIndex !== 'auto')) && cs.pointerEvents !== 'none') {
+          (position === 'relative' && cs.zIndex !== 'auto') || cs.transform !== 'none' ||
+          (cs.zIndex !== 'auto' && pinfo && /flex|grid/.test(pinfo.display || ''))) &&
+          cs.pointerEvents !== 'none') {
           positioned.push({ el, ctx });
+        }
+        if (display === 'flex' || display === 'grid' || display === 'inline-flex' || display === 'inline-grid') {
+          here.display = display;
         }
         if (el.shadowRoot) visit(el.shadowRoot, ctx);
         if (tag === 'iframe' || tag === 'frame') {
@@ -331,6 +426,7 @@
             if (!isEmpty(child.clip)) visit(child.doc, child);
           } else {
             crossOriginFrames += 1;
+            foreign.push({ el, ctx, clip, cand: candidates.length, seq: here.seq });
           }
         }
       }
@@ -353,25 +449,15 @@
       return false;
     }
 
-    const out = [];
-    let truncated = false;
-    for (const c of candidates) {
-      if (out.length >= maxElements) {
-        truncated = true;
-        break;
+    // Covered by an element of a page this frame is inside (only for a
+    // frame from another site, where the parent's elements are not seen).
+    function coveredFromOutside(ctx, rect) {
+      for (const r of ctx.covers || []) {
+        if (rect.left >= r.left && rect.right <= r.right && rect.top >= r.top && rect.bottom <= r.bottom) {
+          return true;
+        }
       }
-      const box = visibleBox(c.el);
-      if (!box) continue;
-      const rect = toTop(box, c.ctx);
-      const clip = clipRect(c.clip);
-      let shown = intersect(rect, c.ctx.clip);
-      if (clip) shown = intersect(shown, clip);
-      if (isEmpty(shown)) continue;
-      if (mayBeCovered(c.el, shown) && !reachable(c.el, c.ctx, clip)) continue;
-      const [n, fresh] = numberOf(c.el);
-      const d = describe(c.el, c.ctx, n, fresh && !firstWalk, maxText, box);
-      if (c.scroller) scrollState(c.el, d);
-      out.push(d);
+      return false;
     }
 
     // Whether a click in the visible part of the element reaches it. An
@@ -386,12 +472,136 @@
       return false;
     }
 
+    // The part of an element the map shows (top-level coordinates), or
+    // null when nothing of it is shown or something covers it.
+    function shownPart(el, ctx, clipSrc, box) {
+      const clip = clipRect(clipSrc);
+      let shown = intersect(toTop(box, ctx), ctx.clip);
+      if (clip) shown = intersect(shown, clip);
+      if (isEmpty(shown) || coveredFromOutside(ctx, shown)) return null;
+      if (mayBeCovered(el, shown) && !reachable(el, ctx, clip)) return null;
+      return shown;
+    }
+
+    // Like `shownPart`, for a block of text: one hit test, at the centre
+    // of its visible part, is enough to tell a text under a modal from one
+    // beside it.
+    function textShown(el, ctx, clipSrc, box) {
+      const clip = clipRect(clipSrc);
+      let shown = intersect(toTop(box, ctx), ctx.clip);
+      if (clip) shown = intersect(shown, clip);
+      if (isEmpty(shown) || coveredFromOutside(ctx, shown)) return false;
+      if (!mayBeCovered(el, shown)) return true;
+      const view = intersect(shown, ctx.view);
+      if (isEmpty(view)) return true;
+      const x = (view.left + view.right) / 2 - ctx.ox;
+      const y = (view.top + view.bottom) / 2 - ctx.oy;
+      return occluder(el, ctx, x, y) === null;
+    }
+
+    const out = [];
+    // For each candidate, how many elements the map had before it.
+    const outBefore = new Array(candidates.length + 1);
+    let truncated = false;
+    for (let k = 0; k < candidates.length; k++) {
+      const c = candidates[k];
+      outBefore[k] = out.length;
+      if (out.length >= maxElements) {
+        truncated = true;
+        break;
+      }
+      const box = visibleBox(c.el);
+      if (!box || !shownPart(c.el, c.ctx, c.clip, box)) continue;
+      const numbered = numberOf(c.el);
+      if (!numbered) {
+        overflow = true;
+        continue;
+      }
+      const [n, fresh] = numbered;
+      const d = describe(c.el, c.ctx, n, fresh && markNew, maxText, box);
+      if (c.scroller) scrollState(c.el, d);
+      out.push(d);
+    }
+    for (let k = 0; k < outBefore.length; k++) {
+      if (outBefore[k] === undefined) outBefore[k] = out.length;
+    }
+
+    // Short texts for orientation (headings, labels, prices), in document
+    // order, within the budget: each says before which element it stands.
+    const texts = [];
+    let spent = 0;
+    let textsCut = false;
+    for (const el of blocks) {
+      const bi = info.get(el);
+      const tag = el.localName;
+      const level = HEADINGS[tag] ||
+        (roleOf(el) === 'heading' ? (parseInt(el.getAttribute('aria-level'), 10) || 2) : 0);
+      // A label's text already names its control.
+      if (tag === 'label' && el.control) continue;
+      const text = collapse(ownText(el, info, SHORT_TEXT));
+      if (!text || (!level && text.length > SHORT_TEXT)) continue;
+      const box = visibleBox(el);
+      if (!box || !textShown(el, bi.ctx, bi.ownClip, box)) continue;
+      const t = cut(text, maxText);
+      if (spent + t.length > textBudget) {
+        textsCut = true;
+        break;
+      }
+      spent += t.length;
+      const item = { t, at: outBefore[bi.cand], s: bi.seq };
+      if (level) item.h = Math.min(level, 6);
+      texts.push(item);
+    }
+
+    // Frames from other sites: where each one is, for the Rust side to
+    // map it through a session of its own.
+    const frames = [];
+    for (const f of foreign) {
+      const [lx, ly] = frameOrigin(f.el, f.ctx);
+      const cs = f.ctx.win.getComputedStyle(f.el);
+      const w = f.el.clientWidth - (parseFloat(cs.paddingLeft) || 0) - (parseFloat(cs.paddingRight) || 0);
+      const h = f.el.clientHeight - (parseFloat(cs.paddingTop) || 0) - (parseFloat(cs.paddingBottom) || 0);
+      const ox = f.ctx.ox + lx;
+      const oy = f.ctx.oy + ly;
+      const content = { left: ox, top: oy, right: ox + w, bottom: oy + h };
+      const ancestors = clipRect(f.clip);
+      let clip = intersect(f.ctx.clip, content);
+      let view = intersect(f.ctx.view, content);
+      if (ancestors) {
+        clip = intersect(clip, ancestors);
+        view = intersect(view, ancestors);
+      }
+      if (isEmpty(clip)) continue;
+      const frameCovers = (f.ctx.covers || []).filter((r) => overlaps(r, view));
+      for (const c of covers) {
+        if (c.el === f.el || composedContains(c.el, f.el) || !overlaps(c.rect, view)) continue;
+        const r = intersect(c.rect, view);
+        if (isEmpty(r)) continue;
+        // Only what really paints over the frame counts.
+        const x = (r.left + r.right) / 2 - f.ctx.ox;
+        const y = (r.top + r.bottom) / 2 - f.ctx.oy;
+        if (occluder(f.el, f.ctx, x, y) !== null) frameCovers.push(r);
+      }
+      const numbered = numberOf(f.el);
+      if (!numbered) {
+        overflow = true;
+        continue;
+      }
+      const [n] = numbered;
+      frames.push({ i: n, at: outBefore[f.cand], s: f.seq, ox, oy, clip, view, covers: frameCovers });
+    }
+
     const se = document.scrollingElement || document.documentElement;
     return {
       url: location.href,
       title: document.title,
       ready: document.readyState,
+      first: firstWalk,
+      overflow,
       elements: out,
+      texts,
+      textsCut,
+      frames,
       truncated,
       crossOriginFrames,
       scroll: {
@@ -408,6 +618,25 @@
       nothingVisible: out.length === 0 && !showsAnything(document),
       ms: performance.now() - started,
     };
+  }
+
+  // Where the frame element `index` shows its document now (for a call
+  // into a frame from another site), and, given a `point` of the tab's
+  // viewport, whether a click there reaches the frame.
+  function frameBox(args) {
+    const found = resolve(args.index);
+    if (!found) return { stale: true };
+    const [el, ctx] = found;
+    if ((el.localName !== 'iframe' && el.localName !== 'frame') || !visibleBox(el)) return { stale: true };
+    const [lx, ly] = frameOrigin(el, ctx);
+    const ox = ctx.ox + lx;
+    const oy = ctx.oy + ly;
+    const out = { ox, oy, clip: ctx.clip, view: ctx.view, covers: [] };
+    if (args.point) {
+      const hit = occluder(el, ctx, args.point.x - ctx.ox, args.point.y - ctx.oy);
+      if (hit !== null) out.blocker = shortDesc(hit);
+    }
+    return out;
   }
 
   // Whether the document shows anything: some visible text or media with

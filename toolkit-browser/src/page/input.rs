@@ -183,6 +183,9 @@ impl Session {
         // A frame of the page that started loading another document (a
         // form posted into it, a link targeting it).
         let mut framed: Option<FrameId> = None;
+        // Frames that got a process of their own (a frame from another
+        // site, whose later events go to its own target).
+        let mut frame_targets: Vec<String> = Vec::new();
         let mut new_window = expect_popup;
         let note_created = |ev: &EventTargetCreated, popup: &mut Option<TargetId>| {
             let info = &ev.target_info;
@@ -207,7 +210,12 @@ impl Session {
                         _ => {}
                     }
                 }
-                Some(ev) = watch.created.next() => note_created(&ev, &mut popup),
+                Some(ev) = watch.created.next() => {
+                    if ev.target_info.r#type == "iframe" {
+                        frame_targets.push(ev.target_info.target_id.as_ref().to_owned());
+                    }
+                    note_created(&ev, &mut popup);
+                }
                 () = &mut drained => break,
             }
         }
@@ -271,13 +279,27 @@ impl Session {
             }
             effects.url = self.page_info(page).await?.url;
         } else {
-            if let Some(frame) = framed {
+            if let Some(frame) = framed.filter(|f| !frame_targets.iter().any(|t| t == f.as_ref())) {
                 // Waited for (briefly), so that what the frame's load
-                // caused (a load the policy stopped) is this action's.
+                // caused (a load the policy stopped) is this action's. A
+                // frame from another site finishes loading in a process of
+                // its own, whose events this tab's session does not get:
+                // its target appearing (once the load was allowed) ends
+                // the wait too.
                 let stopped = async {
-                    while let Some(ev) = watch.stopped.next().await {
-                        if ev.frame_id == frame {
-                            break;
+                    loop {
+                        tokio::select! {
+                            Some(ev) = watch.stopped.next() => {
+                                if ev.frame_id == frame {
+                                    break;
+                                }
+                            }
+                            Some(ev) = watch.created.next() => {
+                                if ev.target_info.target_id.as_ref() == frame.as_ref() {
+                                    break;
+                                }
+                            }
+                            else => break,
                         }
                     }
                 };

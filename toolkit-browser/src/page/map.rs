@@ -6,9 +6,15 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use chromiumoxide::Page;
+use chromiumoxide::cdp::browser_protocol::target::GetTargetsParams;
+
 use super::live_element;
-use crate::browser::Browser;
-use crate::browser::TabInfo;
+use crate::browser::{Browser, Doc, Hop, Route, Session, TabInfo};
 use crate::error::BrowserError;
 use crate::safety::Redactor;
 
@@ -24,6 +30,18 @@ pub const MAX_TEXT_CHARS: u32 = 80;
 /// At most this many elements are mapped; a page with more is cut and says
 /// so ([`PageMap::truncated`]).
 pub const MAX_ELEMENTS: u32 = 5000;
+
+/// The most characters of short orientation texts (headings, labels,
+/// prices) a map shows between its elements ([`PageMap::texts`]); the
+/// rest of a page's text is for `extract`. Chosen by measurement
+/// (docs/performance.md): it holds every heading and short text within
+/// reach on the realistic pages of the comparison with browser-use.
+pub const MAX_ORIENTATION_CHARS: u32 = 1500;
+
+/// At most this many frames from other sites are mapped, at most this deep
+/// (browser-use's limits are 100 and 5).
+const MAX_FOREIGN_FRAMES: usize = 20;
+const MAX_FRAME_DEPTH: usize = 5;
 
 /// How long [`Browser::page_map`] waits for a document that is still being
 /// parsed.
@@ -67,6 +85,14 @@ pub struct Element {
     /// The start of the element's text.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
+    /// For a `<select>` or an ARIA combobox or listbox: the texts of its
+    /// first options (at most eight), so the model can choose without
+    /// asking for them.
+    #[serde(default, rename = "opts", skip_serializing_if = "Vec::is_empty")]
+    pub options: Vec<String>,
+    /// How many options there are in all (with [`options`](Self::options)).
+    #[serde(default, rename = "nopts", skip_serializing_if = "Option::is_none")]
+    pub option_count: Option<u32>,
     /// Whether a checkbox, radio or `aria-checked` element is checked.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub checked: Option<bool>,
@@ -143,6 +169,14 @@ impl Element {
         if let Some(p) = &self.placeholder {
             let _ = write!(line, " placeholder={}", quoted(p));
         }
+        if !self.options.is_empty() {
+            let mut list = self.options.join(" | ");
+            let total = self.option_count.unwrap_or(0) as usize;
+            if total > self.options.len() {
+                let _ = write!(list, " | \u{2026} {total} in all");
+            }
+            let _ = write!(line, " options={}", quoted(&list));
+        }
         for (flag, value) in [
             ("checked", self.checked),
             ("selected", self.selected),
@@ -201,6 +235,9 @@ impl Element {
             if let Some(text) = field {
                 *text = r.redact_cut(text, limit);
             }
+        }
+        for option in &mut self.options {
+            *option = r.redact_cut(option, 40);
         }
         r.redact_in_place(&mut self.tag);
     }
@@ -302,9 +339,13 @@ pub struct PageMap {
     pub scroll: ScrollPosition,
     /// The interactive elements, in document order.
     pub elements: Vec<Element>,
+    /// Short texts between the elements, for orientation: headings, labels,
+    /// prices (at most [`MAX_ORIENTATION_CHARS`] characters in all).
+    pub texts: Vec<MapText>,
     /// The page had more than [`MAX_ELEMENTS`] elements to map.
     pub truncated: bool,
-    /// Frames from another origin, whose content is not mapped.
+    /// Frames from other sites whose content is not mapped: beyond the
+    /// limits (20 frames, 5 deep), or not reachable (still loading).
     pub cross_origin_frames: u32,
     /// The page shows nothing at all (no visible text or media): its
     /// content is hidden, or it has none.
@@ -325,6 +366,9 @@ impl PageMap {
         }
         for element in &mut self.elements {
             element.redact(r);
+        }
+        for text in &mut self.texts {
+            text.text = r.redact_cut(&text.text, MAX_TEXT_CHARS as usize);
         }
     }
 
@@ -376,14 +420,28 @@ impl PageMap {
                 out.push_str(" (scroll down to see more of the page)");
             }
             out.push('\n');
-        } else {
+        } else if self.texts.is_empty() {
             out.push_str(
                 "Interactive elements ([number]<tag ...> text; * = new since the last map):\n",
             );
-            for element in &self.elements {
-                out.push_str(&element.render());
+        } else {
+            out.push_str(
+                "Interactive elements ([number]<tag ...> text; * = new since the last map), \
+                 between headings (#) and short texts of the page:\n",
+            );
+        }
+        let mut texts = self.texts.iter().peekable();
+        for (position, element) in self.elements.iter().enumerate() {
+            while let Some(text) = texts.next_if(|t| t.before <= position) {
+                out.push_str(&text.render());
                 out.push('\n');
             }
+            out.push_str(&element.render());
+            out.push('\n');
+        }
+        for text in texts {
+            out.push_str(&text.render());
+            out.push('\n');
         }
         if self.truncated {
             let _ = writeln!(
@@ -402,13 +460,56 @@ impl PageMap {
     }
 }
 
+/// A short text of the page shown between the elements of the map, for
+/// orientation: a heading, a label, a price.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MapText {
+    /// The text (at most [`MAX_TEXT_CHARS`] characters).
+    #[serde(rename = "t")]
+    pub text: String,
+    /// The heading level (1 to 6), for a heading.
+    #[serde(default, rename = "h", skip_serializing_if = "Option::is_none")]
+    pub heading: Option<u8>,
+    /// How many of the map's elements come before it.
+    #[serde(default, rename = "at")]
+    pub before: usize,
+    /// Where it stands in its document among texts and frames before the
+    /// same element.
+    #[serde(default, rename = "s", skip_serializing)]
+    order: u32,
+}
+
+impl MapText {
+    /// The text as one line of the map: `## Heading` for a heading, the
+    /// text indented by two spaces otherwise.
+    pub fn render(&self) -> String {
+        match self.heading {
+            Some(level) => format!(
+                "{} {}",
+                "#".repeat(usize::from(level.clamp(1, 6))),
+                self.text
+            ),
+            None => format!("  {}", self.text),
+        }
+    }
+}
+
 /// What the page-side walk returns.
 #[derive(Deserialize)]
 struct Walk {
     url: String,
     title: String,
     ready: String,
+    #[serde(default)]
+    first: bool,
+    /// The walk stopped numbering at its `limit`.
+    #[serde(default)]
+    overflow: bool,
     elements: Vec<Element>,
+    #[serde(default)]
+    texts: Vec<MapText>,
+    #[serde(default)]
+    frames: Vec<serde_json::Value>,
     truncated: bool,
     #[serde(rename = "crossOriginFrames")]
     cross_origin_frames: u32,
@@ -417,6 +518,216 @@ struct Walk {
     scroll: ScrollPosition,
     next: u32,
     ms: f64,
+}
+
+/// One line of a map being assembled from the documents of a tab.
+enum Piece {
+    Element(Box<Element>),
+    Text(MapText),
+}
+
+/// The lines of the frames inside one document, each with where it
+/// stands: `(before, order, lines)`, like a text's `before` and `order`.
+type FrameLines = Vec<(usize, u32, Vec<Piece>)>;
+
+/// The lines of one document: its texts, its elements, and the lines of
+/// the frames from other sites inside it, each where it stands (frames as
+/// `(before, order, lines)`, like a text's `before` and `order`).
+fn assemble(elements: Vec<Element>, texts: Vec<MapText>, frames: FrameLines) -> Vec<Piece> {
+    // Texts and frames, in the order they stand in.
+    let mut between: Vec<(usize, u32, Vec<Piece>)> = texts
+        .into_iter()
+        .map(|t| (t.before, t.order, vec![Piece::Text(t)]))
+        .chain(frames)
+        .collect();
+    between.sort_by_key(|(before, order, _)| (*before, *order));
+    let mut between = between.into_iter().peekable();
+    let mut out = Vec::with_capacity(elements.len() + between.len());
+    for (position, element) in elements.into_iter().enumerate() {
+        while let Some((_, _, pieces)) = between.next_if(|(before, _, _)| *before <= position) {
+            out.extend(pieces);
+        }
+        out.push(Piece::Element(Box::new(element)));
+    }
+    out.extend(between.flat_map(|(_, _, pieces)| pieces));
+    out
+}
+
+/// What is left of the map's limits while frames are mapped.
+struct Allowance {
+    elements: u32,
+    text_chars: u32,
+    frames: usize,
+    /// Frames from other sites within reach of the viewport.
+    seen_frames: u32,
+    mapped_frames: u32,
+    truncated: bool,
+}
+
+impl Allowance {
+    /// Counts what one document's walk used.
+    fn spend(&mut self, walk: &Walk) {
+        let count = u32::try_from(walk.elements.len()).unwrap_or(u32::MAX);
+        self.elements = self.elements.saturating_sub(count);
+        let chars: usize = walk.texts.iter().map(|t| t.text.chars().count()).sum();
+        self.text_chars = self
+            .text_chars
+            .saturating_sub(u32::try_from(chars).unwrap_or(u32::MAX));
+        self.truncated |= walk.truncated;
+        self.seen_frames += u32::try_from(walk.frames.len()).unwrap_or(u32::MAX);
+    }
+}
+
+/// The map's elements and texts, each text saying how many elements come
+/// before it.
+fn split(pieces: Vec<Piece>) -> (Vec<Element>, Vec<MapText>) {
+    let mut elements = Vec::with_capacity(pieces.len());
+    let mut texts = Vec::new();
+    for piece in pieces {
+        match piece {
+            Piece::Element(element) => elements.push(*element),
+            Piece::Text(mut text) => {
+                text.before = elements.len();
+                texts.push(text);
+            }
+        }
+    }
+    (elements, texts)
+}
+
+/// How many numbers each frame may hand out when several frames are
+/// walked at once (each within a range of its own, so their numbers never
+/// meet); a frame that needs more is walked again alone.
+const FRAME_NUMBERS: u32 = 200;
+
+/// A frame from another site about to be walked.
+struct Found {
+    frame: serde_json::Value,
+    at: usize,
+    order: u32,
+    doc: Doc,
+    hop: Hop,
+}
+
+/// Maps the frames from other sites that `parent`'s walk found (and the
+/// ones inside them), each through a session of its own and all of one
+/// document's at once (each runs in a process of its own): the lines of
+/// each, with where they stand in `parent`'s lines. A frame that cannot be
+/// reached (still loading, gone meanwhile) is left out and counted as not
+/// mapped.
+#[allow(clippy::too_many_arguments)] // one recursion's state
+fn map_frames<'a>(
+    browser: &'a Browser,
+    session: &'a mut Session,
+    page: &'a Page,
+    parent: Doc,
+    route: Vec<Hop>,
+    frames: Vec<serde_json::Value>,
+    mark_new: bool,
+    allowance: &'a mut Allowance,
+) -> Pin<Box<dyn Future<Output = FrameLines> + Send + 'a>> {
+    Box::pin(async move {
+        let mut found = Vec::new();
+        for frame in frames {
+            let owner = frame["i"].as_u64().and_then(|i| u32::try_from(i).ok());
+            let at = frame["at"].as_u64().and_then(|a| usize::try_from(a).ok());
+            let order = frame["s"]
+                .as_u64()
+                .and_then(|s| u32::try_from(s).ok())
+                .unwrap_or(0);
+            let (Some(owner), Some(at)) = (owner, at) else {
+                continue;
+            };
+            if route.len() >= MAX_FRAME_DEPTH || found.len() >= allowance.frames {
+                continue;
+            }
+            if let Ok((doc, hop)) = session.child_doc(page, &parent, owner).await {
+                found.push(Found {
+                    frame,
+                    at,
+                    order,
+                    doc,
+                    hop,
+                });
+            }
+        }
+        let base = browser.next_index();
+        let walk_args = |f: &Found, base: u32, limit: Option<u32>, allowance: &Allowance| {
+            serde_json::json!({
+                "base": base,
+                "limit": limit,
+                "expand": VIEWPORT_EXPANSION_PX,
+                "maxText": MAX_TEXT_CHARS,
+                "maxElements": allowance.elements,
+                "textBudget": allowance.text_chars,
+                "markNew": mark_new,
+                "frame": f.frame,
+            })
+        };
+        let calls: Vec<(Doc, &str, serde_json::Value)> = (0u32..)
+            .zip(&found)
+            .map(|(k, f)| {
+                let start = base.saturating_add(k.saturating_mul(FRAME_NUMBERS));
+                let limit = (found.len() > 1).then(|| start.saturating_add(FRAME_NUMBERS));
+                (f.doc.clone(), "walk", walk_args(f, start, limit, allowance))
+            })
+            .collect();
+        let answers = session.doc_calls(page, &calls).await;
+        let mut walks = Vec::with_capacity(found.len());
+        for answer in answers {
+            let walk = session.decode_call::<Walk>("walk", answer).ok();
+            if let Some(walk) = &walk {
+                browser.advance_index(walk.next);
+            }
+            walks.push(walk);
+        }
+        let mut out = Vec::new();
+        for (f, walk) in found.into_iter().zip(walks) {
+            let walk = match walk {
+                // Its numbers ran out: walked again alone, numbering on
+                // from the session's next number.
+                Some(walk) if walk.overflow => {
+                    let args = walk_args(&f, browser.next_index(), None, allowance);
+                    let Ok(walk) = session.call_in::<Walk>(page, &f.doc, "walk", &args).await
+                    else {
+                        continue;
+                    };
+                    browser.advance_index(walk.next);
+                    walk
+                }
+                Some(walk) => walk,
+                None => continue,
+            };
+            if allowance.elements == 0 {
+                allowance.truncated = true;
+            }
+            if allowance.frames == 0 || allowance.elements == 0 {
+                continue;
+            }
+            allowance.frames -= 1;
+            allowance.mapped_frames += 1;
+            allowance.spend(&walk);
+            let mut hops = route.clone();
+            hops.push(f.hop);
+            let reach: Route = Arc::new(hops.clone());
+            session.remember_route(walk.elements.iter().map(|e| e.index), &reach);
+            let Walk {
+                mut elements,
+                texts,
+                frames: inner,
+                ..
+            } = walk;
+            let nested = map_frames(
+                browser, session, page, f.doc, hops, inner, mark_new, allowance,
+            )
+            .await;
+            for element in &mut elements {
+                element.in_iframe = true;
+            }
+            out.push((f.at, f.order, assemble(elements, texts, nested)));
+        }
+        out
+    })
 }
 
 /// What the page-side lookup of one element returns.
@@ -437,34 +748,111 @@ impl Browser {
     /// A dead or closed session, or a page that breaks the walk.
     pub async fn page_map(&self) -> Result<PageMap, BrowserError> {
         let mut session = self.live().await?;
-        // First the tabs: if the current tab has gone, this picks another.
-        let tabs = session.tab_list().await?;
         let page = session.current();
         let args = serde_json::json!({
             "base": self.next_index(),
             "expand": VIEWPORT_EXPANSION_PX,
             "maxText": MAX_TEXT_CHARS,
             "maxElements": MAX_ELEMENTS,
+            "textBudget": MAX_ORIENTATION_CHARS,
         });
-        // A document still being parsed is mapped again shortly: what it
-        // shows now is not what the model will act on.
-        let deadline = Instant::now() + LOADING_GRACE;
-        let walk = loop {
-            let walk: Walk = session.call(&page, "walk", args.clone()).await?;
-            self.advance_index(walk.next);
-            if walk.ready != "loading" || Instant::now() >= deadline {
-                break walk;
+        // The tab list is fetched while the page is walked (one round trip
+        // instead of two), on the tab's own connection.
+        let listing = page.clone();
+        let targets = async move { listing.execute(GetTargetsParams::default()).await };
+        let (targets, walk) =
+            tokio::join!(targets, session.call::<Walk>(&page, "walk", args.clone()));
+        let listed = targets
+            .ok()
+            .and_then(|t| session.tabs_from(t.result.target_infos));
+        let (page, tabs, walk) = match listed {
+            Some(tabs) => (page, tabs, walk?),
+            // The current tab has gone (the page closed itself): another
+            // one becomes current, and is walked instead.
+            None => {
+                let tabs = session.tab_list().await?;
+                let page = session.current();
+                let walk = session.call(&page, "walk", args.clone()).await?;
+                (page, tabs, walk)
             }
+        };
+        self.advance_index(walk.next);
+        self.finish_map(&mut session, &page, tabs, walk, &args)
+            .await
+    }
+
+    /// The map from the first walk of the tab's document: walked again
+    /// while the document is still being parsed (what it shows now is not
+    /// what the model will act on), then the frames from other sites in
+    /// it.
+    async fn finish_map(
+        &self,
+        session: &mut Session,
+        page: &Page,
+        tabs: Vec<TabInfo>,
+        mut walk: Walk,
+        args: &serde_json::Value,
+    ) -> Result<PageMap, BrowserError> {
+        let deadline = Instant::now() + LOADING_GRACE;
+        while walk.ready == "loading" && Instant::now() < deadline {
             tokio::time::sleep(Duration::from_millis(50)).await;
+            walk = session.call(page, "walk", args.clone()).await?;
+            self.advance_index(walk.next);
+        }
+        let mut allowance = Allowance {
+            elements: MAX_ELEMENTS,
+            text_chars: MAX_ORIENTATION_CHARS,
+            frames: MAX_FOREIGN_FRAMES,
+            seen_frames: 0,
+            mapped_frames: 0,
+            truncated: walk.truncated,
+        };
+        allowance.spend(&walk);
+        // Frames from other sites inside the page, mapped through DevTools
+        // sessions of their own; their elements are new to the model when
+        // the tab's document is not (a frame that just appeared).
+        let frames = if walk.frames.is_empty() {
+            Vec::new()
+        } else {
+            let found = std::mem::take(&mut walk.frames);
+            map_frames(
+                self,
+                session,
+                page,
+                Doc::tab(),
+                Vec::new(),
+                found,
+                !walk.first,
+                &mut allowance,
+            )
+            .await
+        };
+        let (elements, texts) = if frames.is_empty() {
+            (walk.elements, walk.texts)
+        } else {
+            // Frames walked at once each had the whole allowance left.
+            let (mut elements, mut texts) = split(assemble(walk.elements, walk.texts, frames));
+            let mut spent = 0;
+            texts.retain(|t| {
+                spent += t.text.chars().count();
+                spent <= MAX_ORIENTATION_CHARS as usize
+            });
+            if elements.len() > MAX_ELEMENTS as usize {
+                elements.truncate(MAX_ELEMENTS as usize);
+                allowance.truncated = true;
+            }
+            (elements, texts)
         };
         let mut map = PageMap {
             url: walk.url,
             title: walk.title,
             tabs,
             scroll: walk.scroll,
-            elements: walk.elements,
-            truncated: walk.truncated,
-            cross_origin_frames: walk.cross_origin_frames,
+            elements,
+            texts,
+            truncated: allowance.truncated,
+            cross_origin_frames: walk.cross_origin_frames.max(allowance.seen_frames)
+                - allowance.mapped_frames,
             nothing_visible: walk.nothing_visible,
             walk_ms: walk.ms,
         };
@@ -530,6 +918,82 @@ mod tests {
     }
 
     #[test]
+    fn dropdowns_list_their_first_options() {
+        let select = element(
+            r#"{"i":2,"tag":"select","field":"size","value":"M","opts":["S","M","L"],"nopts":3}"#,
+        );
+        assert_eq!(
+            select.render(),
+            r#"[2]<select name=size options="S | M | L"> value="M""#
+        );
+        let long = element(r#"{"i":3,"tag":"select","opts":["1","2"],"nopts":14}"#);
+        assert_eq!(
+            long.render(),
+            "[3]<select options=\"1 | 2 | \u{2026} 14 in all\">"
+        );
+    }
+
+    fn text(json: &str) -> MapText {
+        serde_json::from_str(json).expect("a walk text")
+    }
+
+    #[test]
+    fn texts_and_frames_stand_where_they_were_found() {
+        let elements = vec![
+            element(r#"{"i":1,"tag":"button","text":"A"}"#),
+            element(r#"{"i":2,"tag":"button","text":"B"}"#),
+        ];
+        let texts = vec![
+            text(r#"{"t":"Title","h":1,"at":0,"s":0}"#),
+            text(r#"{"t":"after the frame","at":1,"s":9}"#),
+            text(r#"{"t":"the end","at":2,"s":20}"#),
+        ];
+        let frame = vec![
+            Piece::Text(text(r#"{"t":"In the frame","h":2,"at":0}"#)),
+            Piece::Element(Box::new(element(r#"{"i":7,"tag":"a","text":"F"}"#))),
+        ];
+        let (elements, texts) = split(assemble(elements, texts, vec![(1, 5, frame)]));
+        let order: Vec<u32> = elements.iter().map(|e| e.index).collect();
+        assert_eq!(order, [1, 7, 2]);
+        let at: Vec<(&str, usize)> = texts.iter().map(|t| (t.text.as_str(), t.before)).collect();
+        assert_eq!(
+            at,
+            [
+                ("Title", 0),
+                ("In the frame", 1),
+                ("after the frame", 2),
+                ("the end", 3)
+            ]
+        );
+        let map = PageMap {
+            url: "u".into(),
+            title: "t".into(),
+            tabs: Vec::new(),
+            scroll: ScrollPosition {
+                x: 0,
+                y: 0,
+                width: 0,
+                height: 0,
+                viewport_width: 0,
+                viewport_height: 0,
+            },
+            elements,
+            texts,
+            truncated: false,
+            cross_origin_frames: 0,
+            nothing_visible: false,
+            walk_ms: 0.0,
+        };
+        let rendered = map.render();
+        let body = rendered.split_once("page:\n").expect("the header").1;
+        assert_eq!(
+            body,
+            "# Title\n[1]<button> A\n## In the frame\n[7]<a> F\n  after the frame\n\
+             [2]<button> B\n  the end\n"
+        );
+    }
+
+    #[test]
     fn the_map_has_header_lines() {
         let map = PageMap {
             url: "http://127.0.0.1/".into(),
@@ -549,6 +1013,7 @@ mod tests {
                 viewport_height: 800,
             },
             elements: vec![element(r#"{"i":1,"tag":"button","text":"Go"}"#)],
+            texts: Vec::new(),
             truncated: false,
             cross_origin_frames: 1,
             nothing_visible: false,

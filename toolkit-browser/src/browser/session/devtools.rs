@@ -5,7 +5,9 @@ use std::time::Duration;
 
 use chromiumoxide::cdp::browser_protocol::target::{GetTargetsParams, TargetInfo};
 use chromiumoxide::error::CdpError;
-use chromiumoxide::{Command, Page};
+use chromiumoxide::types::MethodId;
+use chromiumoxide::{Command, Method, Page};
+use serde::Serialize;
 
 use super::Session;
 use crate::error::BrowserError;
@@ -22,6 +24,29 @@ impl From<CdpError> for Fail {
     fn from(error: CdpError) -> Self {
         Self::Cdp(error)
     }
+}
+
+/// A command chromiumoxide has no type for, or whose parameters are built
+/// as JSON (the same commands go to frame sessions over the frame link).
+pub(crate) struct RawCommand {
+    pub(crate) method: &'static str,
+    pub(crate) params: serde_json::Value,
+}
+
+impl Serialize for RawCommand {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.params.serialize(serializer)
+    }
+}
+
+impl Method for RawCommand {
+    fn identifier(&self) -> MethodId {
+        self.method.into()
+    }
+}
+
+impl Command for RawCommand {
+    type Response = serde_json::Value;
 }
 
 impl Session {

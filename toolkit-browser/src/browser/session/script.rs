@@ -27,14 +27,14 @@ const SCRIPT: &str = concat!(
     include_str!("../../js/mask.js"),
     include_str!("../../js/api.js"),
 );
-const SCRIPT_VERSION: u32 = 6;
+const SCRIPT_VERSION: u32 = 7;
 
 /// The markdown converter behind `extract` (see `js/markdown.js`), handed
 /// to the page script when it is installed.
 const MARKDOWN: &str = include_str!("../../js/markdown.js");
 
 /// The name of the isolated world the page script runs in.
-const WORLD_NAME: &str = "toolkit-browser";
+pub(super) const WORLD_NAME: &str = "toolkit-browser";
 
 /// How long a call into the page keeps retrying while the page is between
 /// two documents ("execution context was destroyed").
@@ -88,7 +88,7 @@ impl Session {
     /// `__toolkitBrowser` would otherwise feed the model a fake map), and
     /// page scripts that patch built-ins (`Array.prototype`, `JSON`)
     /// cannot break it. The DOM is shared between worlds.
-    async fn world(&mut self, page: &Page) -> Result<ExecutionContextId, Fail> {
+    pub(super) async fn world(&mut self, page: &Page) -> Result<ExecutionContextId, Fail> {
         if let Some(id) = self.worlds.get(page.target_id()) {
             return Ok(*id);
         }
@@ -115,12 +115,35 @@ impl Session {
     ) -> Result<T, BrowserError> {
         // Texts the script cuts are cut this much later, so that redaction
         // (on the Rust side) sees whole secrets before the final cut.
-        if let serde_json::Value::Object(map) = &mut args {
+        self.add_slack(&mut args);
+        let index = args["index"].as_u64().and_then(|i| u32::try_from(i).ok());
+        let route = index.and_then(|i| self.route_of(i));
+        let result = match &route {
+            // An element of a frame from another site: the call runs there.
+            Some(route) => self.call_routed(page, route, method, &args).await,
+            None => self.call_raw(page, method, &args).await,
+        };
+        let text = result.map_err(|f| self.classify(f, &format!("the page script `{method}`")))?;
+        if let Some(route) = &route {
+            // Numbers the call handed out there (an ARIA option to click)
+            // live there too.
+            let base = args["base"].as_u64().and_then(|b| u32::try_from(b).ok());
+            let next = serde_json::from_str::<serde_json::Value>(&text)
+                .ok()
+                .and_then(|v| v["ok"]["next"].as_u64().and_then(|n| u32::try_from(n).ok()));
+            if let (Some(base), Some(next)) = (base, next) {
+                self.remember_route(base..next, route);
+            }
+        }
+        decode(method, &text)
+    }
+
+    /// Adds the redactor's slack to a call's arguments (see `cut` in
+    /// `js/core.js`).
+    pub(super) fn add_slack(&self, args: &mut serde_json::Value) {
+        if let serde_json::Value::Object(map) = args {
             map.insert("slack".into(), self.redactor.slack().into());
         }
-        let result = self.call_raw(page, method, &args).await;
-        let text = result.map_err(|f| self.classify(f, &format!("the page script `{method}`")))?;
-        decode(method, &text)
     }
 
     /// A remote handle on the element the page script's `getter` returns
@@ -132,6 +155,12 @@ impl Session {
         getter: &str,
         index: u32,
     ) -> Result<Option<RemoteObjectId>, BrowserError> {
+        if self.route_of(index).is_some() {
+            return Err(BrowserError::script(format!(
+                "element [{index}] is inside a frame from another site, where files cannot be \
+                 chosen; open the frame's address in a tab of its own (navigate) and try there"
+            )));
+        }
         // Installs the script in the current document if it is not there.
         let _: serde_json::Value = self.call(page, "pageInfo", serde_json::Value::Null).await?;
         let world = self.world(page).await;
@@ -155,10 +184,7 @@ impl Session {
         method: &str,
         args: &serde_json::Value,
     ) -> Result<String, Fail> {
-        let quick = format!(
-            "(() => {{ const tk = window.__toolkitBrowser; \
-             return tk && tk.version === {SCRIPT_VERSION} ? tk.run({method:?}, {args}) : null; }})()"
-        );
+        let quick = quick_call(method, args);
         let deadline = Instant::now() + CONTEXT_RETRY;
         loop {
             let attempt = async {
@@ -166,9 +192,7 @@ impl Session {
                 match self.eval_in(page, Some(world), &quick).await? {
                     serde_json::Value::String(text) => Ok(text),
                     _ => {
-                        let full = format!(
-                            "({SCRIPT})({SCRIPT_VERSION}, {MARKDOWN}).run({method:?}, {args})"
-                        );
+                        let full = installing_call(method, args);
                         match self.eval_in(page, Some(world), &full).await? {
                             serde_json::Value::String(text) => Ok(text),
                             other => Err(Fail::Cdp(CdpError::msg(format!(
@@ -189,9 +213,23 @@ impl Session {
     }
 }
 
+/// The expression that calls `method` of the page script in a document
+/// that has it: `null` where it does not.
+pub(super) fn quick_call(method: &str, args: &serde_json::Value) -> String {
+    format!(
+        "(() => {{ const tk = window.__toolkitBrowser; \
+         return tk && tk.version === {SCRIPT_VERSION} ? tk.run({method:?}, {args}) : null; }})()"
+    )
+}
+
+/// The expression that installs the page script, then calls `method`.
+pub(super) fn installing_call(method: &str, args: &serde_json::Value) -> String {
+    format!("({SCRIPT})({SCRIPT_VERSION}, {MARKDOWN}).run({method:?}, {args})")
+}
+
 /// Whether a call failed because the document it ran in went away (a
 /// navigation): worth repeating in the new document.
-fn is_context_gone(fail: &Fail) -> bool {
+pub(super) fn is_context_gone(fail: &Fail) -> bool {
     let message = match fail {
         Fail::Cdp(CdpError::Chrome(e)) => e.message.as_str(),
         Fail::Cdp(CdpError::JavascriptException(details)) => details.text.as_str(),
@@ -209,7 +247,7 @@ fn is_context_gone(fail: &Fail) -> bool {
 }
 
 /// Decodes the `{"ok": ...}` / `{"err": ...}` envelope of the page script.
-fn decode<T: DeserializeOwned>(method: &str, text: &str) -> Result<T, BrowserError> {
+pub(super) fn decode<T: DeserializeOwned>(method: &str, text: &str) -> Result<T, BrowserError> {
     #[derive(serde::Deserialize)]
     struct Envelope<T> {
         ok: Option<T>,

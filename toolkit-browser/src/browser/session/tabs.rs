@@ -115,6 +115,19 @@ impl Session {
         Ok(self.describe_tabs(targets))
     }
 
+    /// [`tab_list`](Self::tab_list) from a list of the browser's targets
+    /// fetched meanwhile (see `Browser::page_map`, which fetches it while
+    /// the page is walked); `None` when the current tab is not among them,
+    /// and `tab_list` must pick another.
+    pub(crate) fn tabs_from(&mut self, targets: Vec<TargetInfo>) -> Option<Vec<TabInfo>> {
+        let targets: Vec<TargetInfo> = targets.into_iter().filter(|t| t.r#type == "page").collect();
+        let current = self.current.target_id();
+        if !targets.iter().any(|t| &t.target_id == current) {
+            return None;
+        }
+        Some(self.describe_tabs(targets))
+    }
+
     fn describe_tabs(&mut self, mut targets: Vec<TargetInfo>) -> Vec<TabInfo> {
         for t in &targets {
             self.tabs.seen(&t.target_id);

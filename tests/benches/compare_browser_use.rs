@@ -1,0 +1,548 @@
+//! The page map side by side with browser-use's, on the same pages, in one
+//! run (`scripts/compare-browser-use`; docs/performance.md, "Page map
+//! against browser-use").
+//!
+//! The fixture site of the browser tests and the realistic pages of
+//! `tests/pages/` are served from 127.0.0.1. For each page, this crate's
+//! session maps it (`Browser::page_map` then `PageMap::render`, the text
+//! the model reads), then browser-use (`compare_browser_use.py`, its DOM
+//! service called directly, on its own session of the same Chromium)
+//! maps it; after one untimed map each, each side maps it `COMPARE_RUNS`
+//! times (15 by default), the two sides in turn (so that both meet the
+//! same load on a busy machine), and the median time is reported. Then the
+//! elements are matched by position:
+//!
+//! - the same element: the same tag, centre and size within 4 px;
+//! - parts of one control: a differently tagged element whose box holds
+//!   the other's centre, at most forty times its area (a `<label>` and
+//!   the `<input>` it wraps, a `<select>` and its inner button);
+//!
+//! and every element browser-use offers that this crate does not is
+//! listed (and the other way round). Both count only elements within the
+//! viewport extended by 1,000 px above and below (the region both map).
+//!
+//! `COMPARE_PAGES=/shop,/form` limits the pages. The maps' texts are
+//! written under `target/tmp/compare-browser-use/`.
+//!
+//! Without the browser-use environment (`TOOLKIT_BROWSER_USE_PYTHON`,
+//! which `scripts/compare-browser-use` sets up) or without Chromium the
+//! benchmark says so and exits successfully.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde::Deserialize;
+use toolkit_browser::{Browser, BrowserConfig, Element, find_executable};
+use toolkit_tests::browser_fixtures::{
+    TestServer, action_routes, realistic_routes, standard_routes,
+};
+
+/// The pages compared: the fixture site, then the realistic pages.
+const PAGES: &[&str] = &[
+    "/form",
+    "/counter",
+    "/inputs",
+    "/many",
+    "/links",
+    "/popup",
+    "/long",
+    "/unicode",
+    "/dialog",
+    "/order",
+    "/widgets",
+    "/article",
+    "/upload",
+    "/login",
+    "/guarded",
+    "/shop",
+    "/blog",
+    "/booking",
+    "/checkout",
+    "/components",
+];
+
+/// The viewport both sessions use, and the band beyond it both map.
+const VIEWPORT_HEIGHT: f64 = 800.0;
+const BAND: f64 = 1000.0;
+
+/// How long a page is left to settle after its load event (frames set by
+/// scripts, custom elements) before it is mapped.
+const SETTLE: Duration = Duration::from_millis(400);
+
+fn main() {
+    let Some(python) = std::env::var_os("TOOLKIT_BROWSER_USE_PYTHON").map(PathBuf::from) else {
+        println!(
+            "SKIPPED the browser-use comparison: TOOLKIT_BROWSER_USE_PYTHON is not set \
+             (run scripts/compare-browser-use)"
+        );
+        return;
+    };
+    let executable = match find_executable() {
+        Ok(path) => path,
+        Err(error) => {
+            println!("SKIPPED the browser-use comparison: {error}");
+            return;
+        }
+    };
+    let runs: usize = std::env::var("COMPARE_RUNS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(15)
+        .max(1);
+    let only: Vec<String> = std::env::var("COMPARE_PAGES")
+        .map(|p| p.split(',').map(|s| s.trim().to_owned()).collect())
+        .unwrap_or_default();
+    let pages: Vec<&str> = PAGES
+        .iter()
+        .copied()
+        .filter(|p| only.is_empty() || only.iter().any(|o| o == p))
+        .collect();
+
+    let mut routes = standard_routes();
+    routes.extend(action_routes());
+    routes.extend(realistic_routes());
+    let server = TestServer::start(routes);
+    let out_dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("compare-browser-use");
+    std::fs::create_dir_all(&out_dir).expect("create the output folder");
+
+    let mut peer = Peer::start(&python, &executable);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("a tokio runtime");
+    let config = BrowserConfig::builder().executable(&executable).build();
+    let browser = runtime
+        .block_on(Browser::launch(config))
+        .unwrap_or_else(|e| panic!("cannot launch {}: {e}", executable.display()));
+    let user_agent = runtime
+        .block_on(browser.evaluate("navigator.userAgent"))
+        .expect("the user agent");
+
+    println!("Chromium: {} ({})", peer.product, executable.display());
+    println!("this crate: {user_agent}");
+    println!(
+        "{runs} timed maps per page and side, medians; {} pages\n",
+        pages.len()
+    );
+
+    let mut rows = Vec::new();
+    let mut details = String::new();
+    for path in pages {
+        let url = server.url(path);
+        let mut ours = runtime.block_on(open_ours(&browser, &url));
+        let mut theirs = peer.open(&url);
+        // One map of each side in turn, so that both meet the same load.
+        for _ in 0..runs {
+            ours.times_ms.push(runtime.block_on(time_ours(&browser)));
+            theirs.times_ms.push(peer.again());
+        }
+        let name = path.trim_start_matches('/');
+        std::fs::write(out_dir.join(format!("{name}.ours.txt")), &ours.text).expect("write");
+        std::fs::write(
+            out_dir.join(format!("{name}.browser-use.txt")),
+            &theirs.text,
+        )
+        .expect("write");
+        let compared = compare(&ours.elements, &theirs.elements);
+        details.push_str(&compared.listing(path));
+        rows.push(Row {
+            page: path,
+            ours_ms: median(&ours.times_ms),
+            theirs_ms: median(&theirs.times_ms),
+            ours_chars: ours.text.chars().count(),
+            orientation: ours.orientation,
+            theirs_chars: theirs.text.chars().count(),
+            compared,
+        });
+    }
+    runtime
+        .block_on(browser.close())
+        .expect("close the browser");
+    peer.finish();
+
+    let table = table(&rows);
+    println!("{table}\n{details}");
+    std::fs::write(out_dir.join("report.md"), format!("{table}\n{details}")).expect("write");
+    println!("maps and this report: {}", out_dir.display());
+}
+
+/// One map of one side: its times, its text and its elements.
+struct Maps {
+    times_ms: Vec<f64>,
+    text: String,
+    elements: Vec<Found>,
+    /// This crate's orientation texts: how many, and their characters.
+    orientation: (usize, usize),
+}
+
+/// An element as either side offers it, for matching.
+#[derive(Debug, Clone)]
+struct Found {
+    tag: String,
+    /// The box in the top-level page, CSS pixels; `None` when the side
+    /// gives none.
+    rect: Option<[f64; 4]>,
+    /// How it reads in a listing.
+    label: String,
+}
+
+impl Found {
+    fn in_band(&self) -> bool {
+        self.rect
+            .is_none_or(|[_, y, _, h]| y + h > -BAND && y < VIEWPORT_HEIGHT + BAND)
+    }
+
+    fn centre(&self) -> Option<(f64, f64)> {
+        self.rect.map(|[x, y, w, h]| (x + w / 2.0, y + h / 2.0))
+    }
+}
+
+/// Opens `url` and maps it once (untimed: the first map installs the page
+/// script).
+async fn open_ours(browser: &Browser, url: &str) -> Maps {
+    browser
+        .navigate(url)
+        .await
+        .unwrap_or_else(|e| panic!("{url}: {e}"));
+    tokio::time::sleep(SETTLE).await;
+    let map = browser.page_map().await.expect("page map");
+    let text = map.render();
+    let elements = map.elements.iter().map(found_ours).collect();
+    let chars = map.texts.iter().map(|t| t.text.chars().count()).sum();
+    Maps {
+        times_ms: Vec::new(),
+        text,
+        elements,
+        orientation: (map.texts.len(), chars),
+    }
+}
+
+/// One map of the open page, as the model reads it, timed in
+/// milliseconds.
+async fn time_ours(browser: &Browser) -> f64 {
+    let started = Instant::now();
+    let map = browser.page_map().await.expect("page map");
+    std::hint::black_box(map.render());
+    started.elapsed().as_secs_f64() * 1000.0
+}
+
+#[allow(clippy::cast_precision_loss)] // pixel values
+fn found_ours(e: &Element) -> Found {
+    Found {
+        tag: e.tag.clone(),
+        rect: Some([e.x as f64, e.y as f64, e.w as f64, e.h as f64]),
+        label: format!("{} at {},{} {}x{}", e.render(), e.x, e.y, e.w, e.h),
+    }
+}
+
+/// browser-use, running `compare_browser_use.py` in its own environment.
+struct Peer {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+    product: String,
+}
+
+#[derive(Deserialize)]
+struct PeerElement {
+    index: u64,
+    tag: String,
+    x: Option<f64>,
+    y: Option<f64>,
+    w: Option<f64>,
+    h: Option<f64>,
+    #[serde(default)]
+    attrs: serde_json::Map<String, serde_json::Value>,
+    #[serde(default)]
+    name: String,
+    #[serde(default)]
+    text: String,
+    #[serde(default)]
+    other_target: bool,
+}
+
+#[derive(Deserialize)]
+struct PeerAnswer {
+    #[serde(default)]
+    error: Option<String>,
+    #[serde(default)]
+    times_ms: Vec<f64>,
+    #[serde(default)]
+    text: String,
+    #[serde(default)]
+    elements: Vec<PeerElement>,
+}
+
+impl Peer {
+    fn start(python: &Path, executable: &Path) -> Self {
+        let script = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/benches/compare_browser_use.py"
+        );
+        let mut child = Command::new(python)
+            .arg(script)
+            .arg(executable)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {}: {e}", python.display()));
+        let stdin = child.stdin.take().expect("piped stdin");
+        let mut stdout = BufReader::new(child.stdout.take().expect("piped stdout"));
+        let mut line = String::new();
+        stdout
+            .read_line(&mut line)
+            .expect("browser-use's first line");
+        let ready: serde_json::Value = serde_json::from_str(&line)
+            .unwrap_or_else(|e| panic!("browser-use did not start ({e}): {line:?}"));
+        let product = ready["product"].as_str().unwrap_or("?").to_owned();
+        Self {
+            child,
+            stdin,
+            stdout,
+            product,
+        }
+    }
+
+    fn ask(&mut self, request: &serde_json::Value) -> PeerAnswer {
+        writeln!(self.stdin, "{request}").expect("write to browser-use");
+        self.stdin.flush().expect("flush");
+        let mut line = String::new();
+        self.stdout.read_line(&mut line).expect("read browser-use");
+        let answer: PeerAnswer = serde_json::from_str(&line)
+            .unwrap_or_else(|e| panic!("browser-use answered {line:?}: {e}"));
+        if let Some(error) = answer.error {
+            panic!("browser-use failed on {request}: {error}");
+        }
+        answer
+    }
+
+    /// Opens `url` and maps it once (untimed).
+    fn open(&mut self, url: &str) -> Maps {
+        let answer = self.ask(&serde_json::json!({
+            "url": url,
+            "settle_ms": SETTLE.as_millis(),
+        }));
+        Maps {
+            times_ms: Vec::new(),
+            text: answer.text,
+            elements: answer.elements.iter().map(found_theirs).collect(),
+            orientation: (0, 0),
+        }
+    }
+
+    /// One more map of the open page, timed in milliseconds.
+    fn again(&mut self) -> f64 {
+        let answer = self.ask(&serde_json::json!({ "again": true }));
+        answer.times_ms.first().copied().unwrap_or(f64::NAN)
+    }
+
+    fn finish(mut self) {
+        drop(self.stdin);
+        let _ = self.child.wait();
+    }
+}
+
+fn found_theirs(e: &PeerElement) -> Found {
+    let rect = match (e.x, e.y, e.w, e.h) {
+        (Some(x), Some(y), Some(w), Some(h)) => Some([x, y, w, h]),
+        _ => None,
+    };
+    let mut label = format!("[{}]<{}", e.index, e.tag);
+    for (key, value) in &e.attrs {
+        let value = value.as_str().unwrap_or_default();
+        label.push_str(&format!(" {key}={value:?}"));
+    }
+    label.push('>');
+    if !e.name.is_empty() {
+        label.push_str(&format!(" name={:?}", e.name));
+    }
+    if !e.text.is_empty() && e.text != e.name {
+        label.push_str(&format!(" text={:?}", e.text));
+    }
+    if e.other_target {
+        label.push_str(" (in a frame from another process)");
+    }
+    match rect {
+        Some([x, y, w, h]) => label.push_str(&format!(" at {x:.0},{y:.0} {w:.0}x{h:.0}")),
+        None => label.push_str(" (no box)"),
+    }
+    Found {
+        tag: e.tag.to_lowercase(),
+        rect,
+        label,
+    }
+}
+
+/// How the two sides' elements of one page match.
+struct Compared {
+    ours: usize,
+    theirs: usize,
+    /// Both offer it as the same element.
+    same: usize,
+    /// browser-use's element is a part of a control this crate offers
+    /// whole (or the other way round).
+    parts: usize,
+    theirs_only: Vec<Found>,
+    ours_only: Vec<Found>,
+}
+
+fn compare(ours: &[Found], theirs: &[Found]) -> Compared {
+    let ours: Vec<&Found> = ours.iter().filter(|f| f.in_band()).collect();
+    let theirs: Vec<&Found> = theirs.iter().filter(|f| f.in_band()).collect();
+    let mut ours_used = vec![false; ours.len()];
+    let mut theirs_used = vec![false; theirs.len()];
+    let mut same = 0;
+    for (t, theirs_one) in theirs.iter().enumerate() {
+        let hit = ours.iter().enumerate().position(|(o, ours_one)| {
+            !ours_used[o] && ours_one.tag == theirs_one.tag && same_box(ours_one, theirs_one)
+        });
+        if let Some(o) = hit {
+            ours_used[o] = true;
+            theirs_used[t] = true;
+            same += 1;
+        }
+    }
+    // Parts of one control: several of browser-use's elements may be
+    // parts of one of ours, and one of ours may be part of one of theirs.
+    let mut parts = 0;
+    for (t, theirs_one) in theirs.iter().enumerate() {
+        if theirs_used[t] {
+            continue;
+        }
+        if let Some(o) = ours
+            .iter()
+            .position(|ours_one| part_of(ours_one, theirs_one))
+        {
+            ours_used[o] = true;
+            theirs_used[t] = true;
+            parts += 1;
+        }
+    }
+    for (o, ours_one) in ours.iter().enumerate() {
+        if !ours_used[o]
+            && theirs
+                .iter()
+                .any(|theirs_one| part_of(ours_one, theirs_one))
+        {
+            ours_used[o] = true;
+        }
+    }
+    Compared {
+        ours: ours.len(),
+        theirs: theirs.len(),
+        same,
+        parts,
+        theirs_only: theirs
+            .iter()
+            .zip(&theirs_used)
+            .filter(|(_, used)| !**used)
+            .map(|(f, _)| (*f).clone())
+            .collect(),
+        ours_only: ours
+            .iter()
+            .zip(&ours_used)
+            .filter(|(_, used)| !**used)
+            .map(|(f, _)| (*f).clone())
+            .collect(),
+    }
+}
+
+fn same_box(a: &Found, b: &Found) -> bool {
+    match (a.rect, b.rect) {
+        (Some(ra), Some(rb)) => ra.iter().zip(rb).all(|(p, q)| (p - q).abs() <= 4.0),
+        _ => false,
+    }
+}
+
+/// Whether one box holds the other's centre, with areas within a factor
+/// of forty (a label and the checkbox it wraps).
+fn part_of(a: &Found, b: &Found) -> bool {
+    let (Some(ra), Some(rb)) = (a.rect, b.rect) else {
+        return false;
+    };
+    let holds = |r: [f64; 4], (cx, cy): (f64, f64)| {
+        cx >= r[0] - 1.0 && cx <= r[0] + r[2] + 1.0 && cy >= r[1] - 1.0 && cy <= r[1] + r[3] + 1.0
+    };
+    let (area_a, area_b) = ((ra[2] * ra[3]).max(1.0), (rb[2] * rb[3]).max(1.0));
+    let ratio = area_a.max(area_b) / area_a.min(area_b);
+    let centred = match (a.centre(), b.centre()) {
+        (Some(ca), Some(cb)) => holds(ra, cb) || holds(rb, ca),
+        _ => false,
+    };
+    centred && ratio <= 40.0
+}
+
+impl Compared {
+    fn listing(&self, page: &str) -> String {
+        let mut out = String::new();
+        if self.theirs_only.is_empty() && self.ours_only.is_empty() {
+            return out;
+        }
+        out.push_str(&format!("### {page}\n\n"));
+        if !self.theirs_only.is_empty() {
+            out.push_str("Offered by browser-use only:\n\n");
+            for f in &self.theirs_only {
+                out.push_str(&format!("- `{}`\n", f.label));
+            }
+            out.push('\n');
+        }
+        if !self.ours_only.is_empty() {
+            out.push_str("Offered by this crate only:\n\n");
+            for f in &self.ours_only {
+                out.push_str(&format!("- `{}`\n", f.label));
+            }
+            out.push('\n');
+        }
+        out
+    }
+}
+
+struct Row<'a> {
+    page: &'a str,
+    ours_ms: f64,
+    theirs_ms: f64,
+    ours_chars: usize,
+    theirs_chars: usize,
+    orientation: (usize, usize),
+    compared: Compared,
+}
+
+fn table(rows: &[Row<'_>]) -> String {
+    let mut out = String::from(
+        "| page | map ms, ours | map ms, browser-use | ratio | map chars, ours | map chars, \
+         browser-use | orientation texts, ours (chars) | elements, ours | elements, browser-use | \
+         same | parts of one control | browser-use only | ours only |\n\
+         |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+    );
+    for r in rows {
+        let c = &r.compared;
+        out.push_str(&format!(
+            "| {} | {:.1} | {:.1} | 1/{:.0} | {} | {} | {} ({}) | {} | {} | {} | {} | {} | {} |\n",
+            r.page,
+            r.ours_ms,
+            r.theirs_ms,
+            r.theirs_ms / r.ours_ms,
+            r.ours_chars,
+            r.theirs_chars,
+            r.orientation.0,
+            r.orientation.1,
+            c.ours,
+            c.theirs,
+            c.same,
+            c.parts,
+            c.theirs_only.len(),
+            c.ours_only.len(),
+        ));
+    }
+    out
+}
+
+fn median(times: &[f64]) -> f64 {
+    let mut sorted = times.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    sorted.get(sorted.len() / 2).copied().unwrap_or(f64::NAN)
+}

@@ -1,0 +1,404 @@
+//! The page model against a real headless Chromium, on pages served from
+//! 127.0.0.1 (and `localhost`, another site, for frames from other sites):
+//! frames from other sites mapped and acted in, elements covered by others
+//! (the page's own or a parent page's) left out, elements new since the
+//! last map marked, dropdown options summarised, and short orientation
+//! texts within their budget.
+//!
+//! The scenarios run in one shared browser; `BROWSER_SCENARIO=<name>` runs
+//! one. Without Chromium these tests fail with how to install it, unless
+//! `TOOLKIT_SKIP_BROWSER_TESTS=1`.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use toolkit_browser::{
+    Browser, Element, MAX_ORIENTATION_CHARS, MAX_TEXT_CHARS, PageMap, SafetyPolicy,
+};
+use toolkit_tests::browser_fixtures::{
+    TestServer, action_routes, browser_config, page_model_routes, realistic_routes, run_scenarios,
+    standard_routes,
+};
+use toolkit_tests::scenarios;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn page_model_scenarios() {
+    let mut routes = standard_routes();
+    routes.extend(action_routes());
+    routes.extend(realistic_routes());
+    routes.extend(page_model_routes());
+    let server = TestServer::start(routes);
+    let profiles = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("browser-profiles");
+    let Some(config) = browser_config("page_model_scenarios", profiles) else {
+        return;
+    };
+    let browser = Browser::launch(config).await.expect("launch Chromium");
+    let all = scenarios![
+        frames_from_other_sites_are_mapped_in_place,
+        actions_reach_into_frames_from_other_sites,
+        a_parent_page_covering_a_frame_hides_what_it_covers,
+        a_frame_that_appears_brings_new_elements,
+        elements_painted_over_are_not_offered,
+        dropdown_options_are_summarised,
+        orientation_texts_stay_short_and_within_budget,
+        orientation_texts_never_show_a_secret,
+    ];
+    run_scenarios(browser, server, all).await;
+}
+
+fn find<'a>(map: &'a PageMap, line_contains: &str) -> &'a Element {
+    map.elements
+        .iter()
+        .find(|e| e.render().contains(line_contains))
+        .unwrap_or_else(|| {
+            panic!(
+                "no element renders with `{line_contains}` in:\n{}",
+                map.render()
+            )
+        })
+}
+
+fn position(map: &PageMap, line_contains: &str) -> usize {
+    let index = find(map, line_contains).index;
+    map.elements
+        .iter()
+        .position(|e| e.index == index)
+        .expect("found above")
+}
+
+/// Maps the page until `done` holds (frames load after their parent).
+async fn map_until(browser: &Browser, what: &str, done: impl Fn(&PageMap) -> bool) -> PageMap {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let map = browser.page_map().await.expect("page map");
+        if done(&map) {
+            return map;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "timed out waiting until {what}:\n{}",
+            map.render()
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+fn has(map: &PageMap, text: &str) -> bool {
+    map.elements.iter().any(|e| e.render().contains(text))
+}
+
+async fn frames_from_other_sites_are_mapped_in_place(browser: Browser, server: Arc<TestServer>) {
+    // The checkout (127.0.0.1) holds the payment form from localhost,
+    // which holds a check from 127.0.0.1 again and a help frame from
+    // localhost; a chat button from localhost is fixed in a corner.
+    browser.navigate(&server.url("/checkout")).await.unwrap();
+    let map = map_until(&browser, "every frame is mapped", |m| {
+        has(m, "Confirm") && has(m, "Open chat") && has(m, "Call me back")
+    })
+    .await;
+    let text = map.render();
+    eprintln!("{text}");
+    assert_eq!(map.cross_origin_frames, 0, "{text}");
+    assert!(!text.contains("not mapped"), "{text}");
+    let card = find(&map, "label=\"Card number\"");
+    assert!(
+        card.in_iframe && card.render().contains("name=cc"),
+        "{text}"
+    );
+    assert!(!find(&map, "name=coupon").in_iframe);
+    // In document order: the page's own form, the payment form, the check
+    // inside it, the help frame after the check, the chat last.
+    let order = [
+        "name=coupon",
+        "name=cc",
+        "Pay $278",
+        "I am not a robot",
+        "Confirm",
+        "Payment FAQ",
+        "Open chat",
+    ];
+    for pair in order.windows(2) {
+        assert!(
+            position(&map, pair[0]) < position(&map, pair[1]),
+            "{} before {}:\n{text}",
+            pair[0],
+            pair[1]
+        );
+    }
+    // Boxes in the tab's coordinates: the payment form sits inside its
+    // frame, right of the order summary.
+    let coupon = find(&map, "name=coupon");
+    assert!(card.x > coupon.x + 200, "{card:?} vs {coupon:?}");
+    // Numbers are unique across the documents.
+    let mut numbers: Vec<u32> = map.elements.iter().map(|e| e.index).collect();
+    numbers.sort_unstable();
+    numbers.dedup();
+    assert_eq!(numbers.len(), map.elements.len());
+    // A second map keeps every number.
+    let again = browser.page_map().await.unwrap();
+    assert_eq!(
+        map.elements.iter().map(|e| e.index).collect::<Vec<_>>(),
+        again.elements.iter().map(|e| e.index).collect::<Vec<_>>()
+    );
+}
+
+async fn actions_reach_into_frames_from_other_sites(browser: Browser, server: Arc<TestServer>) {
+    let registry = toolkit_browser::registry(browser.clone(), SafetyPolicy::default())
+        .build()
+        .unwrap();
+    browser.navigate(&server.url("/checkout")).await.unwrap();
+    let map = map_until(&browser, "the frames are mapped", |m| has(m, "Confirm")).await;
+    let call = |name: &'static str, args: String| {
+        let registry = &registry;
+        async move {
+            let result = registry.call(name, args.as_str()).await.result;
+            assert!(!result.is_error(), "{name} {args}: {}", result.to_text());
+            result.to_text()
+        }
+    };
+    // Typing, clicking and choosing inside the payment frame (another
+    // process), and clicking inside the check nested in it.
+    let card = find(&map, "name=cc").index;
+    call(
+        "input",
+        format!(r#"{{"index": {card}, "text": "4242 4242"}}"#),
+    )
+    .await;
+    let pay = find(&map, "Pay $278").index;
+    call("click", format!(r#"{{"index": {pay}}}"#)).await;
+    let country = find(&map, "label=\"Country\"").index;
+    call(
+        "select_option",
+        format!(r#"{{"index": {country}, "option": "Canada"}}"#),
+    )
+    .await;
+    let robot = find(&map, "I am not a robot").index;
+    call("click", format!(r#"{{"index": {robot}}}"#)).await;
+    let after = browser.page_map().await.unwrap();
+    let text = after.render();
+    assert!(
+        find(&after, "name=cc")
+            .render()
+            .contains("value=\"4242 4242\""),
+        "{text}"
+    );
+    assert_eq!(find(&after, "Paid").index, pay, "{text}");
+    assert!(
+        find(&after, "label=\"Country\"")
+            .render()
+            .contains("value=\"Canada\""),
+        "{text}"
+    );
+    assert!(
+        find(&after, "I am not a robot")
+            .render()
+            .contains(" checked"),
+        "{text}"
+    );
+    assert_eq!(
+        browser.element(pay).await.unwrap().text.as_deref(),
+        Some("Paid")
+    );
+
+    // A frame that goes takes its numbers with it.
+    browser
+        .evaluate("document.getElementById('pay').remove()")
+        .await
+        .unwrap();
+    let result = registry
+        .call("click", format!(r#"{{"index": {pay}}}"#).as_str())
+        .await
+        .result;
+    let message = result.to_text();
+    assert!(result.is_error(), "{message}");
+    assert!(
+        message.contains(&format!("element [{pay}] no longer exists")),
+        "{message}"
+    );
+}
+
+async fn a_parent_page_covering_a_frame_hides_what_it_covers(
+    browser: Browser,
+    server: Arc<TestServer>,
+) {
+    browser
+        .navigate(&server.url("/covered-frame"))
+        .await
+        .unwrap();
+    let map = map_until(&browser, "the frame is mapped", |m| has(m, "Bottom button")).await;
+    let text = map.render();
+    assert!(find(&map, "Bottom button").in_iframe, "{text}");
+    // The banner of the page covers the frame's top half.
+    assert!(!text.contains("Top button"), "{text}");
+    assert!(!text.contains("label=\"Size\""), "{text}");
+    // Without the banner, they are offered.
+    browser
+        .evaluate("document.getElementById('banner').remove()")
+        .await
+        .unwrap();
+    let map = browser.page_map().await.unwrap();
+    assert!(
+        has(&map, "Top button") && has(&map, "label=\"Size\""),
+        "{}",
+        map.render()
+    );
+}
+
+async fn a_frame_that_appears_brings_new_elements(browser: Browser, server: Arc<TestServer>) {
+    browser.navigate(&server.url("/late-frame")).await.unwrap();
+    let map = browser.page_map().await.unwrap();
+    let add = find(&map, "Add the frame");
+    assert!(!add.is_new, "nothing is new on a page's first map");
+    browser.click(add.index).await.unwrap();
+    let map = map_until(&browser, "the frame is mapped", |m| has(m, "Bottom button")).await;
+    for label in ["Top button", "Bottom button", "label=\"Size\""] {
+        let element = find(&map, label);
+        assert!(
+            element.is_new && element.render().starts_with('*') && element.in_iframe,
+            "{}",
+            map.render()
+        );
+    }
+    assert!(!find(&map, "Add the frame").is_new);
+    let again = browser.page_map().await.unwrap();
+    assert!(
+        again.elements.iter().all(|e| !e.is_new),
+        "{}",
+        again.render()
+    );
+}
+
+async fn elements_painted_over_are_not_offered(browser: Browser, server: Arc<TestServer>) {
+    browser
+        .navigate(&server.url("/painted-over"))
+        .await
+        .unwrap();
+    let map = browser.page_map().await.unwrap();
+    let text = map.render();
+    // The card is neither positioned nor later in a stacking order a
+    // browser sees without painting: its transform lifts it over the
+    // button.
+    assert!(!has(&map, "Painted over"), "{text}");
+    assert!(has(&map, "Free button"), "{text}");
+    let covered = browser
+        .evaluate("document.elementFromPoint(30, 30).textContent")
+        .await
+        .unwrap();
+    assert_eq!(
+        covered, "A transformed card",
+        "the fixture covers the button"
+    );
+}
+
+async fn dropdown_options_are_summarised(browser: Browser, server: Arc<TestServer>) {
+    browser.navigate(&server.url("/order")).await.unwrap();
+    let map = browser.page_map().await.unwrap();
+    let size = find(&map, "name=size");
+    assert_eq!(size.options, ["Small", "Medium", "Large", "XL (sold out)"]);
+    assert_eq!(size.option_count, Some(4));
+    assert!(
+        size.render()
+            .contains(r#" options="Small | Medium | Large | XL (sold out)"> value="Medium""#),
+        "{}",
+        size.render()
+    );
+    // The ARIA combobox's listbox is closed (hidden); its options are
+    // listed all the same.
+    let colour = find(&map, "role=combobox");
+    assert!(
+        colour.render().contains(r#"options="Red | Green | Blue""#),
+        "{}",
+        colour.render()
+    );
+    // A long list: its first eight options, and how many there are.
+    browser.navigate(&server.url("/booking")).await.unwrap();
+    let map = browser.page_map().await.unwrap();
+    let nights = find(&map, "name=nights");
+    assert!(
+        nights
+            .render()
+            .contains(r#"options="1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | … 14 in all""#),
+        "{}",
+        nights.render()
+    );
+}
+
+async fn orientation_texts_stay_short_and_within_budget(browser: Browser, server: Arc<TestServer>) {
+    browser.navigate(&server.url("/article")).await.unwrap();
+    let map = browser.page_map().await.unwrap();
+    let text = map.render();
+    let headings: Vec<(&str, u8)> = map
+        .texts
+        .iter()
+        .filter_map(|t| t.heading.map(|h| (t.text.as_str(), h)))
+        .collect();
+    assert_eq!(headings.first(), Some(&("The long article", 1)), "{text}");
+    assert!(headings.contains(&("Section 1", 2)), "{text}");
+    assert!(text.contains("\n# The long article\n"), "{text}");
+    assert!(text.contains("\n## Section 1\n"), "{text}");
+    // Short texts only: no paragraph of the article, each text cut to the
+    // element text length, all within the budget.
+    assert!(!text.contains("Lorem ipsum"), "{text}");
+    let max = usize::try_from(MAX_TEXT_CHARS).unwrap();
+    assert!(map.texts.iter().all(|t| t.text.chars().count() <= max));
+    let total: usize = map.texts.iter().map(|t| t.text.chars().count()).sum();
+    assert!(total <= usize::try_from(MAX_ORIENTATION_CHARS).unwrap());
+    // Each text stands before the element that follows it on the page.
+    let link = position(&map, "a link to the docs");
+    let title = map
+        .texts
+        .iter()
+        .find(|t| t.text == "The long article")
+        .unwrap();
+    assert!(title.before <= link, "{text}");
+
+    // A form: labels that name a control are not repeated as texts.
+    browser.navigate(&server.url("/order")).await.unwrap();
+    let map = browser.page_map().await.unwrap();
+    assert!(
+        map.texts
+            .iter()
+            .all(|t| t.text != "Name" && t.text != "Size"),
+        "{}",
+        map.render()
+    );
+    assert!(
+        map.texts.iter().any(|t| t.text == "Colour"),
+        "{}",
+        map.render()
+    );
+}
+
+async fn orientation_texts_never_show_a_secret(browser: Browser, server: Arc<TestServer>) {
+    let policy = SafetyPolicy::builder()
+        .secret("password", "hunter2-orient")
+        .build()
+        .unwrap();
+    let registry = toolkit_browser::registry(browser.clone(), policy)
+        .build()
+        .unwrap();
+    browser.navigate(&server.url("/login")).await.unwrap();
+    let map = browser.page_map().await.unwrap();
+    let pw = find(&map, "name=pw").index;
+    let typed = registry
+        .call(
+            "input",
+            format!(r#"{{"index": {pw}, "text": "<secret>password</secret>"}}"#).as_str(),
+        )
+        .await
+        .result;
+    assert!(!typed.is_error(), "{}", typed.to_text());
+    // The page echoes what was typed in a banner, which the map shows as a
+    // short text: with the placeholder, never the value.
+    let map = browser.page_map().await.unwrap();
+    let text = map.render();
+    assert!(
+        map.texts
+            .iter()
+            .any(|t| t.text.contains("You typed <secret>password</secret>")),
+        "{text}"
+    );
+    assert!(!text.contains("hunter2"), "{text}");
+    browser.set_policy(SafetyPolicy::default());
+}
