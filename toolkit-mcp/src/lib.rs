@@ -49,6 +49,7 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+mod client;
 mod server;
 
 use std::fmt;
@@ -56,6 +57,9 @@ use std::sync::Arc;
 
 use toolkit_core::Registry;
 
+pub use client::{
+    Attached, ClientError, McpClient, McpClientBuilder, STRUCTURED_CONTENT, UNSHOWN_CONTENT,
+};
 pub use server::http::{HttpOptions, serve_http};
 pub use server::{DEFAULT_MAX_REQUEST_BYTES, McpServer};
 
