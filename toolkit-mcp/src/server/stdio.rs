@@ -7,6 +7,7 @@
 use std::io;
 use std::sync::Arc;
 
+use rmcp::model::{ClientRequest, JsonRpcMessage};
 use rmcp::service::{RoleServer, RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use serde_json::{Value, json};
@@ -109,12 +110,59 @@ where
         let request_like = value.get("jsonrpc") == Some(&json!("2.0"))
             && value.get("method").is_some_and(Value::is_string);
         match serde_json::from_value(value) {
-            Ok(message) => Ok(Some(message)),
+            Ok(message) => match standard_method_misread(&message) {
+                // rmcp reads a standard request whose params it cannot
+                // read as a request of an unknown method.
+                Some(method) => Err((
+                    id,
+                    INVALID_PARAMS,
+                    format!("Invalid params for {method}"),
+                )),
+                None => Ok(Some(message)),
+            },
             // A notification gets no answer, even an error.
             Err(_) if request_like && id.is_none() => Ok(None),
             Err(error) if request_like => Err((id, INVALID_PARAMS, format!("Invalid params: {error}"))),
             Err(error) => Err((id, INVALID_REQUEST, format!("Invalid request: {error}"))),
         }
+    }
+}
+
+/// The methods of the protocol's requests from a client.
+const STANDARD_METHODS: &[&str] = &[
+    "initialize",
+    "ping",
+    "server/discover",
+    "subscriptions/listen",
+    "tools/list",
+    "tools/call",
+    "resources/list",
+    "resources/read",
+    "resources/templates/list",
+    "resources/subscribe",
+    "resources/unsubscribe",
+    "prompts/list",
+    "prompts/get",
+    "completion/complete",
+    "logging/setLevel",
+    "tasks/get",
+    "tasks/list",
+    "tasks/result",
+    "tasks/cancel",
+];
+
+/// The method of a standard request that was read as a custom one.
+fn standard_method_misread(message: &RxJsonRpcMessage<RoleServer>) -> Option<&str> {
+    match message {
+        JsonRpcMessage::Request(request) => match &request.request {
+            ClientRequest::CustomRequest(custom)
+                if STANDARD_METHODS.contains(&custom.method.as_str()) =>
+            {
+                Some(&custom.method)
+            }
+            _ => None,
+        },
+        _ => None,
     }
 }
 
