@@ -1,0 +1,4 @@
+mod support;
+fn main() {
+    if support::serve_if_asked() {}
+}
