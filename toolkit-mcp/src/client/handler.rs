@@ -2,7 +2,6 @@
 //! and the progress of calls that asked for it.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use rmcp::ClientHandler;
@@ -20,23 +19,30 @@ use toolkit_core::CallContext;
 pub(crate) struct Handler {
     pub(crate) list_changed: Arc<Notify>,
     progress: Arc<Mutex<HashMap<String, CallContext>>>,
-    next_token: Arc<AtomicU64>,
 }
 
 impl Handler {
-    /// A progress token for a call whose tool listens to progress; the
-    /// server's reports reach `call` until the guard is dropped.
-    pub(crate) fn track(&self, call: &CallContext) -> (ProgressToken, TrackGuard) {
-        let token = format!("toolkit-{}", self.next_token.fetch_add(1, Ordering::Relaxed));
+    /// Sends the server's reports for `token` to `call` until the guard
+    /// is dropped.
+    pub(crate) fn track(&self, token: &ProgressToken, call: &CallContext) -> TrackGuard {
+        let token = key(token);
         self.progress
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .insert(token.clone(), call.clone());
-        let guard = TrackGuard {
+        TrackGuard {
             progress: Arc::clone(&self.progress),
-            token: token.clone(),
-        };
-        (ProgressToken(NumberOrString::String(token.into())), guard)
+            token,
+        }
+    }
+}
+
+/// A token as a map key: a number and the same digits as a string are
+/// different tokens.
+fn key(token: &ProgressToken) -> String {
+    match &token.0 {
+        NumberOrString::String(text) => format!("s{text}"),
+        NumberOrString::Number(number) => format!("n{number}"),
     }
 }
 
@@ -72,15 +78,11 @@ impl ClientHandler for Handler {
         params: ProgressNotificationParam,
         _context: NotificationContext<RoleClient>,
     ) {
-        let key = match &params.progress_token.0 {
-            NumberOrString::String(text) => text.to_string(),
-            NumberOrString::Number(number) => number.to_string(),
-        };
         let call = self
             .progress
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .get(&key)
+            .get(&key(&params.progress_token))
             .cloned();
         if let Some(call) = call {
             call.report_progress(params.progress, params.total, params.message.as_deref());

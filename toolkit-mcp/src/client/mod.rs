@@ -14,10 +14,12 @@ use std::sync::{Arc, Mutex as StdMutex, PoisonError, Weak};
 use std::time::Duration;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, ProtocolVersion, RequestMetaObject,
-    ServerNotification, SubscriptionFilter,
+    CallToolRequest, CallToolRequestParams, CancelledNotificationParam, ClientRequest,
+    ProtocolVersion, RequestId, ServerNotification, ServerResult, SubscriptionFilter,
 };
-use rmcp::service::{ClientLifecycleMode, ClientServiceExt, Peer, RoleClient, RunningService};
+use rmcp::service::{
+    ClientLifecycleMode, ClientServiceExt, Peer, PeerRequestOptions, RoleClient, RunningService,
+};
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use serde_json::Value;
 use tokio::sync::Mutex;
@@ -268,6 +270,35 @@ impl fmt::Debug for McpClient {
             .field("name", &self.shared.name)
             .field("target", &self.shared.target)
             .finish_non_exhaustive()
+    }
+}
+
+/// Tells the server a request was given up, unless disarmed.
+struct Abandoned<'a> {
+    peer: &'a Peer<RoleClient>,
+    id: Option<RequestId>,
+}
+
+impl<'a> Abandoned<'a> {
+    fn new(peer: &'a Peer<RoleClient>, id: RequestId) -> Self {
+        Self { peer, id: Some(id) }
+    }
+
+    fn disarm(&mut self) {
+        self.id = None;
+    }
+}
+
+impl Drop for Abandoned<'_> {
+    fn drop(&mut self) {
+        let Some(id) = self.id.take() else { return };
+        let peer = self.peer.clone();
+        let reason = Some("the call was cancelled".to_owned());
+        tokio::spawn(async move {
+            let _ = peer
+                .notify_cancelled(CancelledNotificationParam::new(Some(id), reason))
+                .await;
+        });
     }
 }
 
@@ -528,20 +559,33 @@ impl Shared {
         if let Value::Object(arguments) = arguments {
             params = params.with_arguments(arguments);
         }
-        let _tracking = call.reports_progress().then(|| {
-            let (token, guard) = self.handler.track(call);
-            params.meta = Some(RequestMetaObject::with_progress_token(token));
-            guard
-        });
-        // Dropping the request (cancelled, timed out) sends
-        // `notifications/cancelled` to the server.
-        let request = peer.call_tool_once(params);
+        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+        let exchange = async {
+            let handle = peer
+                .send_request_with_option(request, PeerRequestOptions::no_options())
+                .await?;
+            // rmcp gives every request a progress token of its own.
+            let _tracking = call
+                .reports_progress()
+                .then(|| self.handler.track(&handle.progress_token, call));
+            let mut abandoned = Abandoned::new(&peer, handle.id.clone());
+            let answer = handle.await_response().await;
+            abandoned.disarm();
+            // Notifications are handled on tasks of their own: the last
+            // reports may still be on their way.
+            for _ in 0..4 {
+                tokio::task::yield_now().await;
+            }
+            answer
+        };
         let limited = async {
             match self.timeout {
-                Some(limit) => tokio::time::timeout(limit, request).await.ok(),
-                None => Some(request.await),
+                Some(limit) => tokio::time::timeout(limit, exchange).await.ok(),
+                None => Some(exchange.await),
             }
         };
+        // Dropping the exchange (cancelled, timed out) sends
+        // `notifications/cancelled` to the server.
         let answer = tokio::select! {
             answer = limited => answer,
             () = call.cancellation().cancelled() => {
@@ -557,7 +601,7 @@ impl Shared {
             ));
         };
         match answer {
-            Ok(CallToolResponse::Complete(result)) => match serde_json::to_value(&result) {
+            Ok(ServerResult::CallToolResult(result)) => match serde_json::to_value(&result) {
                 Ok(value) => content::to_result(&value),
                 Err(error) => ToolResult::error(format!("an unreadable result: {error}")),
             },
