@@ -4,6 +4,9 @@
 //!
 //! # Serving
 //!
+//! The guide's chapter (`docs/mcp.md` in the repository) tells the whole
+//! story; this is the reference.
+//!
 //! [`McpServer`] is an rmcp `ServerHandler` around a registry: `tools/list`
 //! is the registry's MCP definitions (title, annotations and output schema
 //! included), `tools/call` its safe dispatch, and results go through
@@ -15,9 +18,9 @@
 //! - An unknown tool is a JSON-RPC error (`-32602`); bad arguments and a
 //!   tool's failure are results with `isError`, which the model can read
 //!   and act on.
-//! - `notifications/cancelled`, or a client leaving an HTTP request, raises
-//!   the call's [`Cancellation`](toolkit_core::Cancellation), which the tool
-//!   sees through its `CallContext`.
+//! - `notifications/cancelled`, or a client leaving a stateless HTTP
+//!   request, raises the call's [`Cancellation`](toolkit_core::Cancellation),
+//!   which the tool sees through its `CallContext`.
 //! - A tool's [progress reports](toolkit_core::CallContext::report_progress)
 //!   reach a client that asked for them as `notifications/progress`.
 //! - Adding, removing, enabling or disabling tools in the registry sends
@@ -43,6 +46,28 @@
 //! # async fn run() -> Result<(), toolkit_mcp::ServeError> {
 //! let registry = Arc::new(Registry::builder().tools(tools![add]).build().unwrap());
 //! toolkit_mcp::serve_stdio(registry).await
+//! # }
+//! ```
+//!
+//! # Consuming
+//!
+//! [`McpClient`] connects to a server (a child process over stdio, or a
+//! Streamable HTTP endpoint) and turns its tools into run-time tools of a
+//! registry: names prefixed and cleaned to what every provider accepts,
+//! schemas checked like any tool's, calls forwarded with their
+//! cancellation and progress, results mapped to our blocks, a dead server
+//! restarted at the next call, list changes followed.
+//!
+//! ```no_run
+//! use std::sync::Arc;
+//! use toolkit_core::Registry;
+//! use toolkit_mcp::McpClient;
+//!
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! let web = McpClient::http("web", "http://127.0.0.1:8080/mcp").connect().await?;
+//! let registry = Arc::new(Registry::builder().tools(web.tools().await?).build()?);
+//! web.watch(&registry);
+//! # Ok(())
 //! # }
 //! ```
 
