@@ -86,7 +86,8 @@ fn text_of<'a>(item: &'a Value, key: &str) -> &'a str {
 
 /// The decoded size of base64 text, for descriptions.
 fn decoded_len(data: &str) -> usize {
-    data.len() / 4 * 3 - data.bytes().rev().take_while(|&b| b == b'=').count()
+    let padding = data.bytes().rev().take_while(|&b| b == b'=').count();
+    (data.len() / 4 * 3).saturating_sub(padding)
 }
 
 fn image(mime_type: &str, data: &str) -> Option<Block> {
@@ -202,6 +203,14 @@ mod tests {
         }));
         assert_eq!(result.to_text(), "three");
         assert_eq!(result.attributes()[STRUCTURED_CONTENT], value);
+    }
+
+    #[test]
+    fn sizes_of_any_base64() {
+        assert_eq!(decoded_len("AAAA"), 3);
+        assert_eq!(decoded_len("AA=="), 1);
+        assert_eq!(decoded_len("="), 0);
+        assert_eq!(decoded_len(""), 0);
     }
 
     #[test]
