@@ -64,7 +64,12 @@ const SERVE: &str = "TOOLKIT_MCP_BENCH_SERVE";
 /// address first).
 async fn serve(mode: &str) {
     let (server, transport) = mode.split_once('-').expect("SERVER-TRANSPORT");
-    let registry = Arc::new(Registry::builder().tools(tools![echo]).build().expect("valid"));
+    let registry = Arc::new(
+        Registry::builder()
+            .tools(tools![echo])
+            .build()
+            .expect("valid"),
+    );
     let ours = toolkit_mcp::McpServer::new(registry);
     match (server, transport) {
         ("ours", "stdio") => ours.serve_stdio().await.expect("served"),
@@ -127,13 +132,19 @@ impl Subject {
     /// installs.
     fn everything(transport: &str) -> Option<Self> {
         let modules = std::env::var_os("TOOLKIT_NODE_MODULES")?;
-        let script = PathBuf::from(modules).join("@modelcontextprotocol/server-everything/dist/index.js");
+        let script =
+            PathBuf::from(modules).join("@modelcontextprotocol/server-everything/dist/index.js");
         script.exists().then(|| Self {
             label: "server-everything (TypeScript)",
             program: "node".into(),
             args: vec![
                 script.to_string_lossy().into_owned(),
-                if transport == "http" { "streamableHttp" } else { "stdio" }.to_owned(),
+                if transport == "http" {
+                    "streamableHttp"
+                } else {
+                    "stdio"
+                }
+                .to_owned(),
             ],
             env: Vec::new(),
             tool: "echo",
@@ -210,7 +221,10 @@ fn free_port() -> u16 {
 
 async fn wait_for_port(port: u16) {
     let deadline = Instant::now() + Duration::from_secs(30);
-    while tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_err() {
+    while tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .is_err()
+    {
         assert!(Instant::now() < deadline, "nothing listens on {port}");
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
@@ -308,7 +322,11 @@ async fn run(full: bool) {
             subjects.push(everything);
         }
         for clients in [1, 64] {
-            let calls = if full { clients.max(1) * 60 + 2000 } else { clients * 2 };
+            let calls = if full {
+                clients.max(1) * 60 + 2000
+            } else {
+                clients * 2
+            };
             let mut figures: Vec<(Vec<f64>, Vec<Duration>)> =
                 subjects.iter().map(|_| (Vec::new(), Vec::new())).collect();
             for _ in 0..rounds {

@@ -42,7 +42,12 @@ async fn eventually(what: &str, mut check: impl FnMut() -> bool) {
 /// Everything a client does with one server, over any transport.
 async fn exercise(client: &McpClient, prefix: &str) {
     let tools = client.tools().await.expect("a tool list");
-    let registry = Arc::new(Registry::builder().tools(tools).build().expect("valid tools"));
+    let registry = Arc::new(
+        Registry::builder()
+            .tools(tools)
+            .build()
+            .expect("valid tools"),
+    );
     let expected: Vec<String> = support::TOOLS
         .iter()
         .map(|tool| format!("{prefix}_{tool}"))
@@ -58,10 +63,7 @@ async fn exercise(client: &McpClient, prefix: &str) {
         definitions[0]["annotations"],
         json!({"readOnlyHint": true, "idempotentHint": true})
     );
-    assert_eq!(
-        definitions[0]["inputSchema"]["required"],
-        json!(["a", "b"])
-    );
+    assert_eq!(definitions[0]["inputSchema"]["required"], json!(["a", "b"]));
     assert_eq!(definitions[3]["title"], "Weather today");
     assert_eq!(definitions[3]["outputSchema"]["type"], "object");
     // And every provider takes them.
@@ -75,15 +77,25 @@ async fn exercise(client: &McpClient, prefix: &str) {
     // Arguments are checked here, before the server sees them.
     let wrong = registry.call(&add, r#"{"a": "two", "b": 1}"#).await;
     assert!(wrong.result.is_error());
-    assert!(wrong.result.to_text().contains("at `a`"), "{}", wrong.result.to_text());
+    assert!(
+        wrong.result.to_text().contains("at `a`"),
+        "{}",
+        wrong.result.to_text()
+    );
 
     let failing = registry.call(&named("fail"), "{}").await.result;
     assert_eq!(failing.error_message(), Some("Error: the disk is full"));
 
     let pixel = registry.call(&named("pixel"), "{}").await.result;
-    assert!(matches!(pixel.content(), [Block::Text { .. }, Block::Image { .. }]));
+    assert!(matches!(
+        pixel.content(),
+        [Block::Text { .. }, Block::Image { .. }]
+    ));
 
-    let weather = registry.call(&named("weather"), r#"{"city": "Oslo"}"#).await.result;
+    let weather = registry
+        .call(&named("weather"), r#"{"city": "Oslo"}"#)
+        .await
+        .result;
     assert!(
         matches!(weather.content(), [Block::Json { value }] if *value == json!({"city": "Oslo", "celsius": 21})),
         "{weather:?}"
@@ -105,12 +117,12 @@ async fn exercise(client: &McpClient, prefix: &str) {
     // Reports are advisory: one still on its way when the result came may
     // be dropped, never one reordered.
     assert!(!steps.is_empty() && steps.is_sorted(), "{steps:?}");
-    assert!(steps.iter().all(|step| [1.0, 2.0, 3.0].contains(step)), "{steps:?}");
-    assert_eq!(reports[0].total, Some(3.0));
-    assert_eq!(
-        reports[0].message,
-        Some(format!("step {}", steps[0]))
+    assert!(
+        steps.iter().all(|step| [1.0, 2.0, 3.0].contains(step)),
+        "{steps:?}"
     );
+    assert_eq!(reports[0].total, Some(3.0));
+    assert_eq!(reports[0].message, Some(format!("step {}", steps[0])));
 
     // Cancellation, forwarded: the server's tool sees it.
     let cancellation = Cancellation::new();
@@ -138,7 +150,12 @@ async fn list_changes(client: &McpClient, prefix: &str) {
     assert!(attached.refused.is_empty());
     let fail = format!("{prefix}_fail");
     assert!(registry.is_enabled(&fail));
-    let toggled = text(&registry, &format!("{prefix}_toggle"), json!({"name": "fail"})).await;
+    let toggled = text(
+        &registry,
+        &format!("{prefix}_toggle"),
+        json!({"name": "fail"}),
+    )
+    .await;
     assert_eq!(toggled, "disabled: true");
     eventually("the disabled tool leaves the registry", || {
         registry.get(&fail).is_none()
@@ -192,8 +209,16 @@ async fn timeout(client: McpClient, prefix: &str) {
 
 /// Two servers whose tools clean to one name: refused, both named.
 async fn collision() {
-    let one = ours_over_stdio("one").prefix("x").connect().await.expect("one");
-    let two = ours_over_stdio("two").prefix("x").connect().await.expect("two");
+    let one = ours_over_stdio("one")
+        .prefix("x")
+        .connect()
+        .await
+        .expect("one");
+    let two = ours_over_stdio("two")
+        .prefix("x")
+        .connect()
+        .await
+        .expect("two");
     let error = Registry::builder()
         .tools(one.tools().await.expect("tools"))
         .tools(two.tools().await.expect("tools"))
@@ -207,7 +232,10 @@ async fn collision() {
         "{message}"
     );
     // Names are cleaned: dots and other characters become `_`.
-    let dotted = ours_over_stdio("my.server v2").connect().await.expect("dotted");
+    let dotted = ours_over_stdio("my.server v2")
+        .connect()
+        .await
+        .expect("dotted");
     let tools: Vec<ToolDef> = dotted.tools().await.expect("tools");
     assert_eq!(tools[0].name(), "my_server_v2_add");
     one.close().await;
@@ -216,7 +244,10 @@ async fn collision() {
 }
 
 async fn run() {
-    let stdio = ours_over_stdio("ours").connect().await.expect("connected over stdio");
+    let stdio = ours_over_stdio("ours")
+        .connect()
+        .await
+        .expect("connected over stdio");
     exercise(&stdio, "ours").await;
     list_changes(&stdio, "ours").await;
     restart(&stdio, "ours").await;

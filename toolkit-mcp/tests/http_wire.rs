@@ -187,7 +187,12 @@ async fn with_session(server: &HttpServer) {
     // result.
     let counted = client
         .post(
-            &call(9, "count", json!({"to": 3}), Some(json!({"progressToken": 9}))),
+            &call(
+                9,
+                "count",
+                json!({"to": 3}),
+                Some(json!({"progressToken": 9})),
+            ),
             &[],
         )
         .await;
@@ -262,11 +267,21 @@ async fn stateless(server: &HttpServer) {
     assert_eq!(list["result"]["resultType"], "complete");
     assert_eq!(list["result"]["tools"][3]["title"], "Weather today");
 
-    let (sum, _) = send(3, "tools/call", json!({"name": "add", "arguments": {"a": 2, "b": 3}})).await;
+    let (sum, _) = send(
+        3,
+        "tools/call",
+        json!({"name": "add", "arguments": {"a": 2, "b": 3}}),
+    )
+    .await;
     assert_valid(V, "CallToolResult", &sum["result"]);
     assert_eq!(sum["result"]["resultType"], "complete");
     assert_eq!(sum["result"]["content"][0]["text"], "5");
-    let (weather, _) = send(4, "tools/call", json!({"name": "weather", "arguments": {"city": "Oslo"}})).await;
+    let (weather, _) = send(
+        4,
+        "tools/call",
+        json!({"name": "weather", "arguments": {"city": "Oslo"}}),
+    )
+    .await;
     assert_valid(V, "CallToolResult", &weather["result"]);
     assert_eq!(
         weather["result"]["structuredContent"],
@@ -293,7 +308,8 @@ async fn stateless(server: &HttpServer) {
 /// A client that goes away mid-call cancels the call.
 async fn disconnect(server: &HttpServer) {
     let client = Client::new(&server.url);
-    let (request, headers) = request_2026(1, "tools/call", json!({"name": "slow", "arguments": {}}));
+    let (request, headers) =
+        request_2026(1, "tools/call", json!({"name": "slow", "arguments": {}}));
     let pending = client.request(&request, &headers).send();
     // The request is sent and the tool running when the client gives up.
     let gave_up = tokio::time::timeout(Duration::from_millis(500), pending).await;
@@ -301,8 +317,11 @@ async fn disconnect(server: &HttpServer) {
     let deadline = Instant::now() + Duration::from_secs(5);
     let mut id = 2;
     loop {
-        let (request, headers) =
-            request_2026(id, "tools/call", json!({"name": "was_cancelled", "arguments": {}}));
+        let (request, headers) = request_2026(
+            id,
+            "tools/call",
+            json!({"name": "was_cancelled", "arguments": {}}),
+        );
         let answer = client.post(&request, &headers).await;
         let (seen, _) = response(Revision::V2026_07_28, &answer, id);
         if seen["result"]["content"][0]["text"] == "true" {
@@ -320,8 +339,11 @@ async fn disconnect(server: &HttpServer) {
 /// A body over the limit is refused, and the server goes on serving.
 async fn too_large(server: &HttpServer) {
     let client = Client::new(&server.url);
-    let (mut request, headers) =
-        request_2026(1, "tools/call", json!({"name": "add", "arguments": {"a": 1, "b": 2}}));
+    let (mut request, headers) = request_2026(
+        1,
+        "tools/call",
+        json!({"name": "add", "arguments": {"a": 1, "b": 2}}),
+    );
     request["params"]["arguments"]["pad"] = json!("x".repeat(80 * 1024));
     let answer = client.post(&request, &headers).await;
     assert_eq!(answer.status, StatusCode::PAYLOAD_TOO_LARGE);

@@ -90,16 +90,19 @@ fn check(target: Target<'_>) {
         .collect();
     assert_eq!(names, support::TOOLS);
 
-    let (ok, stdout, stderr) = inspect(target, &[
-        "--method",
-        "tools/call",
-        "--tool-name",
-        "add",
-        "--tool-arg",
-        "a=2",
-        "--tool-arg",
-        "b=40",
-    ]);
+    let (ok, stdout, stderr) = inspect(
+        target,
+        &[
+            "--method",
+            "tools/call",
+            "--tool-name",
+            "add",
+            "--tool-arg",
+            "a=2",
+            "--tool-arg",
+            "b=40",
+        ],
+    );
     assert!(ok, "{stderr}");
     let sum = json_of(&stdout);
     assert_eq!(sum["content"], json!([{"type": "text", "text": "42"}]));
@@ -118,5 +121,4 @@ fn check(target: Target<'_>) {
     let (ok, stdout, stderr) = inspect(target, &["--method", "tools/call", "--tool-name", "nope"]);
     assert!(!ok, "an unknown tool is an error: {stdout}");
     assert!(stderr.contains("-32602"), "{stderr}");
-
 }

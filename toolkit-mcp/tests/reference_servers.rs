@@ -13,9 +13,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use toolkit_core::{
-    Block, Cancellation, Progress, ProgressSink, Provider, Registry, ToolCall,
-};
+use toolkit_core::{Block, Cancellation, Progress, ProgressSink, Provider, Registry, ToolCall};
 use toolkit_mcp::{McpClient, UNSHOWN_CONTENT};
 
 fn module(path: &str) -> PathBuf {
@@ -23,7 +21,11 @@ fn module(path: &str) -> PathBuf {
         panic!("TOOLKIT_NODE_MODULES is not set: run scripts/test, which installs the reference servers, or set TOOLKIT_SKIP_MCP_TESTS=1")
     });
     let path = PathBuf::from(modules).join(path);
-    assert!(path.exists(), "{} is missing: run scripts/deps node", path.display());
+    assert!(
+        path.exists(),
+        "{} is missing: run scripts/deps node",
+        path.display()
+    );
     path
 }
 
@@ -53,8 +55,14 @@ async fn everything(client: &McpClient) {
         .expect("the server's tools are valid");
     every_provider_takes(&registry);
     let names: Vec<String> = registry.names().collect();
-    assert!(names.contains(&"everything_get-tiny-image".to_owned()), "{names:?}");
-    let definitions = registry.definitions(Provider::Mcp).expect("definitions").to_value();
+    assert!(
+        names.contains(&"everything_get-tiny-image".to_owned()),
+        "{names:?}"
+    );
+    let definitions = registry
+        .definitions(Provider::Mcp)
+        .expect("definitions")
+        .to_value();
     let echo = definitions
         .as_array()
         .expect("a list")
@@ -70,19 +78,28 @@ async fn everything(client: &McpClient) {
     let sum = text(&registry, "everything_get-sum", json!({"a": 2, "b": 3})).await;
     assert!(sum.contains('5'), "{sum}");
     // Checked here before the server sees it.
-    let wrong = registry.call("everything_get-sum", r#"{"a": "two", "b": 3}"#).await;
+    let wrong = registry
+        .call("everything_get-sum", r#"{"a": "two", "b": 3}"#)
+        .await;
     assert!(wrong.result.is_error());
 
-    let image = registry.call("everything_get-tiny-image", "{}").await.result;
+    let image = registry
+        .call("everything_get-tiny-image", "{}")
+        .await
+        .result;
     assert!(
-        image
-            .content()
-            .iter()
-            .any(|block| matches!(block, Block::Image { image } if image.mime_type() == "image/png")),
+        image.content().iter().any(
+            |block| matches!(block, Block::Image { image } if image.mime_type() == "image/png")
+        ),
         "{image:?}"
     );
 
-    let links = text(&registry, "everything_get-resource-links", json!({"count": 2})).await;
+    let links = text(
+        &registry,
+        "everything_get-resource-links",
+        json!({"count": 2}),
+    )
+    .await;
     assert_eq!(links.matches("Resource link:").count(), 2, "{links}");
 
     let embedded = text(
@@ -103,7 +120,10 @@ async fn everything(client: &McpClient) {
     assert!(blob.attributes().contains_key(UNSHOWN_CONTENT), "{blob:?}");
 
     let structured = registry
-        .call("everything_get-structured-content", r#"{"location": "Chicago"}"#)
+        .call(
+            "everything_get-structured-content",
+            r#"{"location": "Chicago"}"#,
+        )
         .await
         .result;
     let value = match structured.content() {
@@ -123,7 +143,9 @@ async fn everything(client: &McpClient) {
         "everything_trigger-long-running-operation",
         json!({"duration": 1, "steps": 4}),
     );
-    let long = registry.run_reporting(&call, &Cancellation::new(), &sink).await;
+    let long = registry
+        .run_reporting(&call, &Cancellation::new(), &sink)
+        .await;
     assert!(!long.result.is_error(), "{:?}", long.result);
     let reports = seen.lock().unwrap().clone();
     assert!(reports.len() >= 3, "{reports:?}");
@@ -177,12 +199,19 @@ async fn filesystem() {
     let path = |name: &str| folder.join(name).to_string_lossy().into_owned();
     let listing = text(&registry, "fs_list_directory", json!({"path": path("")})).await;
     assert!(listing.contains("notes.txt"), "{listing}");
-    let notes = text(&registry, "fs_read_text_file", json!({"path": path("notes.txt")})).await;
+    let notes = text(
+        &registry,
+        "fs_read_text_file",
+        json!({"path": path("notes.txt")}),
+    )
+    .await;
     assert!(notes.contains("milk\neggs"), "{notes}");
     let written = registry
         .call(
             "fs_write_file",
-            json!({"path": path("plan.txt"), "content": "ship it"}).to_string().as_str(),
+            json!({"path": path("plan.txt"), "content": "ship it"})
+                .to_string()
+                .as_str(),
         )
         .await;
     assert!(!written.result.is_error(), "{:?}", written.result);
@@ -197,17 +226,25 @@ async fn filesystem() {
         .await
         .result;
     assert!(outside.is_error(), "{outside:?}");
-    assert!(!outside.to_text().contains("root:"), "{}", outside.to_text());
+    assert!(
+        !outside.to_text().contains("root:"),
+        "{}",
+        outside.to_text()
+    );
     client.close().await;
     let _ = std::fs::remove_dir_all(&folder);
 }
 
 async fn run() {
     let everything_js = module("@modelcontextprotocol/server-everything/dist/index.js");
-    let stdio = McpClient::command("everything", "node", [everything_js.as_os_str(), "stdio".as_ref()])
-        .connect()
-        .await
-        .expect("server-everything starts");
+    let stdio = McpClient::command(
+        "everything",
+        "node",
+        [everything_js.as_os_str(), "stdio".as_ref()],
+    )
+    .connect()
+    .await
+    .expect("server-everything starts");
     everything(&stdio).await;
     stdio.close().await;
     println!("reference_servers: server-everything over stdio ok");
@@ -226,8 +263,14 @@ async fn run() {
         .spawn()
         .expect("node starts");
     let deadline = Instant::now() + Duration::from_secs(30);
-    while tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_err() {
-        assert!(Instant::now() < deadline, "server-everything never listened");
+    while tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .is_err()
+    {
+        assert!(
+            Instant::now() < deadline,
+            "server-everything never listened"
+        );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     let http = McpClient::http("everything", format!("http://127.0.0.1:{port}/mcp"))

@@ -304,8 +304,14 @@ impl Registry {
         progress: &ProgressSink,
     ) -> CallOutcome {
         let arguments = call.arguments();
-        self.dispatch(&call.id, &call.name, arguments, cancellation, Some(progress))
-            .await
+        self.dispatch(
+            &call.id,
+            &call.name,
+            arguments,
+            cancellation,
+            Some(progress),
+        )
+        .await
     }
 
     /// Runs one turn's calls concurrently and returns their results in call
@@ -371,7 +377,9 @@ impl Registry {
         let signals = (cancellation, progress);
         if let Some(entry) = self.built.find(name) {
             match entry.state() {
-                ENABLED => return self.start_def(&entry.def, entry.timeout, call_id, arguments, signals),
+                ENABLED => {
+                    return self.start_def(&entry.def, entry.timeout, call_id, arguments, signals);
+                }
                 DISABLED => return Err(self.disabled(name)),
                 // Removed: a tool added since may have the name.
                 _ => {}

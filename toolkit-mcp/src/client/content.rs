@@ -101,7 +101,9 @@ fn block(item: &Value, unshown: &mut Vec<Value>) -> Block {
             let mime_type = text_of(item, "mimeType");
             image(mime_type, text_of(item, "data")).unwrap_or_else(|| {
                 unshown.push(item.clone());
-                Block::text(format!("[an image of type {mime_type} that could not be read]"))
+                Block::text(format!(
+                    "[an image of type {mime_type} that could not be read]"
+                ))
             })
         }
         "audio" => {
@@ -180,7 +182,10 @@ mod tests {
         assert_eq!(kinds, ["text", "image", "text", "text", "text", "text"]);
         let text = result.to_text();
         assert!(text.contains("[audio, audio/wav, 3 bytes]"), "{text}");
-        assert!(text.contains("Resource link: a.txt <file:///a.txt> (text/plain)"), "{text}");
+        assert!(
+            text.contains("Resource link: a.txt <file:///a.txt> (text/plain)"),
+            "{text}"
+        );
         assert!(text.contains("Resource <file:///b.txt>:\nbee"), "{text}");
         assert!(text.contains("[resource <file:///c.bin>, application/octet-stream, 3 bytes]"));
         let unshown = &result.attributes()[UNSHOWN_CONTENT];

@@ -381,10 +381,10 @@ impl Shared {
             return Err(self.error("the connection was closed"));
         }
         let mut live = self.live.lock().await;
-        if let Some(current) = &*live {
-            if !current.running.is_closed() {
-                return Ok((current.running.peer().clone(), current.generation));
-            }
+        if let Some(current) = &*live
+            && !current.running.is_closed()
+        {
+            return Ok((current.running.peer().clone(), current.generation));
         }
         let generation = self.generations.fetch_add(1, Ordering::Relaxed);
         let running = tokio::time::timeout(self.connect_timeout, self.start())
@@ -433,7 +433,10 @@ impl Shared {
                     .stderr(Stdio::inherit())
                     .spawn()
                     .map_err(|error| {
-                        self.error(format!("cannot start {}: {error}", program.to_string_lossy()))
+                        self.error(format!(
+                            "cannot start {}: {error}",
+                            program.to_string_lossy()
+                        ))
                     })?;
                 handler.serve_with_lifecycle(transport, lifecycle).await
             }
@@ -466,7 +469,10 @@ impl Shared {
                 return;
             };
             while let Ok(Some(notification)) = subscription.next().await {
-                if matches!(notification, ServerNotification::ToolListChangedNotification(_)) {
+                if matches!(
+                    notification,
+                    ServerNotification::ToolListChangedNotification(_)
+                ) {
                     changed.notify_one();
                 }
             }
@@ -476,7 +482,10 @@ impl Shared {
     /// Drops connection `generation` if it is still the live one.
     async fn forget(&self, generation: u64) {
         let mut live = self.live.lock().await;
-        if live.as_ref().is_some_and(|current| current.generation == generation) {
+        if live
+            .as_ref()
+            .is_some_and(|current| current.generation == generation)
+        {
             // Dropping the connection ends it, and stops a child process.
             *live = None;
         }
@@ -630,7 +639,9 @@ impl Shared {
                 () = self.handler.list_changed.notified() => {}
                 () = self.closed.cancelled() => return,
             }
-            let Some(registry) = registry.upgrade() else { return };
+            let Some(registry) = registry.upgrade() else {
+                return;
+            };
             // A server that cannot list now is tried again at its next change.
             if let Ok(listed) = self.list().await {
                 self.sync(&registry, listed);

@@ -19,8 +19,8 @@ use rmcp::model::{
 use rmcp::service::{
     NotificationContext, Peer, RequestContext, RoleServer, ServiceExt, SubscriptionContext,
 };
-use tokio::io::{AsyncBufRead, AsyncWrite};
 use serde_json::Value;
+use tokio::io::{AsyncBufRead, AsyncWrite};
 use toolkit_core::emit::{self, EmitOptions, McpRevision};
 use toolkit_core::{Cancellation, Registry, ToolCall, ToolCallResult, ToolListChanges};
 
@@ -103,7 +103,6 @@ impl McpServer {
     pub fn registry(&self) -> &Arc<Registry> {
         &self.registry
     }
-
 }
 
 impl fmt::Debug for McpServer {

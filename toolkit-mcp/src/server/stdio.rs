@@ -98,7 +98,9 @@ where
     }
 
     /// The message on the line just read, or the error it deserves.
-    fn parse(&mut self) -> Result<Option<RxJsonRpcMessage<RoleServer>>, (Option<Value>, i64, String)> {
+    fn parse(
+        &mut self,
+    ) -> Result<Option<RxJsonRpcMessage<RoleServer>>, (Option<Value>, i64, String)> {
         let line = std::mem::take(&mut self.line);
         let text = line.strip_suffix(b"\r").unwrap_or(&line);
         if text.iter().all(u8::is_ascii_whitespace) {
@@ -113,16 +115,14 @@ where
             Ok(message) => match standard_method_misread(&message) {
                 // rmcp reads a standard request whose params it cannot
                 // read as a request of an unknown method.
-                Some(method) => Err((
-                    id,
-                    INVALID_PARAMS,
-                    format!("Invalid params for {method}"),
-                )),
+                Some(method) => Err((id, INVALID_PARAMS, format!("Invalid params for {method}"))),
                 None => Ok(Some(message)),
             },
             // A notification gets no answer, even an error.
             Err(_) if request_like && id.is_none() => Ok(None),
-            Err(error) if request_like => Err((id, INVALID_PARAMS, format!("Invalid params: {error}"))),
+            Err(error) if request_like => {
+                Err((id, INVALID_PARAMS, format!("Invalid params: {error}")))
+            }
             Err(error) => Err((id, INVALID_REQUEST, format!("Invalid request: {error}"))),
         }
     }

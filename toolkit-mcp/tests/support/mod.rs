@@ -102,7 +102,11 @@ async fn count(
     #[tool(context)] call: CallContext,
 ) -> String {
     for step in 1..=to {
-        call.report_progress(f64::from(step), Some(f64::from(to)), Some(&format!("step {step}")));
+        call.report_progress(
+            f64::from(step),
+            Some(f64::from(to)),
+            Some(&format!("step {step}")),
+        );
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
     format!("counted to {to}")
