@@ -169,7 +169,7 @@ impl ServerHandler for McpServer {
         let reporter = context
             .meta
             .get_progress_token()
-            .map(|token| progress::Reporter::start(token, context.peer.clone()));
+            .map(|token| progress::Reporter::new(token, context.peer.clone()));
         let outcome = {
             let run = async {
                 match &reporter {
