@@ -2,7 +2,9 @@
 //! with 1 and 64 concurrent clients: our server, rmcp's own
 //! `#[tool_router]` server with the same tool, and (when installed) the
 //! reference TypeScript server's `echo`, all driven by one client (rmcp's)
-//! in one run.
+//! in one run. Our tool is measured twice: as an `async fn`, which runs on
+//! the serving task as rmcp runs its tool (the like-for-like comparison),
+//! and as a plain `fn`, which we run on the blocking pool.
 //!
 //! ```text
 //! cargo bench -p toolkit-mcp --bench calls
@@ -31,13 +33,31 @@ use serde_json::{Map, Value, json};
 use tokio::io::AsyncBufReadExt;
 use toolkit_core::{Registry, tools};
 
-/// Repeats the text.
-#[toolkit_core::tool]
-fn echo(
-    /// What to repeat.
-    text: String,
-) -> String {
-    text
+/// The tool as rmcp runs its sync functions: on the task that serves the
+/// call. An `async fn` tool runs so with us.
+mod inline {
+    /// Repeats the text.
+    #[toolkit_core::tool]
+    pub async fn echo(
+        /// What to repeat.
+        text: String,
+    ) -> String {
+        text
+    }
+}
+
+/// The tool as a plain `fn`, which we run on tokio's blocking pool (so that
+/// a tool that blocks never holds up the server): a pool round trip more
+/// per call.
+mod blocking {
+    /// Repeats the text.
+    #[toolkit_core::tool]
+    pub fn echo(
+        /// What to repeat.
+        text: String,
+    ) -> String {
+        text
+    }
 }
 
 /// rmcp's own server with the same tool.
@@ -64,15 +84,15 @@ const SERVE: &str = "TOOLKIT_MCP_BENCH_SERVE";
 /// address first).
 async fn serve(mode: &str) {
     let (server, transport) = mode.split_once('-').expect("SERVER-TRANSPORT");
-    let registry = Arc::new(
-        Registry::builder()
-            .tools(tools![echo])
-            .build()
-            .expect("valid"),
-    );
+    let tools = if server == "ours_sync" {
+        tools![blocking::echo]
+    } else {
+        tools![inline::echo]
+    };
+    let registry = Arc::new(Registry::builder().tools(tools).build().expect("valid"));
     let ours = toolkit_mcp::McpServer::new(registry);
     match (server, transport) {
-        ("ours", "stdio") => ours.serve_stdio().await.expect("served"),
+        ("ours" | "ours_sync", "stdio") => ours.serve_stdio().await.expect("served"),
         ("rmcp", "stdio") => {
             let running = RmcpEcho
                 .serve(rmcp::transport::stdio())
@@ -85,7 +105,7 @@ async fn serve(mode: &str) {
                 .await
                 .expect("a port");
             println!("http://{}/mcp", listener.local_addr().expect("an address"));
-            let app = if server == "ours" {
+            let app = if server != "rmcp" {
                 ours.router(&toolkit_mcp::HttpOptions::new())
             } else {
                 let service = rmcp::transport::StreamableHttpService::new(
@@ -315,8 +335,9 @@ async fn run(full: bool) {
     println!("|---|---|---|---|---|---|---|");
     for transport in ["stdio", "http"] {
         let mut subjects = vec![
-            Subject::rust("toolkit-mcp", "ours", transport),
+            Subject::rust("toolkit-mcp, async fn", "ours", transport),
             Subject::rust("rmcp #[tool_router]", "rmcp", transport),
+            Subject::rust("toolkit-mcp, sync fn", "ours_sync", transport),
         ];
         if full && let Some(everything) = Subject::everything(transport) {
             subjects.push(everything);
@@ -341,10 +362,11 @@ async fn run(full: bool) {
                 .map(|(throughputs, _)| median(throughputs))
                 .collect();
             for (i, (subject, (_, latencies))) in subjects.iter().zip(&mut figures).enumerate() {
-                let ratio = if i == 0 {
-                    format!("**{:.2}**", medians[0] / medians[1])
-                } else {
-                    String::new()
+                // Ours (both kinds of tool) over rmcp's, row by row.
+                let ratio = match i {
+                    0 => format!("**{:.2}**", medians[0] / medians[1]),
+                    2 => format!("{:.2}", medians[2] / medians[1]),
+                    _ => String::new(),
                 };
                 println!(
                     "| {transport} | {clients} | {} | {:.0} | {:.0} µs | {:.0} µs | {ratio} |",
