@@ -353,6 +353,45 @@ async fn too_large(server: &HttpServer) {
     assert_valid(Revision::V2026_07_28, "ListToolsResult", &list["result"]);
 }
 
+/// A body that is not a readable message gets a JSON-RPC error, and the
+/// server goes on serving.
+async fn malformed(server: &HttpServer) {
+    const V: Revision = Revision::V2026_07_28;
+    let client = Client::new(&server.url);
+    let headers = [
+        ("MCP-Protocol-Version", "2026-07-28".to_owned()),
+        ("Mcp-Method", "tools/call".to_owned()),
+    ];
+    let answer = client
+        .http
+        .post(&client.url)
+        .header("Accept", "application/json, text/event-stream")
+        .header("Content-Type", "application/json")
+        .header("MCP-Protocol-Version", "2026-07-28")
+        .body("{this is not json")
+        .send()
+        .await
+        .expect("an answer");
+    assert_eq!(answer.status(), StatusCode::BAD_REQUEST);
+    let error: Value = answer.json().await.expect("a JSON-RPC error");
+    assert_valid(V, "JSONRPCErrorResponse", &error);
+    assert_eq!(error["error"]["code"], -32700, "{error}");
+
+    let mut request = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+        "params": {"arguments": {}}});
+    request["params"]["_meta"] = meta_2026();
+    let answer = client.post(&request, &headers).await;
+    assert_eq!(answer.status, StatusCode::BAD_REQUEST);
+    let (error, _) = response(V, &answer, 7);
+    assert_valid(V, "JSONRPCErrorResponse", &error);
+    assert_eq!(error["error"]["code"], -32602, "{error}");
+
+    let (request, headers) = request_2026(8, "tools/list", json!({}));
+    let answer = client.post(&request, &headers).await;
+    let (list, _) = response(V, &answer, 8);
+    assert_valid(V, "ListToolsResult", &list["result"]);
+}
+
 fn main() {
     if support::serve_if_asked() {
         return;
@@ -364,6 +403,7 @@ fn main() {
         stateless(&server).await;
         disconnect(&server).await;
         too_large(&server).await;
+        malformed(&server).await;
     });
     println!("http_wire: ok");
 }

@@ -12,11 +12,17 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
+use axum::body::Body;
+use axum::extract::Request;
+use axum::http::{Method, StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::net::TcpListener;
 
 use super::McpServer;
+use super::malformed::read_message;
 use crate::ServeError;
 
 /// How a registry is served over Streamable HTTP.
@@ -109,12 +115,17 @@ impl McpServer {
     /// to serve alone or merge into an application's router.
     pub fn router(self, options: &HttpOptions) -> Router {
         let config = options.config(self.max_request_bytes);
+        let limit = self.max_request_bytes;
         let service = StreamableHttpService::new(
             move || Ok(self.clone()),
             Arc::new(LocalSessionManager::default()),
             config,
         );
-        Router::new().route_service(&options.path, service)
+        Router::new()
+            .route_service(&options.path, service)
+            .layer(middleware::from_fn(move |request, next| {
+                answer_malformed(limit, request, next)
+            }))
     }
 
     /// Serves the registry over Streamable HTTP on `listener` until the
@@ -128,6 +139,34 @@ impl McpServer {
             .await
             .map_err(|error| ServeError::new(error.to_string()))
     }
+}
+
+/// Answers a POST whose body is not a readable JSON-RPC message with the
+/// JSON-RPC error it deserves (HTTP 400), as the stdio transport does;
+/// rmcp answers a body that is not JSON with a plain-text 415, and a
+/// standard request with unreadable parameters as an unknown method.
+async fn answer_malformed(limit: usize, request: Request, next: Next) -> Response {
+    if request.method() != Method::POST {
+        return next.run(request).await;
+    }
+    let (parts, body) = request.into_parts();
+    let Ok(bytes) = axum::body::to_bytes(body, limit).await else {
+        return (
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!("Payload Too Large: request body exceeds {limit} bytes"),
+        )
+            .into_response();
+    };
+    if let Err(malformed) = read_message(&bytes) {
+        return (
+            StatusCode::BAD_REQUEST,
+            [(header::CONTENT_TYPE, "application/json")],
+            malformed.to_response().to_string(),
+        )
+            .into_response();
+    }
+    next.run(Request::from_parts(parts, Body::from(bytes)))
+        .await
 }
 
 /// Serves `registry` over Streamable HTTP at `http://{addr}/mcp`, with the

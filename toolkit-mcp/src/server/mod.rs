@@ -2,6 +2,7 @@
 
 pub(crate) mod http;
 mod listing;
+mod malformed;
 mod progress;
 pub(crate) mod stdio;
 
