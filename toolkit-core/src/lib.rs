@@ -101,7 +101,7 @@ pub use history::{History, HistoryError};
 pub use provider::{Provider, UnknownProvider};
 pub use registry::builder::{Problem, RegistryBuilder, RegistryError};
 pub use registry::call_error::{CallError, CallOutcome};
-pub use registry::context::{CallContext, Cancellation};
+pub use registry::context::{CallContext, Cancellation, Progress, ProgressSink};
 pub use registry::definitions::{Definitions, DefinitionsError};
 pub use registry::{Registry, ToolCall, ToolListChanges, TurnOutcome};
 pub use result::block::Block;

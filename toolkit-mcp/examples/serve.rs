@@ -1,26 +1,75 @@
 //! Serves the example registry (a document-and-calendar assistant) over
-//! MCP on standard input and output.
+//! MCP: on standard input and output, or over Streamable HTTP.
 //!
 //! ```text
 //! cargo run -q -p toolkit-mcp --example serve
+//! cargo run -q -p toolkit-mcp --example serve -- --http 127.0.0.1:8080
+//! cargo run -q -p toolkit-mcp --example serve -- --http 127.0.0.1:8080 --stateless
 //! ```
 //!
-//! Point any MCP client at that command, for example the Inspector:
+//! Point any MCP client at the command, or at `http://127.0.0.1:8080/mcp`;
+//! for example the Inspector:
 //! `npx @modelcontextprotocol/inspector cargo run -q -p toolkit-mcp --example serve`.
+//! `--stateless` serves every request on its own, so that several copies
+//! can stand behind one load balancer.
 
+use std::net::SocketAddr;
+use std::process::ExitCode;
 use std::sync::Arc;
 
+use toolkit_mcp::{HttpOptions, McpServer};
+
+const USAGE: &str = "usage: serve [--http ADDRESS:PORT [--stateless]]";
+
 #[tokio::main]
-async fn main() {
+async fn main() -> ExitCode {
+    let mut http: Option<SocketAddr> = None;
+    let mut stateless = false;
+    let mut arguments = std::env::args().skip(1);
+    while let Some(argument) = arguments.next() {
+        match argument.as_str() {
+            "--http" => match arguments.next().map(|address| address.parse()) {
+                Some(Ok(address)) => http = Some(address),
+                _ => {
+                    eprintln!("serve: --http takes an address such as 127.0.0.1:8080\n{USAGE}");
+                    return ExitCode::from(2);
+                }
+            },
+            "--stateless" => stateless = true,
+            _ => {
+                eprintln!("serve: unknown argument `{argument}`\n{USAGE}");
+                return ExitCode::from(2);
+            }
+        }
+    }
     let registry = match toolkit_examples::registry() {
         Ok(registry) => Arc::new(registry),
         Err(error) => {
             eprintln!("serve: {error}");
-            std::process::exit(1);
+            return ExitCode::FAILURE;
         }
     };
-    if let Err(error) = toolkit_mcp::serve_stdio(registry).await {
-        eprintln!("serve: {error}");
-        std::process::exit(1);
+    let server = McpServer::new(registry);
+    let served = match http {
+        Some(address) => {
+            let listener = match tokio::net::TcpListener::bind(address).await {
+                Ok(listener) => listener,
+                Err(error) => {
+                    eprintln!("serve: cannot listen on {address}: {error}");
+                    return ExitCode::FAILURE;
+                }
+            };
+            eprintln!("serving MCP at http://{address}/mcp");
+            let options = HttpOptions::new().stateless(stateless);
+            server.serve_http(listener, &options).await
+        }
+        None => server.serve_stdio().await,
+    };
+    match served {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("serve: {error}");
+            ExitCode::FAILURE
+        }
     }
 }

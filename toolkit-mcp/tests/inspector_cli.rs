@@ -1,5 +1,6 @@
 //! The MCP Inspector's command line (`@modelcontextprotocol/inspector-cli`
-//! from npm) against our server over stdio: a second official client.
+//! from npm) against our server over stdio and over Streamable HTTP: a
+//! second official client.
 //!
 //! The test binary is its own server (see `support`). The Inspector comes
 //! from `TOOLKIT_NODE_MODULES` (`scripts/test` installs it); the test fails
@@ -12,8 +13,17 @@ use std::process::Command;
 
 use serde_json::{Value, json};
 
-/// Runs the Inspector's CLI against this binary as the server.
-fn inspect(arguments: &[&str]) -> (bool, String, String) {
+/// How the Inspector reaches the server.
+#[derive(Clone, Copy)]
+enum Target<'a> {
+    /// This binary, started by the Inspector.
+    Stdio,
+    /// A server at this URL.
+    Http(&'a str),
+}
+
+/// Runs the Inspector's CLI against the server.
+fn inspect(target: Target<'_>, arguments: &[&str]) -> (bool, String, String) {
     let modules = std::env::var("TOOLKIT_NODE_MODULES").unwrap_or_else(|_| {
         panic!("TOOLKIT_NODE_MODULES is not set: run scripts/test, which installs the Inspector, or set TOOLKIT_SKIP_MCP_TESTS=1")
     });
@@ -21,13 +31,17 @@ fn inspect(arguments: &[&str]) -> (bool, String, String) {
     let me = std::env::current_exe().expect("the test's own path");
     // Run from its own folder: version 1.0.3 looks for its package.json
     // relative to the working directory.
-    let output = Command::new("node")
-        .current_dir(&build)
-        .arg("cli.js")
-        .arg("--cli")
-        .arg("-e")
-        .arg("TOOLKIT_MCP_TEST_SERVE=1")
-        .arg(&me)
+    let mut command = Command::new("node");
+    command.current_dir(&build).arg("cli.js").arg("--cli");
+    match target {
+        Target::Stdio => {
+            command.arg("-e").arg("TOOLKIT_MCP_TEST_SERVE=1").arg(&me);
+        }
+        Target::Http(url) => {
+            command.arg(url).arg("--transport").arg("http");
+        }
+    }
+    let output = command
         .args(arguments)
         .output()
         .expect("node runs the Inspector");
@@ -55,7 +69,17 @@ fn main() {
         return;
     }
 
-    let (ok, stdout, stderr) = inspect(&["--method", "tools/list"]);
+    check(Target::Stdio);
+    println!("inspector_cli: stdio ok");
+    let server = support::HttpServer::start(false);
+    check(Target::Http(&server.url));
+    println!("inspector_cli: Streamable HTTP ok");
+    println!("inspector_cli: ok");
+}
+
+/// List, a call, an image, a failing tool and an unknown tool.
+fn check(target: Target<'_>) {
+    let (ok, stdout, stderr) = inspect(target, &["--method", "tools/list"]);
     assert!(ok, "{stderr}");
     let list = json_of(&stdout);
     let names: Vec<&str> = list["tools"]
@@ -66,34 +90,35 @@ fn main() {
         .collect();
     assert_eq!(names, support::TOOLS);
 
-    let (ok, stdout, stderr) = inspect(&[
-        "--method",
-        "tools/call",
-        "--tool-name",
-        "add",
-        "--tool-arg",
-        "a=2",
-        "--tool-arg",
-        "b=40",
-    ]);
+    let (ok, stdout, stderr) = inspect(
+        target,
+        &[
+            "--method",
+            "tools/call",
+            "--tool-name",
+            "add",
+            "--tool-arg",
+            "a=2",
+            "--tool-arg",
+            "b=40",
+        ],
+    );
     assert!(ok, "{stderr}");
     let sum = json_of(&stdout);
     assert_eq!(sum["content"], json!([{"type": "text", "text": "42"}]));
     assert_eq!(sum["isError"], false);
 
-    let (ok, stdout, stderr) = inspect(&["--method", "tools/call", "--tool-name", "pixel"]);
+    let (ok, stdout, stderr) = inspect(target, &["--method", "tools/call", "--tool-name", "pixel"]);
     assert!(ok, "{stderr}");
     let image = json_of(&stdout);
     assert_eq!(image["content"][1]["type"], "image");
     assert_eq!(image["content"][1]["mimeType"], "image/png");
 
-    let (ok, stdout, stderr) = inspect(&["--method", "tools/call", "--tool-name", "fail"]);
+    let (ok, stdout, stderr) = inspect(target, &["--method", "tools/call", "--tool-name", "fail"]);
     assert!(ok, "{stderr}");
     assert_eq!(json_of(&stdout)["isError"], true);
 
-    let (ok, stdout, stderr) = inspect(&["--method", "tools/call", "--tool-name", "nope"]);
+    let (ok, stdout, stderr) = inspect(target, &["--method", "tools/call", "--tool-name", "nope"]);
     assert!(!ok, "an unknown tool is an error: {stdout}");
     assert!(stderr.contains("-32602"), "{stderr}");
-
-    println!("inspector_cli: ok");
 }

@@ -1,6 +1,8 @@
-"""Drives a toolkit MCP server with the official Python SDK's stdio client.
+"""Drives a toolkit MCP server with the official Python SDK's stdio and
+Streamable HTTP clients.
 
-Usage: python python_client.py SERVER_EXECUTABLE
+Usage: python python_client.py stdio SERVER_EXECUTABLE
+       python python_client.py http URL
 
 Prints one JSON object describing what the client saw; the Rust test that
 runs this script checks it.
@@ -11,23 +13,34 @@ import sys
 
 import anyio
 from mcp import ClientSession, MCPError, StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
 
 
 def dump(model):
     return model.model_dump(mode="json", by_alias=True, exclude_none=True)
 
 
-async def main(executable):
-    seen = {"notifications": []}
+def transport(mode, target):
+    if mode == "stdio":
+        params = StdioServerParameters(
+            command=target, env={"TOOLKIT_MCP_TEST_SERVE": "1"}
+        )
+        return stdio_client(params)
+    return streamable_http_client(target)
+
+
+async def main(mode, target):
+    seen = {"notifications": [], "progress": []}
 
     async def on_message(message):
         name = getattr(message, "method", None) or type(message).__name__
         seen["notifications"].append(str(name))
 
-    params = StdioServerParameters(
-        command=executable, env={"TOOLKIT_MCP_TEST_SERVE": "1"}
-    )
-    async with stdio_client(params) as (read, write):
+    async def on_progress(progress, total, message):
+        seen["progress"].append([progress, total, message])
+
+    async with transport(mode, target) as streams:
+        read, write = streams[0], streams[1]
         async with ClientSession(read, write, message_handler=on_message) as session:
             init = await session.initialize()
             seen["server"] = dump(init.server_info)
@@ -38,6 +51,9 @@ async def main(executable):
             seen["failing"] = dump(await session.call_tool("fail", {}))
             seen["image"] = dump(await session.call_tool("pixel", {}))
             seen["structured"] = dump(await session.call_tool("weather", {"city": "Oslo"}))
+            seen["counted"] = dump(
+                await session.call_tool("count", {"to": 3}, progress_callback=on_progress)
+            )
             try:
                 await session.call_tool("nope", {})
                 seen["unknown"] = "no error"
@@ -52,4 +68,4 @@ async def main(executable):
     print(json.dumps(seen))
 
 
-anyio.run(main, sys.argv[1])
+anyio.run(main, sys.argv[1], sys.argv[2])

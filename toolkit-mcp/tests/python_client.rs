@@ -1,8 +1,10 @@
-//! The official Python SDK's stdio client against our server.
+//! The official Python SDK's clients against our server: stdio, and
+//! Streamable HTTP.
 //!
-//! This test binary is also the server: run with `TOOLKIT_MCP_TEST_SERVE=1`
-//! it serves its test registry over stdio, which is how the Python client,
-//! started by the test, launches it. The client is `TOOLKIT_PYTHON` (a
+//! This test binary is also the server (see `support`): run with
+//! `TOOLKIT_MCP_TEST_SERVE=1` it serves its test registry over stdio, which
+//! is how the Python client, started by the test, launches it; over HTTP
+//! the test starts a copy serving on a free port. The client is `TOOLKIT_PYTHON` (a
 //! Python with the `mcp` package; `scripts/test` installs one), and the test
 //! fails, rather than skips, when it is missing, unless
 //! `TOOLKIT_SKIP_MCP_TESTS=1`.
@@ -24,22 +26,30 @@ fn main() {
     let python = std::env::var("TOOLKIT_PYTHON").unwrap_or_else(|_| {
         panic!("TOOLKIT_PYTHON is not set: run scripts/test, which installs a Python with the `mcp` package, or set TOOLKIT_SKIP_MCP_TESTS=1")
     });
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/python_client.py");
     let me = std::env::current_exe().expect("the test's own path");
-    let output = Command::new(&python)
+    check(&drive(&python, "stdio", &me.to_string_lossy()));
+    println!("python_client: stdio ok");
+    let server = support::HttpServer::start(false);
+    check(&drive(&python, "http", &server.url));
+    println!("python_client: Streamable HTTP ok");
+}
+
+/// Runs the Python client against a server and returns what it saw.
+fn drive(python: &str, mode: &str, target: &str) -> Value {
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/python_client.py");
+    let output = Command::new(python)
         .arg(script)
-        .arg(&me)
+        .arg(mode)
+        .arg(target)
         .output()
         .expect("the Python client starts");
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
         output.status.success(),
-        "the Python client failed:\n{stderr}"
+        "the Python client failed ({mode}):\n{stderr}"
     );
-    let seen: Value = serde_json::from_slice(&output.stdout)
-        .unwrap_or_else(|error| panic!("{error}: {}", String::from_utf8_lossy(&output.stdout)));
-    check(&seen);
-    println!("python_client: ok");
+    serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|error| panic!("{error}: {}", String::from_utf8_lossy(&output.stdout)))
 }
 
 fn check(seen: &Value) {
@@ -87,6 +97,16 @@ fn check(seen: &Value) {
 
     // An unknown tool is a JSON-RPC error: invalid params.
     assert_eq!(seen["unknown"]["code"], -32602, "{seen}");
+
+    assert_eq!(seen["counted"]["content"][0]["text"], "counted to 3");
+    let progress = seen["progress"].as_array().expect("progress reports");
+    assert_eq!(
+        progress.iter().map(|report| &report[0]).collect::<Vec<_>>(),
+        [&json!(1.0), &json!(2.0), &json!(3.0)],
+        "{seen}"
+    );
+    assert_eq!(progress[0][1], 3.0);
+    assert_eq!(progress[0][2], "step 1");
 
     assert_eq!(seen["toggle"]["content"][0]["text"], "disabled: true");
     let after: Vec<&str> = seen["tools_after"]

@@ -14,25 +14,14 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-
-/// The official schema, with its root pointing at one of its definitions.
-fn validator(definition: &str) -> jsonschema::Validator {
-    let text = include_str!("data/mcp-2025-11-25.schema.json");
-    let mut schema: Value = serde_json::from_str(text).expect("the official schema");
-    schema["$ref"] = json!(format!("#/$defs/{definition}"));
-    jsonschema::draft202012::new(&schema).expect("a valid schema")
-}
+use support::schema::Revision;
 
 fn assert_valid(definition: &str, value: &Value) {
-    let errors: Vec<String> = validator(definition)
-        .iter_errors(value)
-        .map(|error| format!("{} at {}", error, error.instance_path()))
-        .collect();
-    assert!(
-        errors.is_empty(),
-        "not a valid {definition}: {errors:?}\n{value}"
-    );
+    support::schema::assert_valid(Revision::V2025_11_25, definition, value);
 }
+
+/// The server's request size limit in this test.
+const MAX_BYTES: usize = 64 * 1024;
 
 struct Server {
     child: Child,
@@ -44,6 +33,7 @@ impl Server {
     fn start() -> Self {
         let mut child = Command::new(std::env::current_exe().expect("the test's own path"))
             .env("TOOLKIT_MCP_TEST_SERVE", "1")
+            .env("TOOLKIT_MCP_TEST_MAX_BYTES", MAX_BYTES.to_string())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .spawn()
@@ -183,11 +173,68 @@ fn main() {
     assert_valid("JSONRPCErrorResponse", &unknown);
     assert_eq!(unknown["error"]["code"], -32602);
 
-    // A line that is not JSON: the server keeps serving. (rmcp drops it
-    // without an answer; `response` would fail on an error with a null id.)
-    server.send_raw("{this is not json");
+    // Malformed messages: each gets a JSON-RPC error, and the server
+    // keeps serving.
+    let error = |server: &mut Server, line: &str| {
+        server.send_raw(line);
+        let answer = server.next();
+        assert_valid("JSONRPCErrorResponse", &answer);
+        answer
+    };
+    let parse = error(&mut server, "{this is not json");
+    assert_eq!(parse["error"]["code"], -32700, "{parse}");
+    assert!(parse.get("id").is_none(), "{parse}");
+    let shape = error(&mut server, r#"{"jsonrpc": "2.0", "id": 41, "params": 3}"#);
+    assert_eq!(shape["error"]["code"], -32600, "{shape}");
+    assert_eq!(shape["id"], 41, "{shape}");
+    let batch = error(&mut server, "[1, 2]");
+    assert_eq!(batch["error"]["code"], -32600, "{batch}");
+    let params = error(
+        &mut server,
+        r#"{"jsonrpc": "2.0", "id": 42, "method": "tools/call", "params": {"arguments": {}}}"#,
+    );
+    assert_eq!(params["error"]["code"], -32602, "{params}");
+    assert_eq!(params["id"], 42, "{params}");
+    let huge = format!(
+        r#"{{"jsonrpc": "2.0", "id": 43, "method": "tools/call", "params": {{"name": "add", "arguments": {{"pad": "{}"}}}}}}"#,
+        "x".repeat(MAX_BYTES)
+    );
+    let too_large = error(&mut server, &huge);
+    assert_eq!(too_large["error"]["code"], -32600, "{too_large}");
+    assert!(
+        too_large["error"]["message"]
+            .as_str()
+            .is_some_and(|message| message.contains("limit")),
+        "{too_large}"
+    );
+    // A notification the server cannot read gets no answer.
+    server.send_raw(r#"{"jsonrpc": "2.0", "method": "notifications/cancelled", "params": 5}"#);
     let after = server.request(9, "tools/list", json!({}));
     assert_valid("ListToolsResult", &after["result"]);
+
+    // Progress: reported by the tool, sent because the request asked.
+    server.send(&json!({
+        "jsonrpc": "2.0", "id": 50, "method": "tools/call",
+        "params": {"name": "count", "arguments": {"to": 4}, "_meta": {"progressToken": "p-50"}}
+    }));
+    let mut progress = Vec::new();
+    let result = loop {
+        let message = server.next();
+        if message.get("id") == Some(&json!(50)) {
+            break message;
+        }
+        assert_valid("ServerNotification", &message);
+        assert_valid("ProgressNotification", &message);
+        assert_eq!(message["params"]["progressToken"], "p-50");
+        assert_eq!(message["params"]["total"], 4.0);
+        progress.push(message["params"]["progress"].as_f64().expect("a number"));
+    };
+    assert_valid("CallToolResult", &result["result"]);
+    assert_eq!(result["result"]["content"][0]["text"], "counted to 4");
+    assert_eq!(progress, [1.0, 2.0, 3.0, 4.0]);
+    // Without a token, no notification.
+    let quiet = server.call(51, "count", json!({"to": 2}));
+    assert_eq!(quiet["content"][0]["text"], "counted to 2");
 
     // Cancellation reaches the tool.
     server.send(&json!({

@@ -40,6 +40,7 @@ pub struct CallContext {
     tool_name: Name,
     cancellation: Cancellation,
     state: Arc<StateMap>,
+    progress: Option<ProgressSink>,
 }
 
 impl CallContext {
@@ -61,6 +62,76 @@ impl CallContext {
     /// A clone of the host's state of type `T`, if the host provided one.
     pub fn state<T: Clone + Send + Sync + 'static>(&self) -> Option<T> {
         self.state.get::<T>()
+    }
+
+    /// Reports how far the call has come: `done` of `total` (when known),
+    /// with a message for people. The report reaches the host when it
+    /// listens ([`Registry::run_reporting`](crate::Registry::run_reporting);
+    /// an MCP server sends it as `notifications/progress`), and costs
+    /// nothing otherwise.
+    ///
+    /// ```
+    /// use toolkit_core::{CallContext, tool};
+    ///
+    /// /// Indexes the given pages.
+    /// #[tool]
+    /// async fn index(
+    ///     /// The pages' addresses.
+    ///     pages: Vec<String>,
+    ///     #[tool(context)] call: CallContext,
+    /// ) -> String {
+    ///     let total = pages.len() as f64;
+    ///     for (i, page) in pages.iter().enumerate() {
+    ///         call.report_progress(i as f64, Some(total), Some(page.as_str()));
+    ///     }
+    ///     format!("indexed {total} pages")
+    /// }
+    /// ```
+    pub fn report_progress(&self, done: f64, total: Option<f64>, message: Option<&str>) {
+        if let Some(sink) = &self.progress {
+            (sink.0)(Progress {
+                done,
+                total,
+                message: message.map(str::to_owned),
+            });
+        }
+    }
+
+    /// Whether the host listens to [progress reports](Self::report_progress),
+    /// for a tool whose reports cost something to make.
+    pub fn reports_progress(&self) -> bool {
+        self.progress.is_some()
+    }
+}
+
+/// One progress report of a running call, as a tool made it with
+/// [`CallContext::report_progress`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Progress {
+    /// How much is done.
+    pub done: f64,
+    /// How much there is in all, when the tool knows.
+    pub total: Option<f64>,
+    /// What the tool is doing, for people.
+    pub message: Option<String>,
+}
+
+/// Where the progress reports of one call go: the host's function, called
+/// on the tool's task for each report (so it should be quick: send the
+/// report on, don't wait).
+#[derive(Clone)]
+pub struct ProgressSink(Arc<dyn Fn(Progress) + Send + Sync>);
+
+impl ProgressSink {
+    /// A sink calling `report` for each report.
+    pub fn new(report: impl Fn(Progress) + Send + Sync + 'static) -> Self {
+        Self(Arc::new(report))
+    }
+}
+
+impl fmt::Debug for ProgressSink {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("ProgressSink")
     }
 }
 
@@ -86,6 +157,7 @@ pub struct CallSite<'a> {
     tool: &'a ToolDef,
     cancellation: &'a Cancellation,
     state: &'a Arc<StateMap>,
+    progress: Option<&'a ProgressSink>,
 }
 
 impl<'a> CallSite<'a> {
@@ -94,12 +166,14 @@ impl<'a> CallSite<'a> {
         tool: &'a ToolDef,
         cancellation: &'a Cancellation,
         state: &'a Arc<StateMap>,
+        progress: Option<&'a ProgressSink>,
     ) -> Self {
         Self {
             call_id,
             tool,
             cancellation,
             state,
+            progress,
         }
     }
 
@@ -115,6 +189,7 @@ impl<'a> CallSite<'a> {
             tool_name: self.tool.shared_name(),
             cancellation: self.cancellation.clone(),
             state: Arc::clone(self.state),
+            progress: self.progress.cloned(),
         }
     }
 

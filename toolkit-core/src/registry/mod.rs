@@ -21,7 +21,7 @@ use serde_json::Value;
 use tokio::sync::watch;
 
 use self::builder::Checks;
-use self::context::{CallSite, StateMap};
+use self::context::{CallSite, ProgressSink, StateMap};
 use self::drive::{Drive, join_all};
 use crate::{
     Arguments, CallError, CallOutcome, Cancellation, Problem, RegistryBuilder, RegistryError,
@@ -301,15 +301,35 @@ impl Registry {
     /// panicking tool; a timeout: each becomes an error result for the model
     /// and a [`CallError`] for the host, in the [`CallOutcome`].
     pub async fn call<'a>(&self, name: &str, arguments: impl Into<Arguments<'a>>) -> CallOutcome {
-        self.dispatch("", name, arguments.into(), &self.never_cancelled)
+        self.dispatch("", name, arguments.into(), &self.never_cancelled, None)
             .await
     }
 
     /// Runs one call the model made, with a cancellation signal the host can
     /// raise.
     pub async fn run(&self, call: &ToolCall, cancellation: &Cancellation) -> CallOutcome {
-        self.dispatch(&call.id, &call.name, call.arguments(), cancellation)
+        self.dispatch(&call.id, &call.name, call.arguments(), cancellation, None)
             .await
+    }
+
+    /// [`run`](Self::run), with the tool's
+    /// [progress reports](crate::CallContext::report_progress) sent to
+    /// `progress`.
+    pub async fn run_reporting(
+        &self,
+        call: &ToolCall,
+        cancellation: &Cancellation,
+        progress: &ProgressSink,
+    ) -> CallOutcome {
+        let arguments = call.arguments();
+        self.dispatch(
+            &call.id,
+            &call.name,
+            arguments,
+            cancellation,
+            Some(progress),
+        )
+        .await
     }
 
     /// Runs one turn's calls concurrently and returns their results in call
@@ -352,8 +372,9 @@ impl Registry {
         name: &str,
         arguments: Arguments<'_>,
         cancellation: &Cancellation,
+        progress: Option<&ProgressSink>,
     ) -> CallOutcome {
-        match self.start(call_id, name, arguments, cancellation) {
+        match self.start(call_id, name, arguments, cancellation, progress) {
             Ok(started) => match started.await {
                 Ok(result) => CallOutcome::ok(result),
                 Err(stop) => CallOutcome::failed(stop.into_error(name)),
@@ -369,10 +390,14 @@ impl Registry {
         name: &str,
         arguments: Arguments<'_>,
         cancellation: &Cancellation,
+        progress: Option<&ProgressSink>,
     ) -> Result<Drive, CallError> {
+        let signals = (cancellation, progress);
         if let Some(entry) = self.built.find(name) {
             match entry.state() {
-                ENABLED => return self.start_entry(entry, call_id, arguments, cancellation),
+                ENABLED => {
+                    return self.start_def(&entry.def, entry.timeout, call_id, arguments, signals);
+                }
                 DISABLED => return Err(self.disabled(name)),
                 // Removed: a tool added since may have the name.
                 _ => {}
@@ -387,7 +412,7 @@ impl Registry {
             .map(|entry| (entry.state(), entry.def.clone(), entry.timeout));
         if let Some((state, def, timeout)) = found {
             return match state {
-                ENABLED => self.start_def(&def, timeout, call_id, arguments, cancellation),
+                ENABLED => self.start_def(&def, timeout, call_id, arguments, signals),
                 _ => Err(self.disabled(name)),
             };
         }
@@ -416,16 +441,6 @@ impl Registry {
         }
     }
 
-    fn start_entry(
-        &self,
-        entry: &Entry,
-        call_id: &str,
-        arguments: Arguments<'_>,
-        cancellation: &Cancellation,
-    ) -> Result<Drive, CallError> {
-        self.start_def(&entry.def, entry.timeout, call_id, arguments, cancellation)
-    }
-
     #[inline]
     fn start_def(
         &self,
@@ -433,9 +448,9 @@ impl Registry {
         timeout: Option<Duration>,
         call_id: &str,
         arguments: Arguments<'_>,
-        cancellation: &Cancellation,
+        (cancellation, progress): (&Cancellation, Option<&ProgressSink>),
     ) -> Result<Drive, CallError> {
-        let site = CallSite::new(call_id, def, cancellation, &self.state);
+        let site = CallSite::new(call_id, def, cancellation, &self.state, progress);
         // Parsing the arguments may panic only in a user's Deserialize impl
         // or a run-time tool's handler; that is caught like a panic in the
         // tool itself.

@@ -1,9 +1,15 @@
 //! The registry the MCP tests serve, and the switch that makes a test
 //! binary its own server: started with `TOOLKIT_MCP_TEST_SERVE=1`, it
-//! serves this registry over stdio instead of running its tests.
+//! serves this registry over stdio instead of running its tests; with
+//! `TOOLKIT_MCP_TEST_SERVE=http` over Streamable HTTP on a free port of
+//! 127.0.0.1, whose address it prints as its first line
+//! (`TOOLKIT_MCP_TEST_STATELESS=1`: without sessions).
+//! `TOOLKIT_MCP_TEST_MAX_BYTES` sets the request size limit.
 
 // Each test binary uses part of this module.
 #![allow(dead_code)]
+
+pub mod schema;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -88,8 +94,38 @@ fn was_cancelled() -> String {
     CANCELLED.load(Ordering::SeqCst).to_string()
 }
 
+/// Counts to `to`, reporting progress at each step.
+#[tool]
+async fn count(
+    /// Where to stop.
+    to: u32,
+    #[tool(context)] call: CallContext,
+) -> String {
+    for step in 1..=to {
+        call.report_progress(
+            f64::from(step),
+            Some(f64::from(to)),
+            Some(&format!("step {step}")),
+        );
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    format!("counted to {to}")
+}
+
+/// The server process's id.
+#[tool(read_only)]
+fn whoami() -> String {
+    std::process::id().to_string()
+}
+
+/// Ends the server process at once, as a crash would.
+#[tool]
+fn crash() -> String {
+    std::process::exit(3)
+}
+
 /// The names of the served tools, in order.
-pub const TOOLS: [&str; 7] = [
+pub const TOOLS: [&str; 10] = [
     "add",
     "fail",
     "pixel",
@@ -97,6 +133,9 @@ pub const TOOLS: [&str; 7] = [
     "toggle",
     "slow",
     "was_cancelled",
+    "count",
+    "whoami",
+    "crash",
 ];
 
 fn registry() -> Arc<Registry> {
@@ -109,7 +148,10 @@ fn registry() -> Arc<Registry> {
                 weather,
                 toggle,
                 slow,
-                was_cancelled
+                was_cancelled,
+                count,
+                whoami,
+                crash
             ])
             .build()
             .expect("the test tools are valid"),
@@ -119,15 +161,83 @@ fn registry() -> Arc<Registry> {
 /// Serves the registry over stdio and returns `true` when this process was
 /// started as the server; `false` when it should run its tests.
 pub fn serve_if_asked() -> bool {
-    if std::env::var_os("TOOLKIT_MCP_TEST_SERVE").is_none() {
+    let Some(mode) = std::env::var_os("TOOLKIT_MCP_TEST_SERVE") else {
         return false;
-    }
+    };
     let registry = registry();
     let _ = SERVED.set(Arc::clone(&registry));
+    let mut server = toolkit_mcp::McpServer::new(registry);
+    if let Some(limit) = std::env::var("TOOLKIT_MCP_TEST_MAX_BYTES")
+        .ok()
+        .and_then(|limit| limit.parse().ok())
+    {
+        server = server.with_max_request_bytes(limit);
+    }
     let runtime = tokio::runtime::Runtime::new().expect("a runtime");
-    if let Err(error) = runtime.block_on(toolkit_mcp::serve_stdio(registry)) {
+    let served = runtime.block_on(async move {
+        if mode == "http" {
+            let stateless = std::env::var_os("TOOLKIT_MCP_TEST_STATELESS").is_some();
+            let options = toolkit_mcp::HttpOptions::new().stateless(stateless);
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+                .await
+                .expect("a free port");
+            let address = listener.local_addr().expect("an address");
+            println!("http://{address}/mcp");
+            server.serve_http(listener, &options).await
+        } else {
+            server.serve_stdio().await
+        }
+    });
+    if let Err(error) = served {
         eprintln!("{error}");
         std::process::exit(1);
     }
     true
+}
+
+/// A copy of this test binary serving over Streamable HTTP, ended when
+/// dropped.
+pub struct HttpServer {
+    child: std::process::Child,
+    /// The endpoint, `http://127.0.0.1:PORT/mcp`.
+    pub url: String,
+}
+
+impl HttpServer {
+    /// Starts one; `stateless` serves without sessions.
+    pub fn start(stateless: bool) -> Self {
+        Self::start_with(stateless, &[])
+    }
+
+    /// Starts one with more environment variables.
+    pub fn start_with(stateless: bool, env: &[(&str, &str)]) -> Self {
+        use std::io::BufRead;
+        let mut command =
+            std::process::Command::new(std::env::current_exe().expect("the test's own path"));
+        command
+            .env("TOOLKIT_MCP_TEST_SERVE", "http")
+            .envs(env.iter().copied())
+            .stdout(std::process::Stdio::piped());
+        if stateless {
+            command.env("TOOLKIT_MCP_TEST_STATELESS", "1");
+        }
+        let mut child = command.spawn().expect("the server starts");
+        let stdout = child.stdout.take().expect("a stdout");
+        let mut line = String::new();
+        std::io::BufReader::new(stdout)
+            .read_line(&mut line)
+            .expect("the server prints its address");
+        assert!(line.starts_with("http://"), "not an address: {line:?}");
+        Self {
+            child,
+            url: line.trim().to_owned(),
+        }
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }

@@ -1,0 +1,398 @@
+//! `tools/call` throughput and latency, over stdio and Streamable HTTP,
+//! with 1 and 64 concurrent clients: our server, rmcp's own
+//! `#[tool_router]` server with the same tool, and (when installed) the
+//! reference TypeScript server's `echo`, all driven by one client (rmcp's)
+//! in one run. Our tool is measured twice: as an `async fn`, which runs on
+//! the serving task as rmcp runs its tool (the like-for-like comparison),
+//! and as a plain `fn`, which we run on the blocking pool.
+//!
+//! ```text
+//! cargo bench -p toolkit-mcp --bench calls
+//! ```
+//!
+//! Each server runs in a process of its own (this binary, started again to
+//! serve). Over stdio, "64 clients" are 64 tasks sharing the one
+//! connection a stdio server has, each waiting for its answer before
+//! asking again; over HTTP they are 64 connections (sessions). Rounds
+//! alternate the servers so that the machine's noise falls on all alike;
+//! the ratio is ours over rmcp's median throughput. Without `--bench`
+//! (`cargo test --benches`) it runs a few calls of each, as a test.
+
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::CallToolRequestParams;
+use rmcp::service::{Peer, RoleClient, RunningService, ServiceExt};
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::{tool, tool_router};
+use serde_json::{Map, Value, json};
+use tokio::io::AsyncBufReadExt;
+use toolkit_core::{Registry, tools};
+
+/// The tool as rmcp runs its sync functions: on the task that serves the
+/// call. An `async fn` tool runs so with us.
+mod inline {
+    /// Repeats the text.
+    #[toolkit_core::tool]
+    pub async fn echo(
+        /// What to repeat.
+        text: String,
+    ) -> String {
+        text
+    }
+}
+
+/// The tool as a plain `fn`, which we run on tokio's blocking pool (so that
+/// a tool that blocks never holds up the server): a pool round trip more
+/// per call.
+mod blocking {
+    /// Repeats the text.
+    #[toolkit_core::tool]
+    pub fn echo(
+        /// What to repeat.
+        text: String,
+    ) -> String {
+        text
+    }
+}
+
+/// rmcp's own server with the same tool.
+#[derive(Clone)]
+struct RmcpEcho;
+
+#[derive(serde::Deserialize, rmcp::schemars::JsonSchema)]
+struct EchoArgs {
+    /// What to repeat.
+    text: String,
+}
+
+#[tool_router(server_handler)]
+impl RmcpEcho {
+    #[tool(description = "Repeats the text.")]
+    fn echo(&self, Parameters(EchoArgs { text }): Parameters<EchoArgs>) -> String {
+        text
+    }
+}
+
+const SERVE: &str = "TOOLKIT_MCP_BENCH_SERVE";
+
+/// Serves one of the two Rust servers, on stdio or on HTTP (printing the
+/// address first).
+async fn serve(mode: &str) {
+    let (server, transport) = mode.split_once('-').expect("SERVER-TRANSPORT");
+    let tools = if server == "ours_sync" {
+        tools![blocking::echo]
+    } else {
+        tools![inline::echo]
+    };
+    let registry = Arc::new(Registry::builder().tools(tools).build().expect("valid"));
+    let ours = toolkit_mcp::McpServer::new(registry);
+    match (server, transport) {
+        ("ours" | "ours_sync", "stdio") => ours.serve_stdio().await.expect("served"),
+        ("rmcp", "stdio") => {
+            let running = RmcpEcho
+                .serve(rmcp::transport::stdio())
+                .await
+                .expect("served");
+            let _ = running.waiting().await;
+        }
+        (_, "http") => {
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+                .await
+                .expect("a port");
+            println!("http://{}/mcp", listener.local_addr().expect("an address"));
+            let app = if server != "rmcp" {
+                ours.router(&toolkit_mcp::HttpOptions::new())
+            } else {
+                let service = rmcp::transport::StreamableHttpService::new(
+                    || Ok(RmcpEcho),
+                    Arc::new(LocalSessionManager::default()),
+                    Default::default(),
+                );
+                axum::Router::new().route_service("/mcp", service)
+            };
+            axum::serve(listener, app).await.expect("served");
+        }
+        _ => panic!("unknown mode {mode}"),
+    }
+}
+
+/// A server under test, running in its own process.
+struct Subject {
+    label: &'static str,
+    /// The command that starts it.
+    program: PathBuf,
+    args: Vec<String>,
+    env: Vec<(String, String)>,
+    /// The tool and the argument that carries the text.
+    tool: &'static str,
+    argument: &'static str,
+    /// The HTTP server process and its endpoint.
+    http: Option<(tokio::process::Child, String)>,
+}
+
+impl Subject {
+    fn rust(label: &'static str, server: &str, transport: &str) -> Self {
+        Self {
+            label,
+            program: std::env::current_exe().expect("this binary"),
+            args: Vec::new(),
+            env: vec![(SERVE.to_owned(), format!("{server}-{transport}"))],
+            tool: "echo",
+            argument: "text",
+            http: None,
+        }
+    }
+
+    /// `server-everything`'s `echo`, from the node modules `scripts/test`
+    /// installs.
+    fn everything(transport: &str) -> Option<Self> {
+        let modules = std::env::var_os("TOOLKIT_NODE_MODULES")?;
+        let script =
+            PathBuf::from(modules).join("@modelcontextprotocol/server-everything/dist/index.js");
+        script.exists().then(|| Self {
+            label: "server-everything (TypeScript)",
+            program: "node".into(),
+            args: vec![
+                script.to_string_lossy().into_owned(),
+                if transport == "http" {
+                    "streamableHttp"
+                } else {
+                    "stdio"
+                }
+                .to_owned(),
+            ],
+            env: Vec::new(),
+            tool: "echo",
+            argument: "message",
+            http: None,
+        })
+    }
+
+    fn command(&self) -> tokio::process::Command {
+        let mut command = tokio::process::Command::new(&self.program);
+        command
+            .args(&self.args)
+            .envs(self.env.iter().cloned())
+            .kill_on_drop(true);
+        command
+    }
+
+    /// Starts the HTTP server process, once.
+    async fn start_http(&mut self) -> String {
+        if let Some((_, url)) = &self.http {
+            return url.clone();
+        }
+        let mut command = self.command();
+        command.stdout(Stdio::piped()).stderr(Stdio::piped());
+        let port = free_port();
+        command.env("PORT", port.to_string());
+        let mut child = command.spawn().expect("the server starts");
+        let url = if self.label.starts_with("server-everything") {
+            // It prints nothing useful to stdout; wait for its port.
+            let url = format!("http://127.0.0.1:{port}/mcp");
+            wait_for_port(port).await;
+            url
+        } else {
+            let stdout = child.stdout.take().expect("a stdout");
+            let mut line = String::new();
+            tokio::io::BufReader::new(stdout)
+                .read_line(&mut line)
+                .await
+                .expect("an address");
+            line.trim().to_owned()
+        };
+        self.http = Some((child, url.clone()));
+        url
+    }
+
+    async fn connect(&mut self, transport: &str) -> RunningService<RoleClient, ()> {
+        if transport == "stdio" {
+            let (child, _) = TokioChildProcess::builder(self.command())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("the server starts");
+            ().serve(child).await.expect("initialized")
+        } else {
+            let url = self.start_http().await;
+            ().serve(StreamableHttpClientTransport::from_uri(url))
+                .await
+                .expect("initialized")
+        }
+    }
+
+    fn params(&self) -> CallToolRequestParams {
+        let mut arguments = Map::new();
+        arguments.insert(self.argument.to_owned(), json!("hello"));
+        CallToolRequestParams::new(self.tool).with_arguments(arguments)
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .map(|address| address.port())
+        .expect("a free port")
+}
+
+async fn wait_for_port(port: u16) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .is_err()
+    {
+        assert!(Instant::now() < deadline, "nothing listens on {port}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// One round's figures.
+struct Round {
+    calls_per_second: f64,
+    latencies: Vec<Duration>,
+}
+
+/// `calls` calls of the subject's tool, from `clients` concurrent clients.
+async fn round(subject: &mut Subject, transport: &str, clients: usize, calls: usize) -> Round {
+    let params = subject.params();
+    // Over stdio the clients share the one connection; over HTTP each has
+    // its own.
+    let mut connections = Vec::new();
+    let connection_count = if transport == "stdio" { 1 } else { clients };
+    for _ in 0..connection_count {
+        connections.push(subject.connect(transport).await);
+    }
+    let peers: Vec<Peer<RoleClient>> = (0..clients)
+        .map(|i| connections[i % connection_count].peer().clone())
+        .collect();
+    // Warm up each client.
+    for peer in &peers {
+        check(peer.call_tool_once(params.clone()).await);
+    }
+    let per_client = calls / clients;
+    let started = Instant::now();
+    let tasks: Vec<_> = peers
+        .into_iter()
+        .map(|peer| {
+            let params = params.clone();
+            tokio::spawn(async move {
+                let mut latencies = Vec::with_capacity(per_client);
+                for _ in 0..per_client {
+                    let asked = Instant::now();
+                    check(peer.call_tool_once(params.clone()).await);
+                    latencies.push(asked.elapsed());
+                }
+                latencies
+            })
+        })
+        .collect();
+    let mut latencies = Vec::with_capacity(calls);
+    for task in tasks {
+        latencies.extend(task.await.expect("a client"));
+    }
+    let elapsed = started.elapsed();
+    for mut connection in connections {
+        let _ = connection.close().await;
+    }
+    Round {
+        calls_per_second: latencies.len() as f64 / elapsed.as_secs_f64(),
+        latencies,
+    }
+}
+
+fn check(answer: Result<rmcp::model::CallToolResponse, rmcp::ServiceError>) {
+    let value = match answer.expect("an answer") {
+        rmcp::model::CallToolResponse::Complete(result) => {
+            serde_json::to_value(result).expect("JSON")
+        }
+        other => panic!("not a result: {other:?}"),
+    };
+    let text = value["content"][0]["text"].as_str().unwrap_or_default();
+    assert!(text.contains("hello"), "{value}");
+    assert_ne!(value["isError"], Value::Bool(true), "{value}");
+}
+
+fn median(values: &mut [f64]) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
+}
+
+fn percentile(latencies: &mut [Duration], p: f64) -> Duration {
+    latencies.sort();
+    let index = ((latencies.len() as f64 - 1.0) * p).round() as usize;
+    latencies[index]
+}
+
+async fn run(full: bool) {
+    let rounds = if full { 7 } else { 1 };
+    println!(
+        "| transport | clients | server | calls/s (median of {rounds}) | p50 | p99 | ours ÷ rmcp |"
+    );
+    println!("|---|---|---|---|---|---|---|");
+    for transport in ["stdio", "http"] {
+        let mut subjects = vec![
+            Subject::rust("toolkit-mcp, async fn", "ours", transport),
+            Subject::rust("rmcp #[tool_router]", "rmcp", transport),
+            Subject::rust("toolkit-mcp, sync fn", "ours_sync", transport),
+        ];
+        if full && let Some(everything) = Subject::everything(transport) {
+            subjects.push(everything);
+        }
+        for clients in [1, 64] {
+            let calls = if full {
+                clients.max(1) * 60 + 2000
+            } else {
+                clients * 2
+            };
+            let mut figures: Vec<(Vec<f64>, Vec<Duration>)> =
+                subjects.iter().map(|_| (Vec::new(), Vec::new())).collect();
+            for _ in 0..rounds {
+                for (subject, (throughputs, latencies)) in subjects.iter_mut().zip(&mut figures) {
+                    let measured = round(subject, transport, clients, calls).await;
+                    throughputs.push(measured.calls_per_second);
+                    latencies.extend(measured.latencies);
+                }
+            }
+            let medians: Vec<f64> = figures
+                .iter_mut()
+                .map(|(throughputs, _)| median(throughputs))
+                .collect();
+            for (i, (subject, (_, latencies))) in subjects.iter().zip(&mut figures).enumerate() {
+                // Ours (both kinds of tool) over rmcp's, row by row.
+                let ratio = match i {
+                    0 => format!("**{:.2}**", medians[0] / medians[1]),
+                    2 => format!("{:.2}", medians[2] / medians[1]),
+                    _ => String::new(),
+                };
+                println!(
+                    "| {transport} | {clients} | {} | {:.0} | {:.0} µs | {:.0} µs | {ratio} |",
+                    subject.label,
+                    medians[i],
+                    percentile(latencies, 0.5).as_secs_f64() * 1e6,
+                    percentile(latencies, 0.99).as_secs_f64() * 1e6,
+                );
+            }
+        }
+    }
+}
+
+fn main() {
+    if let Ok(mode) = std::env::var(SERVE) {
+        tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()
+            .expect("a runtime")
+            .block_on(serve(&mode));
+        return;
+    }
+    let full = std::env::args().any(|argument| argument == "--bench");
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime")
+        .block_on(run(full));
+}

@@ -1,0 +1,671 @@
+//! Using an MCP server's tools as tools of a registry.
+
+mod content;
+mod handler;
+mod names;
+
+use std::collections::HashMap;
+use std::ffi::OsString;
+use std::fmt;
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex as StdMutex, PoisonError, Weak};
+use std::time::Duration;
+
+use rmcp::model::{
+    CallToolRequest, CallToolRequestParams, CancelledNotificationParam, ClientRequest,
+    ProtocolVersion, RequestId, ServerNotification, ServerResult, SubscriptionFilter,
+};
+use rmcp::service::{
+    ClientLifecycleMode, ClientServiceExt, Peer, PeerRequestOptions, RoleClient, RunningService,
+};
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use serde_json::Value;
+use tokio::sync::Mutex;
+use tokio_util::sync::CancellationToken;
+use toolkit_core::{CallContext, Registry, RegistryError, ToolDef, ToolResult};
+
+pub use self::content::{STRUCTURED_CONTENT, UNSHOWN_CONTENT};
+use self::handler::Handler;
+
+/// A connection to an MCP server, whose tools become tools of a
+/// [`Registry`].
+///
+/// Each of the server's tools becomes a run-time tool ([`ToolDef`]) named
+/// `{prefix}_{name}` (the prefix is the server's name unless
+/// [set](McpClientBuilder::prefix)), cleaned to what every provider
+/// accepts (`^[a-zA-Z0-9_-]{1,64}$`: other characters become `_`, a long
+/// name is cut and ends with a hash). Its schema, title, annotations and
+/// output schema come from the server, and are checked like any tool's
+/// when a registry takes it: two tools of one name are refused with both
+/// sources named.
+///
+/// A call is forwarded with the call's cancellation (a cancelled or timed
+/// out call sends `notifications/cancelled`) and, when the host listens,
+/// its progress. The server's result becomes ours: text, images, audio and
+/// resources (described in text; the raw blocks kept in the
+/// [`UNSHOWN_CONTENT`] attribute), `structuredContent` (a JSON block), and
+/// `isError`. A server that dies makes its calls error results, and is
+/// started again (or, over HTTP, reconnected) at the next call.
+///
+/// ```no_run
+/// use std::sync::Arc;
+/// use toolkit_core::Registry;
+/// use toolkit_mcp::McpClient;
+///
+/// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+/// let files = McpClient::command("fs", "npx", ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"])
+///     .connect()
+///     .await?;
+/// let registry = Arc::new(Registry::builder().tools(files.tools().await?).build()?);
+/// files.watch(&registry); // tools the server adds or removes later follow
+/// let listing = registry.call("fs_list_directory", r#"{"path": "/tmp"}"#).await;
+/// println!("{}", listing.result.to_text());
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Clone)]
+pub struct McpClient {
+    shared: Arc<Shared>,
+}
+
+/// How to reach the server.
+#[derive(Debug, Clone)]
+enum Target {
+    Command {
+        program: OsString,
+        args: Vec<OsString>,
+        env: Vec<(OsString, OsString)>,
+        dir: Option<PathBuf>,
+    },
+    Http {
+        url: String,
+    },
+}
+
+/// Connects to an MCP server: made by [`McpClient::command`] or
+/// [`McpClient::http`].
+#[derive(Debug)]
+#[must_use = "a builder does nothing until `connect`"]
+pub struct McpClientBuilder {
+    name: String,
+    prefix: Option<String>,
+    target: Target,
+    timeout: Option<Duration>,
+    connect_timeout: Duration,
+    stateless: bool,
+}
+
+impl McpClientBuilder {
+    fn new(name: &str, target: Target) -> Self {
+        Self {
+            name: name.to_owned(),
+            prefix: None,
+            target,
+            timeout: None,
+            connect_timeout: Duration::from_secs(60),
+            stateless: false,
+        }
+    }
+
+    /// Sets an environment variable of the server's process.
+    pub fn env(mut self, key: impl Into<OsString>, value: impl Into<OsString>) -> Self {
+        if let Target::Command { env, .. } = &mut self.target {
+            env.push((key.into(), value.into()));
+        }
+        self
+    }
+
+    /// The working folder of the server's process.
+    pub fn current_dir(mut self, path: impl Into<PathBuf>) -> Self {
+        if let Target::Command { dir, .. } = &mut self.target {
+            *dir = Some(path.into());
+        }
+        self
+    }
+
+    /// What the tools' names start with (followed by `_`), instead of the
+    /// server's name; empty for none.
+    pub fn prefix(mut self, prefix: impl Into<String>) -> Self {
+        self.prefix = Some(prefix.into());
+        self
+    }
+
+    /// A time limit for each call: past it the call is cancelled at the
+    /// server and the model gets an error result. (The registry's own
+    /// limits apply too.)
+    pub fn timeout(mut self, limit: Duration) -> Self {
+        self.timeout = Some(limit);
+        self
+    }
+
+    /// A time limit for starting the server and the protocol handshake
+    /// (60 s unless set).
+    pub fn connect_timeout(mut self, limit: Duration) -> Self {
+        self.connect_timeout = limit;
+        self
+    }
+
+    /// Speaks revision 2026-07-28 without sessions (`server/discover`, then
+    /// every request on its own), for servers that have it: any replica
+    /// behind a load balancer may answer each request. By default the
+    /// client opens a session with `initialize`, which every server takes.
+    pub fn stateless(mut self, stateless: bool) -> Self {
+        self.stateless = stateless;
+        self
+    }
+
+    /// Starts (or reaches) the server and opens the connection.
+    pub async fn connect(self) -> Result<McpClient, ClientError> {
+        let prefix = self.prefix.unwrap_or_else(|| names::prefix(&self.name));
+        let shared = Arc::new(Shared {
+            name: self.name,
+            prefix,
+            target: self.target,
+            timeout: self.timeout,
+            connect_timeout: self.connect_timeout,
+            stateless: self.stateless,
+            handler: Handler::default(),
+            live: Mutex::new(None),
+            generations: AtomicU64::new(0),
+            known: StdMutex::new(HashMap::new()),
+            closed: CancellationToken::new(),
+        });
+        shared.peer().await?;
+        Ok(McpClient { shared })
+    }
+}
+
+impl McpClient {
+    /// A server started as a child process, speaking MCP on its standard
+    /// input and output; `name` names it in messages and prefixes its
+    /// tools.
+    pub fn command<S: Into<OsString>>(
+        name: &str,
+        program: impl Into<OsString>,
+        args: impl IntoIterator<Item = S>,
+    ) -> McpClientBuilder {
+        McpClientBuilder::new(
+            name,
+            Target::Command {
+                program: program.into(),
+                args: args.into_iter().map(Into::into).collect(),
+                env: Vec::new(),
+                dir: None,
+            },
+        )
+    }
+
+    /// A server at a Streamable HTTP endpoint (`http://host:port/mcp`).
+    pub fn http(name: &str, url: impl Into<String>) -> McpClientBuilder {
+        McpClientBuilder::new(name, Target::Http { url: url.into() })
+    }
+
+    /// The server's name, as given.
+    pub fn name(&self) -> &str {
+        &self.shared.name
+    }
+
+    /// The server's tools, as run-time tools for a registry, in the
+    /// server's order.
+    pub async fn tools(&self) -> Result<Vec<ToolDef>, ClientError> {
+        let listed = self.shared.list().await?;
+        let mut known = self.shared.known();
+        known.clear();
+        Ok(listed
+            .into_iter()
+            .map(|(name, raw)| {
+                let def = self.shared.tool_def(&raw);
+                known.insert(name, raw);
+                def
+            })
+            .collect())
+    }
+
+    /// Adds the server's tools to `registry` and keeps them following the
+    /// server's list ([`watch`](Self::watch)). Tools the registry refuses
+    /// (a name taken, a schema a required provider cannot take) are left
+    /// out and reported; the others are added.
+    pub async fn attach(&self, registry: &Arc<Registry>) -> Result<Attached, ClientError> {
+        let mut attached = Attached::default();
+        for def in self.tools().await? {
+            let name = def.name().to_owned();
+            match registry.add(def) {
+                Ok(()) => attached.added.push(name),
+                Err(error) => {
+                    self.shared.known().remove(&name);
+                    attached.refused.push(error);
+                }
+            }
+        }
+        self.watch(registry);
+        Ok(attached)
+    }
+
+    /// Keeps the tools listed last (by [`tools`](Self::tools) or
+    /// [`attach`](Self::attach)) in `registry` following the server's list:
+    /// when the server says its list changed (or was restarted), tools it
+    /// no longer has are removed, new ones added and changed ones replaced.
+    /// Stops when the registry is dropped or the client [closed](Self::close).
+    pub fn watch(&self, registry: &Arc<Registry>) {
+        let shared = Arc::clone(&self.shared);
+        let registry = Arc::downgrade(registry);
+        tokio::spawn(async move { shared.follow(registry).await });
+    }
+
+    /// Ends the connection (a child process is stopped); later calls of the
+    /// server's tools are error results.
+    pub async fn close(&self) {
+        self.shared.closed.cancel();
+        if let Some(live) = self.shared.live.lock().await.take() {
+            let _ = live.running.cancel().await;
+        }
+    }
+}
+
+impl fmt::Debug for McpClient {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("McpClient")
+            .field("name", &self.shared.name)
+            .field("target", &self.shared.target)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Tells the server a request was given up, unless disarmed.
+struct Abandoned<'a> {
+    peer: &'a Peer<RoleClient>,
+    id: Option<RequestId>,
+}
+
+impl<'a> Abandoned<'a> {
+    fn new(peer: &'a Peer<RoleClient>, id: RequestId) -> Self {
+        Self { peer, id: Some(id) }
+    }
+
+    fn disarm(&mut self) {
+        self.id = None;
+    }
+}
+
+impl Drop for Abandoned<'_> {
+    fn drop(&mut self) {
+        let Some(id) = self.id.take() else { return };
+        let peer = self.peer.clone();
+        let reason = Some("the call was cancelled".to_owned());
+        tokio::spawn(async move {
+            let _ = peer
+                .notify_cancelled(CancelledNotificationParam::new(Some(id), reason))
+                .await;
+        });
+    }
+}
+
+/// What [`McpClient::attach`] did.
+#[derive(Debug, Default)]
+#[non_exhaustive]
+pub struct Attached {
+    /// The names of the tools added.
+    pub added: Vec<String>,
+    /// Why the registry refused the others.
+    pub refused: Vec<RegistryError>,
+}
+
+/// An MCP server that could not be reached or listed.
+#[derive(Debug, Clone)]
+pub struct ClientError {
+    server: String,
+    message: String,
+}
+
+impl ClientError {
+    fn new(server: &str, message: impl Into<String>) -> Self {
+        Self {
+            server: server.to_owned(),
+            message: message.into(),
+        }
+    }
+
+    /// The server's name.
+    pub fn server(&self) -> &str {
+        &self.server
+    }
+}
+
+impl fmt::Display for ClientError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "MCP server `{}`: {}", self.server, self.message)
+    }
+}
+
+impl std::error::Error for ClientError {}
+
+type Running = RunningService<RoleClient, Handler>;
+
+/// A running connection, numbered so that a call which saw it fail drops
+/// that one and not a newer one another call opened meanwhile.
+struct Live {
+    running: Running,
+    generation: u64,
+}
+
+struct Shared {
+    name: String,
+    prefix: String,
+    target: Target,
+    timeout: Option<Duration>,
+    connect_timeout: Duration,
+    stateless: bool,
+    handler: Handler,
+    live: Mutex<Option<Live>>,
+    generations: AtomicU64,
+    /// The tools last listed, by our name, as the server described them.
+    known: StdMutex<HashMap<String, Value>>,
+    closed: CancellationToken,
+}
+
+impl Shared {
+    fn known(&self) -> std::sync::MutexGuard<'_, HashMap<String, Value>> {
+        self.known.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn error(&self, message: impl Into<String>) -> ClientError {
+        ClientError::new(&self.name, message)
+    }
+
+    /// The live connection's peer, starting the server first if it is not
+    /// running.
+    async fn peer(&self) -> Result<(Peer<RoleClient>, u64), ClientError> {
+        if self.closed.is_cancelled() {
+            return Err(self.error("the connection was closed"));
+        }
+        let mut live = self.live.lock().await;
+        if let Some(current) = &*live
+            && !current.running.is_closed()
+        {
+            return Ok((current.running.peer().clone(), current.generation));
+        }
+        let generation = self.generations.fetch_add(1, Ordering::Relaxed);
+        let running = tokio::time::timeout(self.connect_timeout, self.start())
+            .await
+            .map_err(|_| {
+                self.error(format!(
+                    "no answer within {} s of starting",
+                    self.connect_timeout.as_secs()
+                ))
+            })??;
+        let peer = running.peer().clone();
+        self.listen_for_changes(&peer);
+        *live = Some(Live {
+            running,
+            generation,
+        });
+        if generation > 0 {
+            // A server started again may have other tools.
+            self.handler.list_changed.notify_one();
+        }
+        Ok((peer, generation))
+    }
+
+    async fn start(&self) -> Result<Running, ClientError> {
+        let lifecycle = if self.stateless {
+            ClientLifecycleMode::Discover {
+                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+            }
+        } else {
+            ClientLifecycleMode::Initialize
+        };
+        let handler = self.handler.clone();
+        let started = match &self.target {
+            Target::Command {
+                program,
+                args,
+                env,
+                dir,
+            } => {
+                let mut command = tokio::process::Command::new(program);
+                command.args(args).envs(env.iter().cloned());
+                if let Some(dir) = dir {
+                    command.current_dir(dir);
+                }
+                let (transport, _) = TokioChildProcess::builder(command)
+                    .stderr(Stdio::inherit())
+                    .spawn()
+                    .map_err(|error| {
+                        self.error(format!(
+                            "cannot start {}: {error}",
+                            program.to_string_lossy()
+                        ))
+                    })?;
+                handler.serve_with_lifecycle(transport, lifecycle).await
+            }
+            Target::Http { url } => {
+                let transport = StreamableHttpClientTransport::from_uri(url.as_str());
+                handler.serve_with_lifecycle(transport, lifecycle).await
+            }
+        };
+        started.map_err(|error| self.error(format!("the handshake failed: {error}")))
+    }
+
+    /// On revision 2026-07-28 a client hears of list changes only on a
+    /// `subscriptions/listen` request it holds open.
+    fn listen_for_changes(&self, peer: &Peer<RoleClient>) {
+        let Some(info) = peer.peer_info() else { return };
+        let announces = info
+            .capabilities
+            .tools
+            .as_ref()
+            .and_then(|tools| tools.list_changed)
+            == Some(true);
+        if info.protocol_version.has_initialize() || !announces {
+            return;
+        }
+        let peer = peer.clone();
+        let changed = Arc::clone(&self.handler.list_changed);
+        tokio::spawn(async move {
+            let filter = SubscriptionFilter::builder().tools_list_changed().build();
+            let Ok(mut subscription) = peer.listen(filter).await else {
+                return;
+            };
+            while let Ok(Some(notification)) = subscription.next().await {
+                if matches!(
+                    notification,
+                    ServerNotification::ToolListChangedNotification(_)
+                ) {
+                    changed.notify_one();
+                }
+            }
+        });
+    }
+
+    /// Drops connection `generation` if it is still the live one.
+    async fn forget(&self, generation: u64) {
+        let mut live = self.live.lock().await;
+        if live
+            .as_ref()
+            .is_some_and(|current| current.generation == generation)
+        {
+            // Dropping the connection ends it, and stops a child process.
+            *live = None;
+        }
+    }
+
+    /// The server's tools, by our name, as the server described them.
+    async fn list(&self) -> Result<Vec<(String, Value)>, ClientError> {
+        let (peer, generation) = self.peer().await?;
+        let tools = match peer.list_all_tools().await {
+            Ok(tools) => tools,
+            Err(error) => {
+                self.forget(generation).await;
+                return Err(self.error(format!("listing its tools failed: {error}")));
+            }
+        };
+        tools
+            .iter()
+            .map(|tool| {
+                let raw = serde_json::to_value(tool)
+                    .map_err(|error| self.error(format!("a tool it listed: {error}")))?;
+                Ok((names::tool_name(&self.prefix, &tool.name), raw))
+            })
+            .collect()
+    }
+
+    /// One of the server's tools (as it described it) as a run-time tool.
+    fn tool_def(self: &Arc<Self>, raw: &Value) -> ToolDef {
+        let text = |key: &str| raw.get(key).and_then(Value::as_str);
+        let original = text("name").unwrap_or_default().to_owned();
+        let mut builder = ToolDef::builder(names::tool_name(&self.prefix, &original))
+            .description(text("description").unwrap_or_default())
+            .source(format!("MCP server `{}`, tool `{original}`", self.name));
+        if let Some(schema) = raw.get("inputSchema") {
+            builder = builder.input_schema(schema.clone());
+        }
+        if let Some(schema) = raw.get("outputSchema") {
+            builder = builder.output_schema(schema.clone());
+        }
+        let annotations = raw.get("annotations");
+        if let Some(title) = text("title").or_else(|| {
+            annotations
+                .and_then(|a| a.get("title"))
+                .and_then(Value::as_str)
+        }) {
+            builder = builder.title(title);
+        }
+        let hint = |key: &str| {
+            annotations
+                .and_then(|a| a.get(key))
+                .and_then(Value::as_bool)
+        };
+        if let Some(value) = hint("readOnlyHint") {
+            builder = builder.read_only(value);
+        }
+        if let Some(value) = hint("destructiveHint") {
+            builder = builder.destructive(value);
+        }
+        if let Some(value) = hint("idempotentHint") {
+            builder = builder.idempotent(value);
+        }
+        if let Some(value) = hint("openWorldHint") {
+            builder = builder.open_world(value);
+        }
+        let shared = Arc::clone(self);
+        let original: Arc<str> = original.into();
+        builder.handler(move |arguments: Value, call: CallContext| {
+            let shared = Arc::clone(&shared);
+            let original = Arc::clone(&original);
+            async move { shared.call(&original, arguments, &call).await }
+        })
+    }
+
+    /// Forwards one call.
+    async fn call(&self, tool: &str, arguments: Value, call: &CallContext) -> ToolResult {
+        let (peer, generation) = match self.peer().await {
+            Ok(peer) => peer,
+            Err(error) => return ToolResult::error(error.to_string()),
+        };
+        let mut params = CallToolRequestParams::new(tool.to_owned());
+        if let Value::Object(arguments) = arguments {
+            params = params.with_arguments(arguments);
+        }
+        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+        let exchange = async {
+            let handle = peer
+                .send_request_with_option(request, PeerRequestOptions::no_options())
+                .await?;
+            // rmcp gives every request a progress token of its own.
+            let _tracking = call
+                .reports_progress()
+                .then(|| self.handler.track(&handle.progress_token, call));
+            let mut abandoned = Abandoned::new(&peer, handle.id.clone());
+            let answer = handle.await_response().await;
+            abandoned.disarm();
+            // Notifications are handled on tasks of their own: the last
+            // reports may still be on their way.
+            for _ in 0..4 {
+                tokio::task::yield_now().await;
+            }
+            answer
+        };
+        let limited = async {
+            match self.timeout {
+                Some(limit) => tokio::time::timeout(limit, exchange).await.ok(),
+                None => Some(exchange.await),
+            }
+        };
+        // Dropping the exchange (cancelled, timed out) sends
+        // `notifications/cancelled` to the server.
+        let answer = tokio::select! {
+            answer = limited => answer,
+            () = call.cancellation().cancelled() => {
+                return ToolResult::error("the call was cancelled");
+            }
+        };
+        let Some(answer) = answer else {
+            let limit = self.timeout.unwrap_or_default();
+            return ToolResult::error(format!(
+                "the MCP server `{}` did not answer within {:.1} s; the call was cancelled",
+                self.name,
+                limit.as_secs_f64()
+            ));
+        };
+        match answer {
+            Ok(ServerResult::CallToolResult(result)) => match serde_json::to_value(&result) {
+                Ok(value) => content::to_result(&value),
+                Err(error) => ToolResult::error(format!("an unreadable result: {error}")),
+            },
+            Ok(_) => ToolResult::error(format!(
+                "the MCP server `{}` asked for input or started a task, which this client does not support",
+                self.name
+            )),
+            Err(rmcp::ServiceError::McpError(error)) => ToolResult::error(format!(
+                "the MCP server `{}` refused the call: {} (JSON-RPC error {})",
+                self.name, error.message, error.code.0
+            )),
+            Err(error) => {
+                self.forget(generation).await;
+                ToolResult::error(format!(
+                    "the MCP server `{}` stopped answering ({error}); it is started again at the next call",
+                    self.name
+                ))
+            }
+        }
+    }
+
+    /// Keeps `registry` following the server's tool list.
+    async fn follow(self: Arc<Self>, registry: Weak<Registry>) {
+        loop {
+            tokio::select! {
+                () = self.handler.list_changed.notified() => {}
+                () = self.closed.cancelled() => return,
+            }
+            let Some(registry) = registry.upgrade() else {
+                return;
+            };
+            // A server that cannot list now is tried again at its next change.
+            if let Ok(listed) = self.list().await {
+                self.sync(&registry, listed);
+            }
+        }
+    }
+
+    fn sync(self: &Arc<Self>, registry: &Registry, listed: Vec<(String, Value)>) {
+        let mut known = self.known();
+        let listed: HashMap<String, Value> = listed.into_iter().collect();
+        known.retain(|name, raw| {
+            let keep = listed.get(name) == Some(raw);
+            if !keep {
+                registry.remove(name);
+            }
+            keep
+        });
+        for (name, raw) in listed {
+            if known.contains_key(&name) {
+                continue;
+            }
+            if registry.add(self.tool_def(&raw)).is_ok() {
+                known.insert(name, raw);
+            }
+        }
+    }
+}

@@ -1,0 +1,190 @@
+//! Streamable HTTP: rmcp's `StreamableHttpService` in an axum router.
+//!
+//! rmcp serves both revisions on one endpoint: a client of 2025-11-25 gets
+//! a session (`Mcp-Session-Id`) unless the server is stateless; a request
+//! of 2026-07-28 carries its version and capabilities in `_meta` and is
+//! answered on its own. Either way a call's progress notifications travel
+//! on the response's event stream, and a client that disconnects cancels
+//! its call.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::Request;
+use axum::http::{Method, StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
+use tokio::net::TcpListener;
+
+use super::McpServer;
+use super::malformed::read_message;
+use crate::ServeError;
+
+/// How a registry is served over Streamable HTTP.
+///
+/// ```no_run
+/// use std::sync::Arc;
+/// use toolkit_core::Registry;
+/// use toolkit_mcp::{HttpOptions, McpServer};
+///
+/// # async fn run(registry: Arc<Registry>) -> Result<(), Box<dyn std::error::Error>> {
+/// // Any replica may answer any request: fit for a load balancer.
+/// let options = HttpOptions::new().stateless(true).allowed_hosts(["tools.example.com"]);
+/// let app = McpServer::new(registry).router(&options); // mount it beside other routes
+/// let listener = tokio::net::TcpListener::bind("0.0.0.0:8080").await?;
+/// axum::serve(listener, app).await?;
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Debug, Clone)]
+pub struct HttpOptions {
+    path: String,
+    stateless: bool,
+    allowed_hosts: Option<Vec<String>>,
+    keep_alive: Option<Duration>,
+}
+
+impl Default for HttpOptions {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl HttpOptions {
+    /// The defaults: the endpoint at `/mcp`, sessions for clients of
+    /// revisions that have them, requests accepted only for a loopback
+    /// `Host`.
+    pub fn new() -> Self {
+        Self {
+            path: "/mcp".to_owned(),
+            stateless: false,
+            allowed_hosts: None,
+            keep_alive: Some(Duration::from_secs(15)),
+        }
+    }
+
+    /// The endpoint's path (`/mcp` unless set).
+    pub fn path(mut self, path: impl Into<String>) -> Self {
+        self.path = path.into();
+        self
+    }
+
+    /// Serves every request on its own, without sessions, even for clients
+    /// of 2025-11-25 (which then get no `Mcp-Session-Id`): any number of
+    /// replicas behind an ordinary load balancer can serve one client. Such
+    /// clients hear of tool-list changes only by listing again.
+    pub fn stateless(mut self, stateless: bool) -> Self {
+        self.stateless = stateless;
+        self
+    }
+
+    /// The `Host` headers accepted (names, or `name:port`). By default only
+    /// loopback names are, which keeps a web page from reaching a local
+    /// server through DNS rebinding; a public deployment names its hosts.
+    pub fn allowed_hosts<S: Into<String>>(mut self, hosts: impl IntoIterator<Item = S>) -> Self {
+        self.allowed_hosts = Some(hosts.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// How often an idle event stream gets a keep-alive comment (`None`:
+    /// never).
+    pub fn keep_alive(mut self, every: Option<Duration>) -> Self {
+        self.keep_alive = every;
+        self
+    }
+
+    fn config(&self, max_request_bytes: usize) -> StreamableHttpServerConfig {
+        let mut config = StreamableHttpServerConfig::default()
+            .with_legacy_session_mode(!self.stateless)
+            .with_sse_keep_alive(self.keep_alive)
+            .with_max_request_body_bytes(max_request_bytes);
+        if let Some(hosts) = &self.allowed_hosts {
+            config = config.with_allowed_hosts(hosts.clone());
+        }
+        config
+    }
+}
+
+impl McpServer {
+    /// An axum router serving this server's registry at the options' path,
+    /// to serve alone or merge into an application's router.
+    pub fn router(self, options: &HttpOptions) -> Router {
+        let config = options.config(self.max_request_bytes);
+        let limit = self.max_request_bytes;
+        let service = StreamableHttpService::new(
+            move || Ok(self.clone()),
+            Arc::new(LocalSessionManager::default()),
+            config,
+        );
+        Router::new()
+            .route_service(&options.path, service)
+            .layer(middleware::from_fn(move |request, next| {
+                answer_malformed(limit, request, next)
+            }))
+    }
+
+    /// Serves the registry over Streamable HTTP on `listener` until the
+    /// listener fails.
+    pub async fn serve_http(
+        self,
+        listener: TcpListener,
+        options: &HttpOptions,
+    ) -> Result<(), ServeError> {
+        axum::serve(listener, self.router(options))
+            .await
+            .map_err(|error| ServeError::new(error.to_string()))
+    }
+}
+
+/// Answers a POST whose body is not a readable JSON-RPC message with the
+/// JSON-RPC error it deserves (HTTP 400), as the stdio transport does;
+/// rmcp answers a body that is not JSON with a plain-text 415, and a
+/// standard request with unreadable parameters as an unknown method.
+async fn answer_malformed(limit: usize, request: Request, next: Next) -> Response {
+    if request.method() != Method::POST {
+        return next.run(request).await;
+    }
+    let (parts, body) = request.into_parts();
+    let Ok(bytes) = axum::body::to_bytes(body, limit).await else {
+        return (
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!("Payload Too Large: request body exceeds {limit} bytes"),
+        )
+            .into_response();
+    };
+    if let Err(malformed) = read_message(&bytes) {
+        return (
+            StatusCode::BAD_REQUEST,
+            [(header::CONTENT_TYPE, "application/json")],
+            malformed.to_response().to_string(),
+        )
+            .into_response();
+    }
+    next.run(Request::from_parts(parts, Body::from(bytes)))
+        .await
+}
+
+/// Serves `registry` over Streamable HTTP at `http://{addr}/mcp`, with the
+/// default [`HttpOptions`], until the listener fails.
+///
+/// ```no_run
+/// # async fn run(registry: std::sync::Arc<toolkit_core::Registry>) -> Result<(), toolkit_mcp::ServeError> {
+/// toolkit_mcp::serve_http(registry, "127.0.0.1:8080".parse().unwrap()).await
+/// # }
+/// ```
+pub async fn serve_http(
+    registry: Arc<toolkit_core::Registry>,
+    addr: SocketAddr,
+) -> Result<(), ServeError> {
+    let listener = TcpListener::bind(addr)
+        .await
+        .map_err(|error| ServeError::new(format!("cannot listen on {addr}: {error}")))?;
+    McpServer::new(registry)
+        .serve_http(listener, &HttpOptions::new())
+        .await
+}

@@ -1,0 +1,129 @@
+//! What a malformed message deserves, on either transport: rmcp drops a
+//! line that is not JSON, reads a standard request whose parameters it
+//! cannot read as a request of an unknown method (`-32601`), and over HTTP
+//! answers a body that is not JSON with a plain-text 415. Here a message
+//! that is not JSON gets a parse error (`-32700`), one that is not a
+//! JSON-RPC message an invalid request (`-32600`, with its id when it has
+//! one), a standard request with unreadable parameters invalid params
+//! (`-32602`); a notification gets no answer.
+
+use rmcp::model::{ClientRequest, JsonRpcMessage};
+use rmcp::service::{RoleServer, RxJsonRpcMessage};
+use serde_json::{Value, json};
+
+const PARSE_ERROR: i64 = -32700;
+const INVALID_REQUEST: i64 = -32600;
+const INVALID_PARAMS: i64 = -32602;
+
+/// A message that gets an error instead of an answer.
+#[derive(Debug)]
+pub(crate) struct Malformed {
+    id: Option<Value>,
+    code: i64,
+    message: String,
+}
+
+impl Malformed {
+    /// A message longer than the limit.
+    pub(crate) fn too_large(limit: usize) -> Self {
+        Self {
+            id: None,
+            code: INVALID_REQUEST,
+            message: format!(
+                "Invalid request: the message is longer than the limit of {limit} bytes"
+            ),
+        }
+    }
+
+    /// The JSON-RPC error response.
+    pub(crate) fn to_response(&self) -> Value {
+        let mut error =
+            json!({"jsonrpc": "2.0", "error": {"code": self.code, "message": self.message}});
+        // An error about a message whose id cannot be read carries none.
+        if let Some(id) = self
+            .id
+            .as_ref()
+            .filter(|id| id.is_string() || id.is_i64() || id.is_u64())
+        {
+            error["id"] = id.clone();
+        }
+        error
+    }
+}
+
+/// The message in `text`; `None` for nothing to answer (blank, or a
+/// notification that cannot be read).
+pub(crate) fn read_message(text: &[u8]) -> Result<Option<RxJsonRpcMessage<RoleServer>>, Malformed> {
+    if text.iter().all(u8::is_ascii_whitespace) {
+        return Ok(None);
+    }
+    let value: Value = serde_json::from_slice(text).map_err(|error| Malformed {
+        id: None,
+        code: PARSE_ERROR,
+        message: format!("Parse error: {error}"),
+    })?;
+    let id = value.get("id").cloned();
+    let request_like = value.get("jsonrpc") == Some(&json!("2.0"))
+        && value.get("method").is_some_and(Value::is_string);
+    let malformed = |code, message| Malformed {
+        id: id.clone(),
+        code,
+        message,
+    };
+    match serde_json::from_value(value) {
+        Ok(message) => match standard_method_misread(&message) {
+            Some(method) => Err(malformed(
+                INVALID_PARAMS,
+                format!("Invalid params for {method}"),
+            )),
+            None => Ok(Some(message)),
+        },
+        Err(_) if request_like && id.is_none() => Ok(None),
+        Err(error) if request_like => Err(malformed(
+            INVALID_PARAMS,
+            format!("Invalid params: {error}"),
+        )),
+        Err(error) => Err(malformed(
+            INVALID_REQUEST,
+            format!("Invalid request: {error}"),
+        )),
+    }
+}
+
+/// The methods of the protocol's requests from a client.
+const STANDARD_METHODS: &[&str] = &[
+    "initialize",
+    "ping",
+    "server/discover",
+    "subscriptions/listen",
+    "tools/list",
+    "tools/call",
+    "resources/list",
+    "resources/read",
+    "resources/templates/list",
+    "resources/subscribe",
+    "resources/unsubscribe",
+    "prompts/list",
+    "prompts/get",
+    "completion/complete",
+    "logging/setLevel",
+    "tasks/get",
+    "tasks/list",
+    "tasks/result",
+    "tasks/cancel",
+];
+
+/// The method of a standard request that was read as a custom one.
+fn standard_method_misread(message: &RxJsonRpcMessage<RoleServer>) -> Option<&str> {
+    match message {
+        JsonRpcMessage::Request(request) => match &request.request {
+            ClientRequest::CustomRequest(custom)
+                if STANDARD_METHODS.contains(&custom.method.as_str()) =>
+            {
+                Some(&custom.method)
+            }
+            _ => None,
+        },
+        _ => None,
+    }
+}

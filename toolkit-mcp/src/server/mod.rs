@@ -1,0 +1,262 @@
+//! Serving a registry: the protocol handler, and the transports it runs on.
+
+pub(crate) mod http;
+mod listing;
+mod malformed;
+mod progress;
+pub(crate) mod stdio;
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use rmcp::ErrorData;
+use rmcp::handler::server::ServerHandler;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, ListToolsResult,
+    PaginatedRequestParams, ProtocolVersion, ResultType, ServerCapabilities, ServerConfig,
+    SubscriptionFilter, Tool,
+};
+use rmcp::service::{
+    NotificationContext, Peer, RequestContext, RoleServer, ServiceExt, SubscriptionContext,
+};
+use serde_json::Value;
+use tokio::io::{AsyncBufRead, AsyncWrite};
+use toolkit_core::emit::{self, EmitOptions, McpRevision};
+use toolkit_core::{Cancellation, Registry, ToolCall, ToolCallResult, ToolListChanges};
+
+use self::listing::Listing;
+use crate::ServeError;
+
+/// An MCP server for a registry: an rmcp `ServerHandler`, which any rmcp
+/// transport takes. [`serve_stdio`](crate::serve_stdio) and
+/// [`HttpOptions`](crate::HttpOptions) run it for you.
+///
+/// Clones share the registry: a transport that makes one handler per
+/// session or per request (Streamable HTTP) clones it.
+#[derive(Clone)]
+pub struct McpServer {
+    registry: Arc<Registry>,
+    listing: Arc<Listing>,
+    identity: Arc<Implementation>,
+    max_request_bytes: usize,
+}
+
+/// The size limit of one request unless set: 4 MiB.
+pub const DEFAULT_MAX_REQUEST_BYTES: usize = 4 * 1024 * 1024;
+
+impl McpServer {
+    /// A server for `registry`, introducing itself as this crate.
+    pub fn new(registry: Arc<Registry>) -> Self {
+        Self {
+            listing: Arc::new(Listing::new(Arc::clone(&registry))),
+            registry,
+            identity: Arc::new(Implementation::new(
+                env!("CARGO_PKG_NAME"),
+                env!("CARGO_PKG_VERSION"),
+            )),
+            max_request_bytes: DEFAULT_MAX_REQUEST_BYTES,
+        }
+    }
+
+    /// The size limit of one incoming message (a line on stdio, a request
+    /// body over HTTP), [`DEFAULT_MAX_REQUEST_BYTES`] unless set. A larger
+    /// message is refused (an invalid-request error on stdio, HTTP 413) and
+    /// the server goes on serving.
+    pub fn with_max_request_bytes(mut self, limit: usize) -> Self {
+        self.max_request_bytes = limit;
+        self
+    }
+
+    /// Serves the registry over this process's standard input and output
+    /// until the client closes them.
+    pub async fn serve_stdio(self) -> Result<(), ServeError> {
+        let input = tokio::io::BufReader::new(tokio::io::stdin());
+        self.serve_lines(input, tokio::io::stdout()).await
+    }
+
+    /// Serves the registry over any pair of byte streams, one JSON-RPC
+    /// message per line as on stdio (a pipe, a socket), until `input` ends.
+    pub async fn serve_lines<R, W>(self, input: R, output: W) -> Result<(), ServeError>
+    where
+        R: AsyncBufRead + Unpin + Send + 'static,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
+        let transport = stdio::LineTransport::new(input, output, self.max_request_bytes);
+        let running = self
+            .serve(transport)
+            .await
+            .map_err(|error| ServeError::new(error.to_string()))?;
+        running
+            .waiting()
+            .await
+            .map(drop)
+            .map_err(|error| ServeError::new(error.to_string()))
+    }
+
+    /// The name and version the server gives clients (`serverInfo`).
+    pub fn with_identity(mut self, name: impl Into<String>, version: impl Into<String>) -> Self {
+        self.identity = Arc::new(Implementation::new(name.into(), version.into()));
+        self
+    }
+
+    /// The registry served.
+    pub fn registry(&self) -> &Arc<Registry> {
+        &self.registry
+    }
+}
+
+impl fmt::Debug for McpServer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("McpServer")
+            .field("registry", &self.registry)
+            .field("name", &self.identity.name)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The revision a result is written for: `structuredContent` may be any
+/// value from 2026-07-28 on, only an object before.
+fn revision(version: Option<ProtocolVersion>) -> McpRevision {
+    match version {
+        Some(version) if version.as_str() >= ProtocolVersion::V_2026_07_28.as_str() => {
+            McpRevision::V2026_07_28
+        }
+        _ => McpRevision::default(),
+    }
+}
+
+impl ServerHandler for McpServer {
+    fn get_info(&self) -> ServerConfig {
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_tool_list_changed()
+            .build();
+        ServerConfig::new(capabilities).with_server_info((*self.identity).clone())
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(
+            self.listing.tools()?.to_vec(),
+        ))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        let tools = self.listing.tools().ok()?;
+        tools.iter().find(|tool| tool.name == name).cloned()
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let name = request.name.to_string();
+        // MCP reports an unknown tool as a protocol error, not a result.
+        if !self.registry.is_enabled(&name) {
+            return Err(ErrorData::invalid_params(
+                format!("unknown tool: {name}"),
+                None,
+            ));
+        }
+        let revision = revision(context.protocol_version());
+        let arguments = Value::Object(request.arguments.unwrap_or_default());
+        let call = ToolCall::new(context.id.to_string(), name, arguments);
+        let cancellation = Cancellation::new();
+        let reporter = context
+            .meta
+            .get_progress_token()
+            .map(|token| progress::Reporter::new(token, context.peer.clone()));
+        let outcome = {
+            let run = async {
+                match &reporter {
+                    Some(reporter) => {
+                        self.registry
+                            .run_reporting(&call, &cancellation, reporter.sink())
+                            .await
+                    }
+                    None => self.registry.run(&call, &cancellation).await,
+                }
+            };
+            tokio::pin!(run);
+            tokio::select! {
+                outcome = &mut run => outcome,
+                () = context.ct.cancelled() => {
+                    // The client cancelled, or (over HTTP) went away: the
+                    // tool is asked to stop and given the chance to end
+                    // cleanly; nobody waits for its answer any more.
+                    cancellation.cancel();
+                    run.await
+                }
+            }
+        };
+        // Progress reports reach the client before the result that ends
+        // their call.
+        if let Some(reporter) = reporter {
+            reporter.finish().await;
+        }
+        let turn = [ToolCallResult::new(call.id, call.name, outcome.result)];
+        let options = EmitOptions::default().with_mcp_revision(revision);
+        let emitted = emit::mcp(&turn, &options);
+        let item = emitted.items.into_iter().next().unwrap_or(Value::Null);
+        let mut result: CallToolResult = serde_json::from_value(item)
+            .map_err(|error| ErrorData::internal_error(error.to_string(), None))?;
+        // rmcp strips it for clients of earlier revisions.
+        result.result_type = Some(ResultType::COMPLETE);
+        Ok(CallToolResponse::Complete(result))
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        tokio::spawn(announce_changes(self.registry.changes(), context.peer));
+    }
+
+    // Revision 2026-07-28 has no sessions: a client that wants to hear of
+    // changes holds a `subscriptions/listen` request open.
+    fn accepted_subscription_filter(
+        &self,
+        _requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        Some(SubscriptionFilter::builder().tools_list_changed().build())
+    }
+
+    async fn listen(&self, subscription: SubscriptionContext) -> Result<(), ErrorData> {
+        let mut changes = self.registry.changes();
+        loop {
+            tokio::select! {
+                () = subscription.cancelled() => return Ok(()),
+                changed = changes.changed() => {
+                    if !changed || subscription.sink().notify_tool_list_changed().await.is_err() {
+                        return Ok(());
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// How often a watcher of the tool list looks whether its client is gone,
+/// when the list does not change.
+const CLIENT_CHECK: Duration = Duration::from_secs(30);
+
+/// Sends `notifications/tools/list_changed` to a client of a session for
+/// each change of the registry's tool list, until the client goes away.
+async fn announce_changes(mut changes: ToolListChanges, peer: Peer<RoleServer>) {
+    loop {
+        tokio::select! {
+            changed = changes.changed() => {
+                if !changed || peer.notify_tool_list_changed().await.is_err() {
+                    return;
+                }
+            }
+            () = tokio::time::sleep(CLIENT_CHECK) => {
+                if peer.is_transport_closed() {
+                    return;
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,294 @@
+//! Our client against our server, over stdio and over Streamable HTTP
+//! (with a session, and stateless): the server's tools become run-time
+//! tools of a registry, and everything a call carries goes both ways.
+//!
+//! The test binary is its own server (see `support`).
+
+mod support;
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use support::HttpServer;
+use toolkit_core::{
+    Block, Cancellation, Progress, ProgressSink, Provider, Registry, ToolCall, ToolDef,
+};
+use toolkit_mcp::McpClient;
+
+fn ours_over_stdio(name: &str) -> toolkit_mcp::McpClientBuilder {
+    let me = std::env::current_exe().expect("the test's own path");
+    McpClient::command(name, me, Vec::<String>::new()).env("TOOLKIT_MCP_TEST_SERVE", "1")
+}
+
+fn names(registry: &Registry) -> Vec<String> {
+    registry.names().collect()
+}
+
+async fn text(registry: &Registry, name: &str, arguments: Value) -> String {
+    let outcome = registry.call(name, arguments.to_string().as_str()).await;
+    outcome.result.to_text()
+}
+
+/// Waits until `check` holds, for up to five seconds.
+async fn eventually(what: &str, mut check: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !check() {
+        assert!(Instant::now() < deadline, "never: {what}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// Everything a client does with one server, over any transport.
+async fn exercise(client: &McpClient, prefix: &str) {
+    let tools = client.tools().await.expect("a tool list");
+    let registry = Arc::new(
+        Registry::builder()
+            .tools(tools)
+            .build()
+            .expect("valid tools"),
+    );
+    let expected: Vec<String> = support::TOOLS
+        .iter()
+        .map(|tool| format!("{prefix}_{tool}"))
+        .collect();
+    assert_eq!(names(&registry), expected);
+    let add = format!("{prefix}_add");
+    let named = |tool: &str| format!("{prefix}_{tool}");
+
+    // What the server said of its tools, kept.
+    let definitions = registry.definitions(Provider::Mcp).expect("definitions");
+    let definitions = definitions.to_value();
+    assert_eq!(
+        definitions[0]["annotations"],
+        json!({"readOnlyHint": true, "idempotentHint": true})
+    );
+    assert_eq!(definitions[0]["inputSchema"]["required"], json!(["a", "b"]));
+    assert_eq!(definitions[3]["title"], "Weather today");
+    assert_eq!(definitions[3]["outputSchema"]["type"], "object");
+    // And every provider takes them.
+    for provider in Provider::ALL {
+        registry
+            .definitions(provider)
+            .unwrap_or_else(|error| panic!("{provider:?}: {error}"));
+    }
+
+    assert_eq!(text(&registry, &add, json!({"a": 2, "b": 3})).await, "5");
+    // Arguments are checked here, before the server sees them.
+    let wrong = registry.call(&add, r#"{"a": "two", "b": 1}"#).await;
+    assert!(wrong.result.is_error());
+    assert!(
+        wrong.result.to_text().contains("at `a`"),
+        "{}",
+        wrong.result.to_text()
+    );
+
+    let failing = registry.call(&named("fail"), "{}").await.result;
+    assert_eq!(failing.error_message(), Some("Error: the disk is full"));
+
+    let pixel = registry.call(&named("pixel"), "{}").await.result;
+    assert!(matches!(
+        pixel.content(),
+        [Block::Text { .. }, Block::Image { .. }]
+    ));
+
+    let weather = registry
+        .call(&named("weather"), r#"{"city": "Oslo"}"#)
+        .await
+        .result;
+    assert!(
+        matches!(weather.content(), [Block::Json { value }] if *value == json!({"city": "Oslo", "celsius": 21})),
+        "{weather:?}"
+    );
+
+    // Progress, forwarded from the server's tool to the host.
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let sink = {
+        let seen = Arc::clone(&seen);
+        ProgressSink::new(move |report: Progress| seen.lock().unwrap().push(report))
+    };
+    let call = ToolCall::new("c1", named("count"), json!({"to": 3}));
+    let counted = registry
+        .run_reporting(&call, &Cancellation::new(), &sink)
+        .await;
+    assert_eq!(counted.result.to_text(), "counted to 3");
+    let reports = seen.lock().unwrap().clone();
+    let steps: Vec<f64> = reports.iter().map(|report| report.done).collect();
+    // Reports are advisory: one still on its way when the result came may
+    // be dropped, never one reordered.
+    assert!(!steps.is_empty() && steps.is_sorted(), "{steps:?}");
+    assert!(
+        steps.iter().all(|step| [1.0, 2.0, 3.0].contains(step)),
+        "{steps:?}"
+    );
+    assert_eq!(reports[0].total, Some(3.0));
+    assert_eq!(reports[0].message, Some(format!("step {}", steps[0])));
+
+    // Cancellation, forwarded: the server's tool sees it.
+    let cancellation = Cancellation::new();
+    let slow = ToolCall::new("c2", named("slow"), json!({}));
+    let running = registry.run(&slow, &cancellation);
+    let cancel = async {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        cancellation.cancel();
+    };
+    let (outcome, ()) = tokio::join!(running, cancel);
+    assert!(outcome.result.is_error(), "{:?}", outcome.result);
+    let was_cancelled = named("was_cancelled");
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while text(&registry, &was_cancelled, json!({})).await != "true" {
+        assert!(Instant::now() < deadline, "the server never saw the cancel");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// Tools the server disables or brings back follow in the registry.
+async fn list_changes(client: &McpClient, prefix: &str) {
+    let registry = Arc::new(Registry::builder().build().expect("a registry"));
+    let attached = client.attach(&registry).await.expect("attached");
+    assert_eq!(attached.added.len(), support::TOOLS.len());
+    assert!(attached.refused.is_empty());
+    let fail = format!("{prefix}_fail");
+    assert!(registry.is_enabled(&fail));
+    let toggled = text(
+        &registry,
+        &format!("{prefix}_toggle"),
+        json!({"name": "fail"}),
+    )
+    .await;
+    assert_eq!(toggled, "disabled: true");
+    eventually("the disabled tool leaves the registry", || {
+        registry.get(&fail).is_none()
+    })
+    .await;
+    assert_eq!(registry.names().count(), support::TOOLS.len() - 1);
+}
+
+/// A server that dies gives an error result, and is started again at the
+/// next call.
+async fn restart(client: &McpClient, prefix: &str) {
+    let registry = Registry::builder()
+        .tools(client.tools().await.expect("tools"))
+        .build()
+        .expect("a registry");
+    let whoami = format!("{prefix}_whoami");
+    let before = text(&registry, &whoami, json!({})).await;
+    let crashed = registry.call(&format!("{prefix}_crash"), "{}").await.result;
+    assert!(crashed.is_error(), "{crashed:?}");
+    assert!(
+        crashed.to_text().contains("started again at the next call"),
+        "{}",
+        crashed.to_text()
+    );
+    let after = text(&registry, &whoami, json!({})).await;
+    assert!(after.parse::<u32>().is_ok(), "{after}");
+    assert_ne!(before, after, "the same process answered");
+}
+
+/// A time limit cancels the call at the server.
+async fn timeout(client: McpClient, prefix: &str) {
+    let registry = Registry::builder()
+        .tools(client.tools().await.expect("tools"))
+        .build()
+        .expect("a registry");
+    let started = Instant::now();
+    let slow = registry.call(&format!("{prefix}_slow"), "{}").await.result;
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert!(
+        slow.to_text().contains("did not answer within 0.3 s"),
+        "{}",
+        slow.to_text()
+    );
+    let was_cancelled = format!("{prefix}_was_cancelled");
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while text(&registry, &was_cancelled, json!({})).await != "true" {
+        assert!(Instant::now() < deadline, "the server never saw the cancel");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// Two servers whose tools clean to one name: refused, both named.
+async fn collision() {
+    let one = ours_over_stdio("one")
+        .prefix("x")
+        .connect()
+        .await
+        .expect("one");
+    let two = ours_over_stdio("two")
+        .prefix("x")
+        .connect()
+        .await
+        .expect("two");
+    let error = Registry::builder()
+        .tools(one.tools().await.expect("tools"))
+        .tools(two.tools().await.expect("tools"))
+        .build()
+        .expect_err("two tools named x_add");
+    let message = error.to_string();
+    assert!(message.contains("x_add"), "{message}");
+    assert!(
+        message.contains("MCP server `one`, tool `add`")
+            && message.contains("MCP server `two`, tool `add`"),
+        "{message}"
+    );
+    // Names are cleaned: dots and other characters become `_`.
+    let dotted = ours_over_stdio("my.server v2")
+        .connect()
+        .await
+        .expect("dotted");
+    let tools: Vec<ToolDef> = dotted.tools().await.expect("tools");
+    assert_eq!(tools[0].name(), "my_server_v2_add");
+    one.close().await;
+    two.close().await;
+    dotted.close().await;
+}
+
+async fn run() {
+    let stdio = ours_over_stdio("ours")
+        .connect()
+        .await
+        .expect("connected over stdio");
+    exercise(&stdio, "ours").await;
+    list_changes(&stdio, "ours").await;
+    restart(&stdio, "ours").await;
+    stdio.close().await;
+    let limited = ours_over_stdio("limited")
+        .timeout(Duration::from_millis(300))
+        .connect()
+        .await
+        .expect("connected");
+    timeout(limited, "limited").await;
+    collision().await;
+    println!("client: stdio ok");
+
+    let server = HttpServer::start(false);
+    let http = McpClient::http("web", &server.url)
+        .connect()
+        .await
+        .expect("connected over HTTP");
+    exercise(&http, "web").await;
+    list_changes(&http, "web").await;
+    http.close().await;
+    println!("client: Streamable HTTP with a session ok");
+
+    let server = HttpServer::start(false);
+    let stateless = McpClient::http("web", &server.url)
+        .stateless(true)
+        .connect()
+        .await
+        .expect("connected over stateless HTTP");
+    exercise(&stateless, "web").await;
+    list_changes(&stateless, "web").await;
+    stateless.close().await;
+    println!("client: Streamable HTTP stateless ok");
+}
+
+fn main() {
+    if support::serve_if_asked() {
+        return;
+    }
+    tokio::runtime::Runtime::new()
+        .expect("a runtime")
+        .block_on(run());
+    println!("client: ok");
+}

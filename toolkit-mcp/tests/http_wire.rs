@@ -1,0 +1,409 @@
+//! Our server over Streamable HTTP, spoken to message by message: every
+//! message it writes is validated against the official schema of the
+//! revision in use (2025-11-25 with a session, 2026-07-28 stateless), and
+//! a client that disconnects cancels its call.
+//!
+//! The test binary is its own server (see `support`).
+
+mod support;
+
+use std::time::{Duration, Instant};
+
+use reqwest::StatusCode;
+use reqwest::header::HeaderMap;
+use serde_json::{Value, json};
+use support::HttpServer;
+use support::schema::{Revision, assert_valid};
+
+/// What one POST brought back: its status, headers and messages (one JSON
+/// body, or the events of a stream).
+struct Answer {
+    status: StatusCode,
+    headers: HeaderMap,
+    messages: Vec<Value>,
+}
+
+struct Client {
+    http: reqwest::Client,
+    url: String,
+    headers: Vec<(&'static str, String)>,
+}
+
+impl Client {
+    fn new(url: &str) -> Self {
+        Self {
+            http: reqwest::Client::new(),
+            url: url.to_owned(),
+            headers: Vec::new(),
+        }
+    }
+
+    fn request(&self, body: &Value, extra: &[(&'static str, String)]) -> reqwest::RequestBuilder {
+        let mut request = self
+            .http
+            .post(&self.url)
+            .header("Accept", "application/json, text/event-stream")
+            .header("Content-Type", "application/json")
+            .body(body.to_string());
+        for (name, value) in self.headers.iter().chain(extra) {
+            request = request.header(*name, value);
+        }
+        request
+    }
+
+    async fn post(&self, body: &Value, extra: &[(&'static str, String)]) -> Answer {
+        let response = self
+            .request(body, extra)
+            .send()
+            .await
+            .expect("the server answers");
+        let status = response.status();
+        let headers = response.headers().clone();
+        let text = response.text().await.expect("a body");
+        let messages = if headers
+            .get("content-type")
+            .is_some_and(|kind| kind.as_bytes().starts_with(b"text/event-stream"))
+        {
+            text.lines()
+                .filter_map(|line| line.strip_prefix("data:"))
+                .map(str::trim)
+                .filter(|data| !data.is_empty())
+                .map(|data| serde_json::from_str(data).unwrap_or_else(|e| panic!("{e}: {data}")))
+                .collect()
+        } else if headers
+            .get("content-type")
+            .is_some_and(|kind| kind.as_bytes().starts_with(b"application/json"))
+        {
+            vec![serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"))]
+        } else {
+            // A refusal before JSON-RPC (a 413, a 403 for a foreign host).
+            Vec::new()
+        };
+        Answer {
+            status,
+            headers,
+            messages,
+        }
+    }
+}
+
+/// Checks every message of an answer against `revision`'s schema and
+/// returns the response to request `id`, the notifications before it.
+fn response(revision: Revision, answer: &Answer, id: i64) -> (Value, Vec<Value>) {
+    let mut notifications = Vec::new();
+    for message in &answer.messages {
+        assert_valid(revision, "JSONRPCMessage", message);
+        if message.get("id") == Some(&json!(id)) {
+            return (message.clone(), notifications);
+        }
+        assert_valid(revision, "ServerNotification", message);
+        notifications.push(message.clone());
+    }
+    panic!(
+        "no answer to {id} (HTTP {}): {:?}",
+        answer.status, answer.messages
+    );
+}
+
+/// Revision 2025-11-25: `initialize` opens a session, whose id the later
+/// requests carry.
+async fn with_session(server: &HttpServer) {
+    const V: Revision = Revision::V2025_11_25;
+    let mut client = Client::new(&server.url);
+    let init = client
+        .post(
+            &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "http-wire-test", "version": "0"}
+            }}),
+            &[],
+        )
+        .await;
+    assert_eq!(init.status, StatusCode::OK);
+    let session = init
+        .headers
+        .get("mcp-session-id")
+        .expect("a session id")
+        .to_str()
+        .expect("text")
+        .to_owned();
+    let (init, _) = response(V, &init, 1);
+    assert_valid(V, "InitializeResult", &init["result"]);
+    assert_eq!(init["result"]["protocolVersion"], "2025-11-25");
+    client.headers = vec![
+        ("Mcp-Session-Id", session),
+        ("MCP-Protocol-Version", "2025-11-25".to_owned()),
+    ];
+    let initialized = client
+        .post(
+            &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+            &[],
+        )
+        .await;
+    assert_eq!(initialized.status, StatusCode::ACCEPTED);
+
+    let list = client
+        .post(
+            &json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}}),
+            &[],
+        )
+        .await;
+    let (list, _) = response(V, &list, 2);
+    assert_valid(V, "ListToolsResult", &list["result"]);
+    let names: Vec<&str> = list["result"]["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .filter_map(|tool| tool["name"].as_str())
+        .collect();
+    assert_eq!(names, support::TOOLS);
+
+    let call = |id: i64, name: &str, arguments: Value, meta: Option<Value>| {
+        let mut params = json!({"name": name, "arguments": arguments});
+        if let Some(meta) = meta {
+            params["_meta"] = meta;
+        }
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params})
+    };
+    for (id, name, arguments) in [
+        (3, "add", json!({"a": 2, "b": 3})),
+        (4, "pixel", json!({})),
+        (5, "weather", json!({"city": "Oslo"})),
+        (6, "fail", json!({})),
+        (7, "add", json!({"a": "two"})),
+    ] {
+        let answer = client.post(&call(id, name, arguments, None), &[]).await;
+        let (result, _) = response(V, &answer, id);
+        assert_valid(V, "CallToolResult", &result["result"]);
+        assert!(result["result"].get("resultType").is_none(), "{result}");
+    }
+    let unknown = client.post(&call(8, "nope", json!({}), None), &[]).await;
+    let (unknown, _) = response(V, &unknown, 8);
+    assert_valid(V, "JSONRPCErrorResponse", &unknown);
+    assert_eq!(unknown["error"]["code"], -32602);
+
+    // Progress notifications on the call's own event stream, before its
+    // result.
+    let counted = client
+        .post(
+            &call(
+                9,
+                "count",
+                json!({"to": 3}),
+                Some(json!({"progressToken": 9})),
+            ),
+            &[],
+        )
+        .await;
+    let (result, notifications) = response(V, &counted, 9);
+    assert_eq!(result["result"]["content"][0]["text"], "counted to 3");
+    let steps: Vec<f64> = notifications
+        .iter()
+        .inspect(|message| assert_valid(V, "ProgressNotification", message))
+        .filter_map(|message| message["params"]["progress"].as_f64())
+        .collect();
+    assert_eq!(steps, [1.0, 2.0, 3.0]);
+}
+
+/// The `_meta` every request of revision 2026-07-28 carries.
+fn meta_2026() -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "http-wire-test", "version": "0"}
+    })
+}
+
+/// A request of revision 2026-07-28, valid by its schema, and the headers
+/// that go with it.
+fn request_2026(id: i64, method: &str, mut params: Value) -> (Value, Vec<(&'static str, String)>) {
+    params["_meta"] = meta_2026();
+    let mut headers = vec![
+        ("MCP-Protocol-Version", "2026-07-28".to_owned()),
+        ("Mcp-Method", method.to_owned()),
+    ];
+    if let Some(name) = params.get("name").and_then(Value::as_str) {
+        headers.push(("Mcp-Name", name.to_owned()));
+    }
+    let request = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+    assert_valid(Revision::V2026_07_28, "JSONRPCRequest", &request);
+    (request, headers)
+}
+
+/// Revision 2026-07-28: no session, every request on its own.
+async fn stateless(server: &HttpServer) {
+    const V: Revision = Revision::V2026_07_28;
+    let client = Client::new(&server.url);
+    let send = |id: i64, method: &'static str, params: Value| {
+        let (request, headers) = request_2026(id, method, params);
+        let client = &client;
+        async move {
+            let answer = client.post(&request, &headers).await;
+            assert!(
+                answer.headers.get("mcp-session-id").is_none(),
+                "a stateless answer opened a session"
+            );
+            response(V, &answer, id)
+        }
+    };
+
+    let (discover, _) = send(1, "server/discover", json!({})).await;
+    assert_valid(V, "DiscoverResult", &discover["result"]);
+    assert!(
+        discover["result"]["supportedVersions"]
+            .as_array()
+            .expect("versions")
+            .contains(&json!("2026-07-28")),
+        "{discover}"
+    );
+    assert_eq!(
+        discover["result"]["capabilities"]["tools"]["listChanged"],
+        true
+    );
+
+    let (list, _) = send(2, "tools/list", json!({})).await;
+    assert_valid(V, "ListToolsResult", &list["result"]);
+    assert_eq!(list["result"]["resultType"], "complete");
+    assert_eq!(list["result"]["tools"][3]["title"], "Weather today");
+
+    let (sum, _) = send(
+        3,
+        "tools/call",
+        json!({"name": "add", "arguments": {"a": 2, "b": 3}}),
+    )
+    .await;
+    assert_valid(V, "CallToolResult", &sum["result"]);
+    assert_eq!(sum["result"]["resultType"], "complete");
+    assert_eq!(sum["result"]["content"][0]["text"], "5");
+    let (weather, _) = send(
+        4,
+        "tools/call",
+        json!({"name": "weather", "arguments": {"city": "Oslo"}}),
+    )
+    .await;
+    assert_valid(V, "CallToolResult", &weather["result"]);
+    assert_eq!(
+        weather["result"]["structuredContent"],
+        json!({"city": "Oslo", "celsius": 21})
+    );
+    let (failing, _) = send(5, "tools/call", json!({"name": "fail", "arguments": {}})).await;
+    assert_valid(V, "CallToolResult", &failing["result"]);
+    assert_eq!(failing["result"]["isError"], true);
+    let (unknown, _) = send(6, "tools/call", json!({"name": "nope", "arguments": {}})).await;
+    assert_valid(V, "JSONRPCErrorResponse", &unknown);
+
+    let mut params = json!({"name": "count", "arguments": {"to": 3}});
+    let (mut request, headers) = request_2026(7, "tools/call", params.take());
+    request["params"]["_meta"]["progressToken"] = json!("count-7");
+    let answer = client.post(&request, &headers).await;
+    let (result, notifications) = response(V, &answer, 7);
+    assert_valid(V, "CallToolResult", &result["result"]);
+    assert_eq!(notifications.len(), 3, "{notifications:?}");
+    for notification in &notifications {
+        assert_valid(V, "ProgressNotification", notification);
+    }
+}
+
+/// A client that goes away mid-call cancels the call.
+async fn disconnect(server: &HttpServer) {
+    let client = Client::new(&server.url);
+    let (request, headers) =
+        request_2026(1, "tools/call", json!({"name": "slow", "arguments": {}}));
+    let pending = client.request(&request, &headers).send();
+    // The request is sent and the tool running when the client gives up.
+    let gave_up = tokio::time::timeout(Duration::from_millis(500), pending).await;
+    assert!(gave_up.is_err(), "slow answered at once: {gave_up:?}");
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let mut id = 2;
+    loop {
+        let (request, headers) = request_2026(
+            id,
+            "tools/call",
+            json!({"name": "was_cancelled", "arguments": {}}),
+        );
+        let answer = client.post(&request, &headers).await;
+        let (seen, _) = response(Revision::V2026_07_28, &answer, id);
+        if seen["result"]["content"][0]["text"] == "true" {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the tool never saw the disconnect"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        id += 1;
+    }
+}
+
+/// A body over the limit is refused, and the server goes on serving.
+async fn too_large(server: &HttpServer) {
+    let client = Client::new(&server.url);
+    let (mut request, headers) = request_2026(
+        1,
+        "tools/call",
+        json!({"name": "add", "arguments": {"a": 1, "b": 2}}),
+    );
+    request["params"]["arguments"]["pad"] = json!("x".repeat(80 * 1024));
+    let answer = client.post(&request, &headers).await;
+    assert_eq!(answer.status, StatusCode::PAYLOAD_TOO_LARGE);
+    let (request, headers) = request_2026(2, "tools/list", json!({}));
+    let answer = client.post(&request, &headers).await;
+    let (list, _) = response(Revision::V2026_07_28, &answer, 2);
+    assert_valid(Revision::V2026_07_28, "ListToolsResult", &list["result"]);
+}
+
+/// A body that is not a readable message gets a JSON-RPC error, and the
+/// server goes on serving.
+async fn malformed(server: &HttpServer) {
+    const V: Revision = Revision::V2026_07_28;
+    let client = Client::new(&server.url);
+    let headers = [
+        ("MCP-Protocol-Version", "2026-07-28".to_owned()),
+        ("Mcp-Method", "tools/call".to_owned()),
+    ];
+    let answer = client
+        .http
+        .post(&client.url)
+        .header("Accept", "application/json, text/event-stream")
+        .header("Content-Type", "application/json")
+        .header("MCP-Protocol-Version", "2026-07-28")
+        .body("{this is not json")
+        .send()
+        .await
+        .expect("an answer");
+    assert_eq!(answer.status(), StatusCode::BAD_REQUEST);
+    let error: Value = answer.json().await.expect("a JSON-RPC error");
+    assert_valid(V, "JSONRPCErrorResponse", &error);
+    assert_eq!(error["error"]["code"], -32700, "{error}");
+
+    let mut request = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+        "params": {"arguments": {}}});
+    request["params"]["_meta"] = meta_2026();
+    let answer = client.post(&request, &headers).await;
+    assert_eq!(answer.status, StatusCode::BAD_REQUEST);
+    let (error, _) = response(V, &answer, 7);
+    assert_valid(V, "JSONRPCErrorResponse", &error);
+    assert_eq!(error["error"]["code"], -32602, "{error}");
+
+    let (request, headers) = request_2026(8, "tools/list", json!({}));
+    let answer = client.post(&request, &headers).await;
+    let (list, _) = response(V, &answer, 8);
+    assert_valid(V, "ListToolsResult", &list["result"]);
+}
+
+fn main() {
+    if support::serve_if_asked() {
+        return;
+    }
+    let runtime = tokio::runtime::Runtime::new().expect("a runtime");
+    runtime.block_on(async {
+        let server = HttpServer::start_with(false, &[("TOOLKIT_MCP_TEST_MAX_BYTES", "65536")]);
+        with_session(&server).await;
+        stateless(&server).await;
+        disconnect(&server).await;
+        too_large(&server).await;
+        malformed(&server).await;
+    });
+    println!("http_wire: ok");
+}

@@ -1,0 +1,298 @@
+//! Our client driving the reference MCP servers from npm:
+//! `@modelcontextprotocol/server-everything` (every kind of content,
+//! progress, structured content; over stdio and Streamable HTTP) and
+//! `@modelcontextprotocol/server-filesystem` (a real tool set, in a
+//! temporary folder).
+//!
+//! The servers come from `TOOLKIT_NODE_MODULES` (`scripts/test` installs
+//! them); the test fails when they are missing, unless
+//! `TOOLKIT_SKIP_MCP_TESTS=1`.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+use toolkit_core::{Block, Cancellation, Progress, ProgressSink, Provider, Registry, ToolCall};
+use toolkit_mcp::{McpClient, UNSHOWN_CONTENT};
+
+fn module(path: &str) -> PathBuf {
+    let modules = std::env::var("TOOLKIT_NODE_MODULES").unwrap_or_else(|_| {
+        panic!("TOOLKIT_NODE_MODULES is not set: run scripts/test, which installs the reference servers, or set TOOLKIT_SKIP_MCP_TESTS=1")
+    });
+    let path = PathBuf::from(modules).join(path);
+    assert!(
+        path.exists(),
+        "{} is missing: run scripts/deps node",
+        path.display()
+    );
+    path
+}
+
+async fn text(registry: &Registry, name: &str, arguments: serde_json::Value) -> String {
+    registry
+        .call(name, arguments.to_string().as_str())
+        .await
+        .result
+        .to_text()
+}
+
+/// Every provider takes every tool of the server, as the registry
+/// lowered them.
+fn every_provider_takes(registry: &Registry) {
+    for provider in Provider::ALL {
+        let definitions = registry
+            .definitions(provider)
+            .unwrap_or_else(|error| panic!("{provider:?}: {error}"));
+        assert_eq!(definitions.len(), registry.names().count());
+    }
+}
+
+async fn everything(client: &McpClient) {
+    let registry = Registry::builder()
+        .tools(client.tools().await.expect("tools"))
+        .build()
+        .expect("the server's tools are valid");
+    every_provider_takes(&registry);
+    let names: Vec<String> = registry.names().collect();
+    assert!(
+        names.contains(&"everything_get-tiny-image".to_owned()),
+        "{names:?}"
+    );
+    let definitions = registry
+        .definitions(Provider::Mcp)
+        .expect("definitions")
+        .to_value();
+    let echo = definitions
+        .as_array()
+        .expect("a list")
+        .iter()
+        .find(|tool| tool["name"] == "everything_echo")
+        .expect("echo");
+    assert_eq!(echo["annotations"]["readOnlyHint"], true);
+
+    assert_eq!(
+        text(&registry, "everything_echo", json!({"message": "hello"})).await,
+        "Echo: hello"
+    );
+    let sum = text(&registry, "everything_get-sum", json!({"a": 2, "b": 3})).await;
+    assert!(sum.contains('5'), "{sum}");
+    // Checked here before the server sees it.
+    let wrong = registry
+        .call("everything_get-sum", r#"{"a": "two", "b": 3}"#)
+        .await;
+    assert!(wrong.result.is_error());
+
+    let image = registry
+        .call("everything_get-tiny-image", "{}")
+        .await
+        .result;
+    assert!(
+        image.content().iter().any(
+            |block| matches!(block, Block::Image { image } if image.mime_type() == "image/png")
+        ),
+        "{image:?}"
+    );
+
+    let links = text(
+        &registry,
+        "everything_get-resource-links",
+        json!({"count": 2}),
+    )
+    .await;
+    assert_eq!(links.matches("Resource link:").count(), 2, "{links}");
+
+    let embedded = text(
+        &registry,
+        "everything_get-resource-reference",
+        json!({"resourceType": "Text", "resourceId": 1}),
+    )
+    .await;
+    assert!(embedded.contains("Resource <"), "{embedded}");
+    let blob = registry
+        .call(
+            "everything_get-resource-reference",
+            r#"{"resourceType": "Blob", "resourceId": 2}"#,
+        )
+        .await
+        .result;
+    assert!(blob.to_text().contains("[resource <"), "{}", blob.to_text());
+    assert!(blob.attributes().contains_key(UNSHOWN_CONTENT), "{blob:?}");
+
+    let structured = registry
+        .call(
+            "everything_get-structured-content",
+            r#"{"location": "Chicago"}"#,
+        )
+        .await
+        .result;
+    let value = match structured.content() {
+        [Block::Json { value }] => value.clone(),
+        _ => structured.attributes()[toolkit_mcp::STRUCTURED_CONTENT].clone(),
+    };
+    assert!(value.get("temperature").is_some(), "{structured:?}");
+
+    // Progress, from the server's long operation to the host.
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let sink = {
+        let seen = Arc::clone(&seen);
+        ProgressSink::new(move |report: Progress| seen.lock().unwrap().push(report))
+    };
+    let call = ToolCall::new(
+        "1",
+        "everything_trigger-long-running-operation",
+        json!({"duration": 1, "steps": 4}),
+    );
+    let long = registry
+        .run_reporting(&call, &Cancellation::new(), &sink)
+        .await;
+    assert!(!long.result.is_error(), "{:?}", long.result);
+    let reports = seen.lock().unwrap().clone();
+    assert!(reports.len() >= 3, "{reports:?}");
+    assert_eq!(reports[0].total, Some(4.0));
+
+    // Cancelling a long operation ends the call at once.
+    let cancellation = Cancellation::new();
+    let call = ToolCall::new(
+        "2",
+        "everything_trigger-long-running-operation",
+        json!({"duration": 30, "steps": 3}),
+    );
+    let started = Instant::now();
+    let running = registry.run(&call, &cancellation);
+    let cancel = async {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        cancellation.cancel();
+    };
+    let (outcome, ()) = tokio::join!(running, cancel);
+    assert!(outcome.result.is_error());
+    assert!(started.elapsed() < Duration::from_secs(10));
+    // The server keeps serving.
+    assert_eq!(
+        text(&registry, "everything_echo", json!({"message": "again"})).await,
+        "Echo: again"
+    );
+}
+
+async fn filesystem() {
+    let folder = std::env::temp_dir().join(format!("toolkit-mcp-fs-{}", std::process::id()));
+    std::fs::create_dir_all(&folder).expect("a folder");
+    let folder = folder.canonicalize().expect("a real path");
+    std::fs::write(folder.join("notes.txt"), "milk\neggs\n").expect("a file");
+    let server = module("@modelcontextprotocol/server-filesystem/dist/index.js");
+    let client = McpClient::command("fs", "node", [server.as_os_str(), folder.as_os_str()])
+        .connect()
+        .await
+        .expect("server-filesystem starts");
+    let registry = Arc::new(Registry::builder().build().expect("a registry"));
+    let attached = client.attach(&registry).await.expect("attached");
+    assert!(attached.refused.is_empty(), "{:?}", attached.refused);
+    assert!(
+        attached.added.contains(&"fs_read_text_file".to_owned()),
+        "{:?}",
+        attached.added
+    );
+    every_provider_takes(&registry);
+    let read_only = registry.get("fs_read_text_file").expect("a tool");
+    assert_eq!(read_only.annotations().read_only, Some(true));
+
+    let path = |name: &str| folder.join(name).to_string_lossy().into_owned();
+    let listing = text(&registry, "fs_list_directory", json!({"path": path("")})).await;
+    assert!(listing.contains("notes.txt"), "{listing}");
+    let notes = text(
+        &registry,
+        "fs_read_text_file",
+        json!({"path": path("notes.txt")}),
+    )
+    .await;
+    assert!(notes.contains("milk\neggs"), "{notes}");
+    let written = registry
+        .call(
+            "fs_write_file",
+            json!({"path": path("plan.txt"), "content": "ship it"})
+                .to_string()
+                .as_str(),
+        )
+        .await;
+    assert!(!written.result.is_error(), "{:?}", written.result);
+    assert_eq!(
+        std::fs::read_to_string(folder.join("plan.txt")).expect("written"),
+        "ship it"
+    );
+    // Outside the allowed folder: the server's error, as a result the model
+    // reads.
+    let outside = registry
+        .call("fs_read_text_file", r#"{"path": "/etc/passwd"}"#)
+        .await
+        .result;
+    assert!(outside.is_error(), "{outside:?}");
+    assert!(
+        !outside.to_text().contains("root:"),
+        "{}",
+        outside.to_text()
+    );
+    client.close().await;
+    let _ = std::fs::remove_dir_all(&folder);
+}
+
+async fn run() {
+    let everything_js = module("@modelcontextprotocol/server-everything/dist/index.js");
+    let stdio = McpClient::command(
+        "everything",
+        "node",
+        [everything_js.as_os_str(), "stdio".as_ref()],
+    )
+    .connect()
+    .await
+    .expect("server-everything starts");
+    everything(&stdio).await;
+    stdio.close().await;
+    println!("reference_servers: server-everything over stdio ok");
+
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .expect("a free port")
+        .port();
+    let mut node = tokio::process::Command::new("node")
+        .arg(&everything_js)
+        .arg("streamableHttp")
+        .env("PORT", port.to_string())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("node starts");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .is_err()
+    {
+        assert!(
+            Instant::now() < deadline,
+            "server-everything never listened"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let http = McpClient::http("everything", format!("http://127.0.0.1:{port}/mcp"))
+        .connect()
+        .await
+        .expect("server-everything over HTTP");
+    everything(&http).await;
+    http.close().await;
+    let _ = node.kill().await;
+    println!("reference_servers: server-everything over Streamable HTTP ok");
+
+    filesystem().await;
+    println!("reference_servers: server-filesystem ok");
+}
+
+fn main() {
+    if std::env::var_os("TOOLKIT_SKIP_MCP_TESTS").is_some() {
+        println!("reference_servers: skipped (TOOLKIT_SKIP_MCP_TESTS)");
+        return;
+    }
+    tokio::runtime::Runtime::new()
+        .expect("a runtime")
+        .block_on(run());
+    println!("reference_servers: ok");
+}
