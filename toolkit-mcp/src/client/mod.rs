@@ -3,6 +3,7 @@
 mod content;
 mod handler;
 mod names;
+mod tls;
 
 use std::collections::HashMap;
 use std::ffi::OsString;
@@ -20,6 +21,7 @@ use rmcp::model::{
 use rmcp::service::{
     ClientLifecycleMode, ClientServiceExt, Peer, PeerRequestOptions, RoleClient, RunningService,
 };
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use serde_json::Value;
 use tokio::sync::Mutex;
@@ -441,7 +443,12 @@ impl Shared {
                 handler.serve_with_lifecycle(transport, lifecycle).await
             }
             Target::Http { url } => {
-                let transport = StreamableHttpClientTransport::from_uri(url.as_str());
+                let client = tls::http_client()
+                    .map_err(|error| self.error(format!("TLS could not be set up: {error}")))?;
+                let transport = StreamableHttpClientTransport::with_client(
+                    client,
+                    StreamableHttpClientTransportConfig::with_uri(url.as_str()),
+                );
                 handler.serve_with_lifecycle(transport, lifecycle).await
             }
         };

@@ -57,6 +57,13 @@ pub(crate) fn read_message(text: &[u8]) -> Result<Option<RxJsonRpcMessage<RoleSe
     if text.iter().all(u8::is_ascii_whitespace) {
         return Ok(None);
     }
+    // Nearly every message reads at once; the slower reading below, which
+    // tells what is wrong, is for the rest.
+    if let Ok(message) = serde_json::from_slice::<RxJsonRpcMessage<RoleServer>>(text)
+        && standard_method_misread(&message).is_none()
+    {
+        return Ok(Some(message));
+    }
     let value: Value = serde_json::from_slice(text).map_err(|error| Malformed {
         id: None,
         code: PARSE_ERROR,
