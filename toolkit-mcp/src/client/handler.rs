@@ -1,6 +1,7 @@
 //! What the client hears from a server between calls: tool-list changes,
 //! and the progress of calls that asked for it.
 
+use std::cmp::Ordering;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -18,7 +19,18 @@ use toolkit_core::CallContext;
 #[derive(Clone, Default)]
 pub(crate) struct Handler {
     pub(crate) list_changed: Arc<Notify>,
-    progress: Arc<Mutex<HashMap<String, CallContext>>>,
+    progress: Arc<Mutex<HashMap<String, Arc<Tracked>>>>,
+}
+
+/// A call whose progress is forwarded, with the last value forwarded.
+struct Tracked {
+    call: CallContext,
+    /// rmcp hands each notification to a task of its own, so two reports
+    /// can arrive out of order. MCP requires progress to increase; a
+    /// report not ahead of the last one forwarded is stale and dropped,
+    /// and the lock held while forwarding keeps the host's order the
+    /// order of acceptance.
+    last: Mutex<Option<f64>>,
 }
 
 impl Handler {
@@ -29,7 +41,13 @@ impl Handler {
         self.progress
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .insert(token.clone(), call.clone());
+            .insert(
+                token.clone(),
+                Arc::new(Tracked {
+                    call: call.clone(),
+                    last: Mutex::new(None),
+                }),
+            );
         TrackGuard {
             progress: Arc::clone(&self.progress),
             token,
@@ -48,7 +66,7 @@ fn key(token: &ProgressToken) -> String {
 
 /// Stops forwarding a call's progress when its call ends.
 pub(crate) struct TrackGuard {
-    progress: Arc<Mutex<HashMap<String, CallContext>>>,
+    progress: Arc<Mutex<HashMap<String, Arc<Tracked>>>>,
     token: String,
 }
 
@@ -78,14 +96,20 @@ impl ClientHandler for Handler {
         params: ProgressNotificationParam,
         _context: NotificationContext<RoleClient>,
     ) {
-        let call = self
+        let tracked = self
             .progress
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .get(&key(&params.progress_token))
             .cloned();
-        if let Some(call) = call {
-            call.report_progress(params.progress, params.total, params.message.as_deref());
+        let Some(tracked) = tracked else { return };
+        let mut last = tracked.last.lock().unwrap_or_else(PoisonError::into_inner);
+        if last.is_some_and(|last| params.progress.partial_cmp(&last) != Some(Ordering::Greater)) {
+            return;
         }
+        *last = Some(params.progress);
+        tracked
+            .call
+            .report_progress(params.progress, params.total, params.message.as_deref());
     }
 }
