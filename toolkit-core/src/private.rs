@@ -29,6 +29,16 @@ pub fn schema_of<T: schemars::JsonSchema>(params: &[&str]) -> ToolSchema {
     ToolSchema::of::<T>(params)
 }
 
+/// Reads a present `Option<Option<T>>` parameter as `Some`: `null` is
+/// `Some(None)` ("clear"), and only an absent one is `None`.
+pub fn present<'de, D, T>(deserializer: D) -> Result<Option<Option<T>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: serde::Deserialize<'de>,
+{
+    <Option<T> as serde::Deserialize>::deserialize(deserializer).map(Some)
+}
+
 /// The host's value for a `#[tool(state)]` parameter.
 pub fn state<T: Clone + Send + Sync + 'static>(
     site: &CallSite<'_>,
