@@ -262,7 +262,10 @@ async fn a_double_option_parameter_tells_absent_null_and_a_value_apart() {
         .unwrap();
     for (arguments, expected) in [
         (r#"{"id": 1}"#, "1: nickname kept, notify None"),
-        (r#"{"id": 1, "nickname": null}"#, "1: nickname cleared, notify None"),
+        (
+            r#"{"id": 1, "nickname": null}"#,
+            "1: nickname cleared, notify None",
+        ),
         (
             r#"{"id": 1, "nickname": null, "notify": null}"#,
             "1: nickname cleared, notify None",
@@ -807,7 +810,10 @@ fn rate_film(
 
 #[tokio::test]
 async fn an_f32_out_of_its_range_is_refused_not_read_as_infinity() {
-    let registry = Registry::builder().tools(tools![rate_film]).build().unwrap();
+    let registry = Registry::builder()
+        .tools(tools![rate_film])
+        .build()
+        .unwrap();
     for (arguments, expected) in [
         (
             r#"{"rating": 3.5e38, "others": []}"#,
@@ -829,23 +835,43 @@ async fn an_f32_out_of_its_range_is_refused_not_read_as_infinity() {
         );
     }
     assert_eq!(
-        answer(&registry, "rate_film", r#"{"rating": 3.4028235e38, "others": [0.1]}"#).await,
+        answer(
+            &registry,
+            "rate_film",
+            r#"{"rating": 3.4028235e38, "others": [0.1]}"#
+        )
+        .await,
         "340282350000000000000000000000000000000 [0.1]"
     );
     for provider in Provider::ALL {
         let schema = schema_of(&registry, "rate_film", provider);
         let rating = &schema["properties"]["rating"];
-        assert_eq!(rating["maximum"], json!(3.4028235e38), "{provider}: {schema}");
-        assert_eq!(rating["minimum"], json!(-3.4028235e38), "{provider}: {schema}");
+        assert_eq!(
+            rating["maximum"],
+            json!(3.4028235e38),
+            "{provider}: {schema}"
+        );
+        assert_eq!(
+            rating["minimum"],
+            json!(-3.4028235e38),
+            "{provider}: {schema}"
+        );
     }
 }
 
 #[tokio::test]
 async fn an_f32_field_of_a_struct_is_held_to_its_range_too() {
     let registry = Registry::builder().tools(tools![review]).build().unwrap();
-    let message = refusal(&registry, "review", r#"{"entry": {"weight": 1, "rating": 4e38}}"#).await;
+    let message = refusal(
+        &registry,
+        "review",
+        r#"{"entry": {"weight": 1, "rating": 4e38}}"#,
+    )
+    .await;
     assert!(
-        message.as_deref().is_some_and(|m| m.contains("entry.rating")),
+        message
+            .as_deref()
+            .is_some_and(|m| m.contains("entry.rating")),
         "{message:?}"
     );
 }
