@@ -66,10 +66,10 @@ pub(crate) fn expand(tool: &ToolFn) -> TokenStream {
                     let #ident: #ty = __tk::state::<#ty>(__site, #type_name)?;
                 })
             }
-            // Typed by the parameter, so that one of another type is a plain
-            // "expected `T`, found `CallContext`" on its type.
+            // Through a trait only `CallContext` implements, so that one of
+            // another type is reported on its type, with the fix.
             ParamKind::Context => Some(quote_spanned! {param.span()=>
-                let #ident: #ty = __tk::CallSite::context(__site);
+                let #ident: #ty = __tk::context::<#ty>(__site);
             }),
             ParamKind::Visible { .. } => None,
         }
