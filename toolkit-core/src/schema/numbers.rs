@@ -5,6 +5,7 @@ use std::cmp::Ordering;
 use serde_json::Number;
 
 use super::json::Json;
+use super::keywords::{Holds, holds};
 
 /// The range an integer `format` of schemars stands for, as
 /// `(minimum, maximum)`; `None` if `format` is not one of them.
@@ -64,6 +65,29 @@ pub(crate) fn normalize_numeric_format(schema: &mut Json) {
     schema.remove("format");
     tighten(schema, "minimum", low, Ordering::is_ge);
     tighten(schema, "maximum", high, Ordering::is_le);
+}
+
+/// [`normalize_numeric_format`] on `schema` and every sub-schema in it:
+/// for schemas that are not made canonical (a tool's output schema).
+pub(crate) fn normalize_numeric_formats(schema: &mut Json) {
+    normalize_numeric_format(schema);
+    let Json::Object(members) = schema else {
+        return;
+    };
+    for (keyword, value) in members.iter_mut() {
+        match (holds(keyword), value) {
+            (Some(Holds::One), value) => normalize_numeric_formats(value),
+            (Some(Holds::List), Json::Array(items)) => {
+                items.iter_mut().for_each(normalize_numeric_formats);
+            }
+            (Some(Holds::Map), Json::Object(entries)) => {
+                entries
+                    .iter_mut()
+                    .for_each(|(_, sub)| normalize_numeric_formats(sub));
+            }
+            _ => {}
+        }
+    }
 }
 
 /// Sets `keyword` to `bound` unless it already holds a number at least as
