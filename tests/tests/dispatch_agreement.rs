@@ -236,6 +236,62 @@ async fn free_form_values_keep_their_nulls() {
     );
 }
 
+/// Renames a contact.
+#[tool]
+fn rename_contact(
+    /// The contact.
+    id: u64,
+    /// The new nickname; `null` clears it, absent leaves it.
+    nickname: Option<Option<String>>,
+    /// Whether to tell the contact.
+    notify: Option<bool>,
+) -> String {
+    let nickname = match nickname {
+        None => "kept".to_owned(),
+        Some(None) => "cleared".to_owned(),
+        Some(Some(name)) => format!("set to {name}"),
+    };
+    format!("{id}: nickname {nickname}, notify {notify:?}")
+}
+
+#[tokio::test]
+async fn a_double_option_parameter_tells_absent_null_and_a_value_apart() {
+    let registry = Registry::builder()
+        .tools(tools![rename_contact])
+        .build()
+        .unwrap();
+    for (arguments, expected) in [
+        (r#"{"id": 1}"#, "1: nickname kept, notify None"),
+        (
+            r#"{"id": 1, "nickname": null}"#,
+            "1: nickname cleared, notify None",
+        ),
+        (
+            r#"{"id": 1, "nickname": null, "notify": null}"#,
+            "1: nickname cleared, notify None",
+        ),
+        (
+            r#"{"id": 1, "nickname": "Ada", "notify": true}"#,
+            "1: nickname set to Ada, notify Some(true)",
+        ),
+        (
+            r#"{"id": 1, "notify": null}"#,
+            "1: nickname kept, notify None",
+        ),
+    ] {
+        assert_eq!(
+            answer(&registry, "rename_contact", arguments).await,
+            expected,
+            "{arguments}"
+        );
+    }
+    assert!(
+        refusal(&registry, "rename_contact", r#"{"id": 1, "nickname": 5}"#)
+            .await
+            .is_some()
+    );
+}
+
 #[test]
 fn an_option_keeps_its_null_for_every_provider() {
     let registry = null_registry();
@@ -738,5 +794,84 @@ fn f32_values_in_schemas_are_written_as_the_f32_they_are() {
     assert_eq!(
         schema["properties"]["entry"]["properties"]["rating"]["default"],
         json!(3.9)
+    );
+}
+
+/// Rates a film.
+#[tool]
+fn rate_film(
+    /// The rating.
+    rating: f32,
+    /// More ratings.
+    others: Vec<f32>,
+) -> String {
+    format!("{rating} {others:?}")
+}
+
+#[tokio::test]
+async fn an_f32_out_of_its_range_is_refused_not_read_as_infinity() {
+    let registry = Registry::builder()
+        .tools(tools![rate_film])
+        .build()
+        .unwrap();
+    for (arguments, expected) in [
+        (
+            r#"{"rating": 3.5e38, "others": []}"#,
+            "at `rating`: expected at most 3.4028235e+38, got 3.5e+38",
+        ),
+        (
+            r#"{"rating": -1e39, "others": []}"#,
+            "at `rating`: expected at least -3.4028235e+38, got -1e+39",
+        ),
+        (
+            r#"{"rating": 1, "others": [2, 1e300]}"#,
+            "at `others[1]`: expected at most 3.4028235e+38, got 1e+300",
+        ),
+    ] {
+        let message = refusal(&registry, "rate_film", arguments).await;
+        assert!(
+            message.as_deref().is_some_and(|m| m.ends_with(expected)),
+            "{arguments}: {message:?}"
+        );
+    }
+    assert_eq!(
+        answer(
+            &registry,
+            "rate_film",
+            r#"{"rating": 3.4028235e38, "others": [0.1]}"#
+        )
+        .await,
+        "340282350000000000000000000000000000000 [0.1]"
+    );
+    for provider in Provider::ALL {
+        let schema = schema_of(&registry, "rate_film", provider);
+        let rating = &schema["properties"]["rating"];
+        assert_eq!(
+            rating["maximum"],
+            json!(3.4028235e38),
+            "{provider}: {schema}"
+        );
+        assert_eq!(
+            rating["minimum"],
+            json!(-3.4028235e38),
+            "{provider}: {schema}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn an_f32_field_of_a_struct_is_held_to_its_range_too() {
+    let registry = Registry::builder().tools(tools![review]).build().unwrap();
+    let message = refusal(
+        &registry,
+        "review",
+        r#"{"entry": {"weight": 1, "rating": 4e38}}"#,
+    )
+    .await;
+    assert!(
+        message
+            .as_deref()
+            .is_some_and(|m| m.contains("entry.rating")),
+        "{message:?}"
     );
 }

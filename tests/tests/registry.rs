@@ -615,6 +615,30 @@ fn plain_text_description_shows_what_an_object_holds() {
     );
 }
 
+/// Moves the cursor.
+#[tool]
+fn move_to(
+    /// Where to, as `[x, y]`.
+    point: (u16, u16),
+    /// A label and its colour.
+    label: Option<(String, Folder)>,
+) -> String {
+    let _ = (point, label);
+    String::new()
+}
+
+#[test]
+fn plain_text_description_shows_each_position_of_a_tuple() {
+    let registry = Registry::builder().tools(tools![move_to]).build().unwrap();
+    let text = registry.describe();
+    assert!(
+        text.contains(
+            r#"move_to(point: [integer, integer], label?: [string, "inbox" | "archive"])"#
+        ),
+        "{text}"
+    );
+}
+
 /// Ends the task.
 #[tool]
 fn finish() -> ToolResult {

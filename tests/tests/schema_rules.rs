@@ -314,7 +314,11 @@ fn search_photos_canonical_schema() {
         properties["offset"],
         json!({"type": "integer", "minimum": 0, "maximum": u64::MAX})
     );
-    assert_eq!(properties["score"], json!({"type": "number"}));
+    // An `f32` is bounded to what it reads without becoming infinite.
+    assert_eq!(
+        properties["score"],
+        json!({"type": "number", "minimum": -3.4028235e38, "maximum": 3.4028235e38})
+    );
     assert_eq!(
         properties["delta"],
         json!({"type": "integer", "minimum": -2_147_483_648i64, "maximum": 2_147_483_647})

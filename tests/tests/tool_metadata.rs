@@ -140,6 +140,51 @@ fn output_schemas_come_from_structured_returns_only() {
     }
 }
 
+/// A page of results.
+#[derive(Serialize, JsonSchema)]
+struct Page {
+    /// How many results in all.
+    total: u64,
+    /// The page's number.
+    number: u16,
+    /// How well the first result matches.
+    score: f32,
+    /// Each result's weight.
+    weights: Vec<f64>,
+}
+
+/// Searches.
+#[tool(catalogue = false)]
+fn page() -> Json<Page> {
+    Json(Page {
+        total: 12,
+        number: 1,
+        score: 0.1,
+        weights: vec![0.5],
+    })
+}
+
+/// MCP clients validate `structuredContent` with general JSON Schema
+/// validators, which warn on or refuse schemars' own numeric formats.
+#[test]
+fn output_schemas_hold_no_numeric_format_of_schemars() {
+    let registry = Registry::builder().tools(tools![page]).build().unwrap();
+    let schema = registry
+        .get("page")
+        .unwrap()
+        .output_schema()
+        .unwrap()
+        .to_value();
+    let text = schema.to_string();
+    assert!(!text.contains("\"format\""), "{text}");
+    let properties = &schema["properties"];
+    assert_eq!(properties["total"]["minimum"], json!(0));
+    assert_eq!(properties["total"]["maximum"], json!(u64::MAX));
+    assert_eq!(properties["number"]["maximum"], json!(u16::MAX));
+    assert_eq!(properties["score"]["maximum"], json!(3.4028235e38));
+    assert_valid_2020_12(&schema);
+}
+
 #[tokio::test]
 async fn structured_content_validates_against_the_output_schema() {
     let registry = registry();

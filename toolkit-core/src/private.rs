@@ -21,12 +21,46 @@ pub use crate::tool::arguments::parse_arguments;
 pub use crate::tool::fields::{FieldSchema, object_schema};
 use crate::tool::schema::ToolSchema;
 pub use crate::tool::{Annotations, OutputSchema, StaticDef};
-use crate::{CallError, IntoToolResult, Json, ToolResult};
+use crate::{CallContext, CallError, IntoToolResult, Json, ToolResult};
 
 /// The schemas of a tool whose argument struct is `T`, its parameters in
 /// declaration order.
 pub fn schema_of<T: schemars::JsonSchema>(params: &[&str]) -> ToolSchema {
     ToolSchema::of::<T>(params)
+}
+
+/// The call's context, for a `#[tool(context)]` parameter of type `T`.
+pub fn context<T: FromContext>(site: &CallSite<'_>) -> T {
+    T::__from_context(site)
+}
+
+/// What a `#[tool(context)]` parameter can be: the [`CallContext`]. A
+/// trait rather than a plain assignment, so that a parameter of another
+/// type is reported on its type with the fix, not with rustc's guesses
+/// (`Some(...)` around the type).
+#[diagnostic::on_unimplemented(
+    message = "a `#[tool(context)]` parameter must be a `CallContext`, not `{Self}`",
+    label = "write `CallContext` here",
+    note = "the context is `toolkit_core::CallContext`, taken by value; a value the host provides is a `#[tool(state)]` parameter"
+)]
+pub trait FromContext: Sized {
+    fn __from_context(site: &CallSite<'_>) -> Self;
+}
+
+impl FromContext for CallContext {
+    fn __from_context(site: &CallSite<'_>) -> Self {
+        site.context()
+    }
+}
+
+/// Reads a present `Option<Option<T>>` parameter as `Some`: `null` is
+/// `Some(None)` ("clear"), and only an absent one is `None`.
+pub fn present<'de, D, T>(deserializer: D) -> Result<Option<Option<T>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: serde::Deserialize<'de>,
+{
+    <Option<T> as serde::Deserialize>::deserialize(deserializer).map(Some)
 }
 
 /// The host's value for a `#[tool(state)]` parameter.

@@ -34,11 +34,16 @@ pub(crate) fn expand(tool: &ToolFn) -> TokenStream {
             _ => None,
         })
         .collect();
+    let present_path = format!("{krate_text}::__private_v1::present");
     let fields = visible.iter().map(|(param, wire_name, renamed, _)| {
         let field = &param.ident;
         let ty = &param.ty;
         let rename = renamed.then(|| quote!(#[serde(rename = #wire_name)]));
-        quote!(#rename #field: #ty)
+        // serde reads `null` as the outer `None`, the same as absent: a
+        // present field is read as `Some`, so that `null` says "clear".
+        let present = is_double_option(ty)
+            .then(|| quote!(#[serde(default, deserialize_with = #present_path)]));
+        quote!(#rename #present #field: #ty)
     });
     let field_schemas = visible.iter().map(|(param, wire_name, _, description)| {
         let ty = &param.ty;
@@ -61,10 +66,10 @@ pub(crate) fn expand(tool: &ToolFn) -> TokenStream {
                     let #ident: #ty = __tk::state::<#ty>(__site, #type_name)?;
                 })
             }
-            // Typed by the parameter, so that one of another type is a plain
-            // "expected `T`, found `CallContext`" on its type.
+            // Through a trait only `CallContext` implements, so that one of
+            // another type is reported on its type, with the fix.
             ParamKind::Context => Some(quote_spanned! {param.span()=>
-                let #ident: #ty = __tk::CallSite::context(__site);
+                let #ident: #ty = __tk::context::<#ty>(__site);
             }),
             ParamKind::Visible { .. } => None,
         }
@@ -393,6 +398,28 @@ fn result_parts(output: &ReturnType) -> Option<(&Type, &Type)> {
         (Some(ok), Some(error), None) if args.args.len() == 2 => Some((ok, error)),
         _ => None,
     }
+}
+
+/// Whether `ty` is written `Option<Option<T>>` (by any path to `Option`),
+/// where absent, `null` and a value are three different arguments.
+fn is_double_option(ty: &Type) -> bool {
+    fn option_inner(ty: &Type) -> Option<&Type> {
+        let Type::Path(path) = ty else {
+            return None;
+        };
+        let last = path.path.segments.last()?;
+        if path.qself.is_some() || last.ident != "Option" {
+            return None;
+        }
+        let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+            return None;
+        };
+        match args.args.first() {
+            Some(syn::GenericArgument::Type(inner)) if args.args.len() == 1 => Some(inner),
+            _ => None,
+        }
+    }
+    option_inner(ty).and_then(option_inner).is_some()
 }
 
 /// Whether `ty` holds an `impl Trait`, which a turbofish cannot name.

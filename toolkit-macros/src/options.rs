@@ -138,6 +138,18 @@ impl ParamOptions {
     pub(crate) fn take(attrs: &mut Vec<Attribute>, errors: &mut Errors) -> Self {
         let mut options = Self::default();
         attrs.retain(|attr| {
+            // Parameters are fields of a struct the macro derives; rustc
+            // would only say it does not know the attribute here.
+            if attr.path().is_ident("serde") || attr.path().is_ident("schemars") {
+                errors.at(
+                    attr,
+                    "`#[serde]` and `#[schemars]` are not read on a tool parameter: use \
+                     `#[tool(rename = \"...\")]` to rename it, `Option<T>` to make it \
+                     optional, or a struct of your own that derives `Deserialize` and \
+                     `JsonSchema` for anything else",
+                );
+                return false;
+            }
             if !attr.path().is_ident("tool") {
                 return true;
             }

@@ -207,6 +207,21 @@ impl<'a> Brief<'a> {
                 single.insert("type", kind.clone());
                 self.of(&single, depth)
             })),
+            // A tuple: each position's own type, not `any[]`.
+            Some(Json::String(kind))
+                if kind == "array"
+                    && schema
+                        .get("prefixItems")
+                        .is_some_and(|p| p.as_array().is_some()) =>
+            {
+                let positions = schema
+                    .get("prefixItems")
+                    .and_then(Json::as_array)
+                    .unwrap_or_default();
+                let shown: Vec<String> =
+                    positions.iter().map(|item| self.of(item, depth)).collect();
+                format!("[{}]", shown.join(", "))
+            }
             Some(Json::String(kind)) if kind == "array" => {
                 let items = schema
                     .get("items")

@@ -403,9 +403,14 @@ fn float_formats_go_standard_formats_stay() {
         canonical_p(json!({"type": "number", "format": "double"})),
         json!({"type": "number"})
     );
+    // An `f32` reads a larger number as an infinity: its range is a bound.
     assert_eq!(
         canonical_p(json!({"type": "number", "format": "float"})),
-        json!({"type": "number"})
+        json!({"type": "number", "minimum": -3.4028235e38, "maximum": 3.4028235e38})
+    );
+    assert_eq!(
+        canonical_p(json!({"type": "number", "format": "float", "minimum": 0.1, "maximum": 2.5})),
+        json!({"type": "number", "minimum": 0.1, "maximum": 2.5})
     );
     for format in [
         "date-time",

@@ -5,6 +5,7 @@ use std::cmp::Ordering;
 use serde_json::Number;
 
 use super::json::Json;
+use super::keywords::{Holds, holds};
 
 /// The range an integer `format` of schemars stands for, as
 /// `(minimum, maximum)`; `None` if `format` is not one of them.
@@ -30,6 +31,16 @@ fn integer_range(format: &str) -> Option<(Number, Number)> {
     })
 }
 
+/// The numbers an `f32` reads without becoming infinite, as `(minimum,
+/// maximum)`: serde reads a number past them as an infinity, a value the
+/// model never sent. Written as the `f32` they are (`3.4028235e38`); every
+/// number up to that reads as `f32::MAX` at most.
+fn f32_range() -> (Number, Number) {
+    let max: f64 = f32::MAX.to_string().parse().unwrap_or(f64::from(f32::MAX));
+    let bound = |value: f64| Number::from_f64(value).unwrap_or_else(|| Number::from(0));
+    (bound(-max), bound(max))
+}
+
 /// Replaces schemars' numeric `format`s, which are not JSON Schema formats
 /// and which strict dialects reject, by the bounds they imply.
 pub(crate) fn normalize_numeric_format(schema: &mut Json) {
@@ -39,6 +50,9 @@ pub(crate) fn normalize_numeric_format(schema: &mut Json) {
     if format == "float" {
         schema.remove("format");
         f32_values_as_written(schema);
+        let (low, high) = f32_range();
+        tighten(schema, "minimum", low, Ordering::is_ge);
+        tighten(schema, "maximum", high, Ordering::is_le);
         return;
     }
     if format == "double" {
@@ -51,6 +65,29 @@ pub(crate) fn normalize_numeric_format(schema: &mut Json) {
     schema.remove("format");
     tighten(schema, "minimum", low, Ordering::is_ge);
     tighten(schema, "maximum", high, Ordering::is_le);
+}
+
+/// [`normalize_numeric_format`] on `schema` and every sub-schema in it:
+/// for schemas that are not made canonical (a tool's output schema).
+pub(crate) fn normalize_numeric_formats(schema: &mut Json) {
+    normalize_numeric_format(schema);
+    let Json::Object(members) = schema else {
+        return;
+    };
+    for (keyword, value) in members.iter_mut() {
+        match (holds(keyword), value) {
+            (Some(Holds::One), value) => normalize_numeric_formats(value),
+            (Some(Holds::List), Json::Array(items)) => {
+                items.iter_mut().for_each(normalize_numeric_formats);
+            }
+            (Some(Holds::Map), Json::Object(entries)) => {
+                entries
+                    .iter_mut()
+                    .for_each(|(_, sub)| normalize_numeric_formats(sub));
+            }
+            _ => {}
+        }
+    }
 }
 
 /// Sets `keyword` to `bound` unless it already holds a number at least as

@@ -73,7 +73,9 @@
 ///
 /// Any owned `T: Deserialize + JsonSchema` (schemars 1.x): numbers, `bool`,
 /// `String`, `Option<T>` (optional: left out of `required`), `Vec<T>`, maps,
-/// your own structs and enums, nested. Borrowed types (`&str`, `&[T]`,
+/// your own structs and enums, nested. An `Option<Option<T>>` tells the
+/// three apart: absent is `None`, `null` is `Some(None)` (as in "clear
+/// it"), a value is `Some(Some(value))`. Borrowed types (`&str`, `&[T]`,
 /// `Cow<'_, str>`) cannot be read from a call's JSON and are refused with a
 /// message naming the owned type to use.
 ///

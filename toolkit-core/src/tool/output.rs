@@ -5,6 +5,7 @@ use std::fmt;
 use serde_json::Value;
 
 use crate::schema::Json;
+use crate::schema::numbers::normalize_numeric_formats;
 
 /// The JSON Schema of what a tool returns as structured content (MCP's
 /// `outputSchema`): always an object schema, as MCP requires.
@@ -29,7 +30,12 @@ impl OutputSchema {
         let mut settings = schemars::generate::SchemaSettings::draft2020_12().for_serialize();
         settings.meta_schema = None;
         let generated = settings.into_generator().into_root_schema_for::<T>();
-        Self::from_value(generated.as_value())
+        let mut schema = Self::from_value(generated.as_value())?;
+        // schemars' numeric formats (`uint`, `double`) are no JSON Schema
+        // formats: clients' validators warn on each, or refuse them.
+        normalize_numeric_formats(&mut schema.json);
+        schema.text = schema.json.to_json_string();
+        Some(schema)
     }
 
     /// An output schema from JSON Schema, if its root is an object schema
