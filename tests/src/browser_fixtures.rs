@@ -58,6 +58,14 @@ pub enum Route {
         /// The path.
         path: String,
     },
+    /// `307 Temporary Redirect` (the method and body are sent again) to
+    /// this path under another host name, as [`Route::RedirectAs`].
+    RepostAs {
+        /// The host name in the `Location`.
+        host: String,
+        /// The path.
+        path: String,
+    },
     /// A page that shows every field it was sent (the query of a GET, the
     /// form body of a POST) in many places: text, attributes, a link, a
     /// table, the title (see [`echo_page`]).
@@ -215,6 +223,11 @@ fn serve(
         Some(Route::NoContent) => ("204 No Content", String::new(), String::new()),
         Some(Route::RedirectAs { host, path }) => (
             "302 Found",
+            format!("Location: http://{host}:{port}{path}\r\n"),
+            String::new(),
+        ),
+        Some(Route::RepostAs { host, path }) => (
+            "307 Temporary Redirect",
             format!("Location: http://{host}:{port}{path}\r\n"),
             String::new(),
         ),
@@ -1048,6 +1061,69 @@ pub fn safety_routes() -> Vec<(&'static str, Route)> {
             ),
         ),
         ("/long-text", Route::Html(long_text_page(280_000))),
+        (
+            "/late-leave",
+            Route::Html(page(
+                "Late leave",
+                r#"<button id="late" onclick="setTimeout(() => { location.href = 'http://localhost:{PORT}/landed?late' }, 300)">Leave later</button>
+<a id="docs" href="/docs">Docs</a>"#,
+            )),
+        ),
+        (
+            "/secret-frame",
+            Route::Html(page(
+                "Secret frame",
+                &format!(
+                    r#"<label for="own">Own field</label> <input id="own">
+<iframe id="f" style="width:500px;height:120px;border:0;display:block"></iframe>
+{}"#,
+                    other_site_src("f", "/secret-field")
+                ),
+            )),
+        ),
+        (
+            "/secret-field",
+            Route::Html(page(
+                "Secret field",
+                r#"<label for="ff">Frame field</label> <input id="ff">"#,
+            )),
+        ),
+        (
+            "/ways-out",
+            Route::Html(page(
+                "Ways out",
+                r#"<button id="open" onclick="window.open('http://localhost:{PORT}/landed?open')">Open a window</button>
+<button id="open-later" onclick="const w = window.open(); w.location.href = 'http://localhost:{PORT}/landed?later'">Open a blank window, then send it away</button>
+<a id="blank" href="http://localhost:{PORT}/landed?blank" target="_blank">Link into a new tab</a>
+<form action="http://localhost:{PORT}/landed?form" method="post" target="_blank">
+  <input type="hidden" name="a" value="b"><button type="submit">Post into a new tab</button></form>
+<form action="/repost" method="post">
+  <input type="hidden" name="a" value="b"><button type="submit">Post through a 307</button></form>
+<a id="docs" href="/docs">Docs</a>
+<script>window.marker = 'still here';</script>"#,
+            )),
+        ),
+        (
+            "/repost",
+            Route::RepostAs {
+                host: "localhost".into(),
+                path: "/landed?repost".into(),
+            },
+        ),
+        (
+            "/loads-out",
+            Route::Html(
+                "<!doctype html><html><head><title>Loads out</title>\
+                 <meta http-equiv=\"refresh\" content=\"0;url=http://localhost:{PORT}/landed?meta\">\
+                 <link rel=\"prefetch\" href=\"http://localhost:{PORT}/landed?link-prefetch\">\
+                 <link rel=\"prerender\" href=\"http://localhost:{PORT}/landed?link-prerender\">\
+                 </head><body><h1>Loads out</h1>\
+                 <object data=\"http://localhost:{PORT}/landed?object\" type=\"text/html\" width=\"300\" height=\"80\"></object>\
+                 <embed src=\"http://localhost:{PORT}/landed?embed\" type=\"text/html\" width=\"300\" height=\"80\">\
+                 <script>window.marker = 'still here';</script></body></html>"
+                    .to_owned(),
+            ),
+        ),
     ]
 }
 

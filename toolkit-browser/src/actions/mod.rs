@@ -227,8 +227,39 @@ pub(crate) async fn act(
 ) -> ToolResult {
     let _lock = browser.action_lock().await;
     let policy = browser.policy();
+    // What the guard stopped while no action ran (a page leaving on a
+    // timer) is not this action's doing: it is said, not made its error.
+    let earlier = browser.take_blocked();
     let outcome = run(policy.clone()).await;
+    let outcome = outcome.map(|reply| reply.say(on_its_own(&earlier)));
     respond(browser, &policy, outcome).await
+}
+
+/// The sentence about loads the page tried on its own between two actions
+/// and the guard stopped (empty when there were none).
+fn on_its_own(blocked: &[crate::BlockedNavigation]) -> String {
+    blocked
+        .iter()
+        .map(|b| {
+            format!(
+                "Before this action, the page tried on its own to {} {} and was stopped: {}.",
+                attempt(b, "load"),
+                b.url,
+                b.reason
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// What a stopped load was, for the model: a speculative load says so,
+/// anything else is `page_load` (`load`, `load in a frame`).
+fn attempt(blocked: &crate::BlockedNavigation, page_load: &'static str) -> &'static str {
+    match blocked.resource_type.as_str() {
+        "Prefetch" => "fetch ahead of time (a prefetch)",
+        "Prerender" => "load ahead of time (a prerender)",
+        _ => page_load,
+    }
 }
 
 /// The end of every action: notes the dialogs the page showed meanwhile,
@@ -399,14 +430,11 @@ pub(crate) async fn check_navigation(
     let note = other
         .iter()
         .map(|b| {
-            let what = match b.resource_type.as_str() {
-                "Prefetch" => "fetch ahead of time (a prefetch)",
-                "Prerender" => "load ahead of time (a prerender)",
-                _ => "load in a frame",
-            };
             format!(
-                "The page tried to {what} {} and was stopped: {}.",
-                b.url, b.reason
+                "The page tried to {} {} and was stopped: {}.",
+                attempt(b, "load in a frame"),
+                b.url,
+                b.reason
             )
         })
         .collect::<Vec<_>>()
