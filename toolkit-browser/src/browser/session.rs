@@ -351,6 +351,9 @@ impl Session {
         }
         let policy = policy();
         self.redactor = policy.redactor().clone();
+        if self.guard_generation != generation {
+            self.forget_routes();
+        }
         if policy.restricts_domains() {
             let limit = self.config.launch_timeout;
             let started = Guard::start(&self.ws_url, policy, Arc::clone(log), limit).await;
