@@ -75,6 +75,9 @@ pub(crate) struct Session {
     /// redacted as it is read, and the page script cuts texts late enough
     /// (`Redactor::slack`) for that to see whole secrets.
     redactor: Redactor,
+    /// What the guard stopped (the browser's log, shared once a guard
+    /// runs): a tab whose first load was stopped is not waited for.
+    blocked: Option<BlockedLog>,
     // Last: dropped after `cdp`, whose drop kills the browser, so the
     // folder is removed once nothing uses it any more.
     profile: Option<ProfileDir>,
@@ -238,6 +241,7 @@ impl Session {
             guard: None,
             guard_generation: 0,
             redactor: Redactor::default(),
+            blocked: None,
             profile,
         };
         session.tabs.opened(first.target_id());
@@ -351,6 +355,7 @@ impl Session {
         }
         let policy = policy();
         self.redactor = policy.redactor().clone();
+        self.blocked = Some(Arc::clone(log));
         if self.guard_generation != generation {
             self.forget_routes();
         }
@@ -367,6 +372,16 @@ impl Session {
         }
         self.guard_generation = generation;
         Ok(())
+    }
+
+    /// Whether the guard stopped a page load of the tab `target` that no
+    /// action has reported yet.
+    pub(crate) fn load_stopped(&self, target: &TargetId) -> bool {
+        self.blocked.as_ref().is_some_and(|log| {
+            lock_ignoring_poison(log)
+                .iter()
+                .any(|b| b.frame_id == target.as_ref())
+        })
     }
 
     /// Whether the renderer of `page` crashed.
