@@ -11,6 +11,7 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use base64::Engine as _;
 use toolkit_browser::{Browser, BrowserConfig, find_executable};
 
 /// The variable that lets the browser tests pass without Chromium.
@@ -306,7 +307,9 @@ pub fn percent_encode_all(text: &str) -> String {
 
 /// A page that echoes `fields` everywhere a page can show a value: the
 /// title, a paragraph, a table, a link's text and `href`, a data attribute,
-/// a text field's value, and a hidden element's title.
+/// a text field's value, an image's `alt`, an `aria-label`, a placeholder,
+/// a button's `title`, and encoded: in capitals and in base64 (standard,
+/// and URL-safe in a link).
 pub fn echo_page(fields: &[(String, String)]) -> String {
     let mut body = String::from("<h1>Echo</h1><table><tr><th>Field</th><th>Value</th></tr>");
     let mut title = String::from("Echo");
@@ -327,11 +330,34 @@ pub fn echo_page(fields: &[(String, String)]) -> String {
             "<p id=\"said-{k_html}\">You sent {v_html}.</p>\
              <p><a href=\"/docs?{k_html}={}\" data-value=\"{v_html}\">Again with {v_html}</a></p>\
              <p><label>Copy <input name=\"copy-{k_html}\" value=\"{v_html}\"></label></p>\
-             <ul>{v_html}<li>item</li></ul>",
-            percent_encode_all(v)
+             <ul>{v_html}<li>item</li></ul>\
+             <p>Shouted: {upper}</p><p>Token: {b64}</p>\
+             <p><a href=\"/docs?t={b64_url}\">Token link</a> \
+             <a href=\"/docs\"><img alt=\"{v_html}\" width=\"24\" height=\"24\"></a> \
+             <button aria-label=\"{v_html}\">?</button> \
+             <input name=\"hint-{k_html}\" placeholder=\"{v_html}\"> \
+             <button title=\"{v_html}\"></button></p>",
+            percent_encode_all(v),
+            upper = html_escape(&simple_upper(v)),
+            b64 = base64::engine::general_purpose::STANDARD.encode(v),
+            b64_url = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(v),
         ));
     }
     page(&html_escape(&title), &body)
+}
+
+/// `text` in capitals, character for character (a character whose
+/// capital is two, `ß`, stays as it is).
+pub fn simple_upper(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            let mut upper = c.to_uppercase();
+            match (upper.next(), upper.next()) {
+                (Some(u), None) => u,
+                _ => c,
+            }
+        })
+        .collect()
 }
 
 /// Wraps a body in a page with a title.

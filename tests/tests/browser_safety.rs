@@ -14,12 +14,13 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use base64::Engine as _;
 use serde_json::{Value, json};
 use toolkit_browser::{Browser, SafetyPolicy};
 use toolkit_core::{Registry, ToolResult};
 use toolkit_tests::browser_fixtures::{
     Route, TestServer, browser_config, html_escape, kill_9, percent_encode_all, run_scenarios,
-    safety_routes, standard_routes,
+    safety_routes, simple_upper, standard_routes,
 };
 use toolkit_tests::scenarios;
 
@@ -452,8 +453,9 @@ fn random_secret(rng: &mut Rng) -> String {
     secret
 }
 
-/// Every form of `secret` that must not appear: itself and its encodings
-/// (whole), and every piece of 8 characters of it and of them.
+/// Every form of `secret` that must not appear: itself, in capitals, in
+/// base64 and its other encodings (whole), and every piece of 8
+/// characters of it and of them.
 fn forbidden(secret: &str) -> Vec<String> {
     let json = serde_json::to_string(secret).unwrap();
     let json = json[1..json.len() - 1].to_owned();
@@ -468,8 +470,13 @@ fn forbidden(secret: &str) -> Vec<String> {
         })
         .collect();
     let form: String = percent_encode_all(secret).replace("%20", "+");
+    let base64 = base64::engine::general_purpose::STANDARD.encode(secret);
+    let base64_url = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(secret);
     let whole = [
         secret.to_owned(),
+        simple_upper(secret),
+        base64,
+        base64_url,
         percent_encode_all(secret),
         percent_encode_all(secret).to_lowercase(),
         form,
