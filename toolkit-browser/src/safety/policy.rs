@@ -570,6 +570,53 @@ mod tests {
     }
 
     #[test]
+    fn every_spelling_of_a_host_is_judged_as_the_browser_reads_it() {
+        let policy = SafetyPolicy::builder()
+            .allow_domains(["127.0.0.1", "*.example.com"])
+            .build()
+            .unwrap();
+        // Other spellings of an allowed host are that host.
+        for same in [
+            "http://127.1:9000/",
+            "http://0x7f.0.0.1/",
+            "http://2130706433/",
+            "http://127.0.0.1./",
+            "HTTP://WWW.EXAMPLE.COM/",
+            "https://www.example.com./",
+            "https://user:pass@www.example.com/",
+            "https://www.example.com:443@127.0.0.1/",
+        ] {
+            assert!(policy.check_url(same).is_ok(), "{same}");
+        }
+        // A host that only looks allowed is not.
+        for other in [
+            "http://127.0.0.1.evil.net/",
+            "http://127.0.0.1@evil.net/",
+            "https://www.example.com@evil.net/",
+            "https://www.example.com%2F@evil.net/",
+            "https://evil.net\\@www.example.com/",
+            "https://evil.net#@www.example.com/",
+            "https://example.com.evil.net/",
+            "https://wwwexample.com/",
+            "http://[::ffff:127.0.0.1]/",
+            "http://[::1]/",
+            "http://0.0.0.0/",
+            "https://xn--exmple-cua.com/",
+            "https://ex\u{e4}mple.com/",
+        ] {
+            assert!(policy.check_url(other).is_err(), "{other}");
+        }
+        // Schemes that carry a web address inside are refused outright.
+        for wrapped in [
+            "view-source:https://www.example.com/",
+            "filesystem:https://www.example.com/temporary/x",
+            "blob:https://evil.net/uuid",
+        ] {
+            assert!(policy.check_url(wrapped).is_err(), "{wrapped}");
+        }
+    }
+
+    #[test]
     fn secrets_resolve_by_name_and_scope() {
         let policy = SafetyPolicy::builder()
             .secret("pw", "hunter2")
