@@ -1088,6 +1088,13 @@ pub fn safety_routes() -> Vec<(&'static str, Route)> {
         ),
         ("/long-text", Route::Html(long_text_page(280_000))),
         (
+            "/hang",
+            Route::Html(page(
+                "Hang",
+                r#"<button id="hang" onclick="setTimeout(() => { const end = Date.now() + 60000; while (Date.now() < end) {} }, 400)">Hang the page</button>"#,
+            )),
+        ),
+        (
             "/late-leave",
             Route::Html(page(
                 "Late leave",

@@ -162,6 +162,7 @@ async fn safety_scenarios_in_a_shared_browser() {
         a_secret_is_typed_only_on_its_sites_even_in_a_frame,
         a_frame_of_a_site_no_longer_allowed_is_neither_mapped_nor_reached,
         other_ways_to_another_site_are_stopped,
+        a_renderer_killed_during_an_action_ends_it_at_once,
     ];
     run_scenarios(browser, server, all).await;
 }
@@ -840,4 +841,41 @@ async fn other_ways_to_another_site_are_stopped(browser: Browser, server: Arc<Te
         "{}",
         model.url().await
     );
+}
+
+async fn a_renderer_killed_during_an_action_ends_it_at_once(
+    browser: Browser,
+    server: Arc<TestServer>,
+) {
+    let model = Model::new(&browser, &server, policy());
+    model.go("/hang").await;
+    let button = model.index("Hang the page").await;
+    let profile = browser.profile_dir().await.expect("a launched browser");
+    // The click hangs the page; its renderer is killed while the next
+    // action waits on it.
+    model.ok("click", json!({ "index": button })).await;
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    let click = model.call("extract", json!({}));
+    let kill = async {
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        for pid in renderers(&profile) {
+            kill_9(pid);
+        }
+        Instant::now()
+    };
+    let (result, killed) = tokio::join!(click, kill);
+    let message = result.error_message().unwrap_or_default().to_owned();
+    assert_eq!(
+        result.attributes().get("error_kind"),
+        Some(&json!("crashed")),
+        "{}",
+        result.to_text()
+    );
+    assert!(message.contains("crashed"), "{message}");
+    assert!(
+        killed.elapsed() < Duration::from_secs(5),
+        "the crash ended the action {:?} after it",
+        killed.elapsed()
+    );
+    model.go("/docs").await;
 }
