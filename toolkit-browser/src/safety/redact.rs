@@ -205,6 +205,19 @@ impl Redactor {
         cut(&self.redact(text), max)
     }
 
+    /// Whether `hit`, between `before` and `after`, overlaps a secret (or
+    /// a piece of one) of the text they make together.
+    pub(crate) fn touches(&self, before: &str, hit: &str, after: &str) -> bool {
+        if self.secrets.is_empty() {
+            return false;
+        }
+        let whole = format!("{before}{hit}{after}");
+        let (from, to) = (before.len(), before.len() + hit.len());
+        self.find(&whole)
+            .iter()
+            .any(|&(start, end, _)| start < to && end > from)
+    }
+
     /// The text around `before` + `hit` + `after`, redacted as one text
     /// first, then cut to at most `context` characters on each side of
     /// what `hit` became (an ellipsis where something was left out).
@@ -585,6 +598,15 @@ mod tests {
             r.redact("abcdef abc"),
             "<secret>long</secret> <secret>short</secret>"
         );
+    }
+
+    #[test]
+    fn a_hit_touches_a_secret_it_overlaps() {
+        let r = redactor(&[("pw", "hunter2-hunter2")]);
+        assert!(r.touches("You sent hun", "ter2-h", "unter2. Bye"));
+        assert!(r.touches("You sent ", "hunter2-hunter2", "."));
+        assert!(!r.touches("", "You sent ", "hunter2-hunter2."));
+        assert!(!r.touches("hunter2-hunter2 ", "and", " more"));
     }
 
     #[test]
