@@ -203,13 +203,26 @@ impl SafetyPolicy {
     /// # Errors
     ///
     /// [`BrowserError::Refused`] for an unknown secret name (listing the
-    /// known ones), or a secret that may not be used on `url`'s site.
+    /// known ones), a secret that may not be used on `url`'s site, or any
+    /// secret when the policy does not allow `url` (an opaque origin,
+    /// `null`, is not allowed).
     pub fn resolve_secrets(&self, text: &str, url: &str) -> Result<String, BrowserError> {
         let mut out = String::with_capacity(text.len());
         for piece in pieces(text) {
             match piece {
                 Piece::Text(t) => out.push_str(t),
                 Piece::Secret(name) => {
+                    // No secret goes to a page the policy does not allow
+                    // (one loaded before the policy changed, a frame with
+                    // no site of its own), whatever its own sites.
+                    if let Err(reason) = self.check_url(url) {
+                        return Err(BrowserError::Refused {
+                            detail: format!(
+                                "the secret {} is typed only on allowed sites, and this field                                  is not on one ({reason}); nothing was typed",
+                                placeholder(name)
+                            ),
+                        });
+                    }
                     let secret = self
                         .inner
                         .secrets
@@ -644,6 +657,19 @@ mod tests {
             "{scoped}"
         );
         assert!(!scoped.contains("k-1"));
+        let narrow = SafetyPolicy::builder()
+            .allow_domains(["*.example.com"])
+            .secret("pw", "hunter2")
+            .build()
+            .unwrap();
+        for elsewhere in ["http://127.0.0.1/", "null", "data:text/html,x"] {
+            let refused = narrow
+                .resolve_secrets("<secret>pw</secret>", elsewhere)
+                .unwrap_err()
+                .to_string();
+            assert!(refused.contains("typed only on allowed sites"), "{refused}");
+        }
+        assert_eq!(narrow.resolve_secrets("plain", "null").unwrap(), "plain");
         let unknown = policy
             .resolve_secrets("<secret>nope</secret>", "http://x.net/")
             .unwrap_err()
