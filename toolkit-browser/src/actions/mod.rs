@@ -230,9 +230,8 @@ pub(crate) async fn act(
     // What the guard stopped while no action ran (a page leaving on a
     // timer) is not this action's doing: it is said, not made its error.
     let earlier = browser.take_blocked();
-    let outcome = run(policy.clone()).await;
-    let outcome = outcome.map(|reply| reply.say(on_its_own(&earlier)));
-    respond(browser, &policy, outcome).await
+    let reply = run(policy.clone()).await.unwrap_or_else(Reply::from);
+    respond(browser, &policy, reply.say(on_its_own(&earlier))).await
 }
 
 /// The sentence about loads the page tried on its own between two actions
@@ -264,12 +263,7 @@ fn attempt(blocked: &crate::BlockedNavigation, page_load: &'static str) -> &'sta
 
 /// The end of every action: notes the dialogs the page showed meanwhile,
 /// redacts every text, and builds the result.
-async fn respond(
-    browser: &Browser,
-    policy: &SafetyPolicy,
-    outcome: Result<Reply, BrowserError>,
-) -> ToolResult {
-    let mut reply = outcome.unwrap_or_else(Reply::from);
+async fn respond(browser: &Browser, policy: &SafetyPolicy, mut reply: Reply) -> ToolResult {
     let dialogs = browser.take_dialogs().await;
     if !dialogs.is_empty() {
         reply = reply.say(format!(
