@@ -11,6 +11,7 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use base64::Engine as _;
 use toolkit_browser::{Browser, BrowserConfig, find_executable};
 
 /// The variable that lets the browser tests pass without Chromium.
@@ -53,6 +54,14 @@ pub enum Route {
     /// name (`localhost` for `127.0.0.1`): another site, for the
     /// allowed-domain tests.
     RedirectAs {
+        /// The host name in the `Location`.
+        host: String,
+        /// The path.
+        path: String,
+    },
+    /// `307 Temporary Redirect` (the method and body are sent again) to
+    /// this path under another host name, as [`Route::RedirectAs`].
+    RepostAs {
         /// The host name in the `Location`.
         host: String,
         /// The path.
@@ -218,6 +227,11 @@ fn serve(
             format!("Location: http://{host}:{port}{path}\r\n"),
             String::new(),
         ),
+        Some(Route::RepostAs { host, path }) => (
+            "307 Temporary Redirect",
+            format!("Location: http://{host}:{port}{path}\r\n"),
+            String::new(),
+        ),
         None => (
             "404 Not Found",
             String::new(),
@@ -293,7 +307,9 @@ pub fn percent_encode_all(text: &str) -> String {
 
 /// A page that echoes `fields` everywhere a page can show a value: the
 /// title, a paragraph, a table, a link's text and `href`, a data attribute,
-/// a text field's value, and a hidden element's title.
+/// a text field's value, an image's `alt`, an `aria-label`, a placeholder,
+/// a button's `title`, and encoded: in capitals and in base64 (standard,
+/// and URL-safe in a link).
 pub fn echo_page(fields: &[(String, String)]) -> String {
     let mut body = String::from("<h1>Echo</h1><table><tr><th>Field</th><th>Value</th></tr>");
     let mut title = String::from("Echo");
@@ -314,11 +330,34 @@ pub fn echo_page(fields: &[(String, String)]) -> String {
             "<p id=\"said-{k_html}\">You sent {v_html}.</p>\
              <p><a href=\"/docs?{k_html}={}\" data-value=\"{v_html}\">Again with {v_html}</a></p>\
              <p><label>Copy <input name=\"copy-{k_html}\" value=\"{v_html}\"></label></p>\
-             <ul>{v_html}<li>item</li></ul>",
-            percent_encode_all(v)
+             <ul>{v_html}<li>item</li></ul>\
+             <p>Shouted: {upper}</p><p>Token: {b64}</p>\
+             <p><a href=\"/docs?t={b64_url}\">Token link</a> \
+             <a href=\"/docs\"><img alt=\"{v_html}\" width=\"24\" height=\"24\"></a> \
+             <button aria-label=\"{v_html}\">?</button> \
+             <input name=\"hint-{k_html}\" placeholder=\"{v_html}\"> \
+             <button title=\"{v_html}\"></button></p>",
+            percent_encode_all(v),
+            upper = html_escape(&simple_upper(v)),
+            b64 = base64::engine::general_purpose::STANDARD.encode(v),
+            b64_url = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(v),
         ));
     }
     page(&html_escape(&title), &body)
+}
+
+/// `text` in capitals, character for character (a character whose
+/// capital is two, `ß`, stays as it is).
+pub fn simple_upper(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            let mut upper = c.to_uppercase();
+            match (upper.next(), upper.next()) {
+                (Some(u), None) => u,
+                _ => c,
+            }
+        })
+        .collect()
 }
 
 /// Wraps a body in a page with a title.
@@ -1048,6 +1087,76 @@ pub fn safety_routes() -> Vec<(&'static str, Route)> {
             ),
         ),
         ("/long-text", Route::Html(long_text_page(280_000))),
+        (
+            "/hang",
+            Route::Html(page(
+                "Hang",
+                r#"<button id="hang" onclick="setTimeout(() => { const end = Date.now() + 60000; while (Date.now() < end) {} }, 400)">Hang the page</button>"#,
+            )),
+        ),
+        (
+            "/late-leave",
+            Route::Html(page(
+                "Late leave",
+                r#"<button id="late" onclick="setTimeout(() => { location.href = 'http://localhost:{PORT}/landed?late' }, 300)">Leave later</button>
+<a id="docs" href="/docs">Docs</a>"#,
+            )),
+        ),
+        (
+            "/secret-frame",
+            Route::Html(page(
+                "Secret frame",
+                &format!(
+                    r#"<label for="own">Own field</label> <input id="own">
+<iframe id="f" style="width:500px;height:120px;border:0;display:block"></iframe>
+{}"#,
+                    other_site_src("f", "/secret-field")
+                ),
+            )),
+        ),
+        (
+            "/secret-field",
+            Route::Html(page(
+                "Secret field",
+                r#"<label for="ff">Frame field</label> <input id="ff">"#,
+            )),
+        ),
+        (
+            "/ways-out",
+            Route::Html(page(
+                "Ways out",
+                r#"<button id="open" onclick="window.open('http://localhost:{PORT}/landed?open')">Open a window</button>
+<button id="open-later" onclick="const w = window.open(); w.location.href = 'http://localhost:{PORT}/landed?later'">Open a blank window, then send it away</button>
+<a id="blank" href="http://localhost:{PORT}/landed?blank" target="_blank">Link into a new tab</a>
+<form action="http://localhost:{PORT}/landed?form" method="post" target="_blank">
+  <input type="hidden" name="a" value="b"><button type="submit">Post into a new tab</button></form>
+<form action="/repost" method="post">
+  <input type="hidden" name="a" value="b"><button type="submit">Post through a 307</button></form>
+<a id="docs" href="/docs">Docs</a>
+<script>window.marker = 'still here';</script>"#,
+            )),
+        ),
+        (
+            "/repost",
+            Route::RepostAs {
+                host: "localhost".into(),
+                path: "/landed?repost".into(),
+            },
+        ),
+        (
+            "/loads-out",
+            Route::Html(
+                "<!doctype html><html><head><title>Loads out</title>\
+                 <meta http-equiv=\"refresh\" content=\"0;url=http://localhost:{PORT}/landed?meta\">\
+                 <link rel=\"prefetch\" href=\"http://localhost:{PORT}/landed?link-prefetch\">\
+                 <link rel=\"prerender\" href=\"http://localhost:{PORT}/landed?link-prerender\">\
+                 </head><body><h1>Loads out</h1>\
+                 <object data=\"http://localhost:{PORT}/landed?object\" type=\"text/html\" width=\"300\" height=\"80\"></object>\
+                 <embed src=\"http://localhost:{PORT}/landed?embed\" type=\"text/html\" width=\"300\" height=\"80\">\
+                 <script>window.marker = 'still here';</script></body></html>"
+                    .to_owned(),
+            ),
+        ),
     ]
 }
 

@@ -14,12 +14,13 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use base64::Engine as _;
 use serde_json::{Value, json};
 use toolkit_browser::{Browser, SafetyPolicy};
 use toolkit_core::{Registry, ToolResult};
 use toolkit_tests::browser_fixtures::{
     Route, TestServer, browser_config, html_escape, kill_9, percent_encode_all, run_scenarios,
-    safety_routes, standard_routes,
+    safety_routes, simple_upper, standard_routes,
 };
 use toolkit_tests::scenarios;
 
@@ -157,6 +158,11 @@ async fn safety_scenarios_in_a_shared_browser() {
         uploads_send_the_file_that_was_checked,
         secrets_never_leave_in_any_form,
         awkward_pages_are_read_and_mapped,
+        a_page_leaving_between_actions_is_said_by_the_next_action,
+        a_secret_is_typed_only_on_its_sites_even_in_a_frame,
+        a_frame_of_a_site_no_longer_allowed_is_neither_mapped_nor_reached,
+        other_ways_to_another_site_are_stopped,
+        a_renderer_killed_during_an_action_ends_it_at_once,
     ];
     run_scenarios(browser, server, all).await;
 }
@@ -230,8 +236,12 @@ async fn a_large_post_into_a_frame_leaves_the_guard_standing(
         "{}",
         model.url().await
     );
-    let (message, _) = model.err("wait", json!({ "seconds": 0 })).await;
-    assert!(message.contains("was blocked"), "{message}");
+    // No action caused it: the next one says so, and is no error for it.
+    let waited = model.ok("wait", json!({ "seconds": 0 })).await.to_text();
+    assert!(
+        waited.contains("the page tried on its own") && waited.contains("/landed"),
+        "{waited}"
+    );
 
     // 8 MiB out of the allowed site, into a frame: stopped, and said.
     model.go("/bigpost-frame-out").await;
@@ -444,8 +454,9 @@ fn random_secret(rng: &mut Rng) -> String {
     secret
 }
 
-/// Every form of `secret` that must not appear: itself and its encodings
-/// (whole), and every piece of 8 characters of it and of them.
+/// Every form of `secret` that must not appear: itself, in capitals, in
+/// base64 and its other encodings (whole), and every piece of 8
+/// characters of it and of them.
 fn forbidden(secret: &str) -> Vec<String> {
     let json = serde_json::to_string(secret).unwrap();
     let json = json[1..json.len() - 1].to_owned();
@@ -460,8 +471,13 @@ fn forbidden(secret: &str) -> Vec<String> {
         })
         .collect();
     let form: String = percent_encode_all(secret).replace("%20", "+");
+    let base64 = base64::engine::general_purpose::STANDARD.encode(secret);
+    let base64_url = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(secret);
     let whole = [
         secret.to_owned(),
+        simple_upper(secret),
+        base64,
+        base64_url,
         percent_encode_all(secret),
         percent_encode_all(secret).to_lowercase(),
         form,
@@ -568,6 +584,14 @@ async fn secrets_never_leave_in_any_form(browser: Browser, server: Arc<TestServe
                 );
             }
         }
+        // No oracle: a piece of the secret, or all of it, is not found
+        // where the secret is (a count would tell it piece by piece).
+        let piece: String = secret.chars().take(7).collect();
+        for query in [piece.as_str(), secret.as_str()] {
+            let (message, result) = model.err("find_text", json!({ "text": query })).await;
+            assert!(message.contains("is not on the page"), "{label}: {message}");
+            keep(&mut seen, "find_text of a piece", &result);
+        }
         let again = model.index("Again with").await;
         keep(
             &mut seen,
@@ -659,4 +683,210 @@ async fn awkward_pages_are_read_and_mapped(browser: Browser, server: Arc<TestSer
         "{}",
         &first[..200.min(first.len())]
     );
+}
+
+/// The number of the element whose line holds `needle`, waiting (a
+/// little) for a frame that is still loading.
+async fn index_soon(model: &Model, needle: &str) -> u32 {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let map = model.browser.page_map().await.expect("page map");
+        if let Some(e) = map.elements.iter().find(|e| e.render().contains(needle)) {
+            return e.index;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no element with `{needle}` in:\n{}",
+            map.render()
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+async fn a_page_leaving_between_actions_is_said_by_the_next_action(
+    browser: Browser,
+    server: Arc<TestServer>,
+) {
+    let model = Model::new(&browser, &server, policy());
+    model.go("/late-leave").await;
+    let late = model.index("Leave later").await;
+    model.ok("click", json!({ "index": late })).await;
+    // The page leaves 300 ms later, while no action runs.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert!(model.leaked().is_empty(), "{:?}", model.leaked());
+    assert!(model.url().await.ends_with("/late-leave"));
+    // The next action did not cause it: it succeeds, and says what the
+    // page tried meanwhile.
+    let docs = model
+        .ok("navigate", json!({ "url": server.url("/docs") }))
+        .await;
+    let text = docs.to_text();
+    assert!(text.starts_with("Opened \"Docs\""), "{text}");
+    assert!(
+        text.contains("the page tried on its own") && text.contains("landed?late"),
+        "{text}"
+    );
+    // Said once.
+    let next = model.ok("extract", json!({})).await.to_text();
+    assert!(!next.contains("on its own"), "{next}");
+}
+
+async fn a_secret_is_typed_only_on_its_sites_even_in_a_frame(
+    browser: Browser,
+    server: Arc<TestServer>,
+) {
+    // Both sites may be visited; the secret belongs to one.
+    let model = Model::new(
+        &browser,
+        &server,
+        policy_with(
+            SafetyPolicy::builder()
+                .allow_domains(["localhost"])
+                .secret_for("pw", "frame-secret-42", ["127.0.0.1"]),
+        ),
+    );
+    model.go("/secret-frame").await;
+    let own = model.index("Own field").await;
+    model
+        .ok(
+            "input",
+            json!({ "index": own, "text": "<secret>pw</secret>" }),
+        )
+        .await;
+    // The field in the frame from the other site is not on the secret's
+    // site, whatever the tab's address.
+    let field = index_soon(&model, "Frame field").await;
+    let (message, result) = model
+        .err(
+            "input",
+            json!({ "index": field, "text": "<secret>pw</secret>" }),
+        )
+        .await;
+    assert!(
+        message.contains("may only be typed on 127.0.0.1") && message.contains("localhost"),
+        "{message}"
+    );
+    assert_eq!(
+        result.attributes().get("error_kind"),
+        Some(&json!("refused"))
+    );
+    let map = browser.page_map().await.expect("page map");
+    let typed = map.get(field).expect("the frame field is still mapped");
+    assert_eq!(typed.value.as_deref().unwrap_or_default(), "", "{typed:?}");
+    // Plain text still goes into the frame.
+    model
+        .ok("input", json!({ "index": field, "text": "plain words" }))
+        .await;
+}
+
+async fn a_frame_of_a_site_no_longer_allowed_is_neither_mapped_nor_reached(
+    browser: Browser,
+    server: Arc<TestServer>,
+) {
+    let lax = Model::new(
+        &browser,
+        &server,
+        policy_with(SafetyPolicy::builder().allow_domains(["localhost"])),
+    );
+    lax.go("/secret-frame").await;
+    let field = index_soon(&lax, "Frame field").await;
+    lax.ok("input", json!({ "index": field, "text": "while allowed" }))
+        .await;
+    // The policy narrows while the frame is on the page.
+    let strict = Model::new(&browser, &server, policy());
+    let (message, result) = strict
+        .err("input", json!({ "index": field, "text": "now" }))
+        .await;
+    assert_eq!(
+        result.attributes().get("error_kind"),
+        Some(&json!("stale_element")),
+        "{message}"
+    );
+    let map = browser.page_map().await.expect("page map").render();
+    assert!(!map.contains("Frame field"), "{map}");
+    assert!(map.contains("not mapped"), "{map}");
+    assert!(map.contains("Own field"), "{map}");
+}
+
+async fn other_ways_to_another_site_are_stopped(browser: Browser, server: Arc<TestServer>) {
+    let model = Model::new(&browser, &server, policy());
+    // Earlier scenarios may have visited the other site while allowed.
+    let earlier = model.leaked().len();
+    let leaked = || model.leaked()[earlier..].to_vec();
+    model.go("/ways-out").await;
+    for name in [
+        "Open a window",
+        "Open a blank window",
+        "Link into a new tab",
+        "Post into a new tab",
+        "Post through a 307",
+    ] {
+        let tabs = browser.tabs().await.expect("tabs").len();
+        let button = model.index(name).await;
+        let (message, _) = model.err("click", json!({ "index": button })).await;
+        assert!(message.contains("was blocked"), "{name}: {message}");
+        assert!(
+            model.url().await.ends_with("/ways-out"),
+            "{name}: {}",
+            model.url().await
+        );
+        assert_eq!(
+            browser.tabs().await.expect("tabs").len(),
+            tabs,
+            "{name}: the tab it opened is closed"
+        );
+        assert!(leaked().is_empty(), "{name}: {:?}", leaked());
+    }
+    assert_eq!(model.marker().await, json!("still here"));
+
+    // What a page loads by itself: a refresh, prefetch and prerender
+    // links, an object and an embed.
+    let _ = model
+        .call("navigate", json!({ "url": server.url("/loads-out") }))
+        .await;
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let _ = model.call("wait", json!({ "seconds": 0 })).await;
+    assert!(leaked().is_empty(), "{:?}", leaked());
+    assert!(
+        model.url().await.ends_with("/loads-out"),
+        "{}",
+        model.url().await
+    );
+}
+
+async fn a_renderer_killed_during_an_action_ends_it_at_once(
+    browser: Browser,
+    server: Arc<TestServer>,
+) {
+    let model = Model::new(&browser, &server, policy());
+    model.go("/hang").await;
+    let button = model.index("Hang the page").await;
+    let profile = browser.profile_dir().await.expect("a launched browser");
+    // The click hangs the page; its renderer is killed while the next
+    // action waits on it.
+    model.ok("click", json!({ "index": button })).await;
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    let click = model.call("extract", json!({}));
+    let kill = async {
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        for pid in renderers(&profile) {
+            kill_9(pid);
+        }
+        Instant::now()
+    };
+    let (result, killed) = tokio::join!(click, kill);
+    let message = result.error_message().unwrap_or_default().to_owned();
+    assert_eq!(
+        result.attributes().get("error_kind"),
+        Some(&json!("crashed")),
+        "{}",
+        result.to_text()
+    );
+    assert!(message.contains("crashed"), "{message}");
+    assert!(
+        killed.elapsed() < Duration::from_secs(5),
+        "the crash ended the action {:?} after it",
+        killed.elapsed()
+    );
+    model.go("/docs").await;
 }

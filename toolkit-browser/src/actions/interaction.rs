@@ -111,8 +111,11 @@ async fn type_into(
 ) -> Result<Reply, BrowserError> {
     let has_secret = pieces(text).iter().any(|p| matches!(p, Piece::Secret(_)));
     let real = if has_secret {
-        let url = browser.page_info().await?.url;
-        policy.resolve_secrets(text, &url)?
+        // The sites a secret may be typed on are checked against the
+        // document the field is in: a frame from another site is not the
+        // tab's site.
+        let origin = browser.element_origin(index).await?;
+        policy.resolve_secrets(text, &origin)?
     } else {
         text.to_owned()
     };

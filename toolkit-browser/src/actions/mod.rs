@@ -227,18 +227,43 @@ pub(crate) async fn act(
 ) -> ToolResult {
     let _lock = browser.action_lock().await;
     let policy = browser.policy();
-    let outcome = run(policy.clone()).await;
-    respond(browser, &policy, outcome).await
+    // What the guard stopped while no action ran (a page leaving on a
+    // timer) is not this action's doing: it is said, not made its error.
+    let earlier = browser.take_blocked();
+    let reply = run(policy.clone()).await.unwrap_or_else(Reply::from);
+    respond(browser, &policy, reply.say(on_its_own(&earlier))).await
+}
+
+/// The sentence about loads the page tried on its own between two actions
+/// and the guard stopped (empty when there were none).
+fn on_its_own(blocked: &[crate::BlockedNavigation]) -> String {
+    blocked
+        .iter()
+        .map(|b| {
+            format!(
+                "Before this action, the page tried on its own to {} {} and was stopped: {}.",
+                attempt(b, "load"),
+                b.url,
+                b.reason
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// What a stopped load was, for the model: a speculative load says so,
+/// anything else is `page_load` (`load`, `load in a frame`).
+fn attempt(blocked: &crate::BlockedNavigation, page_load: &'static str) -> &'static str {
+    match blocked.resource_type.as_str() {
+        "Prefetch" => "fetch ahead of time (a prefetch)",
+        "Prerender" => "load ahead of time (a prerender)",
+        _ => page_load,
+    }
 }
 
 /// The end of every action: notes the dialogs the page showed meanwhile,
 /// redacts every text, and builds the result.
-async fn respond(
-    browser: &Browser,
-    policy: &SafetyPolicy,
-    outcome: Result<Reply, BrowserError>,
-) -> ToolResult {
-    let mut reply = outcome.unwrap_or_else(Reply::from);
+async fn respond(browser: &Browser, policy: &SafetyPolicy, mut reply: Reply) -> ToolResult {
     let dialogs = browser.take_dialogs().await;
     if !dialogs.is_empty() {
         reply = reply.say(format!(
@@ -399,14 +424,11 @@ pub(crate) async fn check_navigation(
     let note = other
         .iter()
         .map(|b| {
-            let what = match b.resource_type.as_str() {
-                "Prefetch" => "fetch ahead of time (a prefetch)",
-                "Prerender" => "load ahead of time (a prerender)",
-                _ => "load in a frame",
-            };
             format!(
-                "The page tried to {what} {} and was stopped: {}.",
-                b.url, b.reason
+                "The page tried to {} {} and was stopped: {}.",
+                attempt(b, "load in a frame"),
+                b.url,
+                b.reason
             )
         })
         .collect::<Vec<_>>()

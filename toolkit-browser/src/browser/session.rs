@@ -75,6 +75,9 @@ pub(crate) struct Session {
     /// redacted as it is read, and the page script cuts texts late enough
     /// (`Redactor::slack`) for that to see whole secrets.
     redactor: Redactor,
+    /// What the guard stopped (the browser's log, shared once a guard
+    /// runs): a tab whose first load was stopped is not waited for.
+    blocked: Option<BlockedLog>,
     // Last: dropped after `cdp`, whose drop kills the browser, so the
     // folder is removed once nothing uses it any more.
     profile: Option<ProfileDir>,
@@ -180,7 +183,16 @@ impl Session {
             request_timeout: config.navigation_timeout,
             ..Default::default()
         };
-        let connecting = chromiumoxide::Browser::connect_with_config(url, handler_config);
+        // An `http://host:port` address is turned into the browser's
+        // WebSocket address here: chromiumoxide would ask with reqwest,
+        // whose client panics in a program that also builds reqwest for
+        // rustls without a crypto provider (toolkit-agent does).
+        let url = if url.starts_with("http://") {
+            devtools_address(url, config.launch_timeout).await?
+        } else {
+            url.to_owned()
+        };
+        let connecting = chromiumoxide::Browser::connect_with_config(&url, handler_config);
         let (cdp, handler) = tokio::time::timeout(config.launch_timeout, connecting)
             .await
             .map_err(|_| BrowserError::Launch {
@@ -238,6 +250,7 @@ impl Session {
             guard: None,
             guard_generation: 0,
             redactor: Redactor::default(),
+            blocked: None,
             profile,
         };
         session.tabs.opened(first.target_id());
@@ -351,6 +364,10 @@ impl Session {
         }
         let policy = policy();
         self.redactor = policy.redactor().clone();
+        self.blocked = Some(Arc::clone(log));
+        if self.guard_generation != generation {
+            self.forget_routes();
+        }
         if policy.restricts_domains() {
             let limit = self.config.launch_timeout;
             let started = Guard::start(&self.ws_url, policy, Arc::clone(log), limit).await;
@@ -364,6 +381,16 @@ impl Session {
         }
         self.guard_generation = generation;
         Ok(())
+    }
+
+    /// Whether the guard stopped a page load of the tab `target` that no
+    /// action has reported yet.
+    pub(crate) fn load_stopped(&self, target: &TargetId) -> bool {
+        self.blocked.as_ref().is_some_and(|log| {
+            lock_ignoring_poison(log)
+                .iter()
+                .any(|b| b.frame_id == target.as_ref())
+        })
     }
 
     /// Whether the renderer of `page` crashed.
@@ -449,6 +476,70 @@ async fn first_tab(
             ),
         }),
     }
+}
+
+/// The browser's DevTools WebSocket address, as `http://host:port` gives
+/// it at `/json/version` (one plain HTTP/1.1 request).
+async fn devtools_address(http: &str, limit: Duration) -> Result<String, BrowserError> {
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    let failed = |detail: String| BrowserError::Launch {
+        detail: format!("cannot connect to {http}: {detail}"),
+    };
+    let parsed = url::Url::parse(http).map_err(|e| failed(e.to_string()))?;
+    let host = parsed
+        .host_str()
+        .ok_or_else(|| failed("the address names no host".into()))?;
+    let port = parsed.port_or_known_default().unwrap_or(80);
+    let ask = async {
+        let mut stream = tokio::net::TcpStream::connect((host, port)).await?;
+        let request = format!(
+            "GET /json/version HTTP/1.1\r\nHost: {host}:{port}\r\nConnection: close\r\n\r\n"
+        );
+        stream.write_all(request.as_bytes()).await?;
+        // Read until the body is whole: the browser may keep the
+        // connection open. A version answer is a few hundred bytes.
+        let mut answer = Vec::new();
+        let mut chunk = [0u8; 4096];
+        while answer.len() < 1 << 20 {
+            let n = stream.read(&mut chunk).await?;
+            if n == 0 {
+                break;
+            }
+            answer.extend_from_slice(&chunk[..n]);
+            if http_body_complete(&answer) {
+                break;
+            }
+        }
+        Ok::<_, std::io::Error>(answer)
+    };
+    let answer = tokio::time::timeout(limit, ask)
+        .await
+        .map_err(|_| failed("nothing answered".into()))?
+        .map_err(|e| failed(e.to_string()))?;
+    let text = String::from_utf8_lossy(&answer);
+    let body = text.split_once("\r\n\r\n").map_or("", |(_, body)| body);
+    let version: serde_json::Value =
+        serde_json::from_str(body.trim()).map_err(|_| failed("no DevTools answer there".into()))?;
+    version["webSocketDebuggerUrl"]
+        .as_str()
+        .map(str::to_owned)
+        .ok_or_else(|| failed("the answer names no WebSocket address".into()))
+}
+
+/// Whether `answer` holds an HTTP response's headers and all the body its
+/// `Content-Length` announces.
+fn http_body_complete(answer: &[u8]) -> bool {
+    let text = String::from_utf8_lossy(answer);
+    let Some((head, body)) = text.split_once("\r\n\r\n") else {
+        return false;
+    };
+    let length = head.lines().find_map(|line| {
+        let (name, value) = line.split_once(':')?;
+        name.trim()
+            .eq_ignore_ascii_case("content-length")
+            .then(|| value.trim().parse::<usize>().ok())?
+    });
+    length.is_some_and(|length| body.len() >= length)
 }
 
 /// Polls the handler until the connection ends. After the browser exits the

@@ -25,7 +25,11 @@
     const box = visibleBox(el);
     const d = describe(el, ctx, args.index, false, args.maxText, box);
     if (canScroll(el, ctx.win) && el !== el.ownerDocument.scrollingElement) scrollState(el, d);
-    return { el: d, visible: !!box };
+    // The origin of the document the element is in (a frame's own, not
+    // the tab's): what a secret's sites are checked against before it is
+    // typed there. An opaque origin is "null", which no site matches.
+    const win = el.ownerDocument.defaultView;
+    return { el: d, visible: !!box, origin: (win && win.origin) || 'null' };
   }
 
   // Scrolls the element into view and finds a point (top-level viewport

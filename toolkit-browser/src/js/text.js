@@ -118,7 +118,22 @@
       hits.push(at);
     }
     if (!hits.length) return { found: 0 };
-    const which = Math.min(Math.max((args.nth || 1) - 1, 0), hits.length - 1);
+    // The Rust side redacts the three parts of a window together, then
+    // cuts the context to 60 characters on each side.
+    const reach = 60 + SLACK + 1;
+    const windowAt = (at) => ({
+      before: orig.slice(Math.max(0, at - reach), at),
+      hit: orig.slice(at, at + needle.length),
+      after: orig.slice(at + needle.length, at + needle.length + reach),
+    });
+    // With secrets in the policy, every occurrence is sent back first,
+    // unscrolled: the Rust side leaves out those that touch a secret (a
+    // count of them would tell the text of a secret piece by piece), then
+    // picks one (`pick`, the index among all).
+    if (args.survey) return { found: hits.length, windows: hits.map(windowAt) };
+    const which = args.pick !== undefined && args.pick !== null ?
+      Math.min(Math.max(args.pick, 0), hits.length - 1) :
+      Math.min(Math.max((args.nth || 1) - 1, 0), hits.length - 1);
     const at = hits[which];
     const end = at + needle.length - 1;
     const startNode = nodes[mapNode[at]];
@@ -129,15 +144,9 @@
     range.setStart(startNode, mapOff[at]);
     range.setEnd(endNode, mapOff[end] + 1);
     const r = range.getBoundingClientRect();
-    // The Rust side redacts the three together, then cuts the context to
-    // 60 characters on each side.
-    const reach = 60 + SLACK + 1;
-    return {
-      found: hits.length, nth: which + 1, y: Math.round(r.top),
-      before: orig.slice(Math.max(0, at - reach), at),
-      hit: orig.slice(at, end + 1),
-      after: orig.slice(end + 1, end + 1 + reach),
-      scroll: Math.round(window.scrollY),
-    };
+    return Object.assign(
+      { found: hits.length, nth: which + 1, y: Math.round(r.top), scroll: Math.round(window.scrollY) },
+      windowAt(at),
+    );
   }
 

@@ -45,6 +45,21 @@ struct TextVersion {
     version: String,
 }
 
+/// One occurrence of a text, with what surrounds it.
+#[derive(Deserialize)]
+struct FindWindow {
+    before: String,
+    hit: String,
+    after: String,
+}
+
+/// Every occurrence of a text, unscrolled (see [`Browser::find_text`]).
+#[derive(Deserialize)]
+struct FindSurvey {
+    #[serde(default)]
+    windows: Vec<FindWindow>,
+}
+
 #[derive(Deserialize)]
 struct FindReply {
     found: u32,
@@ -112,24 +127,56 @@ impl Browser {
         if text.trim().is_empty() {
             return Err(BrowserError::invalid("the text to find is empty"));
         }
+        let policy = self.policy();
+        let redactor = policy.redactor();
         let mut session = self.live().await?;
         let page = session.current();
-        let args = serde_json::json!({ "text": text, "nth": nth.max(1) });
+        let args = if policy.has_secrets() {
+            // An occurrence that touches a secret is no occurrence: were it
+            // counted (or quoted around), asking for a text piece by piece
+            // would tell whether a secret holds it. Only the others count.
+            let survey = serde_json::json!({ "text": text, "survey": true });
+            let survey: FindSurvey = session.call(&page, "findText", survey).await?;
+            let clean: Vec<usize> = (0..survey.windows.len())
+                .filter(|&i| {
+                    let w = &survey.windows[i];
+                    !redactor.touches(&w.before, &w.hit, &w.after)
+                })
+                .collect();
+            let Some(&last) = clean.last() else {
+                return Ok(None);
+            };
+            let which = usize::try_from(nth.max(1) - 1).unwrap_or(usize::MAX);
+            let pick = clean.get(which).copied().unwrap_or(last);
+            let found = u32::try_from(clean.len()).unwrap_or(u32::MAX);
+            let nth = u32::try_from(clean.iter().position(|&i| i == pick).unwrap_or(0) + 1)
+                .unwrap_or(u32::MAX);
+            Some((
+                serde_json::json!({ "text": text, "pick": pick }),
+                found,
+                nth,
+            ))
+        } else {
+            None
+        };
+        let (args, counted) = match args {
+            Some((args, found, nth)) => (args, Some((found, nth))),
+            None => (serde_json::json!({ "text": text, "nth": nth.max(1) }), None),
+        };
         let reply: FindReply = session.call(&page, "findText", args).await?;
-        if reply.found == 0 {
+        // The page may have changed since the survey: what was scrolled to
+        // is checked again.
+        if reply.found == 0 || redactor.touches(&reply.before, &reply.hit, &reply.after) {
             return Ok(None);
         }
+        let (found, nth) = counted.unwrap_or((reply.found, reply.nth));
         // Redacted as one text before it is cut to its window: a window
         // that ended inside a secret would show a piece of it.
-        let context = self.policy().redactor().redact_window(
-            &reply.before,
-            &reply.hit,
-            &reply.after,
-            FIND_CONTEXT_CHARS,
-        );
+        let context =
+            redactor.redact_window(&reply.before, &reply.hit, &reply.after, FIND_CONTEXT_CHARS);
         Ok(Some(TextMatch {
-            found: reply.found,
-            nth: reply.nth,
+            found,
+            nth,
             context,
             scroll_y: reply.scroll,
         }))

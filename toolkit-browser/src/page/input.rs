@@ -318,6 +318,11 @@ impl Session {
     async fn wait_ready(&mut self, page: &Page) {
         let deadline = Instant::now() + self.config().navigation_timeout.min(POPUP_WAIT * 2);
         while Instant::now() < deadline {
+            // Its page load was stopped: it stays blank, and the action
+            // reports why.
+            if self.load_stopped(page.target_id()) {
+                return;
+            }
             if let Ok(text) = self
                 .call_raw(page, "pageInfo", &serde_json::Value::Null)
                 .await

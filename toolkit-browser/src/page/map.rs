@@ -13,7 +13,7 @@ use std::sync::Arc;
 use chromiumoxide::Page;
 use chromiumoxide::cdp::browser_protocol::target::GetTargetsParams;
 
-use super::live_element;
+use super::{live, live_element};
 use crate::browser::{Browser, Doc, Hop, Route, Session, TabInfo};
 use crate::error::BrowserError;
 use crate::safety::Redactor;
@@ -704,6 +704,13 @@ fn map_frames<'a>(
             if allowance.frames == 0 || allowance.elements == 0 {
                 continue;
             }
+            // A frame on a site the policy does not allow (one loaded
+            // before the policy changed) is neither shown nor reachable:
+            // its numbers get no route, so acting on them is refused as
+            // stale. It is counted as not mapped.
+            if browser.policy().check_url(&walk.url).is_err() {
+                continue;
+            }
             allowance.frames -= 1;
             allowance.mapped_frames += 1;
             allowance.spend(&walk);
@@ -736,6 +743,9 @@ struct Lookup {
     #[serde(default)]
     stale: bool,
     el: Option<Element>,
+    /// The origin of the element's document (a frame's own).
+    #[serde(default)]
+    origin: Option<String>,
 }
 
 impl Browser {
@@ -871,12 +881,25 @@ impl Browser {
     /// has that number any more (or never had): the model should read the
     /// new page map.
     pub async fn element(&self, index: u32) -> Result<Element, BrowserError> {
+        let found = self.lookup(index).await?;
+        live_element(index, found.stale, found.el, self.policy().redactor())
+    }
+
+    /// The origin of the document element `index` is in
+    /// (`http://127.0.0.1:8080`; `null` for an opaque one): a frame's own
+    /// when the element is in a frame, which may be another site than the
+    /// tab's.
+    pub(crate) async fn element_origin(&self, index: u32) -> Result<String, BrowserError> {
+        let found = self.lookup(index).await?;
+        live(index, found.stale, found.el)?;
+        Ok(found.origin.unwrap_or_else(|| "null".to_owned()))
+    }
+
+    async fn lookup(&self, index: u32) -> Result<Lookup, BrowserError> {
         let mut session = self.live().await?;
         let page = session.current();
         let args = serde_json::json!({ "index": index, "maxText": MAX_TEXT_CHARS });
-        let found: Lookup = session.call(&page, "elementInfo", args).await?;
-        drop(session);
-        live_element(index, found.stale, found.el, self.policy().redactor())
+        session.call(&page, "elementInfo", args).await
     }
 }
 

@@ -203,13 +203,26 @@ impl SafetyPolicy {
     /// # Errors
     ///
     /// [`BrowserError::Refused`] for an unknown secret name (listing the
-    /// known ones), or a secret that may not be used on `url`'s site.
+    /// known ones), a secret that may not be used on `url`'s site, or any
+    /// secret when the policy does not allow `url` (an opaque origin,
+    /// `null`, is not allowed).
     pub fn resolve_secrets(&self, text: &str, url: &str) -> Result<String, BrowserError> {
         let mut out = String::with_capacity(text.len());
         for piece in pieces(text) {
             match piece {
                 Piece::Text(t) => out.push_str(t),
                 Piece::Secret(name) => {
+                    // No secret goes to a page the policy does not allow
+                    // (one loaded before the policy changed, a frame with
+                    // no site of its own), whatever its own sites.
+                    if let Err(reason) = self.check_url(url) {
+                        return Err(BrowserError::Refused {
+                            detail: format!(
+                                "the secret {} is typed only on allowed sites, and this field                                  is not on one ({reason}); nothing was typed",
+                                placeholder(name)
+                            ),
+                        });
+                    }
                     let secret = self
                         .inner
                         .secrets
@@ -570,6 +583,53 @@ mod tests {
     }
 
     #[test]
+    fn every_spelling_of_a_host_is_judged_as_the_browser_reads_it() {
+        let policy = SafetyPolicy::builder()
+            .allow_domains(["127.0.0.1", "*.example.com"])
+            .build()
+            .unwrap();
+        // Other spellings of an allowed host are that host.
+        for same in [
+            "http://127.1:9000/",
+            "http://0x7f.0.0.1/",
+            "http://2130706433/",
+            "http://127.0.0.1./",
+            "HTTP://WWW.EXAMPLE.COM/",
+            "https://www.example.com./",
+            "https://user:pass@www.example.com/",
+            "https://www.example.com:443@127.0.0.1/",
+        ] {
+            assert!(policy.check_url(same).is_ok(), "{same}");
+        }
+        // A host that only looks allowed is not.
+        for other in [
+            "http://127.0.0.1.evil.net/",
+            "http://127.0.0.1@evil.net/",
+            "https://www.example.com@evil.net/",
+            "https://www.example.com%2F@evil.net/",
+            "https://evil.net\\@www.example.com/",
+            "https://evil.net#@www.example.com/",
+            "https://example.com.evil.net/",
+            "https://wwwexample.com/",
+            "http://[::ffff:127.0.0.1]/",
+            "http://[::1]/",
+            "http://0.0.0.0/",
+            "https://xn--exmple-cua.com/",
+            "https://ex\u{e4}mple.com/",
+        ] {
+            assert!(policy.check_url(other).is_err(), "{other}");
+        }
+        // Schemes that carry a web address inside are refused outright.
+        for wrapped in [
+            "view-source:https://www.example.com/",
+            "filesystem:https://www.example.com/temporary/x",
+            "blob:https://evil.net/uuid",
+        ] {
+            assert!(policy.check_url(wrapped).is_err(), "{wrapped}");
+        }
+    }
+
+    #[test]
     fn secrets_resolve_by_name_and_scope() {
         let policy = SafetyPolicy::builder()
             .secret("pw", "hunter2")
@@ -597,6 +657,19 @@ mod tests {
             "{scoped}"
         );
         assert!(!scoped.contains("k-1"));
+        let narrow = SafetyPolicy::builder()
+            .allow_domains(["*.example.com"])
+            .secret("pw", "hunter2")
+            .build()
+            .unwrap();
+        for elsewhere in ["http://127.0.0.1/", "null", "data:text/html,x"] {
+            let refused = narrow
+                .resolve_secrets("<secret>pw</secret>", elsewhere)
+                .unwrap_err()
+                .to_string();
+            assert!(refused.contains("typed only on allowed sites"), "{refused}");
+        }
+        assert_eq!(narrow.resolve_secrets("plain", "null").unwrap(), "plain");
         let unknown = policy
             .resolve_secrets("<secret>nope</secret>", "http://x.net/")
             .unwrap_err()

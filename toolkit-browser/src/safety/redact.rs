@@ -8,7 +8,10 @@
 //! `\"` or `\u007e`, markdown writes `\|`. The redactor therefore does not
 //! look for a fixed list of strings: at each position it decodes what the
 //! text says there (every reading of it), and follows a secret character by
-//! character through the decoded readings.
+//! character through the decoded readings, in any letter case. A secret's
+//! base64 forms (standard and URL-safe, at each of the three alignments it
+//! can have inside a longer encoded text) are followed the same way, as
+//! further strings that stand for the secret.
 //!
 //! It replaces a whole secret, and also any run of at least
 //! [`FRAGMENT_CHARS`] of a secret's characters (a page that kept only part
@@ -54,10 +57,14 @@ impl Default for Redactor {
 
 impl Redactor {
     pub(crate) fn new(secrets: &[Secret]) -> Self {
-        let mut list: Vec<(Vec<char>, String)> = secrets
-            .iter()
-            .map(|s| (s.value.chars().collect(), placeholder(&s.name)))
-            .collect();
+        let mut list: Vec<(Vec<char>, String)> = Vec::new();
+        for secret in secrets {
+            let shown = placeholder(&secret.name);
+            list.push((secret.value.chars().map(fold).collect(), shown.clone()));
+            for core in base64_cores(&secret.value) {
+                list.push((core.chars().map(fold).collect(), shown.clone()));
+            }
+        }
         // Longest first, so a secret that contains another is replaced whole.
         list.sort_by_key(|(chars, _)| std::cmp::Reverse(chars.len()));
         let mut index: HashMap<char, Vec<(usize, usize)>> = HashMap::new();
@@ -65,8 +72,11 @@ impl Redactor {
         for (s, (chars, _)) in list.iter().enumerate() {
             for (k, c) in chars.iter().enumerate() {
                 index.entry(*c).or_default().push((s, k));
-                let mut buf = [0; 4];
-                starts[usize::from(c.encode_utf8(&mut buf).as_bytes()[0])] = true;
+                // The text may hold the character in any letter case.
+                for form in std::iter::once(*c).chain(c.to_uppercase()) {
+                    let mut buf = [0; 4];
+                    starts[usize::from(form.encode_utf8(&mut buf).as_bytes()[0])] = true;
+                }
             }
         }
         if !list.is_empty() {
@@ -111,7 +121,7 @@ impl Redactor {
             let mut best: Option<(usize, usize)> = None; // (end, secret)
             if self.starts[usize::from(bytes[p])] {
                 for (c, len) in readings(text, p) {
-                    let Some(places) = self.index.get(&c) else {
+                    let Some(places) = self.index.get(&fold(c)) else {
                         continue;
                     };
                     for &(s, k) in places {
@@ -155,7 +165,7 @@ impl Redactor {
         }
         let mut best = (0, p);
         for (c, len) in readings(text, p) {
-            if c == chars[k] {
+            if fold(c) == chars[k] {
                 let (count, end) = self.follow(text, p + len, s, k + 1, memo);
                 if count + 1 > best.0 {
                     best = (count + 1, end);
@@ -193,6 +203,19 @@ impl Redactor {
     /// `text` redacted, then cut to `max` characters (with an ellipsis).
     pub(crate) fn redact_cut(&self, text: &str, max: usize) -> String {
         cut(&self.redact(text), max)
+    }
+
+    /// Whether `hit`, between `before` and `after`, overlaps a secret (or
+    /// a piece of one) of the text they make together.
+    pub(crate) fn touches(&self, before: &str, hit: &str, after: &str) -> bool {
+        if self.secrets.is_empty() {
+            return false;
+        }
+        let whole = format!("{before}{hit}{after}");
+        let (from, to) = (before.len(), before.len() + hit.len());
+        self.find(&whole)
+            .iter()
+            .any(|&(start, end, _)| start < to && end > from)
     }
 
     /// The text around `before` + `hit` + `after`, redacted as one text
@@ -260,6 +283,51 @@ pub(crate) fn cut(text: &str, max: usize) -> String {
     }
     let mut out: String = text.chars().take(max.saturating_sub(1)).collect();
     out.push('\u{2026}');
+    out
+}
+
+/// A character as the redactor compares it: in lower case (when that is
+/// one character), a no-break space as a space. A page may show a secret
+/// in capitals (`text-transform` is not applied to what is read, but a
+/// server may upper-case what it echoes).
+fn fold(c: char) -> char {
+    if c == '\u{a0}' {
+        return ' ';
+    }
+    let mut lower = c.to_lowercase();
+    match (lower.next(), lower.next()) {
+        (Some(l), None) => l,
+        _ => c,
+    }
+}
+
+/// The parts of the base64 forms of `value` (standard and URL-safe) that
+/// depend on its bytes alone, for each of the three places it can start
+/// at within a longer encoded text (a token `user:password`, a basic
+/// authentication header). Parts shorter than [`FRAGMENT_CHARS`] are left
+/// out: they would match unrelated text too often to be worth it.
+fn base64_cores(value: &str) -> Vec<String> {
+    use base64::Engine as _;
+    use base64::engine::general_purpose::{STANDARD_NO_PAD, URL_SAFE_NO_PAD};
+    let bytes = value.as_bytes();
+    let mut out = Vec::new();
+    for offset in 0..3usize {
+        let mut padded = vec![0u8; offset];
+        padded.extend_from_slice(bytes);
+        // Base64 character i holds bits 6i..6i+6: the ones wholly inside
+        // the value's bits.
+        let start = (8 * offset).div_ceil(6);
+        let end = 8 * (offset + bytes.len()) / 6;
+        for engine in [&STANDARD_NO_PAD, &URL_SAFE_NO_PAD] {
+            let encoded = engine.encode(&padded);
+            if let Some(core) = encoded.get(start..end)
+                && core.len() >= FRAGMENT_CHARS
+                && !out.iter().any(|c: &String| c == core)
+            {
+                out.push(core.to_owned());
+            }
+        }
+    }
     out
 }
 
@@ -487,6 +555,33 @@ mod tests {
     }
 
     #[test]
+    fn letter_case_and_base64_forms_are_found() {
+        let r = redactor(&[("pw", "Pa|ss[w]rd-77")]);
+        for form in [
+            "PA|SS[W]RD-77",
+            "pa%7css%5bW%5drd-77",
+            // base64 of the secret alone, and inside `user:secret`.
+            "UGF8c3Nbd11yZC03Nw==",
+            "dXNlcjpQYXxzc1t3XXJkLTc3",
+        ] {
+            let redacted = r.redact(form);
+            assert!(
+                redacted.contains("<secret>pw</secret>"),
+                "{form}: {redacted}"
+            );
+            let left: String = redacted.replace("<secret>pw</secret>", "");
+            assert!(left.chars().count() <= 8, "{form}: {redacted}");
+        }
+        // URL-safe base64, and standard base64 percent-encoded in a query.
+        let r = redactor(&[("pw", "~~~>>>???~~~")]);
+        assert_eq!(r.redact("t=fn5-Pj4-Pz8_fn5-"), "t=<secret>pw</secret>");
+        assert_eq!(
+            r.redact("t=fn5%2BPj4%2BPz8%2Ffn5%2B"),
+            "t=<secret>pw</secret>"
+        );
+    }
+
+    #[test]
     fn fragments_of_eight_characters_go_too() {
         let r = redactor(&[("pw", "correct-horse-battery")]);
         assert_eq!(r.redact("a correct-h b"), "a <secret>pw</secret> b");
@@ -503,6 +598,15 @@ mod tests {
             r.redact("abcdef abc"),
             "<secret>long</secret> <secret>short</secret>"
         );
+    }
+
+    #[test]
+    fn a_hit_touches_a_secret_it_overlaps() {
+        let r = redactor(&[("pw", "hunter2-hunter2")]);
+        assert!(r.touches("You sent hun", "ter2-h", "unter2. Bye"));
+        assert!(r.touches("You sent ", "hunter2-hunter2", "."));
+        assert!(!r.touches("", "You sent ", "hunter2-hunter2."));
+        assert!(!r.touches("hunter2-hunter2 ", "and", " more"));
     }
 
     #[test]

@@ -111,6 +111,13 @@ impl Session {
         }
     }
 
+    /// Forgets how to reach every number in a frame from another site: a
+    /// new policy may not allow a frame an earlier map showed, and the
+    /// next map decides again.
+    pub(crate) fn forget_routes(&mut self) {
+        self.frames.routes.clear();
+    }
+
     /// Sends one command to the session of `channel`.
     async fn send(
         &mut self,
