@@ -26,6 +26,7 @@ use std::time::{Duration, Instant};
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::CallToolRequestParams;
 use rmcp::service::{Peer, RoleClient, RunningService, ServiceExt};
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{tool, tool_router};
@@ -219,9 +220,13 @@ impl Subject {
             ().serve(child).await.expect("initialized")
         } else {
             let url = self.start_http().await;
-            ().serve(StreamableHttpClientTransport::from_uri(url))
-                .await
-                .expect("initialized")
+            let config = StreamableHttpClientTransportConfig::with_uri(url);
+            ().serve(StreamableHttpClientTransport::with_client(
+                http_client(),
+                config,
+            ))
+            .await
+            .expect("initialized")
         }
     }
 
@@ -230,6 +235,23 @@ impl Subject {
         arguments.insert(self.argument.to_owned(), json!("hello"));
         CallToolRequestParams::new(self.tool).with_arguments(arguments)
     }
+}
+
+/// The HTTP client rmcp's `from_uri` would make (no idle connections kept),
+/// with *ring* as its TLS provider: this package builds reqwest without one
+/// of its own, and never speaks TLS here.
+fn http_client() -> reqwest::Client {
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let config = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .expect("ring's protocol versions")
+        .with_root_certificates(rustls::RootCertStore::empty())
+        .with_no_client_auth();
+    reqwest::Client::builder()
+        .tls_backend_preconfigured(config)
+        .pool_max_idle_per_host(0)
+        .build()
+        .expect("an HTTP client")
 }
 
 fn free_port() -> u16 {

@@ -32,7 +32,7 @@ struct Client {
 impl Client {
     fn new(url: &str) -> Self {
         Self {
-            http: reqwest::Client::new(),
+            http: support::plain_http_client(),
             url: url.to_owned(),
             headers: Vec::new(),
         }

@@ -58,7 +58,7 @@ async fn run() {
         backends: replicas.iter().map(|replica| replica.url.clone()).collect(),
         next: AtomicUsize::new(0),
         served: vec![AtomicUsize::new(0), AtomicUsize::new(0)],
-        http: reqwest::Client::new(),
+        http: support::plain_http_client(),
     });
     let app = axum::Router::new()
         .fallback(forward)

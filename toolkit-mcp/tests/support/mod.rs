@@ -241,3 +241,22 @@ impl Drop for HttpServer {
         let _ = self.child.wait();
     }
 }
+
+/// A plain HTTP client for the tests' own requests to 127.0.0.1.
+///
+/// This package builds reqwest without a TLS provider of its own (its
+/// client brings rustls on *ring*), so `reqwest::Client::new()` would
+/// panic; the client is given *ring*'s configuration, though it never
+/// speaks TLS here.
+pub fn plain_http_client() -> reqwest::Client {
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let config = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .expect("ring's protocol versions")
+        .with_root_certificates(rustls::RootCertStore::empty())
+        .with_no_client_auth();
+    reqwest::Client::builder()
+        .tls_backend_preconfigured(config)
+        .build()
+        .expect("an HTTP client")
+}
