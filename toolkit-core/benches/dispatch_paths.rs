@@ -13,7 +13,11 @@
 //!   `async fn`;
 //! - run-time: `Registry::call` of a `ToolDef::builder` tool with the same
 //!   schema against `serde_json::from_str` into a `Value`, the same schema
-//!   check skipped, and a direct call of the same handler.
+//!   check skipped, and a direct call of the same handler;
+//! - struct parameter: `Registry::call` of a `#[tool]` that takes a struct
+//!   (whose nested fields serde does not hold to the schema by itself, so
+//!   the arguments are checked against the schema too) against
+//!   `serde_json::from_str` into the same structs and a direct call.
 //!
 //! The paths alternate round by round (each first in half the rounds), and
 //! the median of the per-round ratios is printed: a machine whose speed
@@ -31,6 +35,49 @@ use toolkit_core::{CallContext, Registry, ToolDef};
 mod search_tool;
 
 use search_tool::{ANSWER, ARGUMENTS, SearchArguments, hand_written_body, runtime, search};
+
+/// Where a booking goes: a struct parameter.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Slot {
+    /// The day, `YYYY-MM-DD`.
+    day: String,
+    /// The hour, 0 to 23.
+    hour: u8,
+    /// Who comes.
+    guests: Vec<String>,
+}
+
+/// Books a room.
+#[toolkit_core::tool]
+async fn book(
+    /// The room's name.
+    room: String,
+    /// When, and for whom.
+    slot: Slot,
+) -> String {
+    booked(&room, &slot)
+}
+
+fn booked(room: &str, slot: &Slot) -> String {
+    format!(
+        "{room} on {} at {}:00 for {} guests",
+        slot.day,
+        slot.hour,
+        slot.guests.len()
+    )
+}
+
+/// The hand-written path's arguments for `book`.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BookArguments {
+    room: String,
+    slot: Slot,
+}
+
+const BOOK_ARGUMENTS: &str =
+    r#"{"room": "Lovelace", "slot": {"day": "2026-12-01", "hour": 14, "guests": ["Ada", "Alan"]}}"#;
+const BOOKED: &str = "Lovelace on 2026-12-01 at 14:00 for 2 guests";
 
 /// Calls of one path per round.
 const CALLS: u32 = 2_000;
@@ -75,7 +122,7 @@ fn main() {
 
     let runtime = runtime();
     let registry = Registry::builder()
-        .tools(toolkit_core::tools![search])
+        .tools(toolkit_core::tools![search, book])
         .tool(runtime_tool())
         .build()
         .expect("the registry builds");
@@ -89,6 +136,10 @@ fn main() {
         assert_eq!(search_json(value).await, ANSWER);
         let outcome = registry.call("search_json", ARGUMENTS).await;
         assert_eq!(outcome.result.as_text(), Ok(ANSWER), "{:?}", outcome.error);
+        let outcome = registry.call("book", BOOK_ARGUMENTS).await;
+        assert_eq!(outcome.result.as_text(), Ok(BOOKED), "{:?}", outcome.error);
+        let hand: BookArguments = serde_json::from_str(BOOK_ARGUMENTS).unwrap();
+        assert_eq!(book(hand.room, hand.slot).await, BOOKED);
     });
 
     let timed = |round: std::pin::Pin<Box<dyn std::future::Future<Output = ()> + '_>>| {
@@ -129,6 +180,26 @@ fn main() {
         }))
     });
 
+    let hand_struct: Path = Box::new(|| {
+        timed(Box::pin(async {
+            for _ in 0..calls {
+                let answer = match serde_json::from_str::<BookArguments>(black_box(BOOK_ARGUMENTS))
+                {
+                    Ok(BookArguments { room, slot }) => book(room, slot).await,
+                    Err(error) => error.to_string(),
+                };
+                black_box(answer);
+            }
+        }))
+    });
+    let struct_tool: Path = Box::new(|| {
+        timed(Box::pin(async {
+            for _ in 0..calls {
+                black_box(registry.call("book", black_box(BOOK_ARGUMENTS)).await);
+            }
+        }))
+    });
+
     println!(
         "dispatch_paths: {rounds} alternating rounds of {calls} calls per path, one runtime entry per round"
     );
@@ -137,6 +208,7 @@ fn main() {
     // instruction counts with a build that has no run-time tools.
     if std::env::var("TOOLKIT_BENCH_ONLY").as_deref() != Ok("macro") {
         pair("run-time tool", &hand_value, &runtime_tool, rounds);
+        pair("struct parameter", &hand_struct, &struct_tool, rounds);
     }
     // Keeps the struct the hand-written path parses in use here.
     let _ = std::mem::size_of::<SearchArguments>();

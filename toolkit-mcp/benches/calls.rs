@@ -7,7 +7,8 @@
 //! and as a plain `fn`, which we run on the blocking pool.
 //!
 //! ```text
-//! cargo bench -p toolkit-mcp --bench calls
+//! cargo bench -p toolkit-mcp --bench calls               # both tables
+//! cargo bench -p toolkit-mcp --bench calls -- clients    # one of them
 //! ```
 //!
 //! Each server runs in a process of its own (this binary, started again to
@@ -15,7 +16,9 @@
 //! connection a stdio server has, each waiting for its answer before
 //! asking again; over HTTP they are 64 connections (sessions). Rounds
 //! alternate the servers so that the machine's noise falls on all alike;
-//! the ratio is ours over rmcp's median throughput. Without `--bench`
+//! the ratio is ours over rmcp's median throughput. A second table puts
+//! the clients side by side: rmcp's and ours, one call at a time, against
+//! our server. Without `--bench`
 //! (`cargo test --benches`) it runs a few calls of each, as a test.
 
 use std::path::PathBuf;
@@ -402,6 +405,94 @@ async fn run(full: bool) {
     }
 }
 
+/// The client side: one host calling our server (`async fn` tool) one
+/// call at a time, through rmcp's client and through ours (the server's
+/// tools attached to a [`Registry`], called by name as an agent's calls
+/// are). What a host pays per call, protocol and transport included.
+async fn clients(full: bool) {
+    let (rounds, calls) = if full { (5, 2000) } else { (1, 3) };
+    println!();
+    println!("| transport | client | calls/s (median of {rounds}) | p50 | p99 | ours ÷ rmcp |");
+    println!("|---|---|---|---|---|---|");
+    for transport in ["stdio", "http"] {
+        let mut subject = Subject::rust("toolkit-mcp, async fn", "ours", transport);
+        let ours = our_client(&mut subject, transport).await;
+        let mut figures = [(Vec::new(), Vec::new()), (Vec::new(), Vec::new())];
+        for _ in 0..rounds {
+            let measured = round(&mut subject, transport, 1, calls).await;
+            figures[0].0.push(measured.calls_per_second);
+            figures[0].1.extend(measured.latencies);
+            // On a worker thread, as `round` runs rmcp's clients.
+            let measured = tokio::spawn(our_round(Arc::clone(&ours), calls))
+                .await
+                .expect("our client's round");
+            figures[1].0.push(measured.calls_per_second);
+            figures[1].1.extend(measured.latencies);
+        }
+        let medians: Vec<f64> = figures
+            .iter_mut()
+            .map(|(throughputs, _)| median(throughputs))
+            .collect();
+        for (i, (label, (_, latencies))) in ["rmcp's client", "toolkit-mcp's `McpClient`"]
+            .into_iter()
+            .zip(&mut figures)
+            .enumerate()
+        {
+            let ratio = if i == 1 {
+                format!("**{:.2}**", medians[1] / medians[0])
+            } else {
+                String::new()
+            };
+            println!(
+                "| {transport} | {label} | {:.0} | {:.0} µs | {:.0} µs | {ratio} |",
+                medians[i],
+                percentile(latencies, 0.5).as_secs_f64() * 1e6,
+                percentile(latencies, 0.99).as_secs_f64() * 1e6,
+            );
+        }
+    }
+}
+
+/// A registry holding the subject's tools, reached through our client.
+async fn our_client(subject: &mut Subject, transport: &str) -> Arc<Registry> {
+    let builder = if transport == "stdio" {
+        let mut builder = toolkit_mcp::McpClient::command(
+            "bench",
+            subject.program.clone(),
+            subject.args.iter().cloned(),
+        );
+        for (key, value) in &subject.env {
+            builder = builder.env(key, value);
+        }
+        builder
+    } else {
+        toolkit_mcp::McpClient::http("bench", subject.start_http().await)
+    };
+    let client = builder.connect().await.expect("connected");
+    let registry = Arc::new(Registry::builder().build().expect("empty"));
+    let attached = client.attach(&registry).await.expect("listed");
+    assert_eq!(attached.added, ["bench_echo"], "{:?}", attached.refused);
+    registry
+}
+
+async fn our_round(registry: Arc<Registry>, calls: usize) -> Round {
+    let arguments = json!({"text": "hello"});
+    // Warm up.
+    let _ = registry.call("bench_echo", &arguments).await;
+    let mut latencies = Vec::with_capacity(calls);
+    let started = Instant::now();
+    for _ in 0..calls {
+        let asked = Instant::now();
+        let outcome = registry.call("bench_echo", &arguments).await;
+        latencies.push(asked.elapsed());
+        assert_eq!(outcome.result.to_text(), "hello", "{:?}", outcome.result);
+    }
+    Round {
+        calls_per_second: calls as f64 / started.elapsed().as_secs_f64(),
+        latencies,
+    }
+}
+
 fn main() {
     if let Ok(mode) = std::env::var(SERVE) {
         tokio::runtime::Builder::new_multi_thread()
@@ -416,5 +507,19 @@ fn main() {
         .enable_all()
         .build()
         .expect("a runtime")
-        .block_on(run(full));
+        .block_on(async {
+            // `-- servers` or `-- clients`: one table only.
+            let only = |table: &str| {
+                let named: Vec<String> = std::env::args()
+                    .filter(|a| a == "servers" || a == "clients")
+                    .collect();
+                named.is_empty() || named.iter().any(|a| a == table)
+            };
+            if only("servers") {
+                run(full).await;
+            }
+            if only("clients") {
+                clients(full).await;
+            }
+        });
 }

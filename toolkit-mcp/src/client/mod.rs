@@ -581,7 +581,7 @@ impl Shared {
                 .send_request_with_option(request, PeerRequestOptions::no_options())
                 .await?;
             // rmcp gives every request a progress token of its own.
-            let _tracking = call
+            let tracking = call
                 .reports_progress()
                 .then(|| self.handler.track(&handle.progress_token, call));
             let mut abandoned = Abandoned::new(&peer, handle.id.clone());
@@ -589,8 +589,10 @@ impl Shared {
             abandoned.disarm();
             // Notifications are handled on tasks of their own: the last
             // reports may still be on their way.
-            for _ in 0..4 {
-                tokio::task::yield_now().await;
+            if tracking.is_some() {
+                for _ in 0..4 {
+                    tokio::task::yield_now().await;
+                }
             }
             answer
         };

@@ -13,5 +13,10 @@ pub(crate) fn http_client() -> Result<reqwest::Client, Box<dyn std::error::Error
         .with_no_client_auth();
     Ok(reqwest::Client::builder()
         .tls_backend_preconfigured(config)
+        // A kept connection whose previous response stream was not read
+        // to its end makes the next request wait for the server's delayed
+        // ACK (about 40 ms on Linux) on every call after the first; rmcp's
+        // own client keeps no idle connection for the same reason.
+        .pool_max_idle_per_host(0)
         .build()?)
 }
