@@ -91,7 +91,7 @@ impl std::error::Error for SearchError {}
 /// Search the document index.
 ///
 /// Returns matching titles, one per line.
-#[tool]
+#[tool(title = "Search documents", read_only, idempotent)]
 pub async fn search(
     /// The full-text query.
     query: String,
@@ -170,7 +170,7 @@ pub struct Created {
 /// Create a calendar event.
 ///
 /// Returns the stored event with its id, as JSON.
-#[tool]
+#[tool(title = "Create a calendar event", destructive = false)]
 pub async fn create_event(
     /// The event to create.
     event: NewEvent,
@@ -198,7 +198,7 @@ pub async fn screenshot(
 }
 
 /// Fetch a web page's text.
-#[tool]
+#[tool(read_only, open_world)]
 pub async fn fetch(
     /// The page's address.
     url: String,

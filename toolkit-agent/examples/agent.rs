@@ -133,7 +133,7 @@ async fn main() -> ExitCode {
     };
     let (outcome, ()) = tokio::join!(run, printer);
     println!(
-        "stopped: {:?} after {} step(s); done: {}; tokens: {} in, {} out",
+        "stopped: {} after {} step(s); done: {}; tokens: {} in, {} out",
         outcome.stop,
         outcome.steps,
         outcome.done,

@@ -64,6 +64,10 @@ pub enum StopReason {
     StopAfter(String),
     /// The model answered without calls.
     Answered,
+    /// The model's answer, without calls, was cut off at its output limit
+    /// (`length`, `max_tokens`): the answer may be incomplete. A larger
+    /// output limit, or a task asking for less, may help.
+    Truncated,
     /// The step limit was reached.
     StepLimit,
     /// The host cancelled the run.
@@ -77,6 +81,23 @@ pub enum StopReason {
     },
     /// The model endpoint failed.
     Model(ModelError),
+}
+
+impl std::fmt::Display for StopReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Done => f.write_str("a tool declared the task done"),
+            Self::StopAfter(tool) => write!(f, "`{tool}` ran, which ends the run"),
+            Self::Answered => f.write_str("the model answered"),
+            Self::Truncated => f.write_str("the model's answer was cut off at its output limit"),
+            Self::StepLimit => f.write_str("the step limit was reached"),
+            Self::Cancelled => f.write_str("the run was cancelled"),
+            Self::ToolFailures { tool, last_error } => {
+                write!(f, "`{tool}` failed too many times in a row: {last_error}")
+            }
+            Self::Model(error) => write!(f, "the model endpoint failed: {error}"),
+        }
+    }
 }
 
 /// What a run came to.
@@ -337,7 +358,11 @@ impl<M: Model> Agent<M> {
             }
             conversation.push_turn(&turn);
             if !turn.has_calls() {
-                outcome.stop = StopReason::Answered;
+                outcome.stop = if turn.truncated() {
+                    StopReason::Truncated
+                } else {
+                    StopReason::Answered
+                };
                 return outcome;
             }
             let results = self.run_calls(step, &turn, cancellation, &emit).await;

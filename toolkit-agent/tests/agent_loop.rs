@@ -288,3 +288,22 @@ async fn other_providers_run_the_loop() {
     assert_eq!(input[3]["call_id"], "call_1");
     assert_eq!(Provider::OpenAiResponses.as_str(), "responses");
 }
+
+#[tokio::test]
+async fn an_answer_cut_off_at_the_output_limit_is_not_called_answered() {
+    let cut = Reply::json(&json!({"choices": [{"index": 0, "finish_reason": "length",
+        "message": {"role": "assistant", "content": "The answer is forty"}}],
+        "usage": {"prompt_tokens": 12, "completion_tokens": 512}}));
+    let (model, _server) = chat_model(vec![cut]).await;
+    let outcome = Agent::new(model, registry()).run("Answer.").await;
+    assert!(
+        matches!(outcome.stop, StopReason::Truncated),
+        "{:?}",
+        outcome.stop
+    );
+    assert_eq!(outcome.answer.as_deref(), Some("The answer is forty"));
+    assert_eq!(
+        outcome.stop.to_string(),
+        "the model's answer was cut off at its output limit"
+    );
+}

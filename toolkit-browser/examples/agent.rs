@@ -243,7 +243,7 @@ async fn drive(
     };
     let (outcome, ()) = tokio::join!(run, printer);
     print(format!(
-        "stopped: {:?} after {} step(s); done: {}; tokens: {} in, {} out",
+        "stopped: {} after {} step(s); done: {}; tokens: {} in, {} out",
         outcome.stop,
         outcome.steps,
         outcome.done,
