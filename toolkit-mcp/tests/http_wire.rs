@@ -204,6 +204,26 @@ async fn with_session(server: &HttpServer) {
         .filter_map(|message| message["params"]["progress"].as_f64())
         .collect();
     assert_eq!(steps, [1.0, 2.0, 3.0]);
+
+    // Ending the session: a success the official clients take as one
+    // (200 or 204), after which the session is gone.
+    let mut end = client.http.delete(&client.url);
+    for (name, value) in &client.headers {
+        end = end.header(*name, value);
+    }
+    let ended = end.send().await.expect("the server answers");
+    assert!(
+        matches!(ended.status(), StatusCode::OK | StatusCode::NO_CONTENT),
+        "{}",
+        ended.status()
+    );
+    let after = client
+        .post(
+            &json!({"jsonrpc": "2.0", "id": 10, "method": "tools/list", "params": {}}),
+            &[],
+        )
+        .await;
+    assert_eq!(after.status, StatusCode::NOT_FOUND);
 }
 
 /// The `_meta` every request of revision 2026-07-28 carries.

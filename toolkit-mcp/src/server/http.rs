@@ -146,6 +146,17 @@ impl McpServer {
 /// rmcp answers a body that is not JSON with a plain-text 415, and a
 /// standard request with unreadable parameters as an unknown method.
 async fn answer_malformed(limit: usize, request: Request, next: Next) -> Response {
+    if request.method() == Method::DELETE {
+        // rmcp ends a session with 202 Accepted; the official Python
+        // client takes only 200 or 204 as success there and logs a
+        // failure for every session it closes. The session is ended by
+        // then: 200 says so.
+        let mut response = next.run(request).await;
+        if response.status() == StatusCode::ACCEPTED {
+            *response.status_mut() = StatusCode::OK;
+        }
+        return response;
+    }
     if request.method() != Method::POST {
         return next.run(request).await;
     }
