@@ -161,7 +161,7 @@ pub struct NewEvent {
 }
 
 /// The event as stored.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct Created {
     id: String,
     event: NewEvent,

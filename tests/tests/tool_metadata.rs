@@ -228,3 +228,36 @@ async fn every_tool_here_accepts_exactly_what_its_schemas_say() {
     assert!(report.failures.is_empty(), "{:#?}", report.failures);
     assert!(report.accepted > 0, "{report:?}");
 }
+
+#[tokio::test]
+async fn the_example_registry_s_structured_result_validates_against_its_output_schema() {
+    let registry = toolkit_examples::registry().unwrap();
+    let listed = registry
+        .definitions(Provider::Mcp)
+        .unwrap()
+        .to_json_string();
+    let listed: Value = serde_json::from_str(&listed).unwrap();
+    let tools = listed.as_array().expect("a list");
+    let create = tools
+        .iter()
+        .find(|tool| tool["name"] == "create_event")
+        .expect("create_event");
+    assert_eq!(create["title"], "Create a calendar event");
+    assert_eq!(create["annotations"]["destructiveHint"], false);
+    let schema = &create["outputSchema"];
+    assert_valid_2020_12(schema);
+    let outcome = registry
+        .call(
+            "create_event",
+            r#"{"event": {"title": "Sync", "slot": {"start": "2026-11-23T10:00", "minutes": 30},
+                "attendees": [{"name": "Ada", "email": null}]}}"#,
+        )
+        .await;
+    assert!(outcome.error.is_none(), "{:?}", outcome.result);
+    let turn = [ToolCallResult::new("c1", "create_event", outcome.result)];
+    let emitted = emit::mcp(&turn, &EmitOptions::default()).items;
+    let structured = &emitted[0]["structuredContent"];
+    assert!(structured.is_object(), "{}", emitted[0]);
+    let validator = jsonschema::draft202012::new(schema).unwrap();
+    assert!(validator.is_valid(structured), "{structured}");
+}

@@ -111,3 +111,9 @@ impl std::error::Error for ServeError {}
 pub async fn serve_stdio(registry: Arc<Registry>) -> Result<(), ServeError> {
     McpServer::new(registry).serve_stdio().await
 }
+
+/// The guide's chapter on MCP (`docs/mcp.md`): its examples are compiled as
+/// doc tests, so they cannot drift from the API.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/mcp.md")]
+pub struct McpGuide;
