@@ -27,6 +27,10 @@ struct Server {
     child: Child,
     input: ChildStdin,
     lines: mpsc::Receiver<Value>,
+    /// List changes that came while an answer was awaited: a change is
+    /// announced by a task of its own, so it may come before or after the
+    /// answer to the call that made it.
+    skipped: std::collections::VecDeque<Value>,
 }
 
 impl Server {
@@ -56,6 +60,7 @@ impl Server {
             child,
             input,
             lines,
+            skipped: std::collections::VecDeque::new(),
         }
     }
 
@@ -68,8 +73,15 @@ impl Server {
         self.input.flush().expect("the server reads");
     }
 
-    /// The next message, validated as a JSON-RPC message.
+    /// The next message not yet seen, validated as a JSON-RPC message.
     fn next(&mut self) -> Value {
+        if let Some(message) = self.skipped.pop_front() {
+            return message;
+        }
+        self.read()
+    }
+
+    fn read(&mut self) -> Value {
         let message = self
             .lines
             .recv_timeout(Duration::from_secs(10))
@@ -81,7 +93,7 @@ impl Server {
     /// The response to request `id`, skipping notifications (checked too).
     fn response(&mut self, id: i64) -> Value {
         loop {
-            let message = self.next();
+            let message = self.read();
             if message.get("id") == Some(&json!(id)) {
                 return message;
             }
@@ -90,6 +102,9 @@ impl Server {
                 "an answer to another request: {message}"
             );
             assert_valid("ServerNotification", &message);
+            if message["method"] == "notifications/tools/list_changed" {
+                self.skipped.push_back(message);
+            }
         }
     }
 
