@@ -75,6 +75,7 @@ pub use error::{Dialect, LoweringError, LoweringErrorKind, SchemaError, rust_pat
 pub use gemini::gemini;
 pub use json::Json;
 pub use keywords::KEYWORD_ORDER;
+pub(crate) use keywords::order_schema;
 pub use limits::{
     LARGE_ENUM, MAX_CHARACTERS, MAX_ENUM_VALUES, MAX_LARGE_ENUM_CHARACTERS, MAX_OBJECT_DEPTH,
     MAX_PROPERTIES,

@@ -4,8 +4,8 @@ use std::fmt;
 
 use serde_json::Value;
 
-use crate::schema::Json;
 use crate::schema::numbers::normalize_numeric_formats;
+use crate::schema::{Json, order_schema};
 
 /// The JSON Schema of what a tool returns as structured content (MCP's
 /// `outputSchema`): always an object schema, as MCP requires.
@@ -34,6 +34,12 @@ impl OutputSchema {
         // schemars' numeric formats (`uint`, `double`) are no JSON Schema
         // formats: clients' validators warn on each, or refuse them.
         normalize_numeric_formats(&mut schema.json);
+        // schemars lists fields in declaration order only when serde_json
+        // keeps the order of maps, which depends on what else the build
+        // holds: fields in name order and keywords in the canonical order
+        // make the schema the same text in every build.
+        sort_properties(&mut schema.json);
+        order_schema(&mut schema.json);
         schema.text = schema.json.to_json_string();
         Some(schema)
     }
@@ -70,5 +76,23 @@ impl OutputSchema {
 impl fmt::Debug for OutputSchema {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.text)
+    }
+}
+
+/// Puts the entries of every `properties` in `schema` into name order.
+fn sort_properties(schema: &mut Json) {
+    match schema {
+        Json::Object(members) => {
+            for (keyword, value) in members.iter_mut() {
+                if keyword == "properties"
+                    && let Json::Object(entries) = value
+                {
+                    entries.sort_by(|(a, _), (b, _)| a.cmp(b));
+                }
+                sort_properties(value);
+            }
+        }
+        Json::Array(items) => items.iter_mut().for_each(sort_properties),
+        _ => {}
     }
 }
