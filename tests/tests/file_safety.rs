@@ -8,9 +8,9 @@ use std::fs;
 use std::os::unix::fs::{PermissionsExt, symlink};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::thread;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
@@ -40,38 +40,84 @@ fn mkfifo(path: &Path) {
 /// atomic rename, until the returned flag is raised.
 fn swapper(dir: &Path, name: &str, inside: Vec<u8>, outside: PathBuf) -> Swapper {
     let stop = Arc::new(AtomicBool::new(false));
-    let flag = Arc::clone(&stop);
+    let swaps = Arc::new(AtomicU64::new(0));
+    let (flag, count) = (Arc::clone(&stop), Arc::clone(&swaps));
     let (dir, name) = (dir.to_path_buf(), name.to_owned());
     let handle = thread::spawn(move || {
         let target = dir.join(&name);
         let (link, file) = (dir.join(".swap-link"), dir.join(".swap-file"));
-        let mut swaps = 0_u64;
         while !flag.load(Ordering::Relaxed) {
             let _ = fs::remove_file(&link);
             symlink(&outside, &link).unwrap();
             fs::rename(&link, &target).unwrap();
             fs::write(&file, &inside).unwrap();
             fs::rename(&file, &target).unwrap();
-            swaps += 1;
+            count.fetch_add(1, Ordering::Relaxed);
         }
-        swaps
     });
-    Swapper { stop, handle }
+    Swapper {
+        stop,
+        swaps,
+        handle,
+    }
 }
 
 struct Swapper {
     stop: Arc<AtomicBool>,
-    handle: thread::JoinHandle<u64>,
+    swaps: Arc<AtomicU64>,
+    handle: thread::JoinHandle<()>,
 }
 
 impl Swapper {
+    fn swaps(&self) -> u64 {
+        self.swaps.load(Ordering::Relaxed)
+    }
+
     fn finish(self) -> u64 {
         self.stop.store(true, Ordering::Relaxed);
-        self.handle.join().unwrap()
+        let swaps = self.swaps;
+        self.handle.join().unwrap();
+        swaps.load(Ordering::Relaxed)
     }
 }
 
-const RACE_ROUNDS: usize = 20_000;
+/// Which side of the race one round landed on.
+enum Side {
+    /// The regular file was read.
+    Inside,
+    /// The link was seen and refused.
+    Refused,
+}
+
+/// Runs `round` against a swapping file until the race has really been
+/// run: at least [`RACE_ROUNDS`] rounds, [`RACE_SWAPS`] swaps, and both
+/// sides seen. The count of rounds adapts because on a loaded machine the
+/// swapping thread may get little time; a deadline keeps a starved run
+/// from going on for ever. Returns (rounds inside, rounds refused, swaps).
+fn race(swapping: Swapper, mut round: impl FnMut() -> Side) -> (u64, u64, u64) {
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let (mut inside, mut refused, mut rounds) = (0_u64, 0_u64, 0_u64);
+    loop {
+        match round() {
+            Side::Inside => inside += 1,
+            Side::Refused => refused += 1,
+        }
+        rounds += 1;
+        let raced =
+            rounds >= RACE_ROUNDS && swapping.swaps() >= RACE_SWAPS && inside > 0 && refused > 0;
+        if raced || Instant::now() > deadline {
+            break;
+        }
+        if rounds % 64 == 0 {
+            // Leave the swapping thread room on a machine with few cores.
+            thread::yield_now();
+        }
+    }
+    (inside, refused, swapping.finish())
+}
+
+const RACE_ROUNDS: u64 = 20_000;
+const RACE_SWAPS: u64 = 1_000;
 
 // ---------------------------------------------------------------------------
 // read_output
@@ -91,22 +137,20 @@ fn read_output_never_reads_through_a_link_swapped_in() {
         b"inside".to_vec(),
         outside.join("secret.txt"),
     );
-    let (mut read, mut refused) = (0, 0);
-    for _ in 0..RACE_ROUNDS {
+    let (read, refused, swaps) = race(swapping, || {
         match read_output("out.txt".into(), None, budget.clone()) {
             Ok(result) => {
                 let text = result.to_text();
                 assert!(!text.contains("SECRET"), "read outside the folder: {text}");
                 assert!(text.ends_with("inside"), "{text}");
-                read += 1;
+                Side::Inside
             }
-            Err(ReadOutputError::NoSuchFile(_)) => refused += 1,
+            Err(ReadOutputError::NoSuchFile(_)) => Side::Refused,
             Err(other) => panic!("{other}"),
         }
-    }
-    let swaps = swapping.finish();
+    });
     // Both sides of the race were seen: it really raced.
-    assert!(swaps > 100, "{swaps} swaps");
+    assert!(swaps >= RACE_SWAPS, "{swaps} swaps");
     assert!(read > 0 && refused > 0, "read {read}, refused {refused}");
 }
 
@@ -170,8 +214,7 @@ fn path_images_never_read_through_a_link_swapped_in() {
     let turn = image_turn(image);
 
     let swapping = swapper(&dir, "shot.png", png_bytes(), outside.join("secret.png"));
-    let (mut sent, mut refused) = (0, 0);
-    for _ in 0..RACE_ROUNDS {
+    let (sent, refused, swaps) = race(swapping, || {
         let emitted = emit::anthropic(&turn, &options);
         let text = emitted.to_json().to_string();
         assert!(
@@ -180,7 +223,7 @@ fn path_images_never_read_through_a_link_swapped_in() {
         );
         if emitted.problems.is_empty() {
             assert!(text.contains(&inside_data));
-            sent += 1;
+            Side::Inside
         } else {
             assert!(
                 matches!(
@@ -190,11 +233,10 @@ fn path_images_never_read_through_a_link_swapped_in() {
                 "{:?}",
                 emitted.problems
             );
-            refused += 1;
+            Side::Refused
         }
-    }
-    let swaps = swapping.finish();
-    assert!(swaps > 100, "{swaps} swaps");
+    });
+    assert!(swaps >= RACE_SWAPS, "{swaps} swaps");
     assert!(sent > 0 && refused > 0, "sent {sent}, refused {refused}");
 }
 
