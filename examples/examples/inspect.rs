@@ -36,12 +36,17 @@ fn main() -> ExitCode {
     }
 }
 
-/// The value of `--provider`.
+/// The value of `--provider`. `--help` prints the usage and exits
+/// successfully.
 pub fn provider_argument() -> Result<Provider, String> {
     const USAGE: &str =
         "usage: --provider P (openai, openai-strict, responses, anthropic, gemini, mcp)";
     let mut args = std::env::args().skip(1);
     let value = match args.next() {
+        Some(arg) if arg == "--help" || arg == "-h" => {
+            println!("{USAGE}");
+            std::process::exit(0);
+        }
         Some(arg) if arg == "--provider" => args.next().ok_or("--provider needs a value")?,
         Some(arg) => match arg.strip_prefix("--provider=") {
             Some(value) => value.to_owned(),

@@ -131,6 +131,7 @@ async fn with_session(server: &HttpServer) {
     let (init, _) = response(V, &init, 1);
     assert_valid(V, "InitializeResult", &init["result"]);
     assert_eq!(init["result"]["protocolVersion"], "2025-11-25");
+    assert_eq!(init["result"]["capabilities"]["tools"]["listChanged"], true);
     client.headers = vec![
         ("Mcp-Session-Id", session),
         ("MCP-Protocol-Version", "2025-11-25".to_owned()),
@@ -412,6 +413,40 @@ async fn malformed(server: &HttpServer) {
     assert_valid(V, "ListToolsResult", &list["result"]);
 }
 
+/// A stateless server promises list changes only to the clients that can
+/// hear them: those of 2026-07-28, which subscribe per request. A client
+/// that opens with `initialize` gets no session, so no event stream.
+async fn stateless_promises(server: &HttpServer) {
+    let client = Client::new(&server.url);
+    let init = client
+        .post(
+            &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "http-wire-test", "version": "0"}
+            }}),
+            &[],
+        )
+        .await;
+    assert!(
+        init.headers.get("mcp-session-id").is_none(),
+        "a stateless server opened a session"
+    );
+    let (init, _) = response(Revision::V2025_11_25, &init, 1);
+    assert_valid(Revision::V2025_11_25, "InitializeResult", &init["result"]);
+    let tools = &init["result"]["capabilities"]["tools"];
+    assert!(tools.is_object(), "{init}");
+    assert!(tools.get("listChanged").is_none(), "{init}");
+
+    let (request, headers) = request_2026(2, "server/discover", json!({}));
+    let answer = client.post(&request, &headers).await;
+    let (discover, _) = response(Revision::V2026_07_28, &answer, 2);
+    assert_eq!(
+        discover["result"]["capabilities"]["tools"]["listChanged"],
+        true
+    );
+}
+
 fn main() {
     if support::serve_if_asked() {
         return;
@@ -424,6 +459,7 @@ fn main() {
         disconnect(&server).await;
         too_large(&server).await;
         malformed(&server).await;
+        stateless_promises(&HttpServer::start(true)).await;
     });
     println!("http_wire: ok");
 }

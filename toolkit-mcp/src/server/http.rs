@@ -113,7 +113,8 @@ impl HttpOptions {
 impl McpServer {
     /// An axum router serving this server's registry at the options' path,
     /// to serve alone or merge into an application's router.
-    pub fn router(self, options: &HttpOptions) -> Router {
+    pub fn router(mut self, options: &HttpOptions) -> Router {
+        self.stateless = options.stateless;
         let config = options.config(self.max_request_bytes);
         let limit = self.max_request_bytes;
         let service = StreamableHttpService::new(

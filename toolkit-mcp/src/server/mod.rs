@@ -13,9 +13,9 @@ use std::time::Duration;
 use rmcp::ErrorData;
 use rmcp::handler::server::ServerHandler;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, ListToolsResult,
-    PaginatedRequestParams, ProtocolVersion, ResultType, ServerCapabilities, ServerConfig,
-    SubscriptionFilter, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, Implementation,
+    InitializeRequestParams, InitializeResult, ListToolsResult, PaginatedRequestParams,
+    ProtocolVersion, ResultType, ServerCapabilities, ServerConfig, SubscriptionFilter, Tool,
 };
 use rmcp::service::{
     NotificationContext, Peer, RequestContext, RoleServer, ServiceExt, SubscriptionContext,
@@ -40,6 +40,9 @@ pub struct McpServer {
     listing: Arc<Listing>,
     identity: Arc<Implementation>,
     max_request_bytes: usize,
+    /// Served over stateless HTTP: a client that opened with `initialize`
+    /// has no session, so nothing can reach it between its requests.
+    stateless: bool,
 }
 
 /// The size limit of one request unless set: 4 MiB.
@@ -56,6 +59,7 @@ impl McpServer {
                 env!("CARGO_PKG_VERSION"),
             )),
             max_request_bytes: DEFAULT_MAX_REQUEST_BYTES,
+            stateless: false,
         }
     }
 
@@ -133,6 +137,26 @@ impl ServerHandler for McpServer {
             .enable_tool_list_changed()
             .build();
         ServerConfig::new(capabilities).with_server_info((*self.identity).clone())
+    }
+
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, ErrorData> {
+        context.peer.set_peer_info(request.clone());
+        let mut result = self.negotiate_initialize(&request)?;
+        // A client that opens with `initialize` (2025-11-25 and before)
+        // hears of list changes only on a session's event stream, which a
+        // stateless server has none of: promising them would leave it with
+        // a stale list. Clients of 2026-07-28 subscribe per request
+        // instead, and `server/discover` keeps the promise for them.
+        if self.stateless
+            && let Some(tools) = result.capabilities.tools.as_mut()
+        {
+            tools.list_changed = None;
+        }
+        Ok(result)
     }
 
     async fn list_tools(
