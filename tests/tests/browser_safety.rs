@@ -229,7 +229,8 @@ async fn a_large_post_into_a_frame_leaves_the_guard_standing(
         )
         .await
         .expect("leave");
-    tokio::time::sleep(Duration::from_secs(2)).await;
+    // Long enough for a 300 ms timer and the guard on a loaded machine.
+    tokio::time::sleep(Duration::from_secs(4)).await;
     assert!(model.leaked().is_empty(), "{:?}", model.leaked());
     assert!(
         model.url().await.ends_with("/bigpost-frame"),
@@ -711,8 +712,9 @@ async fn a_page_leaving_between_actions_is_said_by_the_next_action(
     model.go("/late-leave").await;
     let late = model.index("Leave later").await;
     model.ok("click", json!({ "index": late })).await;
-    // The page leaves 300 ms later, while no action runs.
-    tokio::time::sleep(Duration::from_millis(1500)).await;
+    // The page leaves 300 ms later, while no action runs (the wait is
+    // long enough for that timer and the guard on a loaded machine).
+    tokio::time::sleep(Duration::from_secs(4)).await;
     assert!(model.leaked().is_empty(), "{:?}", model.leaked());
     assert!(model.url().await.ends_with("/late-leave"));
     // The next action did not cause it: it succeeds, and says what the
@@ -865,7 +867,16 @@ async fn a_renderer_killed_during_an_action_ends_it_at_once(
     // The click hangs the page; its renderer is killed while the next
     // action waits on it.
     model.ok("click", json!({ "index": button })).await;
-    tokio::time::sleep(Duration::from_millis(800)).await;
+    // The page hangs a moment after the click: known once a trivial
+    // script gets no answer.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while tokio::time::timeout(Duration::from_millis(500), browser.evaluate("1"))
+        .await
+        .is_ok()
+    {
+        assert!(Instant::now() < deadline, "the page never hung");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
     let click = model.call("extract", json!({}));
     let kill = async {
         tokio::time::sleep(Duration::from_secs(1)).await;

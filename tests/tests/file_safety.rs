@@ -403,20 +403,25 @@ fn links_planted_while_recording_are_never_written_through() {
     fs::write(&target, "ORIGINAL").unwrap();
 
     let stop = Arc::new(AtomicBool::new(false));
+    let planted = Arc::new(AtomicU64::new(0));
     let planter = {
-        let (stop, folder, target) = (Arc::clone(&stop), folder.clone(), target.clone());
+        let (stop, planted) = (Arc::clone(&stop), Arc::clone(&planted));
+        let (folder, target) = (folder.clone(), target.clone());
         thread::spawn(move || {
-            let mut planted = 0_u64;
             while !stop.load(Ordering::Relaxed) {
                 for step in 1..=STEPS {
                     if symlink(&target, folder.join(format!("step{step}-call1-c.txt"))).is_ok() {
-                        planted += 1;
+                        planted.fetch_add(1, Ordering::Relaxed);
                     }
                 }
             }
-            planted
         })
     };
+    // Links are in place before the first output is saved, however late
+    // the planting thread gets to run.
+    while planted.load(Ordering::Relaxed) == 0 {
+        thread::yield_now();
+    }
     let mut history = History::with_budget(OutputBudget::new(5, &folder));
     for step in 1..=STEPS {
         let text = format!("step {step} output, long enough to be saved");
@@ -432,7 +437,6 @@ fn links_planted_while_recording_are_never_written_through() {
         assert!(!fs::symlink_metadata(file).unwrap().is_symlink());
     }
     stop.store(true, Ordering::Relaxed);
-    let planted = planter.join().unwrap();
-    assert!(planted > 0);
+    planter.join().unwrap();
     assert_eq!(fs::read_to_string(&target).unwrap(), "ORIGINAL");
 }

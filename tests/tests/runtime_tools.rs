@@ -194,7 +194,10 @@ async fn panics_timeouts_and_cancellation_are_results() {
     );
 
     let cancellation = Cancellation::new();
-    let call = ToolCall::new("c1", "sleep", json!({"ms": 250}));
+    // No time limit this time, and a sleep far longer than the test: only
+    // the cancellation can end it.
+    let registry = Registry::builder().tool(sleeper()).build().unwrap();
+    let call = ToolCall::new("c1", "sleep", json!({"ms": 60000}));
     let cancel = {
         let cancellation = cancellation.clone();
         async move {

@@ -155,7 +155,8 @@ impl Browser {
 
     /// Closes the session: asks the browser to quit and waits for it (up to
     /// the configured close time limit, then kills it), waits for its helper
-    /// processes to exit, and removes its profile folder. A connected
+    /// processes to exit (killing those still there after five seconds),
+    /// and removes its profile folder. A connected
     /// session closes the tabs it opened and disconnects instead. Closing
     /// twice is fine.
     ///

@@ -438,8 +438,15 @@ impl Session {
         };
         // The helpers (zygotes, renderers, the network service) exit once
         // the main process is gone; wait for them before removing the
-        // folder they may still write to.
-        wait_for_exit(profile.path(), Duration::from_secs(3)).await;
+        // folder they may still write to. One still there after a while (a
+        // loaded machine, a renderer stuck in a script) is killed: closing
+        // leaves no process behind.
+        if !wait_for_exit(profile.path(), Duration::from_secs(5)).await {
+            for pid in processes_mentioning(profile.path()) {
+                kill_process(pid).await;
+            }
+            wait_for_exit(profile.path(), Duration::from_secs(2)).await;
+        }
         let path = profile.path().to_path_buf();
         let removal = tokio::task::spawn_blocking(move || {
             ProfileDir::remove_path(&path, Duration::from_secs(2))
@@ -564,13 +571,34 @@ fn spawn_handler(mut handler: Handler) -> (JoinHandle<()>, Arc<AtomicBool>) {
     (task, alive)
 }
 
-/// Waits until no live process mentions `profile` any more, or `patience`
-/// runs out.
-async fn wait_for_exit(profile: &Path, patience: Duration) {
+/// Waits until no live process mentions `profile` any more (true), or
+/// `patience` runs out (false).
+async fn wait_for_exit(profile: &Path, patience: Duration) -> bool {
     let deadline = Instant::now() + patience;
-    while !processes_mentioning(profile).is_empty() && Instant::now() < deadline {
+    loop {
+        if processes_mentioning(profile).is_empty() {
+            return true;
+        }
+        if Instant::now() >= deadline {
+            return false;
+        }
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
+}
+
+/// Sends `SIGKILL` to `pid` through `kill(1)` (the crate has no unsafe
+/// code, so no libc call), at best effort: a process gone meanwhile, or no
+/// `kill` on the system, leaves nothing more to do.
+async fn kill_process(pid: u32) {
+    let kill = move || {
+        std::process::Command::new("kill")
+            .args(["-KILL", &pid.to_string()])
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status()
+    };
+    let _ = tokio::task::spawn_blocking(kill).await;
 }
 
 /// The tabs whose renderer crashed, as the browser reports them

@@ -99,15 +99,23 @@ impl Browser {
                 .await
                 .is_err()
         {
-            let replaced = session.replace_hung_tab(&page, &url).await;
-            if let Err(BrowserError::Crashed) = replaced {
-                // The new tab landed in a renderer that was dying too (a
-                // spare one the browser had started before the crash):
-                // once more, in a renderer started after it.
-                let fresh = session.current();
-                return session.replace_hung_tab(&fresh, &url).await;
+            // The new tab may land in a renderer that is dying too (a spare
+            // one the browser had started before the crash, whose death it
+            // has not noticed yet on a busy machine): then again, after a
+            // pause, in a renderer started later, until the navigation
+            // time limit.
+            let deadline = Instant::now() + session.config().navigation_timeout;
+            let (mut hung, mut pause) = (page, Duration::from_millis(50));
+            loop {
+                match session.replace_hung_tab(&hung, &url).await {
+                    Err(BrowserError::Crashed) if Instant::now() + pause < deadline => {
+                        tokio::time::sleep(pause).await;
+                        pause = (pause * 2).min(Duration::from_millis(800));
+                        hung = session.current();
+                    }
+                    replaced => return replaced,
+                }
             }
-            return replaced;
         }
         // chromiumoxide waits for the new document's load event itself.
         let limit = session.config().navigation_timeout;
