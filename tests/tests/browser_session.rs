@@ -85,6 +85,35 @@ async fn launch_and_close_leave_no_process_and_no_profile_behind() {
     browser.close().await.expect("closing twice is fine");
 }
 
+/// A helper that does not exit with the browser (here a renderer stopped
+/// with `SIGSTOP`, which cannot notice anything) is killed by `close`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn close_kills_helpers_that_outlive_the_browser() {
+    let Some(browser) = launch("close_kills").await else {
+        return;
+    };
+    let profile = browser.profile_dir().await.expect("a profile");
+    let renderer = processes_mentioning(&profile)
+        .into_iter()
+        .find(|pid| {
+            std::fs::read(format!("/proc/{pid}/cmdline"))
+                .is_ok_and(|c| String::from_utf8_lossy(&c).contains("--type=renderer"))
+        })
+        .expect("a renderer for the first tab");
+    let stopped = std::process::Command::new("kill")
+        .args(["-STOP", &renderer.to_string()])
+        .status()
+        .expect("run kill");
+    assert!(stopped.success());
+    browser.close().await.expect("close");
+    assert!(
+        processes_mentioning(&profile).is_empty(),
+        "processes left behind: {:?}",
+        processes_mentioning(&profile)
+    );
+    assert!(!profile.exists(), "{} was not removed", profile.display());
+}
+
 /// Chromium reads one `--disable-features` only (the last); the session's
 /// features and the host's must all reach it, and a host flag replaces the
 /// session's flag of the same name.

@@ -37,6 +37,9 @@ use serde_json::{Map, Value, json};
 use tokio::io::AsyncBufReadExt;
 use toolkit_core::{Registry, tools};
 
+#[path = "../tests/support/http_client.rs"]
+mod http_support;
+
 /// The tool as rmcp runs its sync functions: on the task that serves the
 /// call. An `async fn` tool runs so with us.
 mod inline {
@@ -240,18 +243,9 @@ impl Subject {
     }
 }
 
-/// The HTTP client rmcp's `from_uri` would make (no idle connections kept),
-/// with *ring* as its TLS provider: this package builds reqwest without one
-/// of its own, and never speaks TLS here.
+/// The HTTP client rmcp's `from_uri` would make (no idle connections kept).
 fn http_client() -> reqwest::Client {
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let config = rustls::ClientConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()
-        .expect("ring's protocol versions")
-        .with_root_certificates(rustls::RootCertStore::empty())
-        .with_no_client_auth();
-    reqwest::Client::builder()
-        .tls_backend_preconfigured(config)
+    http_support::plain_http_builder()
         .pool_max_idle_per_host(0)
         .build()
         .expect("an HTTP client")

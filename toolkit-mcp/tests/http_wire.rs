@@ -105,21 +105,21 @@ fn response(revision: Revision, answer: &Answer, id: i64) -> (Value, Vec<Value>)
     );
 }
 
+/// The `initialize` request of a 2025-11-25 client, id 1.
+fn initialize_2025() -> Value {
+    json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "http-wire-test", "version": "0"}
+    }})
+}
+
 /// Revision 2025-11-25: `initialize` opens a session, whose id the later
 /// requests carry.
 async fn with_session(server: &HttpServer) {
     const V: Revision = Revision::V2025_11_25;
     let mut client = Client::new(&server.url);
-    let init = client
-        .post(
-            &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-                "protocolVersion": "2025-11-25",
-                "capabilities": {},
-                "clientInfo": {"name": "http-wire-test", "version": "0"}
-            }}),
-            &[],
-        )
-        .await;
+    let init = client.post(&initialize_2025(), &[]).await;
     assert_eq!(init.status, StatusCode::OK);
     let session = init
         .headers
@@ -152,13 +152,7 @@ async fn with_session(server: &HttpServer) {
         .await;
     let (list, _) = response(V, &list, 2);
     assert_valid(V, "ListToolsResult", &list["result"]);
-    let names: Vec<&str> = list["result"]["tools"]
-        .as_array()
-        .expect("tools")
-        .iter()
-        .filter_map(|tool| tool["name"].as_str())
-        .collect();
-    assert_eq!(names, support::TOOLS);
+    assert_eq!(support::tool_names(&list["result"]), support::TOOLS);
 
     let call = |id: i64, name: &str, arguments: Value, meta: Option<Value>| {
         let mut params = json!({"name": name, "arguments": arguments});
@@ -420,16 +414,7 @@ async fn malformed(server: &HttpServer) {
 /// that opens with `initialize` gets no session, so no event stream.
 async fn stateless_promises(server: &HttpServer) {
     let client = Client::new(&server.url);
-    let init = client
-        .post(
-            &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-                "protocolVersion": "2025-11-25",
-                "capabilities": {},
-                "clientInfo": {"name": "http-wire-test", "version": "0"}
-            }}),
-            &[],
-        )
-        .await;
+    let init = client.post(&initialize_2025(), &[]).await;
     assert!(
         init.headers.get("mcp-session-id").is_none(),
         "a stateless server opened a session"

@@ -82,13 +82,7 @@ fn check(target: Target<'_>) {
     let (ok, stdout, stderr) = inspect(target, &["--method", "tools/list"]);
     assert!(ok, "{stderr}");
     let list = json_of(&stdout);
-    let names: Vec<&str> = list["tools"]
-        .as_array()
-        .expect("a tool list")
-        .iter()
-        .filter_map(|tool| tool["name"].as_str())
-        .collect();
-    assert_eq!(names, support::TOOLS);
+    assert_eq!(support::tool_names(&list), support::TOOLS);
 
     let (ok, stdout, stderr) = inspect(
         target,

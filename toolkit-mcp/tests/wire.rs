@@ -154,13 +154,7 @@ fn main() {
 
     let list = server.request(2, "tools/list", json!({}));
     assert_valid("ListToolsResult", &list["result"]);
-    let names: Vec<&str> = list["result"]["tools"]
-        .as_array()
-        .expect("tools")
-        .iter()
-        .filter_map(|tool| tool["name"].as_str())
-        .collect();
-    assert_eq!(names, support::TOOLS);
+    assert_eq!(support::tool_names(&list["result"]), support::TOOLS);
     // Parameters in declaration order on the wire.
     let add_params: Vec<&String> = list["result"]["tools"][0]["inputSchema"]["properties"]
         .as_object()

@@ -9,6 +9,7 @@
 // Each test binary uses part of this module.
 #![allow(dead_code)]
 
+pub mod http_client;
 pub mod schema;
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -247,19 +248,19 @@ impl Drop for HttpServer {
 
 /// A plain HTTP client for the tests' own requests to 127.0.0.1.
 ///
-/// This package builds reqwest without a TLS provider of its own (its
-/// client brings rustls on *ring*), so `reqwest::Client::new()` would
-/// panic; the client is given *ring*'s configuration, though it never
-/// speaks TLS here.
+/// The tool names of a `tools/list` result, in order.
+pub fn tool_names(result: &serde_json::Value) -> Vec<&str> {
+    result["tools"]
+        .as_array()
+        .expect("a tool list")
+        .iter()
+        .filter_map(|tool| tool["name"].as_str())
+        .collect()
+}
+
+/// A plain HTTP client (see [`http_client::plain_http_builder`]).
 pub fn plain_http_client() -> reqwest::Client {
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let config = rustls::ClientConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()
-        .expect("ring's protocol versions")
-        .with_root_certificates(rustls::RootCertStore::empty())
-        .with_no_client_auth();
-    reqwest::Client::builder()
-        .tls_backend_preconfigured(config)
+    http_client::plain_http_builder()
         .build()
         .expect("an HTTP client")
 }
