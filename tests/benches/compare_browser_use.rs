@@ -9,7 +9,10 @@
 //! service called directly, on its own session of the same Chromium)
 //! maps it; after one untimed map each, each side maps it `COMPARE_RUNS`
 //! times (15 by default), the two sides in turn (so that both meet the
-//! same load on a busy machine), and the median time is reported. Then the
+//! same load on a busy machine), and the median time is reported, with
+//! the walk's own time inside the page and the time of one round trip to
+//! the page that does nothing there (`evaluate("1")`, timed between two
+//! of browser-use's maps, as the maps are). Then the
 //! elements are matched by position:
 //!
 //! - the same element: the same tag, centre and size within 4 px;
@@ -134,9 +137,17 @@ fn main() {
         let url = server.url(path);
         let mut ours = runtime.block_on(open_ours(&browser, &url));
         let mut theirs = peer.open(&url);
-        // One map of each side in turn, so that both meet the same load.
+        // The two sides in turn, so that both meet the same load: our map,
+        // theirs, then one round trip of ours that does nothing in the
+        // page, after the same pause (the floor under any map that asks
+        // the page), and theirs again.
+        let mut floor_ms = Vec::with_capacity(runs);
         for _ in 0..runs {
-            ours.times_ms.push(runtime.block_on(time_ours(&browser)));
+            let (ms, walk_ms) = runtime.block_on(time_ours(&browser));
+            ours.times_ms.push(ms);
+            ours.walk_ms.push(walk_ms);
+            theirs.times_ms.push(peer.again());
+            floor_ms.push(runtime.block_on(time_round_trip(&browser)));
             theirs.times_ms.push(peer.again());
         }
         let name = path.trim_start_matches('/');
@@ -151,6 +162,8 @@ fn main() {
         rows.push(Row {
             page: path,
             ours_ms: median(&ours.times_ms),
+            walk_ms: median(&ours.walk_ms),
+            floor_ms: median(&floor_ms),
             theirs_ms: median(&theirs.times_ms),
             ours_chars: ours.text.chars().count(),
             orientation: ours.orientation,
@@ -172,6 +185,8 @@ fn main() {
 /// One map of one side: its times, its text and its elements.
 struct Maps {
     times_ms: Vec<f64>,
+    /// This crate's walk inside the page, by the page's own clock.
+    walk_ms: Vec<f64>,
     text: String,
     elements: Vec<Found>,
     /// This crate's orientation texts: how many, and their characters.
@@ -214,6 +229,7 @@ async fn open_ours(browser: &Browser, url: &str) -> Maps {
     let chars = map.texts.iter().map(|t| t.text.chars().count()).sum();
     Maps {
         times_ms: Vec::new(),
+        walk_ms: Vec::new(),
         text,
         elements,
         orientation: (map.texts.len(), chars),
@@ -221,11 +237,19 @@ async fn open_ours(browser: &Browser, url: &str) -> Maps {
 }
 
 /// One map of the open page, as the model reads it, timed in
-/// milliseconds.
-async fn time_ours(browser: &Browser) -> f64 {
+/// milliseconds, with the walk's own time inside the page.
+async fn time_ours(browser: &Browser) -> (f64, f64) {
     let started = Instant::now();
     let map = browser.page_map().await.expect("page map");
     std::hint::black_box(map.render());
+    (started.elapsed().as_secs_f64() * 1000.0, map.walk_ms)
+}
+
+/// One round trip to the open page that does nothing there
+/// (`evaluate("1")`), timed in milliseconds.
+async fn time_round_trip(browser: &Browser) -> f64 {
+    let started = Instant::now();
+    browser.evaluate("1").await.expect("a round trip");
     started.elapsed().as_secs_f64() * 1000.0
 }
 
@@ -328,6 +352,7 @@ impl Peer {
         }));
         Maps {
             times_ms: Vec::new(),
+            walk_ms: Vec::new(),
             text: answer.text,
             elements: answer.elements.iter().map(found_theirs).collect(),
             orientation: (0, 0),
@@ -504,6 +529,8 @@ impl Compared {
 struct Row<'a> {
     page: &'a str,
     ours_ms: f64,
+    walk_ms: f64,
+    floor_ms: f64,
     theirs_ms: f64,
     ours_chars: usize,
     theirs_chars: usize,
@@ -513,17 +540,20 @@ struct Row<'a> {
 
 fn table(rows: &[Row<'_>]) -> String {
     let mut out = String::from(
-        "| page | map ms, ours | map ms, browser-use | ratio | map chars, ours | map chars, \
-         browser-use | orientation texts, ours (chars) | elements, ours | elements, browser-use | \
-         same | parts of one control | browser-use only | ours only |\n\
-         |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+        "| page | map ms, ours | walk ms, ours | one round trip ms | map ms, browser-use | ratio | \
+         map chars, ours | map chars, browser-use | orientation texts, ours (chars) | \
+         elements, ours | elements, browser-use | same | parts of one control | \
+         browser-use only | ours only |\n\
+         |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
     );
     for r in rows {
         let c = &r.compared;
         out.push_str(&format!(
-            "| {} | {:.1} | {:.1} | 1/{:.0} | {} | {} | {} ({}) | {} | {} | {} | {} | {} | {} |\n",
+            "| {} | {:.1} | {:.1} | {:.2} | {:.1} | 1/{:.0} | {} | {} | {} ({}) | {} | {} | {} | {} | {} | {} |\n",
             r.page,
             r.ours_ms,
+            r.walk_ms,
+            r.floor_ms,
             r.theirs_ms,
             r.theirs_ms / r.ours_ms,
             r.ours_chars,
