@@ -907,6 +907,16 @@ pub fn page_model_routes() -> Vec<(&'static str, Route)> {
   for (const b of document.querySelectorAll('button')) {
     b.addEventListener('click', (e) => { if (e.isTrusted) b.textContent += ' clicked'; });
   }
+  // The parent page (another site) can have a button added, and hears
+  // when it is there.
+  window.addEventListener('message', (e) => {
+    if (e.data !== 'add') return;
+    const b = document.createElement('button');
+    b.textContent = 'Added button';
+    b.style.cssText = 'position:absolute;top:80px;left:10px';
+    document.body.appendChild(b);
+    e.source.postMessage('added', '*');
+  });
 </script>"#,
             )),
         ),
@@ -937,6 +947,7 @@ pub fn page_model_routes() -> Vec<(&'static str, Route)> {
       ':' + location.port + '/frame-buttons';
     document.body.appendChild(f);
   });
+  window.addEventListener('message', (e) => { if (e.data === 'added') window.added = true; });
 </script>"#,
             )),
         ),

@@ -39,6 +39,7 @@ async fn page_model_scenarios() {
         actions_reach_into_frames_from_other_sites,
         a_parent_page_covering_a_frame_hides_what_it_covers,
         a_frame_that_appears_brings_new_elements,
+        a_frame_that_moved_is_mapped_where_it_is_now,
         elements_painted_over_are_not_offered,
         dropdown_options_are_summarised,
         orientation_texts_stay_short_and_within_budget,
@@ -267,6 +268,69 @@ async fn a_frame_that_appears_brings_new_elements(browser: Browser, server: Arc<
         "{}",
         again.render()
     );
+}
+
+async fn a_frame_that_moved_is_mapped_where_it_is_now(browser: Browser, server: Arc<TestServer>) {
+    // A map walks the frames the previous map found while it walks the
+    // tab's document, at the place they had; a frame that has moved since
+    // must be walked again where it is, and what that first walk numbered
+    // is still new to the model.
+    browser.navigate(&server.url("/late-frame")).await.unwrap();
+    let map = browser.page_map().await.unwrap();
+    browser
+        .click(find(&map, "Add the frame").index)
+        .await
+        .unwrap();
+    let before = map_until(&browser, "the frame is mapped", |m| has(m, "Bottom button")).await;
+    let again = browser.page_map().await.unwrap();
+    let boxes = |m: &PageMap| {
+        m.elements
+            .iter()
+            .map(|e| (e.index, e.x, e.y, e.w, e.h))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(boxes(&before), boxes(&again), "{}", again.render());
+    let top = find(&before, "Top button").clone();
+
+    // A button appears inside the frame (another site), then the frame
+    // moves down 80 px.
+    browser
+        .evaluate("document.querySelector('iframe').contentWindow.postMessage('add', '*')")
+        .await
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(15);
+    while browser.evaluate("window.added === true").await.unwrap() != true {
+        assert!(
+            Instant::now() < deadline,
+            "the frame never added its button"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    browser
+        .evaluate("document.querySelector('iframe').style.marginTop = '80px'")
+        .await
+        .unwrap();
+    let moved = browser.page_map().await.unwrap();
+    let text = moved.render();
+    let moved_top = find(&moved, "Top button");
+    assert_eq!(moved_top.index, top.index, "{text}");
+    assert_eq!((moved_top.x, moved_top.y), (top.x, top.y + 80), "{text}");
+    let added = find(&moved, "Added button");
+    assert!(added.is_new && added.in_iframe, "{text}");
+    assert_eq!(added.y, moved_top.y + 70, "{text}");
+    assert!(!moved_top.is_new, "{text}");
+    let mut numbers: Vec<u32> = moved.elements.iter().map(|e| e.index).collect();
+    numbers.sort_unstable();
+    numbers.dedup();
+    assert_eq!(numbers.len(), moved.elements.len(), "{text}");
+    // Mapped again in place: the same, and nothing new any more.
+    let settled = browser.page_map().await.unwrap();
+    assert!(
+        settled.elements.iter().all(|e| !e.is_new),
+        "{}",
+        settled.render()
+    );
+    assert_eq!(boxes(&settled), boxes(&moved));
 }
 
 async fn elements_painted_over_are_not_offered(browser: Browser, server: Arc<TestServer>) {

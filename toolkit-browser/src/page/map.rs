@@ -1,6 +1,7 @@
 //! The page map: the visible interactive elements of the current tab, each
 //! with a number, and the compact text the model reads.
 
+use std::collections::HashSet;
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
@@ -14,7 +15,7 @@ use chromiumoxide::Page;
 use chromiumoxide::cdp::browser_protocol::target::GetTargetsParams;
 
 use super::{live, live_element};
-use crate::browser::{Browser, Doc, Hop, Route, Session, TabInfo};
+use crate::browser::{Browser, Doc, Hop, KnownFrame, Route, Session, TabInfo};
 use crate::error::BrowserError;
 use crate::safety::Redactor;
 
@@ -600,9 +601,56 @@ fn split(pieces: Vec<Piece>) -> (Vec<Element>, Vec<MapText>) {
 /// meet); a frame that needs more is walked again alone.
 const FRAME_NUMBERS: u32 = 200;
 
+/// The frames of a map walked ahead, while the tab's document was walked,
+/// and what the map learns for the next one.
+#[derive(Default)]
+struct FramePlan {
+    /// The frames the previous map walked, each walked again ahead (with
+    /// the place it had then), with the walk, if that call succeeded.
+    ahead: Vec<(KnownFrame, Option<Walk>)>,
+    /// Numbers that walks ahead handed out for the first time: elements
+    /// new to the model even when a frame is walked again (it moved).
+    fresh: HashSet<u32>,
+    /// The frames this map walked.
+    walked: Vec<KnownFrame>,
+}
+
+impl FramePlan {
+    /// The walk ahead of the frame `f` of the document `parent`, if there
+    /// is one and the frame is where that walk assumed.
+    fn take(&mut self, parent: &Doc, f: &Found) -> Option<Walk> {
+        let at = self.ahead.iter().position(|(known, _)| {
+            known.parent.as_deref() == parent.frame_id()
+                && known.owner == f.owner
+                && known.doc == f.doc
+                && same_place(&known.place, &f.frame)
+        })?;
+        self.ahead.swap_remove(at).1
+    }
+}
+
+/// Whether a frame sits where it sat, as two walks of its parent report
+/// it: what the frame's own walk depends on (its offset, the parts in
+/// reach and on screen, what covers it), not where its lines stand.
+fn same_place(a: &serde_json::Value, b: &serde_json::Value) -> bool {
+    ["ox", "oy", "clip", "view", "covers"]
+        .iter()
+        .all(|key| a.get(key) == b.get(key))
+}
+
+/// Records that the walks numbered from `base` handed out numbers below
+/// `next`; a walk that handed out none moves nothing, so walks within
+/// ranges of their own do not use up numbers for nothing.
+fn advance_past(browser: &Browser, base: u32, next: u32) {
+    if next > base {
+        browser.advance_index(next);
+    }
+}
+
 /// A frame from another site about to be walked.
 struct Found {
     frame: serde_json::Value,
+    owner: u32,
     at: usize,
     order: u32,
     doc: Doc,
@@ -612,9 +660,10 @@ struct Found {
 /// Maps the frames from other sites that `parent`'s walk found (and the
 /// ones inside them), each through a session of its own and all of one
 /// document's at once (each runs in a process of its own): the lines of
-/// each, with where they stand in `parent`'s lines. A frame that cannot be
-/// reached (still loading, gone meanwhile) is left out and counted as not
-/// mapped.
+/// each, with where they stand in `parent`'s lines. A frame walked ahead
+/// (`plan`) and still where that walk assumed is not walked again. A frame
+/// that cannot be reached (still loading, gone meanwhile) is left out and
+/// counted as not mapped.
 #[allow(clippy::too_many_arguments)] // one recursion's state
 fn map_frames<'a>(
     browser: &'a Browser,
@@ -625,6 +674,7 @@ fn map_frames<'a>(
     frames: Vec<serde_json::Value>,
     mark_new: bool,
     allowance: &'a mut Allowance,
+    plan: &'a mut FramePlan,
 ) -> Pin<Box<dyn Future<Output = FrameLines> + Send + 'a>> {
     Box::pin(async move {
         let mut found = Vec::new();
@@ -644,6 +694,7 @@ fn map_frames<'a>(
             if let Ok((doc, hop)) = session.child_doc(page, &parent, owner).await {
                 found.push(Found {
                     frame,
+                    owner,
                     at,
                     order,
                     doc,
@@ -651,7 +702,6 @@ fn map_frames<'a>(
                 });
             }
         }
-        let base = browser.next_index();
         let walk_args = |f: &Found, base: u32, limit: Option<u32>, allowance: &Allowance| {
             serde_json::json!({
                 "base": base,
@@ -664,22 +714,33 @@ fn map_frames<'a>(
                 "frame": f.frame,
             })
         };
-        let calls: Vec<(Doc, &str, serde_json::Value)> = (0u32..)
-            .zip(&found)
-            .map(|(k, f)| {
-                let start = base.saturating_add(k.saturating_mul(FRAME_NUMBERS));
-                let limit = (found.len() > 1).then(|| start.saturating_add(FRAME_NUMBERS));
-                (f.doc.clone(), "walk", walk_args(f, start, limit, allowance))
-            })
-            .collect();
-        let answers = session.doc_calls(page, &calls).await;
-        let mut walks = Vec::with_capacity(found.len());
-        for answer in answers {
-            let walk = session.decode_call::<Walk>("walk", answer).ok();
-            if let Some(walk) = &walk {
-                browser.advance_index(walk.next);
+        // Frames walked ahead where they still are need no call; the
+        // others are walked now, all at once.
+        let mut walks: Vec<Option<Walk>> = found.iter().map(|f| plan.take(&parent, f)).collect();
+        let pending: Vec<usize> = (0..found.len()).filter(|&n| walks[n].is_none()).collect();
+        if !pending.is_empty() {
+            let base = browser.next_index();
+            let block = |k: u32| base.saturating_add(k.saturating_mul(FRAME_NUMBERS));
+            let calls: Vec<(Doc, &str, serde_json::Value)> = (0u32..)
+                .zip(&pending)
+                .map(|(k, &n)| {
+                    let f = &found[n];
+                    let limit = (pending.len() > 1).then(|| block(k + 1));
+                    (
+                        f.doc.clone(),
+                        "walk",
+                        walk_args(f, block(k), limit, allowance),
+                    )
+                })
+                .collect();
+            let answers = session.doc_calls(page, &calls).await;
+            for ((k, &n), answer) in (0u32..).zip(&pending).zip(answers) {
+                let walk = session.decode_call::<Walk>("walk", answer).ok();
+                if let Some(walk) = &walk {
+                    advance_past(browser, block(k), walk.next);
+                }
+                walks[n] = walk;
             }
-            walks.push(walk);
         }
         let mut out = Vec::new();
         for (f, walk) in found.into_iter().zip(walks) {
@@ -687,12 +748,13 @@ fn map_frames<'a>(
                 // Its numbers ran out: walked again alone, numbering on
                 // from the session's next number.
                 Some(walk) if walk.overflow => {
-                    let args = walk_args(&f, browser.next_index(), None, allowance);
+                    let base = browser.next_index();
+                    let args = walk_args(&f, base, None, allowance);
                     let Ok(walk) = session.call_in::<Walk>(page, &f.doc, "walk", &args).await
                     else {
                         continue;
                     };
-                    browser.advance_index(walk.next);
+                    advance_past(browser, base, walk.next);
                     walk
                 }
                 Some(walk) => walk,
@@ -714,6 +776,12 @@ fn map_frames<'a>(
             allowance.frames -= 1;
             allowance.mapped_frames += 1;
             allowance.spend(&walk);
+            plan.walked.push(KnownFrame {
+                parent: parent.frame_id().map(str::to_owned),
+                owner: f.owner,
+                doc: f.doc.clone(),
+                place: f.frame.clone(),
+            });
             let mut hops = route.clone();
             hops.push(f.hop);
             let reach: Route = Arc::new(hops.clone());
@@ -725,11 +793,14 @@ fn map_frames<'a>(
                 ..
             } = walk;
             let nested = map_frames(
-                browser, session, page, f.doc, hops, inner, mark_new, allowance,
+                browser, session, page, f.doc, hops, inner, mark_new, allowance, plan,
             )
             .await;
             for element in &mut elements {
                 element.in_iframe = true;
+                // Numbered by a walk ahead that was not kept (the frame
+                // had moved): still new to the model.
+                element.is_new |= mark_new && plan.fresh.contains(&element.index);
             }
             out.push((f.at, f.order, assemble(elements, texts, nested)));
         }
@@ -759,19 +830,57 @@ impl Browser {
     pub async fn page_map(&self) -> Result<PageMap, BrowserError> {
         let mut session = self.live().await?;
         let page = session.current();
+        // The frames from other sites the last map of this tab walked are
+        // walked again while the tab's document is walked, each at the
+        // place it had, numbering within a range of its own below the
+        // tab's: a page whose frames have not moved is mapped in one
+        // round trip, not one per level of frames.
+        let base = self.next_index();
+        let known = session.known_frames(page.target_id());
+        let block = |k: u32| base.saturating_add(k.saturating_mul(FRAME_NUMBERS));
+        let ahead: Vec<(Doc, serde_json::Value)> = (0u32..)
+            .zip(&known)
+            .map(|(k, frame)| {
+                let args = serde_json::json!({
+                    "base": block(k),
+                    "limit": block(k + 1),
+                    "expand": VIEWPORT_EXPANSION_PX,
+                    "maxText": MAX_TEXT_CHARS,
+                    "maxElements": MAX_ELEMENTS,
+                    "textBudget": MAX_ORIENTATION_CHARS,
+                    "markNew": true,
+                    "frame": frame.place,
+                });
+                (frame.doc.clone(), args)
+            })
+            .collect();
+        let tab_base = block(u32::try_from(known.len()).unwrap_or(u32::MAX));
         let args = serde_json::json!({
-            "base": self.next_index(),
+            "base": tab_base,
             "expand": VIEWPORT_EXPANSION_PX,
             "maxText": MAX_TEXT_CHARS,
             "maxElements": MAX_ELEMENTS,
             "textBudget": MAX_ORIENTATION_CHARS,
         });
-        // The tab list is fetched while the page is walked (one round trip
-        // instead of two), on the tab's own connection.
+        // The tab list is fetched while the page is walked, on the tab's
+        // own connection.
         let listing = page.clone();
         let targets = async move { listing.execute(GetTargetsParams::default()).await };
-        let (targets, walk) =
-            tokio::join!(targets, session.call::<Walk>(&page, "walk", args.clone()));
+        let ((tab_answer, frame_answers), targets) = tokio::join!(
+            session.call_with_frames(&page, "walk", &args, &ahead),
+            targets
+        );
+        let mut plan = FramePlan::default();
+        for ((k, frame), answer) in (0u32..).zip(known).zip(frame_answers) {
+            let walk = answer.and_then(|text| session.decode_call::<Walk>("walk", Ok(text)).ok());
+            if let Some(walk) = &walk {
+                advance_past(self, block(k), walk.next);
+                plan.fresh
+                    .extend(walk.elements.iter().filter(|e| e.is_new).map(|e| e.index));
+            }
+            plan.ahead.push((frame, walk));
+        }
+        let walk = session.decode_call::<Walk>("walk", tab_answer);
         let listed = targets
             .ok()
             .and_then(|t| session.tabs_from(t.result.target_infos));
@@ -783,12 +892,16 @@ impl Browser {
                 let tabs = session.tab_list().await?;
                 let page = session.current();
                 let walk = session.call(&page, "walk", args.clone()).await?;
+                plan.ahead.clear();
                 (page, tabs, walk)
             }
         };
-        self.advance_index(walk.next);
-        self.finish_map(&mut session, &page, tabs, walk, &args)
-            .await
+        advance_past(self, tab_base, walk.next);
+        let map = self
+            .finish_map(&mut session, &page, tabs, walk, &args, &mut plan)
+            .await;
+        session.remember_frames(page.target_id(), plan.walked);
+        map
     }
 
     /// The map from the first walk of the tab's document: walked again
@@ -802,7 +915,13 @@ impl Browser {
         tabs: Vec<TabInfo>,
         mut walk: Walk,
         args: &serde_json::Value,
+        plan: &mut FramePlan,
     ) -> Result<PageMap, BrowserError> {
+        // A new document has new frames, and one still being parsed is
+        // walked again below, after its frames were walked ahead.
+        if walk.first || walk.ready == "loading" {
+            plan.ahead.clear();
+        }
         let deadline = Instant::now() + LOADING_GRACE;
         while walk.ready == "loading" && Instant::now() < deadline {
             tokio::time::sleep(Duration::from_millis(50)).await;
@@ -834,6 +953,7 @@ impl Browser {
                 found,
                 !walk.first,
                 &mut allowance,
+                plan,
             )
             .await
         };

@@ -14,12 +14,18 @@
 //! [`Route`]: the chain of frame elements leading to it. A call that names
 //! it (`click`, `input`...) goes down that chain, asking each parent where
 //! the next frame is now, and runs in the frame's document.
+//!
+//! The frames the last map of a tab walked are remembered
+//! ([`KnownFrame`]), so that the next map can walk them while it walks
+//! the tab's document (`call_with_frames`) instead of one level after
+//! the other.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use chromiumoxide::Page;
+use chromiumoxide::cdp::browser_protocol::target::TargetId;
 use chromiumoxide::error::CdpError;
 use serde_json::{Value, json};
 
@@ -59,7 +65,7 @@ enum Channel {
 
 /// A document the page script runs in: the tab's own (`frame: None`), or a
 /// frame's.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Doc {
     channel: Channel,
     frame: Option<String>,
@@ -73,6 +79,29 @@ impl Doc {
             frame: None,
         }
     }
+
+    /// The DevTools id of the frame whose document this is (`None` for the
+    /// tab's own).
+    pub(crate) fn frame_id(&self) -> Option<&str> {
+        self.frame.as_deref()
+    }
+}
+
+/// A frame from another site that the last map of a tab walked: the next
+/// map walks it again while the tab's document is walked, and keeps that
+/// walk if the parent's walk finds the frame where it was.
+#[derive(Debug, Clone)]
+pub(crate) struct KnownFrame {
+    /// The frame id of the document holding the frame element (`None` for
+    /// the tab's own).
+    pub(crate) parent: Option<String>,
+    /// The frame element's number in that document.
+    pub(crate) owner: u32,
+    /// The frame's document.
+    pub(crate) doc: Doc,
+    /// Where the frame sat, as the parent's walk reported it (the page
+    /// script's `frame`).
+    pub(crate) place: Value,
 }
 
 /// What the session remembers about frames from other sites.
@@ -87,6 +116,9 @@ pub(crate) struct Frames {
     routes: HashMap<u32, Route>,
     /// The frame targets (out-of-process frames) last seen.
     remote_targets: HashSet<String>,
+    /// The frames from other sites the last map walked, and the tab it
+    /// was of.
+    known: Option<(TargetId, Vec<KnownFrame>)>,
 }
 
 /// The most numbers remembered with their route; past it the oldest pages'
@@ -116,6 +148,20 @@ impl Session {
     /// next map decides again.
     pub(crate) fn forget_routes(&mut self) {
         self.frames.routes.clear();
+        self.frames.known = None;
+    }
+
+    /// The frames from other sites the last map of `tab` walked.
+    pub(crate) fn known_frames(&self, tab: &TargetId) -> Vec<KnownFrame> {
+        match &self.frames.known {
+            Some((known_tab, frames)) if known_tab == tab => frames.clone(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Remembers the frames from other sites a map of `tab` walked.
+    pub(crate) fn remember_frames(&mut self, tab: &TargetId, frames: Vec<KnownFrame>) {
+        self.frames.known = Some((tab.clone(), frames));
     }
 
     /// Sends one command to the session of `channel`.
@@ -277,37 +323,13 @@ impl Session {
                 })
             }));
         }
-        let limit = self.config.command_timeout;
         let this = &*self;
         let sends = calls
             .iter()
             .zip(&prepared)
             .map(|((doc, _, _), params)| async move {
                 let params = params.as_ref().ok()?.clone();
-                let answer = match &doc.channel {
-                    Channel::Tab => {
-                        let command = RawCommand {
-                            method: "Runtime.evaluate",
-                            params,
-                        };
-                        match tokio::time::timeout(limit, page.execute(command)).await {
-                            Ok(Ok(response)) => response.result,
-                            _ => return None,
-                        }
-                    }
-                    Channel::Remote(session) => {
-                        let link = this.frames.link.as_ref()?;
-                        let request =
-                            link.request(Some(session), "Runtime.evaluate", params, limit);
-                        request.await.ok()?
-                    }
-                };
-                match &answer["result"]["value"] {
-                    Value::String(text) if answer.get("exceptionDetails").is_none() => {
-                        Some(text.clone())
-                    }
-                    _ => None,
-                }
+                this.evaluate_once(page, doc, params).await
             });
         let answers = futures_util::future::join_all(sends).await;
         let mut out = Vec::with_capacity(calls.len());
@@ -322,6 +344,91 @@ impl Session {
             });
         }
         out
+    }
+
+    /// One `Runtime.evaluate` in `doc` whose answer is text, with no
+    /// retry: `None` when it fails for any reason.
+    async fn evaluate_once(&self, page: &Page, doc: &Doc, params: Value) -> Option<String> {
+        let limit = self.config.command_timeout;
+        let answer = match &doc.channel {
+            Channel::Tab => {
+                let command = RawCommand {
+                    method: "Runtime.evaluate",
+                    params,
+                };
+                match tokio::time::timeout(limit, page.execute(command)).await {
+                    Ok(Ok(response)) => response.result,
+                    _ => return None,
+                }
+            }
+            Channel::Remote(session) => {
+                let link = self.frames.link.as_ref()?;
+                let request = link.request(Some(session), "Runtime.evaluate", params, limit);
+                request.await.ok()?
+            }
+        };
+        match &answer["result"]["value"] {
+            Value::String(text) if answer.get("exceptionDetails").is_none() => Some(text.clone()),
+            _ => None,
+        }
+    }
+
+    /// Calls `method` of the page script in the tab's document and, at the
+    /// same time, in the frame documents of `ahead` (each with its own
+    /// arguments): the tab's answer as [`call_raw`](Self::call_raw) gives
+    /// it, and each frame's answer, or `None` where that call failed or
+    /// the frame's world is not known yet (no retry: the caller walks
+    /// such a frame again the usual way if it still needs it).
+    pub(crate) async fn call_with_frames(
+        &mut self,
+        page: &Page,
+        method: &str,
+        args: &Value,
+        ahead: &[(Doc, Value)],
+    ) -> (Result<String, Fail>, Vec<Option<String>>) {
+        let mut args = args.clone();
+        self.add_slack(&mut args);
+        let world = self.world(page).await;
+        let prepared: Vec<Option<Value>> = ahead
+            .iter()
+            .map(|(doc, frame_args)| {
+                let frame = doc.frame.as_ref()?;
+                let context = self
+                    .frames
+                    .worlds
+                    .get(&(doc.channel.clone(), frame.clone()))?;
+                let mut frame_args = frame_args.clone();
+                self.add_slack(&mut frame_args);
+                Some(json!({
+                    "expression": super::script::quick_call(method, &frame_args),
+                    "contextId": context,
+                    "returnByValue": true,
+                    "awaitPromise": true,
+                }))
+            })
+            .collect();
+        let this = &*self;
+        let quick = super::script::quick_call(method, &args);
+        let tab = async {
+            match &world {
+                Ok(world) => Some(this.eval_in(page, Some(*world), &quick).await),
+                Err(_) => None,
+            }
+        };
+        let frames = ahead
+            .iter()
+            .zip(prepared)
+            .map(|((doc, _), params)| async move { this.evaluate_once(page, doc, params?).await });
+        let (tab, frames) = tokio::join!(tab, futures_util::future::join_all(frames));
+        let tab = match tab {
+            Some(Ok(Value::String(text))) => Ok(text),
+            Some(Err(fail)) if !super::script::is_context_gone(&fail) => Err(fail),
+            // No script in the document yet, the document went, or no
+            // world: the usual call installs the script, creates the world
+            // and retries.
+            _ => self.call_raw(page, method, &args).await,
+        };
+        (tab, frames)
     }
 
     /// An answer of [`doc_calls`](Self::doc_calls), classified and decoded.

@@ -14,9 +14,13 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex as StdMutex};
 use std::time::Duration;
 
-use async_tungstenite::tungstenite::Message;
+use async_tungstenite::tokio::TokioAdapter;
+use async_tungstenite::tungstenite::client::IntoClientRequest;
+use async_tungstenite::tungstenite::handshake::client::Response;
+use async_tungstenite::tungstenite::{Error as WsError, Message};
 use futures_util::StreamExt;
 use serde_json::{Value, json};
+use tokio::net::TcpStream;
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 
@@ -42,8 +46,7 @@ impl Drop for FrameLink {
 impl FrameLink {
     /// Connects to the browser's DevTools address.
     pub(crate) async fn connect(ws_url: &str, limit: Duration) -> Result<Self, String> {
-        let connecting = async_tungstenite::tokio::connect_async(ws_url);
-        let (ws, _) = tokio::time::timeout(limit, connecting)
+        let (ws, _) = tokio::time::timeout(limit, open(ws_url))
             .await
             .map_err(|_| format!("no answer within {:.0}s", limit.as_secs_f64()))?
             .map_err(|e| e.to_string())?;
@@ -136,7 +139,24 @@ fn lock<T>(m: &StdMutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-type Socket = async_tungstenite::WebSocketStream<async_tungstenite::tokio::ConnectStream>;
+type Socket = async_tungstenite::WebSocketStream<TokioAdapter<TcpStream>>;
+
+/// Opens the WebSocket with Nagle's algorithm off: the map sends the
+/// walks of several frames at once, and with it on each request after the
+/// first waited for the browser to acknowledge the one before
+/// (docs/performance.md).
+async fn open(ws_url: &str) -> Result<(Socket, Response), WsError> {
+    let request = ws_url.into_client_request()?;
+    let host = request.uri().host().unwrap_or("127.0.0.1");
+    let host = host
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .to_owned();
+    let port = request.uri().port_u16().unwrap_or(80);
+    let tcp = TcpStream::connect((host.as_str(), port)).await?;
+    tcp.set_nodelay(true)?;
+    async_tungstenite::tokio::client_async(request, tcp).await
+}
 
 /// Writes what requests send, and hands each answer to its request.
 async fn pump(mut ws: Socket, mut rx: mpsc::UnboundedReceiver<String>, waiters: Waiters) {
