@@ -952,6 +952,19 @@ pub fn page_model_routes() -> Vec<(&'static str, Route)> {
             )),
         ),
         (
+            "/modal-over",
+            Route::Html(page(
+                "Modal over",
+                r#"<style>body{margin:0;font:14px sans-serif}</style>
+<button id="under" style="position:absolute;left:20px;top:20px;width:200px;height:100px">Under the backdrop</button>
+<button id="badged" style="position:absolute;left:20px;top:300px;width:200px;height:100px">Behind a rounded badge</button>
+<div id="badge" style="position:absolute;left:65px;top:320px;width:120px;height:70px;border-radius:40px;background:#c33;z-index:5"></div>
+<div id="backdrop" style="position:fixed;left:0;top:0;width:100%;height:200px;background:rgba(0,0,0,.5);z-index:50"></div>
+<div role="dialog" style="position:fixed;left:300px;top:40px;z-index:51;background:#fff;padding:10px">
+  <button id="in-modal">Modal button</button></div>"#,
+            )),
+        ),
+        (
             "/painted-over",
             Route::Html(page(
                 "Painted over",

@@ -41,6 +41,7 @@ async fn page_model_scenarios() {
         a_frame_that_appears_brings_new_elements,
         a_frame_that_moved_is_mapped_where_it_is_now,
         elements_painted_over_are_not_offered,
+        a_cover_hides_only_what_it_really_covers,
         dropdown_options_are_summarised,
         orientation_texts_stay_short_and_within_budget,
         orientation_texts_never_show_a_secret,
@@ -353,6 +354,31 @@ async fn elements_painted_over_are_not_offered(browser: Browser, server: Arc<Tes
         covered, "A transformed card",
         "the fixture covers the button"
     );
+}
+
+async fn a_cover_hides_only_what_it_really_covers(browser: Browser, server: Arc<TestServer>) {
+    // A button wholly under a backdrop is left out; a button whose centre
+    // is under a badge with rounded corners is still reached at its top
+    // left quarter point (outside the badge's rounded corner, though
+    // inside its box), so it is offered.
+    browser.navigate(&server.url("/modal-over")).await.unwrap();
+    let reached = browser
+        .evaluate(
+            "[document.elementFromPoint(120, 350).id, document.elementFromPoint(70, 325).id, \
+             document.elementFromPoint(120, 70).id]",
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        reached,
+        serde_json::json!(["badge", "badged", "backdrop"]),
+        "the fixture covers what it should"
+    );
+    let map = browser.page_map().await.unwrap();
+    let text = map.render();
+    assert!(has(&map, "Modal button"), "{text}");
+    assert!(!has(&map, "Under the backdrop"), "{text}");
+    assert!(has(&map, "Behind a rounded badge"), "{text}");
 }
 
 async fn dropdown_options_are_summarised(browser: Browser, server: Arc<TestServer>) {
