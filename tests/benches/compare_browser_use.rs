@@ -541,21 +541,22 @@ struct Row<'a> {
 fn table(rows: &[Row<'_>]) -> String {
     let mut out = String::from(
         "| page | map ms, ours | walk ms, ours | one round trip ms | map ms, browser-use | ratio | \
-         map chars, ours | map chars, browser-use | orientation texts, ours (chars) | \
-         elements, ours | elements, browser-use | same | parts of one control | \
-         browser-use only | ours only |\n\
-         |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+         browser-use ÷ one round trip | map chars, ours | map chars, browser-use | \
+         orientation texts, ours (chars) | elements, ours | elements, browser-use | same | \
+         parts of one control | browser-use only | ours only |\n\
+         |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
     );
     for r in rows {
         let c = &r.compared;
         out.push_str(&format!(
-            "| {} | {:.1} | {:.1} | {:.2} | {:.1} | 1/{:.0} | {} | {} | {} ({}) | {} | {} | {} | {} | {} | {} |\n",
+            "| {} | {:.1} | {:.1} | {:.2} | {:.1} | 1/{:.1} | {:.1} | {} | {} | {} ({}) | {} | {} | {} | {} | {} | {} |\n",
             r.page,
             r.ours_ms,
             r.walk_ms,
             r.floor_ms,
             r.theirs_ms,
             r.theirs_ms / r.ours_ms,
+            r.theirs_ms / r.floor_ms,
             r.ours_chars,
             r.theirs_chars,
             r.orientation.0,
