@@ -952,6 +952,32 @@ pub fn page_model_routes() -> Vec<(&'static str, Route)> {
             )),
         ),
         (
+            "/frame-headings",
+            Route::Html(page(
+                "Frame headings",
+                &(0..10)
+                    .map(|n| format!("<h3>Heading {n} of the frame from the other site</h3>"))
+                    .collect::<String>(),
+            )),
+        ),
+        (
+            "/budget-frame",
+            Route::Html(page(
+                "Budget frame",
+                &format!(
+                    r#"<style>h3{{margin:2px 0}}</style>
+<iframe id="f" style="width:600px;height:300px;border:0;display:block"></iframe>
+{}{}"#,
+                    (0..30)
+                        .map(|n| format!(
+                            "<h3>Heading {n:02} of the page itself, after the frame</h3>"
+                        ))
+                        .collect::<String>(),
+                    other_site_src("f", "/frame-headings")
+                ),
+            )),
+        ),
+        (
             "/modal-over",
             Route::Html(page(
                 "Modal over",

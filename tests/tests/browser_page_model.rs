@@ -40,6 +40,7 @@ async fn page_model_scenarios() {
         a_parent_page_covering_a_frame_hides_what_it_covers,
         a_frame_that_appears_brings_new_elements,
         a_frame_that_moved_is_mapped_where_it_is_now,
+        a_frame_walked_ahead_keeps_within_the_text_budget,
         elements_painted_over_are_not_offered,
         a_cover_hides_only_what_it_really_covers,
         dropdown_options_are_summarised,
@@ -332,6 +333,46 @@ async fn a_frame_that_moved_is_mapped_where_it_is_now(browser: Browser, server: 
         settled.render()
     );
     assert_eq!(boxes(&settled), boxes(&moved));
+}
+
+async fn a_frame_walked_ahead_keeps_within_the_text_budget(
+    browser: Browser,
+    server: Arc<TestServer>,
+) {
+    // The page's own headings use most of the orientation budget, and a
+    // frame from another site above them has more: the frame gets what
+    // the page leaves, in every map, including those that walk it ahead
+    // with the whole budget.
+    browser
+        .navigate(&server.url("/budget-frame"))
+        .await
+        .unwrap();
+    let first = map_until(&browser, "the frame is mapped", |m| {
+        m.texts.iter().any(|t| t.text.contains("of the frame"))
+    })
+    .await;
+    let own: usize = first
+        .texts
+        .iter()
+        .filter(|t| t.text.contains("page itself"))
+        .count();
+    assert_eq!(
+        own,
+        30,
+        "every heading of the page is shown:\n{}",
+        first.render()
+    );
+    let spent: usize = first.texts.iter().map(|t| t.text.chars().count()).sum();
+    assert!(spent <= MAX_ORIENTATION_CHARS as usize, "{spent}");
+    for _ in 0..3 {
+        let again = browser.page_map().await.unwrap();
+        assert_eq!(
+            again.texts.iter().map(|t| &t.text).collect::<Vec<_>>(),
+            first.texts.iter().map(|t| &t.text).collect::<Vec<_>>(),
+            "{}",
+            again.render()
+        );
+    }
 }
 
 async fn elements_painted_over_are_not_offered(browser: Browser, server: Arc<TestServer>) {

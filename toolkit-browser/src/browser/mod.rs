@@ -17,7 +17,7 @@ use crate::error::BrowserError;
 use crate::safety::{BlockedLog, BlockedNavigation, SafetyPolicy};
 
 pub use session::TabInfo;
-pub(crate) use session::{Doc, Fail, Hop, KnownFrame, Route, Session};
+pub(crate) use session::{Ahead, Doc, Fail, Hop, KnownFrame, Route, Session};
 
 /// A browser session: one Chromium (launched or connected to), its tabs, and
 /// the current tab that actions act on.

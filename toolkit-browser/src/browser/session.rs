@@ -33,7 +33,7 @@ use crate::profile::{ProfileDir, processes_mentioning};
 use crate::safety::{BlockedLog, Guard, Redactor, SafetyPolicy};
 
 pub(crate) use devtools::Fail;
-pub(crate) use frames::{Doc, Hop, KnownFrame, Route};
+pub(crate) use frames::{Ahead, Doc, Hop, KnownFrame, Route};
 use tabs::TabBook;
 pub use tabs::TabInfo;
 

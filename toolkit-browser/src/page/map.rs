@@ -15,7 +15,7 @@ use chromiumoxide::Page;
 use chromiumoxide::cdp::browser_protocol::target::GetTargetsParams;
 
 use super::{live, live_element};
-use crate::browser::{Browser, Doc, Hop, KnownFrame, Route, Session, TabInfo};
+use crate::browser::{Ahead, Browser, Doc, Hop, KnownFrame, Route, Session, TabInfo};
 use crate::error::BrowserError;
 use crate::safety::Redactor;
 
@@ -509,6 +509,9 @@ struct Walk {
     elements: Vec<Element>,
     #[serde(default)]
     texts: Vec<MapText>,
+    /// Texts were left out for the text budget.
+    #[serde(default, rename = "textsCut")]
+    texts_cut: bool,
     #[serde(default)]
     frames: Vec<serde_json::Value>,
     truncated: bool,
@@ -606,8 +609,8 @@ const FRAME_NUMBERS: u32 = 200;
 #[derive(Default)]
 struct FramePlan {
     /// The frames the previous map walked, each walked again ahead (with
-    /// the place it had then), with the walk, if that call succeeded.
-    ahead: Vec<(KnownFrame, Option<Walk>)>,
+    /// the place it had then), and how that went.
+    ahead: Vec<(KnownFrame, AheadWalk)>,
     /// Numbers that walks ahead handed out for the first time: elements
     /// new to the model even when a frame is walked again (it moved).
     fresh: HashSet<u32>,
@@ -615,18 +618,60 @@ struct FramePlan {
     walked: Vec<KnownFrame>,
 }
 
+/// How the walk ahead of one frame went.
+enum AheadWalk {
+    Walked(Box<Walk>),
+    /// No answer within the time limit: the frame is stuck.
+    Hung,
+    /// Failed otherwise (its document went, no world for it yet).
+    Missing,
+}
+
+/// What a map does with a frame its parent's walk found, given the walk
+/// ahead.
+enum Taken {
+    /// Keeps the walk ahead.
+    Walk(Box<Walk>),
+    /// Leaves the frame out: its walk ahead found it stuck, and walking it
+    /// again would wait as long.
+    Hung,
+    /// Walks it now.
+    Now,
+}
+
 impl FramePlan {
-    /// The walk ahead of the frame `f` of the document `parent`, if there
-    /// is one and the frame is where that walk assumed.
-    fn take(&mut self, parent: &Doc, f: &Found) -> Option<Walk> {
-        let at = self.ahead.iter().position(|(known, _)| {
+    /// What to do with the frame `f` of the document `parent`: keep its
+    /// walk ahead if the frame is where that walk assumed and the walk
+    /// fits in what is left of the map's limits (`room`, as a walk told
+    /// those limits would have come out the same).
+    fn take(&mut self, parent: &Doc, f: &Found, room: &Allowance) -> Taken {
+        let Some(at) = self.ahead.iter().position(|(known, _)| {
             known.parent.as_deref() == parent.frame_id()
                 && known.owner == f.owner
                 && known.doc == f.doc
-                && same_place(&known.place, &f.frame)
-        })?;
-        self.ahead.swap_remove(at).1
+        }) else {
+            return Taken::Now;
+        };
+        let (known, walk) = self.ahead.swap_remove(at);
+        match walk {
+            AheadWalk::Hung => Taken::Hung,
+            AheadWalk::Walked(walk) if same_place(&known.place, &f.frame) && fits(&walk, room) => {
+                Taken::Walk(walk)
+            }
+            _ => Taken::Now,
+        }
     }
+}
+
+/// Whether a frame's walk told the map's whole limits came out as it would
+/// have with only `room` left.
+fn fits(walk: &Walk, room: &Allowance) -> bool {
+    let chars: usize = walk.texts.iter().map(|t| t.text.chars().count()).sum();
+    let elements_fit = walk.elements.len() <= room.elements as usize
+        && (!walk.truncated || room.elements >= MAX_ELEMENTS);
+    let texts_fit = chars <= room.text_chars as usize
+        && (!walk.texts_cut || room.text_chars >= MAX_ORIENTATION_CHARS);
+    elements_fit && texts_fit
 }
 
 /// Whether a frame sits where it sat, as two walks of its parent report
@@ -716,8 +761,18 @@ fn map_frames<'a>(
         };
         // Frames walked ahead where they still are need no call; the
         // others are walked now, all at once.
-        let mut walks: Vec<Option<Walk>> = found.iter().map(|f| plan.take(&parent, f)).collect();
-        let pending: Vec<usize> = (0..found.len()).filter(|&n| walks[n].is_none()).collect();
+        let mut walks: Vec<Option<Walk>> = Vec::with_capacity(found.len());
+        let mut pending = Vec::new();
+        for (n, f) in found.iter().enumerate() {
+            walks.push(match plan.take(&parent, f, allowance) {
+                Taken::Walk(walk) => Some(*walk),
+                Taken::Hung => None,
+                Taken::Now => {
+                    pending.push(n);
+                    None
+                }
+            });
+        }
         if !pending.is_empty() {
             let base = browser.next_index();
             let block = |k: u32| base.saturating_add(k.saturating_mul(FRAME_NUMBERS));
@@ -734,10 +789,14 @@ fn map_frames<'a>(
                 })
                 .collect();
             let answers = session.doc_calls(page, &calls).await;
+            let bounded = pending.len() > 1;
             for ((k, &n), answer) in (0u32..).zip(&pending).zip(answers) {
                 let walk = session.decode_call::<Walk>("walk", answer).ok();
-                if let Some(walk) = &walk {
-                    advance_past(browser, block(k), walk.next);
+                match &walk {
+                    Some(walk) => advance_past(browser, block(k), walk.next),
+                    // The page may have handed out numbers all the same.
+                    None if bounded => browser.advance_index(block(k + 1)),
+                    None => browser.advance_index(block(k).saturating_add(allowance.elements)),
                 }
                 walks[n] = walk;
             }
@@ -752,6 +811,7 @@ fn map_frames<'a>(
                     let args = walk_args(&f, base, None, allowance);
                     let Ok(walk) = session.call_in::<Walk>(page, &f.doc, "walk", &args).await
                     else {
+                        browser.advance_index(base.saturating_add(allowance.elements));
                         continue;
                     };
                     advance_past(browser, base, walk.next);
@@ -872,35 +932,65 @@ impl Browser {
         );
         let mut plan = FramePlan::default();
         for ((k, frame), answer) in (0u32..).zip(known).zip(frame_answers) {
-            let walk = answer.and_then(|text| session.decode_call::<Walk>("walk", Ok(text)).ok());
-            if let Some(walk) = &walk {
-                advance_past(self, block(k), walk.next);
-                plan.fresh
-                    .extend(walk.elements.iter().filter(|e| e.is_new).map(|e| e.index));
-            }
+            let hung = matches!(answer, Ahead::TimedOut);
+            let walk = match answer {
+                Ahead::Answered(text) => session.decode_call::<Walk>("walk", Ok(text)).ok(),
+                Ahead::TimedOut | Ahead::Failed => None,
+            };
+            let walk = match (walk, hung) {
+                (Some(walk), _) => {
+                    advance_past(self, block(k), walk.next);
+                    plan.fresh
+                        .extend(walk.elements.iter().filter(|e| e.is_new).map(|e| e.index));
+                    AheadWalk::Walked(Box::new(walk))
+                }
+                // The frame may have handed out numbers of its range all
+                // the same (a walk that ran past the time limit).
+                (None, hung) => {
+                    self.advance_index(block(k + 1));
+                    if hung {
+                        AheadWalk::Hung
+                    } else {
+                        AheadWalk::Missing
+                    }
+                }
+            };
             plan.ahead.push((frame, walk));
         }
-        let walk = session.decode_call::<Walk>("walk", tab_answer);
-        let listed = targets
-            .ok()
-            .and_then(|t| session.tabs_from(t.result.target_infos));
-        let (page, tabs, walk) = match listed {
-            Some(tabs) => (page, tabs, walk?),
-            // The current tab has gone (the page closed itself): another
-            // one becomes current, and is walked instead.
-            None => {
-                let tabs = session.tab_list().await?;
-                let page = session.current();
-                let walk = session.call(&page, "walk", args.clone()).await?;
-                plan.ahead.clear();
-                (page, tabs, walk)
-            }
-        };
-        advance_past(self, tab_base, walk.next);
-        let map = self
-            .finish_map(&mut session, &page, tabs, walk, &args, &mut plan)
-            .await;
-        session.remember_frames(page.target_id(), plan.walked);
+        let tab = page.target_id().clone();
+        let map = async {
+            let walk = session.decode_call::<Walk>("walk", tab_answer);
+            let listed = targets
+                .ok()
+                .and_then(|t| session.tabs_from(t.result.target_infos));
+            let (page, tabs, walk) = match listed {
+                Some(tabs) => (page, tabs, walk?),
+                // The current tab has gone (the page closed itself):
+                // another one becomes current, and is walked instead.
+                None => {
+                    let tabs = session.tab_list().await?;
+                    let page = session.current();
+                    let walk = session.call(&page, "walk", args.clone()).await?;
+                    plan.ahead.clear();
+                    (page, tabs, walk)
+                }
+            };
+            advance_past(self, tab_base, walk.next);
+            let map = self
+                .finish_map(&mut session, &page, tabs, walk, &args, &mut plan)
+                .await?;
+            session.remember_frames(page.target_id(), std::mem::take(&mut plan.walked));
+            Ok(map)
+        }
+        .await;
+        if map.is_err() {
+            // A walk that failed (past the time limit, say) may still have
+            // handed out numbers from `tab_base` on, which no answer
+            // recorded: none of them may be handed out again, and the next
+            // map starts afresh.
+            self.advance_index(tab_base.max(self.next_index()).saturating_add(MAX_ELEMENTS));
+            session.remember_frames(&tab, Vec::new());
+        }
         map
     }
 

@@ -104,6 +104,17 @@ pub(crate) struct KnownFrame {
     pub(crate) place: Value,
 }
 
+/// The answer of a frame walked ahead ([`Session::call_with_frames`]).
+pub(crate) enum Ahead {
+    /// The page script's answer.
+    Answered(String),
+    /// No answer within the command time limit: the frame's process is
+    /// stuck, and walking it again in the same map would wait as long.
+    TimedOut,
+    /// Any other failure (the frame's document went, no world yet).
+    Failed,
+}
+
 /// What the session remembers about frames from other sites.
 #[derive(Default)]
 pub(crate) struct Frames {
@@ -376,19 +387,26 @@ impl Session {
     /// Calls `method` of the page script in the tab's document and, at the
     /// same time, in the frame documents of `ahead` (each with its own
     /// arguments): the tab's answer as [`call_raw`](Self::call_raw) gives
-    /// it, and each frame's answer, or `None` where that call failed or
-    /// the frame's world is not known yet (no retry: the caller walks
-    /// such a frame again the usual way if it still needs it).
+    /// it, and each frame's (no retry: the caller walks such a frame again
+    /// the usual way if it still needs it).
     pub(crate) async fn call_with_frames(
         &mut self,
         page: &Page,
         method: &str,
         args: &Value,
         ahead: &[(Doc, Value)],
-    ) -> (Result<String, Fail>, Vec<Option<String>>) {
+    ) -> (Result<String, Fail>, Vec<Ahead>) {
         let mut args = args.clone();
         self.add_slack(&mut args);
-        let world = self.world(page).await;
+        let world = match self.world(page).await {
+            Ok(world) => Some(world),
+            // The map fails with the tab's document; its frames do not
+            // matter.
+            Err(fail) if !super::script::is_context_gone(&fail) => {
+                return (Err(fail), ahead.iter().map(|_| Ahead::Failed).collect());
+            }
+            Err(_) => None,
+        };
         let prepared: Vec<Option<Value>> = ahead
             .iter()
             .map(|(doc, frame_args)| {
@@ -410,15 +428,26 @@ impl Session {
         let this = &*self;
         let quick = super::script::quick_call(method, &args);
         let tab = async {
-            match &world {
-                Ok(world) => Some(this.eval_in(page, Some(*world), &quick).await),
-                Err(_) => None,
+            match world {
+                Some(world) => Some(this.eval_in(page, Some(world), &quick).await),
+                None => None,
             }
         };
+        let limit = self.config.command_timeout;
         let frames = ahead
             .iter()
             .zip(prepared)
-            .map(|((doc, _), params)| async move { this.evaluate_once(page, doc, params?).await });
+            .map(|((doc, _), params)| async move {
+                let Some(params) = params else {
+                    return Ahead::Failed;
+                };
+                let started = Instant::now();
+                match this.evaluate_once(page, doc, params).await {
+                    Some(text) => Ahead::Answered(text),
+                    None if started.elapsed() >= limit => Ahead::TimedOut,
+                    None => Ahead::Failed,
+                }
+            });
         let (tab, frames) = tokio::join!(tab, futures_util::future::join_all(frames));
         let tab = match tab {
             Some(Ok(Value::String(text))) => Ok(text),
