@@ -7,8 +7,9 @@
 //! session maps it (`Browser::page_map` then `PageMap::render`, the text
 //! the model reads), then browser-use (`compare_browser_use.py`, its DOM
 //! service called directly, on its own session of the same Chromium)
-//! maps it; after one untimed map each, each side maps it `COMPARE_RUNS`
-//! times (15 by default), the two sides in turn (so that both meet the
+//! maps it; after one untimed map each, this crate maps it `COMPARE_RUNS`
+//! times (15 by default) and browser-use twice as often (before and after
+//! each of the round trips below), the two sides in turn (so that both meet the
 //! same load on a busy machine), and the median time is reported, with
 //! the walk's own time inside the page and the time of one round trip to
 //! the page that does nothing there (`evaluate("1")`, timed between two

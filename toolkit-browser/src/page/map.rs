@@ -776,11 +776,12 @@ fn map_frames<'a>(
         if !pending.is_empty() {
             let base = browser.next_index();
             let block = |k: u32| base.saturating_add(k.saturating_mul(FRAME_NUMBERS));
+            let bounded = pending.len() > 1;
             let calls: Vec<(Doc, &str, serde_json::Value)> = (0u32..)
                 .zip(&pending)
                 .map(|(k, &n)| {
                     let f = &found[n];
-                    let limit = (pending.len() > 1).then(|| block(k + 1));
+                    let limit = bounded.then(|| block(k + 1));
                     (
                         f.doc.clone(),
                         "walk",
@@ -789,7 +790,6 @@ fn map_frames<'a>(
                 })
                 .collect();
             let answers = session.doc_calls(page, &calls).await;
-            let bounded = pending.len() > 1;
             for ((k, &n), answer) in (0u32..).zip(&pending).zip(answers) {
                 let walk = session.decode_call::<Walk>("walk", answer).ok();
                 match &walk {
@@ -932,29 +932,23 @@ impl Browser {
         );
         let mut plan = FramePlan::default();
         for ((k, frame), answer) in (0u32..).zip(known).zip(frame_answers) {
-            let hung = matches!(answer, Ahead::TimedOut);
             let walk = match answer {
-                Ahead::Answered(text) => session.decode_call::<Walk>("walk", Ok(text)).ok(),
-                Ahead::TimedOut | Ahead::Failed => None,
+                Ahead::Answered(text) => session
+                    .decode_call::<Walk>("walk", Ok(text))
+                    .map_or(AheadWalk::Missing, |walk| AheadWalk::Walked(Box::new(walk))),
+                Ahead::TimedOut => AheadWalk::Hung,
+                Ahead::Failed => AheadWalk::Missing,
             };
-            let walk = match (walk, hung) {
-                (Some(walk), _) => {
+            match &walk {
+                AheadWalk::Walked(walk) => {
                     advance_past(self, block(k), walk.next);
                     plan.fresh
                         .extend(walk.elements.iter().filter(|e| e.is_new).map(|e| e.index));
-                    AheadWalk::Walked(Box::new(walk))
                 }
                 // The frame may have handed out numbers of its range all
                 // the same (a walk that ran past the time limit).
-                (None, hung) => {
-                    self.advance_index(block(k + 1));
-                    if hung {
-                        AheadWalk::Hung
-                    } else {
-                        AheadWalk::Missing
-                    }
-                }
-            };
+                AheadWalk::Hung | AheadWalk::Missing => self.advance_index(block(k + 1)),
+            }
             plan.ahead.push((frame, walk));
         }
         let tab = page.target_id().clone();

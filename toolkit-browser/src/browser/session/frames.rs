@@ -323,16 +323,7 @@ impl Session {
         let mut prepared = Vec::with_capacity(calls.len());
         for (doc, method, args) in calls {
             let world = self.doc_world(page, doc).await;
-            let mut args = args.clone();
-            self.add_slack(&mut args);
-            prepared.push(world.map(|context| {
-                json!({
-                    "expression": super::script::quick_call(method, &args),
-                    "contextId": context,
-                    "returnByValue": true,
-                    "awaitPromise": true,
-                })
-            }));
+            prepared.push(world.map(|context| self.quick_evaluate(context, method, args)));
         }
         let this = &*self;
         let sends = calls
@@ -355,6 +346,20 @@ impl Session {
             });
         }
         out
+    }
+
+    /// The `Runtime.evaluate` parameters that call `method` of the page
+    /// script in the world `context` (with the redactor's slack added to
+    /// `args`), for a document that has the script.
+    fn quick_evaluate(&self, context: i64, method: &str, args: &Value) -> Value {
+        let mut args = args.clone();
+        self.add_slack(&mut args);
+        json!({
+            "expression": super::script::quick_call(method, &args),
+            "contextId": context,
+            "returnByValue": true,
+            "awaitPromise": true,
+        })
     }
 
     /// One `Runtime.evaluate` in `doc` whose answer is text, with no
@@ -415,14 +420,7 @@ impl Session {
                     .frames
                     .worlds
                     .get(&(doc.channel.clone(), frame.clone()))?;
-                let mut frame_args = frame_args.clone();
-                self.add_slack(&mut frame_args);
-                Some(json!({
-                    "expression": super::script::quick_call(method, &frame_args),
-                    "contextId": context,
-                    "returnByValue": true,
-                    "awaitPromise": true,
-                }))
+                Some(self.quick_evaluate(*context, method, frame_args))
             })
             .collect();
         let this = &*self;
