@@ -54,3 +54,54 @@ pub fn within<T: Send + 'static>(
         .recv_timeout(limit)
         .expect("did not finish: a hang, not an error")
 }
+
+/// A fresh, empty folder under the system's temporary folder, named for
+/// the test and the process, removed with all it holds when dropped, so
+/// that test runs leave nothing behind (a failing test neither: drop runs
+/// while a panic unwinds).
+///
+/// It reads as the [`Path`](std::path::Path) it is, and converts into a
+/// `PathBuf` where an API takes `impl Into<PathBuf>`.
+#[derive(Debug)]
+pub struct ScratchDir(std::path::PathBuf);
+
+impl ScratchDir {
+    /// Creates `toolkit-{name}-{pid}`, emptying what an earlier,
+    /// killed run of the same process id may have left.
+    ///
+    /// # Panics
+    ///
+    /// When the folder cannot be created.
+    pub fn new(name: &str) -> Self {
+        let path = std::env::temp_dir().join(format!("toolkit-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&path);
+        std::fs::create_dir_all(&path).expect("the scratch folder can be created");
+        Self(path)
+    }
+}
+
+impl std::ops::Deref for ScratchDir {
+    type Target = std::path::Path;
+
+    fn deref(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+impl AsRef<std::path::Path> for ScratchDir {
+    fn as_ref(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+impl From<&ScratchDir> for std::path::PathBuf {
+    fn from(dir: &ScratchDir) -> Self {
+        dir.0.clone()
+    }
+}
+
+impl Drop for ScratchDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}

@@ -17,15 +17,7 @@ use base64::engine::general_purpose::STANDARD;
 use toolkit_core::builtin::{ReadOutputError, read_output};
 use toolkit_core::emit::{self, EmitOptions};
 use toolkit_core::{Block, History, Image, ImageError, OutputBudget, ToolCallResult, ToolResult};
-use toolkit_tests::fixtures::{png_bytes, within};
-
-/// A fresh folder under the system's temporary folder.
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("toolkit-files-{name}-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).unwrap();
-    dir
-}
+use toolkit_tests::fixtures::{ScratchDir, png_bytes, within};
 
 fn mkfifo(path: &Path) {
     let status = std::process::Command::new("mkfifo")
@@ -125,8 +117,8 @@ const RACE_SWAPS: u64 = 1_000;
 
 #[test]
 fn read_output_never_reads_through_a_link_swapped_in() {
-    let dir = temp_dir("race-read");
-    let outside = temp_dir("race-read-outside");
+    let dir = ScratchDir::new("files-race-read");
+    let outside = ScratchDir::new("files-race-read-outside");
     fs::write(outside.join("secret.txt"), "SECRET").unwrap();
     fs::write(dir.join("out.txt"), "inside").unwrap();
     let budget = OutputBudget::new(1_000, &dir);
@@ -156,8 +148,8 @@ fn read_output_never_reads_through_a_link_swapped_in() {
 
 #[test]
 fn read_output_refuses_links_fifos_and_folders() {
-    let dir = temp_dir("kinds-read");
-    let outside = temp_dir("kinds-read-outside");
+    let dir = ScratchDir::new("files-kinds-read");
+    let outside = ScratchDir::new("files-kinds-read-outside");
     fs::write(outside.join("secret.txt"), "SECRET").unwrap();
     fs::write(dir.join("inside.txt"), "inside").unwrap();
     symlink(outside.join("secret.txt"), dir.join("link.txt")).unwrap();
@@ -201,8 +193,8 @@ fn image_turn(image: Image) -> Vec<ToolCallResult> {
 
 #[test]
 fn path_images_never_read_through_a_link_swapped_in() {
-    let dir = temp_dir("race-image");
-    let outside = temp_dir("race-image-outside");
+    let dir = ScratchDir::new("files-race-image");
+    let outside = ScratchDir::new("files-race-image-outside");
     let mut secret = png_bytes();
     secret.extend_from_slice(b"SECRET PIXELS");
     fs::write(outside.join("secret.png"), &secret).unwrap();
@@ -242,8 +234,8 @@ fn path_images_never_read_through_a_link_swapped_in() {
 
 #[test]
 fn path_images_refuse_links_fifos_and_climbing_and_keep_the_folder_private() {
-    let dir = temp_dir("kinds-image");
-    let outside = temp_dir("kinds-image-outside");
+    let dir = ScratchDir::new("files-kinds-image");
+    let outside = ScratchDir::new("files-kinds-image-outside");
     fs::write(outside.join("secret.png"), png_bytes()).unwrap();
     fs::create_dir(dir.join("shots")).unwrap();
     fs::write(dir.join("shots/ok.png"), png_bytes()).unwrap();
@@ -342,7 +334,7 @@ fn mode(path: &Path) -> u32 {
 
 #[test]
 fn saved_outputs_are_private() {
-    let root = temp_dir("private");
+    let root = ScratchDir::new("files-private");
     let folder = root.join("agent").join("outputs");
     let mut history = History::with_budget(OutputBudget::new(10, &folder));
     history
@@ -365,8 +357,8 @@ fn saved_outputs_are_private() {
 
 #[test]
 fn a_planted_link_is_never_written_through() {
-    let folder = temp_dir("planted");
-    let outside = temp_dir("planted-outside");
+    let folder = ScratchDir::new("files-planted");
+    let outside = ScratchDir::new("files-planted-outside");
     let target = outside.join("target.txt");
     fs::write(&target, "ORIGINAL").unwrap();
     symlink(&target, folder.join("step1-call1-call_1.txt")).unwrap();
@@ -397,8 +389,8 @@ fn a_planted_link_is_never_written_through() {
 #[test]
 fn links_planted_while_recording_are_never_written_through() {
     const STEPS: usize = 300;
-    let folder = temp_dir("planting");
-    let outside = temp_dir("planting-outside");
+    let folder = ScratchDir::new("files-planting");
+    let outside = ScratchDir::new("files-planting-outside");
     let target = outside.join("target.txt");
     fs::write(&target, "ORIGINAL").unwrap();
 
@@ -406,7 +398,7 @@ fn links_planted_while_recording_are_never_written_through() {
     let planted = Arc::new(AtomicU64::new(0));
     let planter = {
         let (stop, planted) = (Arc::clone(&stop), Arc::clone(&planted));
-        let (folder, target) = (folder.clone(), target.clone());
+        let (folder, target) = (folder.to_path_buf(), target.clone());
         thread::spawn(move || {
             while !stop.load(Ordering::Relaxed) {
                 for step in 1..=STEPS {

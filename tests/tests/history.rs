@@ -1,17 +1,9 @@
 //! Memory across steps: what the model sees of earlier results.
 
-use std::path::PathBuf;
-
 use toolkit_core::emit::{self, EmitOptions};
 use toolkit_core::{Block, History, OutputBudget, ToolCallResult, ToolResult};
-use toolkit_tests::fixtures::png;
+use toolkit_tests::fixtures::{ScratchDir, png};
 use toolkit_tests::judges::anthropic;
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("toolkit-history-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
-}
 
 fn call(id: &str, name: &str, result: ToolResult) -> ToolCallResult {
     ToolCallResult::new(id, name, result)
@@ -113,7 +105,7 @@ fn views_can_be_emitted_to_any_provider() {
 
 #[test]
 fn long_content_is_saved_whole_and_shown_by_its_beginning() {
-    let dir = temp_dir("budget");
+    let dir = ScratchDir::new("history-budget");
     let mut history = History::with_budget(OutputBudget::new(20, &dir));
     let long = "0123456789".repeat(10);
     history
@@ -124,7 +116,7 @@ fn long_content_is_saved_whole_and_shown_by_its_beginning() {
         )])
         .unwrap();
     let file = history.saved_file(1, 0).expect("saved").to_path_buf();
-    assert_eq!(file.parent().unwrap(), dir);
+    assert_eq!(file.parent().unwrap(), &*dir);
     assert_eq!(
         std::fs::read_to_string(&file).unwrap(),
         long,
@@ -157,7 +149,7 @@ fn long_content_is_saved_whole_and_shown_by_its_beginning() {
 
 #[test]
 fn show_once_content_is_saved_so_it_can_be_read_back() {
-    let dir = temp_dir("once");
+    let dir = ScratchDir::new("history-once");
     let mut history = History::with_budget(OutputBudget::new(1000, &dir));
     three_steps(&mut history);
     let file = history.saved_file(1, 0).expect("show-once content saved");
@@ -171,7 +163,8 @@ fn show_once_content_is_saved_so_it_can_be_read_back() {
 
 #[test]
 fn a_budget_folder_that_cannot_be_written_loses_nothing() {
-    let dir = temp_dir("blocked");
+    let scratch = ScratchDir::new("history-blocked");
+    let dir = scratch.join("outputs");
     std::fs::write(&dir, "a file where the folder should be").unwrap();
     let mut history = History::with_budget(OutputBudget::new(5, &dir));
     let error = history
@@ -186,7 +179,6 @@ fn a_budget_folder_that_cannot_be_written_loses_nothing() {
         Ok("0123456789"),
         "shown whole"
     );
-    std::fs::remove_file(&dir).unwrap();
 }
 
 #[tokio::test]
@@ -194,7 +186,7 @@ async fn the_model_reads_a_saved_output_back_page_by_page() {
     use toolkit_core::builtin::read_output;
     use toolkit_core::{Registry, tools};
 
-    let dir = temp_dir("read");
+    let dir = ScratchDir::new("history-read");
     let budget = OutputBudget::new(10, &dir);
     let mut history = History::with_budget(budget.clone());
     let long = "abcdefghij".repeat(2) + "tail";
@@ -234,8 +226,7 @@ async fn the_model_reads_a_saved_output_back_page_by_page() {
     assert!(past.error_message().unwrap().contains("has 3 page(s)"));
 
     // Only files of the folder, by plain name.
-    let outside = temp_dir("read-outside");
-    std::fs::create_dir_all(&outside).unwrap();
+    let outside = ScratchDir::new("history-read-outside");
     std::fs::write(outside.join("secret.txt"), "secret").unwrap();
     for sneaky in [
         format!(

@@ -1,20 +1,10 @@
 //! Image validation: every way an image can be wrong is a clear error where
 //! it is made or where it is emitted, never a silently broken message.
 
-use std::path::PathBuf;
-
 use serde_json::json;
 use toolkit_core::emit::{self, EmitOptions};
 use toolkit_core::{Block, Image, ImageError, ImageSource, ToolCallResult, ToolResult};
-use toolkit_tests::fixtures::{PNG_BASE64, png_bytes};
-
-/// A fresh folder under the system's temporary folder.
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("toolkit-images-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
+use toolkit_tests::fixtures::{PNG_BASE64, ScratchDir, png_bytes};
 
 fn one_image_turn(image: Image) -> Vec<ToolCallResult> {
     vec![ToolCallResult::new(
@@ -117,7 +107,7 @@ fn file_type_comes_from_the_extension() {
 
 #[test]
 fn a_path_image_is_read_at_emission_inside_the_allowed_folder() {
-    let dir = temp_dir("inside");
+    let dir = ScratchDir::new("images-inside");
     std::fs::write(dir.join("shot.png"), png_bytes()).unwrap();
     let image = Image::from_file(dir.join("shot.png")).unwrap();
     assert!(matches!(image.source(), ImageSource::Path(_)));
@@ -170,8 +160,8 @@ fn assert_refused(image: Image, options: &EmitOptions, expect: fn(&ImageError) -
 
 #[test]
 fn a_path_outside_the_allowed_folder_is_refused() {
-    let allowed = temp_dir("allowed");
-    let outside = temp_dir("outside");
+    let allowed = ScratchDir::new("images-allowed");
+    let outside = ScratchDir::new("images-outside");
     std::fs::write(outside.join("secret.png"), png_bytes()).unwrap();
     let options = EmitOptions::default().with_image_dir(&allowed);
 
@@ -204,7 +194,7 @@ fn a_path_outside_the_allowed_folder_is_refused() {
 
 #[test]
 fn path_images_need_an_allowed_folder() {
-    let dir = temp_dir("nofolder");
+    let dir = ScratchDir::new("images-nofolder");
     std::fs::write(dir.join("shot.png"), png_bytes()).unwrap();
     let image = Image::from_file(dir.join("shot.png")).unwrap();
     assert_refused(image, &EmitOptions::default(), |e| {
@@ -214,7 +204,7 @@ fn path_images_need_an_allowed_folder() {
 
 #[test]
 fn a_missing_file_is_refused() {
-    let dir = temp_dir("missing");
+    let dir = ScratchDir::new("images-missing");
     let image = Image::from_file(dir.join("gone.png")).unwrap();
     let options = EmitOptions::default().with_image_dir(&dir);
     assert_refused(image, &options, |e| {
