@@ -409,6 +409,44 @@ async fn malformed(server: &HttpServer) {
     assert_valid(V, "ListToolsResult", &list["result"]);
 }
 
+/// A request from a host the server does not serve (a DNS-rebinding page)
+/// is refused for its `Host` whatever its body: a readable message, one
+/// that is not JSON and one over the size limit alike get 403, so such a
+/// page learns nothing from the body's fate.
+async fn foreign_host(server: &HttpServer) {
+    let client = Client::new(&server.url);
+    let (request, _) = request_2026(1, "tools/list", json!({}));
+    let oversized = json!({"pad": "x".repeat(80 * 1024)}).to_string();
+    for body in [
+        request.to_string(),
+        "{this is not json".to_owned(),
+        oversized,
+    ] {
+        let answer = client
+            .http
+            .post(&client.url)
+            .header("Host", "attacker.example")
+            .header("Accept", "application/json, text/event-stream")
+            .header("Content-Type", "application/json")
+            .header("MCP-Protocol-Version", "2026-07-28")
+            .body(body.clone())
+            .send()
+            .await
+            .expect("an answer");
+        assert_eq!(
+            answer.status(),
+            StatusCode::FORBIDDEN,
+            "{}",
+            &body[..body.len().min(40)]
+        );
+    }
+    // The same server still serves its own host.
+    let (request, headers) = request_2026(2, "tools/list", json!({}));
+    let answer = client.post(&request, &headers).await;
+    let (list, _) = response(Revision::V2026_07_28, &answer, 2);
+    assert_valid(Revision::V2026_07_28, "ListToolsResult", &list["result"]);
+}
+
 /// A stateless server promises list changes only to the clients that can
 /// hear them: those of 2026-07-28, which subscribe per request. A client
 /// that opens with `initialize` gets no session, so no event stream.
@@ -446,6 +484,7 @@ fn main() {
         disconnect(&server).await;
         too_large(&server).await;
         malformed(&server).await;
+        foreign_host(&server).await;
         stateless_promises(&HttpServer::start(true)).await;
     });
     println!("http_wire: ok");

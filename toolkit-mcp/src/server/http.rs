@@ -122,10 +122,11 @@ impl McpServer {
             Arc::new(LocalSessionManager::default()),
             config,
         );
+        let gate = service.clone();
         Router::new()
             .route_service(&options.path, service)
             .layer(middleware::from_fn(move |request, next| {
-                answer_malformed(limit, request, next)
+                answer_malformed(gate.clone(), limit, request, next)
             }))
     }
 
@@ -142,11 +143,23 @@ impl McpServer {
     }
 }
 
+/// rmcp's service, as the middleware reaches it to ask about headers.
+type Service = StreamableHttpService<McpServer, LocalSessionManager>;
+
 /// Answers a POST whose body is not a readable JSON-RPC message with the
 /// JSON-RPC error it deserves (HTTP 400), as the stdio transport does;
 /// rmcp answers a body that is not JSON with a plain-text 415, and a
 /// standard request with unreadable parameters as an unknown method.
-async fn answer_malformed(limit: usize, request: Request, next: Next) -> Response {
+///
+/// A request that rmcp refuses for its headers (a `Host` or `Origin` not
+/// allowed: a DNS-rebinding attempt) keeps rmcp's refusal whatever its
+/// body: see [`refused_headers`].
+async fn answer_malformed(
+    service: Service,
+    limit: usize,
+    request: Request,
+    next: Next,
+) -> Response {
     if request.method() == Method::DELETE {
         // rmcp ends a session with 202 Accepted; the official Python
         // client takes only 200 or 204 as success there and logs a
@@ -163,6 +176,9 @@ async fn answer_malformed(limit: usize, request: Request, next: Next) -> Respons
     }
     let (parts, body) = request.into_parts();
     let Ok(bytes) = axum::body::to_bytes(body, limit).await else {
+        if let Some(refusal) = refused_headers(&service, &parts).await {
+            return refusal;
+        }
         return (
             StatusCode::PAYLOAD_TOO_LARGE,
             format!("Payload Too Large: request body exceeds {limit} bytes"),
@@ -170,6 +186,9 @@ async fn answer_malformed(limit: usize, request: Request, next: Next) -> Respons
             .into_response();
     };
     if let Err(malformed) = read_message(&bytes) {
+        if let Some(refusal) = refused_headers(&service, &parts).await {
+            return refusal;
+        }
         return (
             StatusCode::BAD_REQUEST,
             [(header::CONTENT_TYPE, "application/json")],
@@ -179,6 +198,29 @@ async fn answer_malformed(limit: usize, request: Request, next: Next) -> Respons
     }
     next.run(Request::from_parts(parts, Body::from(bytes)))
         .await
+}
+
+/// rmcp's answer when it refuses a request for its headers alone, `None`
+/// when it would take them.
+///
+/// rmcp checks `Host` and `Origin` before anything else, then answers a
+/// method it does not serve with 405. So the request's own URI and headers,
+/// sent as a `PUT` without a body, come back 405 exactly when they pass.
+/// Asking rmcp, rather than checking a copy of its rules here, keeps one
+/// rule for every request: a foreign page cannot learn through a
+/// malformed or oversized body that the endpoint exists.
+async fn refused_headers(
+    service: &Service,
+    parts: &axum::http::request::Parts,
+) -> Option<Response> {
+    let mut probe = Request::new(Body::empty());
+    *probe.method_mut() = Method::PUT;
+    *probe.uri_mut() = parts.uri.clone();
+    *probe.version_mut() = parts.version;
+    *probe.headers_mut() = parts.headers.clone();
+    probe.headers_mut().remove(header::CONTENT_LENGTH);
+    let answer = service.handle(probe).await;
+    (answer.status() != StatusCode::METHOD_NOT_ALLOWED).then(|| answer.into_response())
 }
 
 /// Serves `registry` over Streamable HTTP at `http://{addr}/mcp`, with the
