@@ -1,5 +1,5 @@
-//! The browser agent example (toolkit-browser/examples/agent.rs), driven
-//! here by a real model (llama.cpp's server with Gemma 3 270M) on the
+//! The browser agent example (toolkit-browser/examples/browser_agent.rs),
+//! driven here by a real model (llama.cpp's server with Gemma 3 270M) on the
 //! fixture site, in a real Chromium: it runs its steps, each showing the
 //! page map and running the model's calls, and stops cleanly at the step
 //! limit even though so small a model never finishes the task.
@@ -8,7 +8,7 @@
 mod llama;
 
 #[allow(dead_code)]
-#[path = "../../toolkit-browser/examples/agent.rs"]
+#[path = "../../toolkit-browser/examples/browser_agent.rs"]
 mod example;
 
 use toolkit_agent::StopReason;

@@ -2,7 +2,7 @@
 //! fills in a sign-up form, submits it and reports what the page says.
 //!
 //! ```sh
-//! cargo run -p toolkit-browser --example browser
+//! cargo run -p toolkit-browser --example sign_up
 //! ```
 //!
 //! The site is served from 127.0.0.1 by this program, and the "model" is a
