@@ -226,6 +226,14 @@ async fn a_killed_browser_gives_a_clear_error_and_restart_recovers() {
     let map = browser.page_map().await.unwrap();
     let button = map.elements[0].index;
     let old_profile = browser.profile_dir().await.unwrap();
+    // Chromium keeps its singleton socket in a folder of its own beside the
+    // profile, and removes it only when it exits gracefully.
+    let singleton = std::fs::read_link(old_profile.join("SingletonSocket"))
+        .expect("the profile links its singleton socket")
+        .parent()
+        .expect("the socket is in a folder")
+        .to_path_buf();
+    assert!(singleton.is_dir());
 
     kill_9(browser.pid().await.unwrap());
     eventually("the session notices", async || !browser.is_alive().await).await;
@@ -249,8 +257,8 @@ async fn a_killed_browser_gives_a_clear_error_and_restart_recovers() {
     assert!(browser.is_alive().await);
     let new_profile = browser.profile_dir().await.unwrap();
     assert_ne!(old_profile, new_profile);
-    eventually("the killed session's folder is removed", async || {
-        !old_profile.exists()
+    eventually("the killed session's folders are removed", async || {
+        !old_profile.exists() && !singleton.exists()
     })
     .await;
     browser.navigate(&server.url("/counter")).await.unwrap();

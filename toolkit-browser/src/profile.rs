@@ -89,6 +89,7 @@ impl ProfileDir {
     /// processes can still be writing (crash reports, caches) for a few
     /// milliseconds after the main process has exited.
     pub(crate) fn remove_path(path: &Path, patience: Duration) -> Result<(), BrowserError> {
+        remove_singleton_folder(path);
         let deadline = Instant::now() + patience;
         loop {
             match std::fs::remove_dir_all(path) {
@@ -103,6 +104,34 @@ impl ProfileDir {
             }
         }
     }
+}
+
+/// Removes the folder that holds a profile's singleton socket, which
+/// Chromium makes beside the profile (`$TMPDIR/org.chromium.Chromium.XXXXXX`,
+/// linked from the profile's `SingletonSocket`) and removes itself only on
+/// a graceful exit: every killed or crashed browser would leave one behind.
+///
+/// Only a folder named as Chromium names it, holding nothing but the
+/// singleton's own entries, is removed: the files by name, then the folder
+/// only if that left it empty.
+fn remove_singleton_folder(profile: &Path) {
+    let Ok(socket) = std::fs::read_link(profile.join("SingletonSocket")) else {
+        return;
+    };
+    let Some(folder) = socket.parent() else {
+        return;
+    };
+    let chromium_named = folder
+        .file_name()
+        .and_then(|name| name.to_str())
+        .is_some_and(|name| name.starts_with("org.chromium.") || name.starts_with("com.google."));
+    if !chromium_named {
+        return;
+    }
+    for entry in ["SingletonSocket", "SingletonCookie"] {
+        let _ = std::fs::remove_file(folder.join(entry));
+    }
+    let _ = std::fs::remove_dir(folder);
 }
 
 impl Drop for ProfileDir {
