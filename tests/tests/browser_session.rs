@@ -227,13 +227,12 @@ async fn a_killed_browser_gives_a_clear_error_and_restart_recovers() {
     let button = map.elements[0].index;
     let old_profile = browser.profile_dir().await.unwrap();
     // Chromium keeps its singleton socket in a folder of its own beside the
-    // profile, and removes it only when it exits gracefully.
+    // profile, and removes it only when it exits gracefully (Debian's
+    // Chromium does; a build without the singleton has nothing to leave).
     let singleton = std::fs::read_link(old_profile.join("SingletonSocket"))
-        .expect("the profile links its singleton socket")
-        .parent()
-        .expect("the socket is in a folder")
-        .to_path_buf();
-    assert!(singleton.is_dir());
+        .ok()
+        .and_then(|socket| socket.parent().map(PathBuf::from));
+    assert!(singleton.as_ref().is_none_or(|folder| folder.is_dir()));
 
     kill_9(browser.pid().await.unwrap());
     eventually("the session notices", async || !browser.is_alive().await).await;
@@ -258,7 +257,7 @@ async fn a_killed_browser_gives_a_clear_error_and_restart_recovers() {
     let new_profile = browser.profile_dir().await.unwrap();
     assert_ne!(old_profile, new_profile);
     eventually("the killed session's folders are removed", async || {
-        !old_profile.exists() && !singleton.exists()
+        !old_profile.exists() && singleton.as_ref().is_none_or(|folder| !folder.exists())
     })
     .await;
     browser.navigate(&server.url("/counter")).await.unwrap();

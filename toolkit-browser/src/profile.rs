@@ -111,21 +111,31 @@ impl ProfileDir {
 /// linked from the profile's `SingletonSocket`) and removes itself only on
 /// a graceful exit: every killed or crashed browser would leave one behind.
 ///
-/// Only a folder named as Chromium names it, holding nothing but the
-/// singleton's own entries, is removed: the files by name, then the folder
-/// only if that left it empty.
+/// Only a real folder (not a link), owned by the profile's owner and
+/// named as Chromium names it, is touched: the singleton's two entries by
+/// name, then the folder only if that left it empty. After a graceful exit
+/// Chromium has removed the folder itself, and another user may have put
+/// something of that name in the shared temporary folder since.
 fn remove_singleton_folder(profile: &Path) {
+    use std::os::unix::fs::MetadataExt;
+
     let Ok(socket) = std::fs::read_link(profile.join("SingletonSocket")) else {
         return;
     };
-    let Some(folder) = socket.parent() else {
+    let Some(folder) = socket.parent().filter(|folder| folder.is_absolute()) else {
         return;
     };
     let chromium_named = folder
         .file_name()
         .and_then(|name| name.to_str())
         .is_some_and(|name| name.starts_with("org.chromium.") || name.starts_with("com.google."));
-    if !chromium_named {
+    let (Ok(owner), Ok(found)) = (
+        std::fs::symlink_metadata(profile),
+        std::fs::symlink_metadata(folder),
+    ) else {
+        return;
+    };
+    if !chromium_named || !found.is_dir() || found.uid() != owner.uid() {
         return;
     }
     for entry in ["SingletonSocket", "SingletonCookie"] {

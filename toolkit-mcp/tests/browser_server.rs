@@ -1,6 +1,6 @@
-//! The browser toolbox served over MCP, as the `browser` example serves
-//! it, driven by our client: a real headless Chromium opens a page this
-//! test serves on 127.0.0.1, and the page's text comes back over MCP.
+//! The browser toolbox served over MCP, as the `serve_browser` example
+//! serves it, driven by our client: a real headless Chromium opens a page
+//! this test serves on 127.0.0.1, and the page's text comes back over MCP.
 //!
 //! The test binary is its own server: with `TOOLKIT_MCP_TEST_BROWSER=1` it
 //! launches Chromium and serves the toolbox on stdio. The test fails when

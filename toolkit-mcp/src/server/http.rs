@@ -151,9 +151,9 @@ type Service = StreamableHttpService<McpServer, LocalSessionManager>;
 /// rmcp answers a body that is not JSON with a plain-text 415, and a
 /// standard request with unreadable parameters as an unknown method.
 ///
-/// A request that rmcp refuses for its headers (a `Host` or `Origin` not
-/// allowed: a DNS-rebinding attempt) keeps rmcp's refusal whatever its
-/// body: see [`refused_headers`].
+/// A request that rmcp refuses for its headers (a `Host` not allowed: a
+/// DNS-rebinding attempt) keeps rmcp's refusal whatever its body: see
+/// [`refused_headers`].
 async fn answer_malformed(
     service: Service,
     limit: usize,
@@ -203,12 +203,15 @@ async fn answer_malformed(
 /// rmcp's answer when it refuses a request for its headers alone, `None`
 /// when it would take them.
 ///
-/// rmcp checks `Host` and `Origin` before anything else, then answers a
-/// method it does not serve with 405. So the request's own URI and headers,
-/// sent as a `PUT` without a body, come back 405 exactly when they pass.
-/// Asking rmcp, rather than checking a copy of its rules here, keeps one
-/// rule for every request: a foreign page cannot learn through a
-/// malformed or oversized body that the endpoint exists.
+/// rmcp checks `Host` (and `Origin`, where configured) before anything
+/// else, refusing with 403, or 400 for a missing or unreadable `Host`; only
+/// then does it answer a method it does not serve (405). So the request's
+/// own URI and headers, sent as a `PUT` without a body, come back 403 or
+/// 400 exactly when they fail. Any other answer, such as a later rmcp
+/// serving `PUT`, counts as passing, so that our own answer for the body
+/// stands. Asking rmcp, rather than checking a copy of its rules here,
+/// keeps one rule for every request: a foreign page cannot learn through
+/// a malformed or oversized body that the endpoint exists.
 async fn refused_headers(
     service: &Service,
     parts: &axum::http::request::Parts,
@@ -220,7 +223,11 @@ async fn refused_headers(
     *probe.headers_mut() = parts.headers.clone();
     probe.headers_mut().remove(header::CONTENT_LENGTH);
     let answer = service.handle(probe).await;
-    (answer.status() != StatusCode::METHOD_NOT_ALLOWED).then(|| answer.into_response())
+    matches!(
+        answer.status(),
+        StatusCode::FORBIDDEN | StatusCode::BAD_REQUEST
+    )
+    .then(|| answer.into_response())
 }
 
 /// Serves `registry` over Streamable HTTP at `http://{addr}/mcp`, with the
