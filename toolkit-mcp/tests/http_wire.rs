@@ -38,13 +38,13 @@ impl Client {
         }
     }
 
-    fn request(&self, body: &Value, extra: &[(&'static str, String)]) -> reqwest::RequestBuilder {
+    fn request(&self, body: String, extra: &[(&'static str, String)]) -> reqwest::RequestBuilder {
         let mut request = self
             .http
             .post(&self.url)
             .header("Accept", "application/json, text/event-stream")
             .header("Content-Type", "application/json")
-            .body(body.to_string());
+            .body(body);
         for (name, value) in self.headers.iter().chain(extra) {
             request = request.header(*name, value);
         }
@@ -53,7 +53,7 @@ impl Client {
 
     async fn post(&self, body: &Value, extra: &[(&'static str, String)]) -> Answer {
         let response = self
-            .request(body, extra)
+            .request(body.to_string(), extra)
             .send()
             .await
             .expect("the server answers");
@@ -325,7 +325,7 @@ async fn disconnect(server: &HttpServer) {
     let client = Client::new(&server.url);
     let (request, headers) =
         request_2026(1, "tools/call", json!({"name": "slow", "arguments": {}}));
-    let pending = client.request(&request, &headers).send();
+    let pending = client.request(request.to_string(), &headers).send();
     // The request is sent and the tool running when the client gives up
     // (the tool sleeps 10 s unless cancelled; the wait leaves a loaded
     // machine time to start it).
@@ -380,12 +380,7 @@ async fn malformed(server: &HttpServer) {
         ("Mcp-Method", "tools/call".to_owned()),
     ];
     let answer = client
-        .http
-        .post(&client.url)
-        .header("Accept", "application/json, text/event-stream")
-        .header("Content-Type", "application/json")
-        .header("MCP-Protocol-Version", "2026-07-28")
-        .body("{this is not json")
+        .request("{this is not json".to_owned(), &headers[..1])
         .send()
         .await
         .expect("an answer");
@@ -422,14 +417,12 @@ async fn foreign_host(server: &HttpServer) {
         "{this is not json".to_owned(),
         oversized,
     ] {
+        let foreign = [
+            ("Host", "attacker.example".to_owned()),
+            ("MCP-Protocol-Version", "2026-07-28".to_owned()),
+        ];
         let answer = client
-            .http
-            .post(&client.url)
-            .header("Host", "attacker.example")
-            .header("Accept", "application/json, text/event-stream")
-            .header("Content-Type", "application/json")
-            .header("MCP-Protocol-Version", "2026-07-28")
-            .body(body.clone())
+            .request(body.clone(), &foreign)
             .send()
             .await
             .expect("an answer");

@@ -692,6 +692,32 @@ fn advance_past(browser: &Browser, base: u32, next: u32) {
     }
 }
 
+/// The page script's `walk` arguments: numbers from `base` on (and below
+/// `limit`), at most `room`'s elements and characters of orientation
+/// text. For a frame's document, `frame` gives where the frame sits in its
+/// parent and whether what the walk numbers is new to the model; the tab's
+/// own walk decides that itself, so the key is left out, not null.
+fn walk_args(
+    base: u32,
+    limit: Option<u32>,
+    (elements, text_chars): (u32, u32),
+    frame: Option<(&serde_json::Value, bool)>,
+) -> serde_json::Value {
+    let mut args = serde_json::json!({
+        "base": base,
+        "limit": limit,
+        "expand": VIEWPORT_EXPANSION_PX,
+        "maxText": MAX_TEXT_CHARS,
+        "maxElements": elements,
+        "textBudget": text_chars,
+    });
+    if let Some((place, mark_new)) = frame {
+        args["frame"] = place.clone();
+        args["markNew"] = mark_new.into();
+    }
+    args
+}
+
 /// A frame from another site about to be walked.
 struct Found {
     frame: serde_json::Value,
@@ -747,17 +773,9 @@ fn map_frames<'a>(
                 });
             }
         }
-        let walk_args = |f: &Found, base: u32, limit: Option<u32>, allowance: &Allowance| {
-            serde_json::json!({
-                "base": base,
-                "limit": limit,
-                "expand": VIEWPORT_EXPANSION_PX,
-                "maxText": MAX_TEXT_CHARS,
-                "maxElements": allowance.elements,
-                "textBudget": allowance.text_chars,
-                "markNew": mark_new,
-                "frame": f.frame,
-            })
+        let frame_args = |f: &Found, base: u32, limit: Option<u32>, allowance: &Allowance| {
+            let room = (allowance.elements, allowance.text_chars);
+            walk_args(base, limit, room, Some((&f.frame, mark_new)))
         };
         // Frames walked ahead where they still are need no call; the
         // others are walked now, all at once.
@@ -785,7 +803,7 @@ fn map_frames<'a>(
                     (
                         f.doc.clone(),
                         "walk",
-                        walk_args(f, block(k), limit, allowance),
+                        frame_args(f, block(k), limit, allowance),
                     )
                 })
                 .collect();
@@ -808,7 +826,7 @@ fn map_frames<'a>(
                 // from the session's next number.
                 Some(walk) if walk.overflow => {
                     let base = browser.next_index();
-                    let args = walk_args(&f, base, None, allowance);
+                    let args = frame_args(&f, base, None, allowance);
                     let Ok(walk) = session.call_in::<Walk>(page, &f.doc, "walk", &args).await
                     else {
                         browser.advance_index(base.saturating_add(allowance.elements));
@@ -901,27 +919,18 @@ impl Browser {
         let ahead: Vec<(Doc, serde_json::Value)> = (0u32..)
             .zip(&known)
             .map(|(k, frame)| {
-                let args = serde_json::json!({
-                    "base": block(k),
-                    "limit": block(k + 1),
-                    "expand": VIEWPORT_EXPANSION_PX,
-                    "maxText": MAX_TEXT_CHARS,
-                    "maxElements": MAX_ELEMENTS,
-                    "textBudget": MAX_ORIENTATION_CHARS,
-                    "markNew": true,
-                    "frame": frame.place,
-                });
+                let whole = (MAX_ELEMENTS, MAX_ORIENTATION_CHARS);
+                let args = walk_args(
+                    block(k),
+                    Some(block(k + 1)),
+                    whole,
+                    Some((&frame.place, true)),
+                );
                 (frame.doc.clone(), args)
             })
             .collect();
         let tab_base = block(u32::try_from(known.len()).unwrap_or(u32::MAX));
-        let args = serde_json::json!({
-            "base": tab_base,
-            "expand": VIEWPORT_EXPANSION_PX,
-            "maxText": MAX_TEXT_CHARS,
-            "maxElements": MAX_ELEMENTS,
-            "textBudget": MAX_ORIENTATION_CHARS,
-        });
+        let args = walk_args(tab_base, None, (MAX_ELEMENTS, MAX_ORIENTATION_CHARS), None);
         // The tab list is fetched while the page is walked, on the tab's
         // own connection.
         let listing = page.clone();
