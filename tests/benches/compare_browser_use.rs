@@ -9,12 +9,12 @@
 //! service called directly, on its own session of the same Chromium)
 //! maps it; after one untimed map each, this crate maps it `COMPARE_RUNS`
 //! times (15 by default) and browser-use twice as often (before and after
-//! each of the round trips below), the two sides in turn (so that both meet the
-//! same load on a busy machine), and the median time is reported, with
-//! the walk's own time inside the page and the time of one round trip to
-//! the page that does nothing there (`evaluate("1")`, timed between two
-//! of browser-use's maps, as the maps are). Then the
-//! elements are matched by position:
+//! each of the round trips below), the two sides in turn (so that both
+//! meet the same load on a busy machine), and the median time is
+//! reported, with the walk's own time inside the page and the time of one
+//! round trip to the page that does nothing there (`evaluate("1")`, timed
+//! between two of browser-use's maps, as the maps are). Then the elements
+//! are matched by position:
 //!
 //! - the same element: the same tag, centre and size within 4 px;
 //! - parts of one control: a differently tagged element whose box holds

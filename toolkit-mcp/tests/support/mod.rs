@@ -246,8 +246,6 @@ impl Drop for HttpServer {
     }
 }
 
-/// A plain HTTP client for the tests' own requests to 127.0.0.1.
-///
 /// The tool names of a `tools/list` result, in order.
 pub fn tool_names(result: &serde_json::Value) -> Vec<&str> {
     result["tools"]
@@ -258,7 +256,8 @@ pub fn tool_names(result: &serde_json::Value) -> Vec<&str> {
         .collect()
 }
 
-/// A plain HTTP client (see [`http_client::plain_http_builder`]).
+/// A plain HTTP client for the tests' own requests to 127.0.0.1 (see
+/// [`http_client::plain_http_builder`]).
 pub fn plain_http_client() -> reqwest::Client {
     http_client::plain_http_builder()
         .build()
