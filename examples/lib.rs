@@ -250,15 +250,15 @@ pub fn word_count(
     text.split_whitespace().count()
 }
 
-/// Finish the task and report to the user.
+/// Declare the task done and report to the user.
 #[tool]
-pub fn finish(
+pub fn done(
     /// What was done, for the user.
     summary: String,
     /// Whether the task succeeded.
     success: bool,
 ) -> ToolResult {
-    ToolResult::text(summary).finish(success)
+    ToolResult::text(summary).with_done(success)
 }
 
 /// The example registry: every tool above, with the document index as state.
@@ -271,7 +271,7 @@ pub fn registry() -> Result<Registry, RegistryError> {
             fetch,
             convert_temperature,
             word_count,
-            finish,
+            done,
         ])
         .state(Arc::new(DocumentIndex::sample()))
         .build()

@@ -23,7 +23,7 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match registry.definitions(provider) {
+    match registry.tool_list(provider) {
         Ok(definitions) => {
             let json = serde_json::to_string_pretty(&definitions).expect("definitions serialize");
             println!("{json}");

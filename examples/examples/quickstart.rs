@@ -83,7 +83,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .build()?;
 
     println!("== The tools, as OpenAI receives them");
-    let definitions = registry.definitions(Provider::OpenAi)?;
+    let definitions = registry.tool_list(Provider::OpenAi)?;
     println!("{}", serde_json::to_string_pretty(&definitions)?);
 
     // What a model might answer: three calls at once.

@@ -529,8 +529,8 @@ fn result(bytes: &mut Bytes<'_>) -> (ToolResult, Vec<f32>) {
             0 => result.with_error(bytes.text()),
             1 => result.with_note(bytes.text()),
             2 => result.with_memory(bytes.text()),
-            3 => result.show_once(),
-            4 => result.finish(bytes.below(2) == 0),
+            3 => result.with_show_once(),
+            4 => result.with_done(bytes.below(2) == 0),
             5 => result.with_attribute(bytes.text(), bytes.byte()),
             _ => result.with_attachment(bytes.text()),
         };

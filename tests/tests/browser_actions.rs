@@ -214,17 +214,37 @@ async fn scenarios_in_a_shared_browser() {
 async fn schemas_suit_every_provider(browser: Browser, server: Arc<TestServer>) {
     let agent = Agent::new(&browser, &server, local_policy());
     let names: Vec<String> = agent.registry.names().collect();
-    assert_eq!(names, toolkit_browser::DEFAULT_ACTIONS);
+    assert_eq!(
+        names,
+        [
+            "navigate",
+            "go_back",
+            "wait",
+            "click",
+            "input",
+            "dropdown_options",
+            "select_option",
+            "scroll",
+            "send_keys",
+            "switch_tab",
+            "close_tab",
+            "extract",
+            "find_text",
+            "screenshot",
+            "upload_file",
+            "done",
+        ]
+    );
     for provider in Provider::ALL {
         let definitions = agent
             .registry
-            .definitions(provider)
+            .tool_list(provider)
             .unwrap_or_else(|e| panic!("{provider}: {e}"));
         assert_eq!(definitions.len(), names.len());
     }
     let openai = agent
         .registry
-        .definitions(Provider::OpenAi)
+        .tool_list(Provider::OpenAi)
         .unwrap()
         .to_value();
     if std::env::var_os("BROWSER_TRACE").is_some() {

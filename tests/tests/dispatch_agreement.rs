@@ -560,7 +560,7 @@ fn gemini_gets_full_json_schema_where_its_subset_falls_short() {
         .require(Provider::Gemini)
         .build()
         .unwrap();
-    let definitions = registry.definitions(Provider::Gemini).unwrap().to_value();
+    let definitions = registry.tool_list(Provider::Gemini).unwrap().to_value();
     for definition in definitions.as_array().unwrap() {
         assert!(
             definition.get("parameters").is_none(),
@@ -578,7 +578,7 @@ fn gemini_parameters_never_hold_an_untyped_schema() {
     // A documented `serde_json::Value` has a description and no type,
     // which Gemini's `parameters` refuses.
     let definitions = null_registry()
-        .definitions(Provider::Gemini)
+        .tool_list(Provider::Gemini)
         .unwrap()
         .to_value();
     fn typed(schema: &Value) {
@@ -625,7 +625,7 @@ fn refusals_name_the_rust_path_every_problem_and_one_line_per_tool() {
         .tools(tools![evaluate, awkward, store])
         .build()
         .unwrap();
-    let error = registry.definitions(Provider::OpenAiStrict).unwrap_err();
+    let error = registry.tool_list(Provider::OpenAiStrict).unwrap_err();
     let text = error.to_string();
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 1 + error.tools.len(), "{text}");

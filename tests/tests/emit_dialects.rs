@@ -390,7 +390,7 @@ fn envelope_three_call_turn() {
         ]
     );
     let short = emit::envelope(&three_call_turn(), &options().with_envelope_limit(12)).items;
-    assert_eq!(short[1]["output"], "The pa…[cut]");
+    assert_eq!(short[1]["output"], "The page af…");
 }
 
 // ------------------------------------------------------- across every dialect
@@ -446,7 +446,7 @@ fn host_only_fields_go_nowhere() {
         .with_attribute("secret_key", "host-only-value")
         .with_attachment("/home/user/attachment-file.pdf")
         .with_memory("memory-line")
-        .finish(true);
+        .with_done(true);
     let turn = [call("c1", "done", result)];
     for (dialect, items) in every_dialect(&turn, &options()) {
         let text = serde_json::to_string(&items).unwrap();

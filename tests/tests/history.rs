@@ -17,7 +17,7 @@ fn three_steps(history: &mut History) {
             "c1",
             "list",
             ToolResult::text("PRODUCT-DATA")
-                .show_once()
+                .with_show_once()
                 .with_memory("Found 50 products"),
         )])
         .unwrap();
@@ -41,7 +41,7 @@ fn show_once_content_is_seen_at_the_next_step_only() {
             "c1",
             "list",
             ToolResult::text("PRODUCT-DATA")
-                .show_once()
+                .with_show_once()
                 .with_memory("Found 50 products"),
         )])
         .unwrap();
@@ -128,7 +128,7 @@ fn long_content_is_saved_whole_and_shown_by_its_beginning() {
     let Block::Text { text } = &blocks[0] else {
         panic!("{blocks:?}")
     };
-    assert!(text.starts_with("01234567890123456789\n"), "{text}");
+    assert!(text.starts_with("01234567890123456789…\n"), "{text}");
     assert!(!text.contains(&long));
     let name = file.file_name().unwrap().to_str().unwrap();
     assert!(text.contains(name), "names the file: {text}");

@@ -401,7 +401,7 @@ async fn excluded_and_disabled_tools() {
     assert!(!registry.is_enabled("ping"));
     let outcome = registry.call("ping", "{}").await;
     assert_eq!(error_text(&outcome), "the tool `ping` is disabled");
-    assert_eq!(registry.definitions(Provider::OpenAi).unwrap().len(), 1);
+    assert_eq!(registry.tool_list(Provider::OpenAi).unwrap().len(), 1);
     assert!(registry.set_enabled("ping", true));
     assert_eq!(
         registry.call("ping", "{}").await.result.as_text(),
@@ -513,11 +513,11 @@ fn strict_mode_problems_are_caught_when_the_registry_is_built() {
 
     // Without the requirement, the list for strict mode names the tool.
     let registry = Registry::builder().tools(tools![add, tag]).build().unwrap();
-    let error = registry.definitions(Provider::OpenAiStrict).unwrap_err();
+    let error = registry.tool_list(Provider::OpenAiStrict).unwrap_err();
     assert_eq!(error.tools[0].0, "tag");
     // Responses says `strict: false` for it, `true` for the others.
     let responses = registry
-        .definitions(Provider::OpenAiResponses)
+        .tool_list(Provider::OpenAiResponses)
         .unwrap()
         .to_value();
     assert_eq!(responses[0]["strict"], true);
@@ -643,17 +643,17 @@ fn plain_text_description_shows_each_position_of_a_tuple() {
 
 /// Ends the task.
 #[tool]
-fn finish() -> ToolResult {
+fn done() -> ToolResult {
     ToolResult::text("done")
-        .finish(true)
+        .with_done(true)
         .with_memory("Finished")
         .with_attribute("elapsed_ms", 3)
 }
 
 #[tokio::test]
 async fn a_returned_tool_result_keeps_every_field() {
-    let registry = Registry::builder().tools(tools![finish]).build().unwrap();
-    let result = registry.call("finish", "{}").await.result;
+    let registry = Registry::builder().tools(tools![done]).build().unwrap();
+    let result = registry.call("done", "{}").await.result;
     assert_eq!(result.success(), Some(true));
     assert_eq!(result.memory(), Some("Finished"));
     assert_eq!(result.attributes()["elapsed_ms"], 3);
@@ -712,16 +712,16 @@ fn the_global_catalogue_holds_every_tool_of_the_program() {
     let tools: Vec<_> = registry
         .tools()
         .iter()
-        .map(|t| (t.name().to_owned(), t.module_path().to_owned()))
+        .map(|t| (t.name().to_owned(), t.origin().to_string()))
         .collect();
-    assert_eq!(tools, [("add".to_owned(), module.to_owned())]);
+    assert_eq!(tools, [("add".to_owned(), format!("{module}::plus"))]);
 
     // By name, in module-path then name order.
     let registry = Registry::builder()
-        .catalogue_names(["ping", "finish"])
+        .catalogue_names(["ping", "done"])
         .build()
         .unwrap();
-    assert_eq!(registry.names().collect::<Vec<_>>(), ["finish", "ping"]);
+    assert_eq!(registry.names().collect::<Vec<_>>(), ["done", "ping"]);
 
     let error = Registry::builder()
         .catalogue_names(["pong"])

@@ -99,7 +99,7 @@ async fn requests(provider: Provider, choice: ToolChoice, with_ids: bool) -> Vec
         if step == 0 {
             // A show-once output: in the next request, gone from the one after.
             results[0].result = ToolResult::text("3")
-                .show_once()
+                .with_show_once()
                 .with_memory("Counted 3 words");
         }
         conversation.push_results(&turn, results);

@@ -39,7 +39,7 @@ fn blocks_of_any_count_keep_every_field() {
         let result = ToolResult::blocks(blocks.clone())
             .with_error("partial")
             .with_memory("m")
-            .finish(false);
+            .with_done(false);
         assert_eq!(result.content(), blocks.as_slice(), "{count} block(s)");
         assert_eq!(result.error_message(), Some("partial"));
         assert_eq!(result.memory(), Some("m"));
@@ -85,12 +85,12 @@ fn success_exists_only_with_done() {
     assert!(!ongoing.is_done());
     assert_eq!(ongoing.success(), None);
 
-    let won = ToolResult::text("booked").finish(true);
+    let won = ToolResult::text("booked").with_done(true);
     assert!(won.is_done());
     assert_eq!(won.success(), Some(true));
     assert_eq!(won.completion(), Completion::Done { success: true });
 
-    let lost = ToolResult::text("sold out").finish(false);
+    let lost = ToolResult::text("sold out").with_done(false);
     assert!(lost.is_done());
     assert_eq!(lost.success(), Some(false));
 }
@@ -99,7 +99,7 @@ fn success_exists_only_with_done() {
 fn every_other_field_is_kept() {
     let result = ToolResult::text("[500 lines]")
         .with_memory("Found 50 products")
-        .show_once()
+        .with_show_once()
         .with_attachment("report.pdf")
         .with_attachment("data.csv")
         .with_note("Prices are in EUR.")
@@ -163,7 +163,7 @@ fn lazy_text_never_read_never_runs() {
         "unused".to_string()
     })
     .with_memory("kept")
-    .finish(true);
+    .with_done(true);
     // Everything but the content can be read without computing it.
     assert_eq!(result.memory(), Some("kept"));
     assert!(!result.is_error());
@@ -214,7 +214,7 @@ fn conversions_from_blocks_images_and_results() {
     let blocks = vec![Block::text("a"), Block::image(png())].into_tool_result();
     assert_eq!(blocks.content().len(), 2);
 
-    let whole = ToolResult::text("x").finish(true).into_tool_result();
+    let whole = ToolResult::text("x").with_done(true).into_tool_result();
     assert_eq!(whole.success(), Some(true));
 }
 
@@ -324,12 +324,12 @@ fn envelope_contract() {
     // Cut at 200 characters by default, on a character boundary, visibly.
     let long = ToolResult::text("ü".repeat(1000)).envelope();
     assert_eq!(long.output.chars().count(), Envelope::DEFAULT_LIMIT);
-    assert!(long.output.ends_with(Envelope::CUT_MARK));
+    assert!(long.output.ends_with(toolkit_core::text::CUT_MARK));
     assert!(long.output.starts_with("üüü"));
 
     let custom = ToolResult::text("abcdefghijklmnopqrstuvwxyz").envelope_with_limit(10);
     assert_eq!(custom.output.chars().count(), 10);
-    assert!(custom.output.ends_with(Envelope::CUT_MARK));
+    assert!(custom.output.ends_with(toolkit_core::text::CUT_MARK));
 
     let exact = ToolResult::text("x".repeat(200)).envelope();
     assert_eq!(exact.output, "x".repeat(200), "nothing cut at the limit");

@@ -214,7 +214,7 @@ fn every_provider_takes_the_definitions() {
     let registry = registry();
     for provider in Provider::ALL {
         let definitions = registry
-            .definitions(provider)
+            .tool_list(provider)
             .unwrap_or_else(|error| panic!("{provider}: {error}"));
         assert_eq!(definitions.len(), 4, "{provider}");
         let list = definitions.to_value();
@@ -236,7 +236,7 @@ fn every_provider_takes_the_definitions() {
     }
     // Strict mode: every property required, optional ones nullable.
     let strict = registry
-        .definitions(Provider::OpenAiStrict)
+        .tool_list(Provider::OpenAiStrict)
         .unwrap()
         .to_value();
     let parameters = &strict[1]["function"]["parameters"];
@@ -268,7 +268,7 @@ fn every_provider_takes_the_definitions() {
 #[tokio::test]
 async fn mcp_definitions_carry_title_annotations_and_output_schema() {
     let registry = registry();
-    let list = registry.definitions(Provider::Mcp).unwrap().to_value();
+    let list = registry.tool_list(Provider::Mcp).unwrap().to_value();
     let event = &list[1];
     assert_eq!(event["title"], "Create an event");
     assert_eq!(
@@ -301,7 +301,7 @@ async fn mcp_definitions_carry_title_annotations_and_output_schema() {
 
     // Other providers have no such fields.
     for provider in [Provider::OpenAi, Provider::Anthropic, Provider::Gemini] {
-        let text = registry.definitions(provider).unwrap().to_json_string();
+        let text = registry.tool_list(provider).unwrap().to_json_string();
         assert!(
             !text.contains("outputSchema") && !text.contains("Hint"),
             "{provider}"
@@ -377,7 +377,7 @@ fn run_time_tools_are_checked_like_macro_tools() {
         .unwrap_err();
     let problems = error.problems();
     assert!(
-        matches!(&problems[0], Problem::BadName { name } if name == "say hello"),
+        matches!(&problems[0], Problem::BadName { name, portable } if name == "say hello" && portable == "say_hello"),
         "{error}"
     );
     assert!(

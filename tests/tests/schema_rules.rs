@@ -11,7 +11,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use toolkit_core::Provider;
 use toolkit_core::schema::{
-    self, Dialect, Json, LoweringErrorKind, SchemaError, canonicalize, gemini, openai_strict,
+    self, Dialect, LoweringErrorKind, OrderedJson, SchemaError, canonicalize, gemini, openai_strict,
 };
 use toolkit_tests::judges::gemini_schema::problems as gemini_problems;
 use toolkit_tests::judges::walk_schemas;
@@ -151,7 +151,7 @@ fn generated<T: JsonSchema>() -> Value {
         .to_value()
 }
 
-fn canonical<T: JsonSchema>(order: &[&str]) -> Json {
+fn canonical<T: JsonSchema>(order: &[&str]) -> OrderedJson {
     canonicalize(&generated::<T>(), order).unwrap()
 }
 
@@ -256,10 +256,10 @@ fn strict_problems(schema: &Value) -> Vec<String> {
     problems
 }
 
-fn property_names(schema: &Json) -> Vec<String> {
+fn property_names(schema: &OrderedJson) -> Vec<String> {
     schema
         .get("properties")
-        .and_then(Json::as_object)
+        .and_then(OrderedJson::as_object)
         .unwrap_or_default()
         .iter()
         .map(|(name, _)| name.clone())
@@ -571,7 +571,7 @@ fn keywords_follow_the_documented_order() {
     }
 }
 
-fn check_order(schema: &Json, name: &str) {
+fn check_order(schema: &OrderedJson, name: &str) {
     let Some(members) = schema.as_object() else {
         return;
     };
@@ -761,7 +761,11 @@ fn non_strict_dialects_take_the_canonical_schema() {
         }
         let canonical = schema::lower(&schema, Dialect::Canonical).unwrap();
         assert_eq!(canonical, schema, "{name}");
-        assert_eq!(canonical.get("type"), Some(&Json::from("object")), "{name}");
+        assert_eq!(
+            canonical.get("type"),
+            Some(&OrderedJson::from("object")),
+            "{name}"
+        );
         assert!(canonical.get("properties").is_some(), "{name}");
     }
 }

@@ -43,7 +43,7 @@ fn check_snapshot(name: &str, actual: &str) {
 
 fn definitions(provider: Provider) -> String {
     let registry = toolkit_examples::registry().unwrap();
-    let definitions = registry.definitions(provider).unwrap();
+    let definitions = registry.tool_list(provider).unwrap();
     let mut text = serde_json::to_string_pretty(&definitions).unwrap();
     text.push('\n');
     text
@@ -64,7 +64,7 @@ fn canonical_schemas_are_pinned() {
 #[test]
 fn definitions_are_pinned_for_every_provider() {
     for provider in Provider::ALL {
-        check_snapshot(&format!("definitions-{provider}"), &definitions(provider));
+        check_snapshot(&format!("tool-list-{provider}"), &definitions(provider));
     }
 }
 

@@ -88,7 +88,7 @@ fn title_and_hints_reach_the_definition() {
             .idempotent(true)
             .open_world(true)
     );
-    let list = registry().definitions(Provider::Mcp).unwrap().to_value();
+    let list = registry().tool_list(Provider::Mcp).unwrap().to_value();
     assert_eq!(list[0]["title"], "Weather today");
     assert_eq!(
         list[0]["annotations"],
@@ -125,7 +125,7 @@ fn output_schemas_come_from_structured_returns_only() {
     assert_eq!(schema("greet"), None, "text is not structured");
     assert_eq!(schema("cities"), None, "an array is not an object schema");
 
-    let list = registry.definitions(Provider::Mcp).unwrap().to_value();
+    let list = registry.tool_list(Provider::Mcp).unwrap().to_value();
     assert_eq!(list[0]["outputSchema"], weather);
     assert!(list[2].get("outputSchema").is_none());
     for provider in [
@@ -134,7 +134,7 @@ fn output_schemas_come_from_structured_returns_only() {
         Provider::Gemini,
         Provider::OpenAiResponses,
     ] {
-        let text = registry.definitions(provider).unwrap().to_json_string();
+        let text = registry.tool_list(provider).unwrap().to_json_string();
         assert!(!text.contains("outputSchema"), "{provider}");
         assert!(!text.contains("Weather today"), "{provider}");
     }
@@ -232,10 +232,7 @@ async fn every_tool_here_accepts_exactly_what_its_schemas_say() {
 #[tokio::test]
 async fn the_example_registry_s_structured_result_validates_against_its_output_schema() {
     let registry = toolkit_examples::registry().unwrap();
-    let listed = registry
-        .definitions(Provider::Mcp)
-        .unwrap()
-        .to_json_string();
+    let listed = registry.tool_list(Provider::Mcp).unwrap().to_json_string();
     let listed: Value = serde_json::from_str(&listed).unwrap();
     let tools = listed.as_array().expect("a list");
     let create = tools

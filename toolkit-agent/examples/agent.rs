@@ -103,7 +103,7 @@ async fn main() -> ExitCode {
     };
     let agent = Agent::new(model, registry)
         .instructions(
-            "You are a careful assistant. Use the tools; call `finish` when the task is done.",
+            "You are a careful assistant. Use the tools; call `done` when the task is done.",
         )
         .limits(Limits {
             max_steps: options.max_steps,

@@ -58,7 +58,7 @@ impl Default for Limits {
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum StopReason {
-    /// A tool returned done (`ToolResult::finish`).
+    /// A tool returned done (`ToolResult::with_done`).
     Done,
     /// A tool marked stop-after ran.
     StopAfter(String),
@@ -257,7 +257,7 @@ impl<M: Model> Agent<M> {
     }
 
     /// A new conversation for a task, as a run starts it.
-    pub fn conversation(&self, task: &str) -> Result<Conversation, toolkit_core::DefinitionsError> {
+    pub fn conversation(&self, task: &str) -> Result<Conversation, toolkit_core::ToolListError> {
         let mut conversation = Conversation::new(self.model.provider());
         if let Some(instructions) = &self.instructions {
             conversation.set_instructions(instructions.clone());
@@ -283,7 +283,7 @@ impl<M: Model> Agent<M> {
         cancellation: &Cancellation,
         events: Option<mpsc::UnboundedSender<Event>>,
     ) -> Outcome {
-        let emit = |event: Event| {
+        let report = |event: Event| {
             if let Some(sender) = &events {
                 let _ = sender.send(event);
             }
@@ -311,7 +311,7 @@ impl<M: Model> Agent<M> {
             }
             outcome.steps += 1;
             let step = outcome.steps;
-            emit(Event::StepStarted { step });
+            report(Event::StepStarted { step });
             if let Some(observe) = &self.observe {
                 let observed = tokio::select! {
                     observed = observe(step) => observed,
@@ -322,7 +322,7 @@ impl<M: Model> Agent<M> {
                 };
                 if let Some(observation) = observed {
                     if events.is_some() {
-                        emit(Event::Observed {
+                        report(Event::Observed {
                             step,
                             text: observation.text().to_owned(),
                         });
@@ -347,10 +347,10 @@ impl<M: Model> Agent<M> {
             };
             if let Some(usage) = turn.usage {
                 outcome.usage += usage;
-                emit(Event::Usage { step, usage });
+                report(Event::Usage { step, usage });
             }
             if !turn.text.is_empty() {
-                emit(Event::Text {
+                report(Event::Text {
                     step,
                     text: turn.text.clone(),
                 });
@@ -365,10 +365,10 @@ impl<M: Model> Agent<M> {
                 };
                 return outcome;
             }
-            let results = self.run_calls(step, &turn, cancellation, &emit).await;
+            let results = self.run_calls(step, &turn, cancellation, &report).await;
             let pushed = conversation.push_results(&turn, results);
             if let Some(error) = pushed.unsaved {
-                emit(Event::Unsaved {
+                report(Event::Unsaved {
                     step,
                     error: error.to_string(),
                 });
@@ -427,13 +427,13 @@ impl<M: Model> Agent<M> {
         step: usize,
         turn: &Turn,
         cancellation: &Cancellation,
-        emit: &impl Fn(Event),
+        report: &impl Fn(Event),
     ) -> Vec<ToolCallResult> {
         let mut answers: Vec<Option<ToolResult>> = vec![None; turn.calls.len()];
         let mut runnable = Vec::new();
         let mut positions = Vec::new();
         for (position, (call, info)) in turn.calls.iter().zip(&turn.call_info).enumerate() {
-            emit(Event::Call {
+            report(Event::Call {
                 step,
                 call: call.clone(),
                 malformed: info.malformed.clone(),
@@ -462,7 +462,7 @@ impl<M: Model> Agent<M> {
                     positions.push(position);
                 }
                 Decision::Deny(reason) => {
-                    emit(Event::Denied {
+                    report(Event::Denied {
                         step,
                         call_id: call.id.clone(),
                         reason: reason.clone(),
@@ -482,7 +482,7 @@ impl<M: Model> Agent<M> {
             .zip(answers)
             .map(|(call, answer)| {
                 let result = answer.unwrap_or_else(|| ToolResult::error("The call was not run."));
-                emit(Event::Result {
+                report(Event::Result {
                     step,
                     call_id: call.id.clone(),
                     tool: call.name.clone(),

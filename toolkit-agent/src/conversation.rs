@@ -6,7 +6,7 @@ use serde_json::{Map, Value, json};
 use toolkit_core::emit::{self, EmitOptions, EmitProblem, Emitted};
 use toolkit_core::response::Turn;
 use toolkit_core::{
-    DefinitionsError, History, HistoryError, OutputBudget, Provider, Registry, ToolCallResult,
+    History, HistoryError, OutputBudget, Provider, Registry, ToolCallResult, ToolListError,
 };
 
 use crate::observation::Observation;
@@ -35,7 +35,7 @@ pub enum ToolChoice {
 ///
 /// Results are recorded in a [`History`], which decides what the model
 /// sees of them: errors and [memory](toolkit_core::ToolResult::with_memory)
-/// lines always; [show-once](toolkit_core::ToolResult::show_once) content
+/// lines always; [show-once](toolkit_core::ToolResult::with_show_once) content
 /// in the request right after its step only (then its memory line, or a
 /// line saying where it was saved); with an
 /// [output budget](Self::set_output_budget), long outputs as their
@@ -51,7 +51,7 @@ pub enum ToolChoice {
 /// let mut conversation = Conversation::new(Provider::OpenAi);
 /// conversation.push_user("List the products, then open the first.");
 /// for (step, result) in [
-///     ToolResult::text("[500 lines of products]").show_once().with_memory("50 products"),
+///     ToolResult::text("[500 lines of products]").with_show_once().with_memory("50 products"),
 ///     ToolResult::text("opened"),
 /// ]
 /// .into_iter()
@@ -158,12 +158,12 @@ impl Conversation {
     }
 
     /// Sets the tool list to the registry's enabled tools.
-    pub fn set_tools(&mut self, registry: &Registry) -> Result<(), DefinitionsError> {
+    pub fn set_tools(&mut self, registry: &Registry) -> Result<(), ToolListError> {
         let provider = match self.provider {
             Provider::Mcp => Provider::OpenAi,
             provider => provider,
         };
-        let definitions = registry.definitions(provider)?;
+        let definitions = registry.tool_list(provider)?;
         self.tools = (!definitions.is_empty()).then(|| definitions.to_value());
         Ok(())
     }

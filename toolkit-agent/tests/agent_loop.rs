@@ -53,7 +53,7 @@ async fn malformed_call_is_answered_and_the_run_goes_on_to_done() {
             ("c1", "word_count", r#"{"text":"a b c"}"#),
             ("c2", "convert_temperature", r#"{"value"#),
         ]),
-        chat_calls(&[("c3", "finish", r#"{"summary":"3 words","success":true}"#)]),
+        chat_calls(&[("c3", "done", r#"{"summary":"3 words","success":true}"#)]),
     ])
     .await;
     let agent = Agent::new(model, registry()).instructions("Be brief.");

@@ -49,7 +49,7 @@ fn show_once_content_is_sent_once_and_its_memory_stays() {
         let mut conversation = Conversation::new(provider);
         conversation.push_user("List the products, then open one.");
         let listing = ToolResult::text("PRODUCT-DATA")
-            .show_once()
+            .with_show_once()
             .with_memory("Found 50 products");
         let after_1 = step(&mut conversation, "c1", listing);
         assert!(after_1.contains("PRODUCT-DATA"), "{provider:?}: {after_1}");
@@ -126,7 +126,7 @@ fn older_observations_shrink_to_their_later_line() {
         let first = conversation.request().to_string();
         assert!(first.contains("MAP-ONE"), "{provider:?}: {first}");
 
-        let listing = ToolResult::text("LISTING").show_once();
+        let listing = ToolResult::text("LISTING").with_show_once();
         step(&mut conversation, "c1", listing);
         conversation.push_observation(Observation::new("MAP-TWO").later("page 2"));
         // The show-once listing becomes older here, and its items are

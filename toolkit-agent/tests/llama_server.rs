@@ -109,7 +109,7 @@ async fn real_model() {
             .tools(tools![
                 toolkit_examples::convert_temperature,
                 toolkit_examples::word_count,
-                toolkit_examples::finish
+                toolkit_examples::done
             ])
             .build()
             .unwrap(),
@@ -117,7 +117,7 @@ async fn real_model() {
     for (max_tokens, whole_calls) in [(14, false), (128, true)] {
         let tools = if whole_calls { &short } else { &registry };
         let agent = Agent::new(calling.clone(), tools.clone())
-            .instructions("Use the tools, then call finish.")
+            .instructions("Use the tools, then call done.")
             .tool_choice(ToolChoice::Required)
             .limits(Limits {
                 max_steps: 3,

@@ -120,7 +120,7 @@ mod page;
 mod profile;
 mod safety;
 
-pub use actions::{DEFAULT_ACTIONS, default_tools, registry};
+pub use actions::{default_actions, registry};
 pub use browser::{Browser, TabInfo};
 pub use config::{
     BASE_ARGS, BrowserConfig, BrowserConfigBuilder, EXECUTABLE_NAMES, find_executable,

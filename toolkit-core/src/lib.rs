@@ -5,7 +5,7 @@
 //!
 //! 1. [`#[tool]`](tool) turns a function into a tool: its doc comment
 //!    becomes the description, its parameters the schema.
-//! 2. A [`Registry`] holds tools by name; [`Registry::definitions`] writes
+//! 2. A [`Registry`] holds tools by name; [`Registry::tool_list`] writes
 //!    their list in a [`Provider`]'s shape, from one canonical schema per
 //!    tool lowered for that provider ([`schema`]).
 //! 3. The model answers; [`Provider::read`] reads its calls from the
@@ -34,7 +34,7 @@
 //! let registry = Registry::builder().tools(tools![search]).build()?;
 //!
 //! // 2. The tool list, as OpenAI's Chat Completions takes it.
-//! let definitions = registry.definitions(Provider::OpenAi)?;
+//! let definitions = registry.tool_list(Provider::OpenAi)?;
 //! assert_eq!(definitions.to_value()[0]["function"]["name"], "search");
 //!
 //! // 3. The calls the model made (read from its response by `Provider::read`).
@@ -77,15 +77,20 @@
 // inside this crate too (for its own ready tools and tests).
 extern crate self as toolkit_core;
 
+mod call;
+mod hash;
 mod history;
+mod number;
 mod provider;
 mod registry;
 mod result;
 mod tool;
 
 pub mod emit;
+pub mod name;
 pub mod response;
 pub mod schema;
+pub mod text;
 
 /// Ready tools that come with the crate.
 pub mod builtin {
@@ -96,14 +101,17 @@ pub mod builtin {
 #[path = "private.rs"]
 pub mod __private_v1;
 
+pub use call::ToolCall;
+pub use call::arguments::Arguments;
+pub use call::cancellation::Cancellation;
+pub use call::context::{CallContext, Progress, ProgressSink};
+pub use call::error::{CallError, CallOutcome};
 pub use history::budget::{OutputBudget, Spilled};
 pub use history::{History, HistoryError};
 pub use provider::{Provider, UnknownProvider};
 pub use registry::builder::{Problem, RegistryBuilder, RegistryError};
-pub use registry::call_error::{CallError, CallOutcome};
-pub use registry::context::{CallContext, Cancellation, Progress, ProgressSink};
-pub use registry::definitions::{Definitions, DefinitionsError};
-pub use registry::{Registry, ToolCall, ToolListChanges, TurnOutcome};
+pub use registry::tool_list::{ToolList, ToolListError};
+pub use registry::{Registry, ToolListChanges, TurnOutcome};
 pub use result::block::Block;
 pub use result::call_result::ToolCallResult;
 pub use result::convert::{IntoToolResult, Json};
@@ -111,10 +119,11 @@ pub use result::envelope::Envelope;
 pub use result::image::{Image, ImageError, ImageSource};
 pub use result::{Completion, NotSingleText, ToolResult};
 pub use schema::{LoweringError, SchemaError};
-pub use tool::arguments::Arguments;
 pub use tool::attribute::tool;
 pub use tool::schema::{ToolSchema, ToolSchemaError};
-pub use tool::{Annotations, OutputSchema, StateNeed, Tool, ToolBuilder, ToolDef, ToolFuture};
+pub use tool::{
+    Annotations, Origin, OutputSchema, StateNeed, Tool, ToolBuilder, ToolDef, ToolFuture,
+};
 
 /// The README's example, compiled and run as a doc test.
 #[doc = include_str!("../../README.md")]

@@ -14,8 +14,8 @@ pub use schemars;
 pub use serde;
 pub use serde_json;
 
+pub use crate::call::context::CallSite;
 pub use crate::registry::catalogue::CatalogueEntry;
-pub use crate::registry::context::CallSite;
 pub use crate::registry::drive::run_blocking;
 pub use crate::tool::arguments::parse_arguments;
 pub use crate::tool::fields::{FieldSchema, object_schema};

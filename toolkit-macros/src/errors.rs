@@ -33,27 +33,14 @@ impl Errors {
     }
 }
 
-/// The closest of `candidates` to a misspelled `word`, if any is close.
+/// The closest of `candidates` to a misspelled `word`, if any is close: by
+/// the rule of toolkit-core's "did you mean" for tool names (an edit
+/// distance within a third of the longer word, at least 2).
 pub(crate) fn did_you_mean<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
     candidates
         .iter()
-        .map(|&candidate| (edit_distance(word, candidate), candidate))
-        .filter(|&(distance, candidate)| distance <= (candidate.len() / 3).max(2))
+        .map(|&candidate| (strsim::osa_distance(word, candidate), candidate))
+        .filter(|&(distance, candidate)| distance <= (word.len().max(candidate.len()) / 3).max(2))
         .min()
         .map(|(_, candidate)| candidate)
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut previous = row[0];
-        row[0] = i + 1;
-        for (j, &cb) in b.iter().enumerate() {
-            let substitution = previous + usize::from(ca != cb);
-            previous = row[j + 1];
-            row[j + 1] = substitution.min(row[j] + 1).min(previous + 1);
-        }
-    }
-    row[b.len()]
 }

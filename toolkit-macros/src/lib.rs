@@ -8,6 +8,7 @@ mod docs;
 mod errors;
 mod expand;
 mod model;
+mod name_rule;
 mod options;
 mod owned;
 

@@ -8,7 +8,7 @@ use syn::{FnArg, Ident, ItemFn, LitStr, Pat, Safety, Type};
 use crate::docs::DocLines;
 use crate::errors::{Errors, did_you_mean};
 use crate::options::{Hints, ParamOptions, ToolOptions};
-use crate::owned;
+use crate::{name_rule, owned};
 
 /// A checked tool.
 pub(crate) struct ToolFn {
@@ -362,12 +362,7 @@ fn check_described(params: &[Param], errors: &mut Errors) {
 
 /// The portable tool-name rule: `^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$`.
 fn check_tool_name(name: &str, span: Span, errors: &mut Errors) {
-    let valid = (1..=64).contains(&name.len())
-        && name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
-    if !valid {
+    if !name_rule::is_portable(name) {
         errors.push(syn::Error::new(
             span,
             format!(

@@ -57,7 +57,7 @@ async fn exercise(client: &McpClient, prefix: &str) {
     let named = |tool: &str| format!("{prefix}_{tool}");
 
     // What the server said of its tools, kept.
-    let definitions = registry.definitions(Provider::Mcp).expect("definitions");
+    let definitions = registry.tool_list(Provider::Mcp).expect("definitions");
     let definitions = definitions.to_value();
     assert_eq!(
         definitions[0]["annotations"],
@@ -69,7 +69,7 @@ async fn exercise(client: &McpClient, prefix: &str) {
     // And every provider takes them.
     for provider in Provider::ALL {
         registry
-            .definitions(provider)
+            .tool_list(provider)
             .unwrap_or_else(|error| panic!("{provider:?}: {error}"));
     }
 

@@ -42,7 +42,7 @@ async fn text(registry: &Registry, name: &str, arguments: serde_json::Value) -> 
 fn every_provider_takes(registry: &Registry) {
     for provider in Provider::ALL {
         let definitions = registry
-            .definitions(provider)
+            .tool_list(provider)
             .unwrap_or_else(|error| panic!("{provider:?}: {error}"));
         assert_eq!(definitions.len(), registry.names().count());
     }
@@ -60,7 +60,7 @@ async fn everything(client: &McpClient) {
         "{names:?}"
     );
     let definitions = registry
-        .definitions(Provider::Mcp)
+        .tool_list(Provider::Mcp)
         .expect("definitions")
         .to_value();
     let echo = definitions

@@ -46,7 +46,7 @@ fn finish(
     for file in &files {
         paths.push(policy.resolve_file(file)?);
     }
-    let mut reply = Reply::text(text).finish(success);
+    let mut reply = Reply::text(text).with_done(success);
     for path in paths {
         reply = reply.attach(path);
     }

@@ -52,7 +52,7 @@ pub async fn extract(
         } else if text.truncated {
             body.push_str("\n\n[The page has more text than can be read.]");
         }
-        Ok(Reply::text(body).show_once().memory(format!(
+        Ok(Reply::text(body).with_show_once().memory(format!(
             "Read characters {start}-{} of {} of the text of {}",
             part.end, part.total, text.url
         )))
@@ -147,7 +147,7 @@ pub async fn screenshot(#[tool(state)] browser: Browser) -> ToolResult {
             "Screenshot of {page}: the visible {width}x{height} part of the page."
         ))
         .png(png)
-        .show_once()
+        .with_show_once()
         .memory(format!("Took a screenshot of {}", info.url))
         .attribute("masked_secret_elements", masked))
     })

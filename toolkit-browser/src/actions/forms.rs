@@ -54,7 +54,7 @@ pub async fn dropdown_options(
         if dropdown.multiple {
             text.push_str(" It takes several options: choose them one at a time.");
         }
-        Ok(Reply::text(text).show_once().memory(format!(
+        Ok(Reply::text(text).with_show_once().memory(format!(
             "Options of {what}: {}",
             option_list(&dropdown.options, 10)
         )))

@@ -7,7 +7,8 @@ use crate::browser::Browser;
 use crate::error::BrowserError;
 use crate::page::forms::option_list;
 use crate::safety::SafetyPolicy;
-use crate::safety::{Piece, cut, pieces};
+use crate::safety::{Typed, typed_parts};
+use toolkit_core::text::cut;
 
 /// Click the element numbered `index` in the page map, like a person: it
 /// is scrolled into view first.
@@ -109,7 +110,9 @@ async fn type_into(
     text: &str,
     clear: bool,
 ) -> Result<Reply, BrowserError> {
-    let has_secret = pieces(text).iter().any(|p| matches!(p, Piece::Secret(_)));
+    let has_secret = typed_parts(text)
+        .iter()
+        .any(|p| matches!(p, Typed::Secret(_)));
     let real = if has_secret {
         // The sites a secret may be typed on are checked against the
         // document the field is in: a frame from another site is not the

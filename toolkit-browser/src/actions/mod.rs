@@ -5,7 +5,7 @@
 //! [`SafetyPolicy`] it obeys is the session's own ([`Browser::policy`]), so
 //! the actions, the page map and the navigation guard can never enforce two
 //! different policies. [`registry`] returns a registry builder preloaded
-//! with [`default_tools`] and the session: the host can leave actions out
+//! with [`default_actions`] and the session: the host can leave actions out
 //! (`.exclude(["upload_file"])`), add its own tools beside them, and
 //! [`evaluate`] (off by default) with `.tools(tools![toolkit_browser::actions::evaluate])`.
 //!
@@ -39,7 +39,8 @@ use toolkit_core::{Block, Image, Registry, RegistryBuilder, ToolDef, ToolResult,
 use crate::browser::Browser;
 use crate::error::BrowserError;
 use crate::page::map::Element;
-use crate::safety::{SafetyPolicy, cut};
+use crate::safety::SafetyPolicy;
+use toolkit_core::text::cut;
 
 pub use completion::done;
 pub use content::{extract, find_text, screenshot};
@@ -49,36 +50,15 @@ pub use navigation::{go_back, navigate, wait};
 pub use script::evaluate;
 pub use tabs::{close_tab, switch_tab};
 
-/// The names of the actions [`registry`] registers, in that order.
-/// [`evaluate`] is not among them: running the model's JavaScript is for
-/// the host to switch on.
-pub const DEFAULT_ACTIONS: &[&str] = &[
-    "navigate",
-    "go_back",
-    "wait",
-    "click",
-    "input",
-    "dropdown_options",
-    "select_option",
-    "scroll",
-    "send_keys",
-    "switch_tab",
-    "close_tab",
-    "extract",
-    "find_text",
-    "screenshot",
-    "upload_file",
-    "done",
-];
-
 /// The longest wait the `wait` action allows, in seconds.
 pub const MAX_WAIT_SECONDS: f64 = 10.0;
 
 /// How many characters of page text one `extract` call returns.
 pub const EXTRACT_PAGE_CHARS: usize = 10_000;
 
-/// The definitions of the default actions (see [`DEFAULT_ACTIONS`]).
-pub fn default_tools() -> Vec<&'static ToolDef> {
+/// The actions [`registry`] registers, in that order. [`evaluate`] is not
+/// among them: running the model's JavaScript is for the host to switch on.
+pub fn default_actions() -> Vec<&'static ToolDef> {
     tools![
         navigate,
         go_back,
@@ -129,7 +109,7 @@ pub fn default_tools() -> Vec<&'static ToolDef> {
 /// ```
 pub fn registry(browser: Browser, policy: SafetyPolicy) -> RegistryBuilder {
     browser.set_policy(policy);
-    Registry::builder().tools(default_tools()).state(browser)
+    Registry::builder().tools(default_actions()).state(browser)
 }
 
 /// What an action has to say, before redaction turns it into a
@@ -166,7 +146,7 @@ impl Reply {
 
     /// Long content (page text, a screenshot) is shown at the next step
     /// only; later steps keep the memory line.
-    pub(crate) fn show_once(mut self) -> Self {
+    pub(crate) fn with_show_once(mut self) -> Self {
         self.show_once = true;
         self
     }
@@ -177,7 +157,7 @@ impl Reply {
         self
     }
 
-    pub(crate) fn finish(mut self, success: bool) -> Self {
+    pub(crate) fn with_done(mut self, success: bool) -> Self {
         self.done = Some(success);
         self
     }
@@ -302,10 +282,10 @@ pub(crate) fn build(policy: &SafetyPolicy, reply: Reply) -> ToolResult {
         result = result.with_memory(redact(memory));
     }
     if reply.show_once && reply.error.is_none() {
-        result = result.show_once();
+        result = result.with_show_once();
     }
     if let Some(success) = reply.done {
-        result = result.finish(success);
+        result = result.with_done(success);
     }
     for path in reply.attachments {
         result = result.with_attachment(path);
@@ -521,8 +501,12 @@ mod tests {
 
     #[test]
     fn every_default_action_is_listed_once() {
-        let names: Vec<&str> = default_tools().iter().map(|d| d.name()).collect();
-        assert_eq!(names, DEFAULT_ACTIONS);
+        let names: Vec<&str> = default_actions().iter().map(|d| d.name()).collect();
+        let mut unique = names.clone();
+        unique.sort_unstable();
+        unique.dedup();
+        assert_eq!(unique.len(), names.len(), "{names:?}");
+        assert!(!names.contains(&"evaluate"));
     }
 
     #[test]
@@ -554,6 +538,5 @@ mod tests {
         )
         .unwrap();
         assert_eq!(label(&el), r#"[12] <input type=text name=q> "Query""#);
-        assert_eq!(cut("abcdef", 4), "abc\u{2026}");
     }
 }

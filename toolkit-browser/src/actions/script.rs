@@ -4,7 +4,7 @@ use toolkit_core::{ToolResult, tool};
 
 use super::{Reply, act, check_navigation, effects_sentence, stop_if_fatal};
 use crate::browser::Browser;
-use crate::safety::cut;
+use toolkit_core::text::cut;
 
 /// The most characters of a script's result returned to the model.
 const MAX_RESULT_CHARS: usize = 20_000;
@@ -17,7 +17,7 @@ const MAX_RESULT_CHARS: usize = 20_000;
 ///
 /// # Off by default
 ///
-/// Not in [`DEFAULT_ACTIONS`](super::DEFAULT_ACTIONS): running code the
+/// Not among the [default actions](super::default_actions): running code the
 /// model wrote is the host's decision. Add it with
 /// `.tools(tools![toolkit_browser::actions::evaluate])`. The page's own
 /// scripts see what it does; navigations it causes obey the policy, and
@@ -46,7 +46,7 @@ pub async fn evaluate(
             text.push_str(&format!(" [cut: the result has {total} characters]"));
         }
         Ok(Reply::text(text)
-            .show_once()
+            .with_show_once()
             .say(effects_sentence(&browser, &effects).await?)
             .say(note)
             .memory(format!("Ran a script; it returned {}", cut(&shown, 80))))

@@ -525,23 +525,23 @@ struct Walk {
 }
 
 /// One line of a map being assembled from the documents of a tab.
-enum Piece {
+enum Line {
     Element(Box<Element>),
     Text(MapText),
 }
 
 /// The lines of the frames inside one document, each with where it
 /// stands: `(before, order, lines)`, like a text's `before` and `order`.
-type FrameLines = Vec<(usize, u32, Vec<Piece>)>;
+type FrameLines = Vec<(usize, u32, Vec<Line>)>;
 
 /// The lines of one document: its texts, its elements, and the lines of
 /// the frames from other sites inside it, each where it stands (frames as
 /// `(before, order, lines)`, like a text's `before` and `order`).
-fn assemble(elements: Vec<Element>, texts: Vec<MapText>, frames: FrameLines) -> Vec<Piece> {
+fn assemble(elements: Vec<Element>, texts: Vec<MapText>, frames: FrameLines) -> Vec<Line> {
     // Texts and frames, in the order they stand in.
-    let mut between: Vec<(usize, u32, Vec<Piece>)> = texts
+    let mut between: Vec<(usize, u32, Vec<Line>)> = texts
         .into_iter()
-        .map(|t| (t.before, t.order, vec![Piece::Text(t)]))
+        .map(|t| (t.before, t.order, vec![Line::Text(t)]))
         .chain(frames)
         .collect();
     between.sort_by_key(|(before, order, _)| (*before, *order));
@@ -551,7 +551,7 @@ fn assemble(elements: Vec<Element>, texts: Vec<MapText>, frames: FrameLines) -> 
         while let Some((_, _, pieces)) = between.next_if(|(before, _, _)| *before <= position) {
             out.extend(pieces);
         }
-        out.push(Piece::Element(Box::new(element)));
+        out.push(Line::Element(Box::new(element)));
     }
     out.extend(between.flat_map(|(_, _, pieces)| pieces));
     out
@@ -584,13 +584,13 @@ impl Allowance {
 
 /// The map's elements and texts, each text saying how many elements come
 /// before it.
-fn split(pieces: Vec<Piece>) -> (Vec<Element>, Vec<MapText>) {
+fn split(pieces: Vec<Line>) -> (Vec<Element>, Vec<MapText>) {
     let mut elements = Vec::with_capacity(pieces.len());
     let mut texts = Vec::new();
     for piece in pieces {
         match piece {
-            Piece::Element(element) => elements.push(*element),
-            Piece::Text(mut text) => {
+            Line::Element(element) => elements.push(*element),
+            Line::Text(mut text) => {
                 text.before = elements.len();
                 texts.push(text);
             }
@@ -1185,8 +1185,8 @@ mod tests {
             text(r#"{"t":"the end","at":2,"s":20}"#),
         ];
         let frame = vec![
-            Piece::Text(text(r#"{"t":"In the frame","h":2,"at":0}"#)),
-            Piece::Element(Box::new(element(r#"{"i":7,"tag":"a","text":"F"}"#))),
+            Line::Text(text(r#"{"t":"In the frame","h":2,"at":0}"#)),
+            Line::Element(Box::new(element(r#"{"i":7,"tag":"a","text":"F"}"#))),
         ];
         let (elements, texts) = split(assemble(elements, texts, vec![(1, 5, frame)]));
         let order: Vec<u32> = elements.iter().map(|e| e.index).collect();

@@ -14,6 +14,6 @@ pub use guard::BlockedNavigation;
 pub(crate) use guard::{BlockedLog, Guard};
 pub use policy::{PolicyError, SafetyPolicy, SafetyPolicyBuilder};
 pub use redact::FRAGMENT_CHARS;
-pub(crate) use redact::{Redactor, cut};
-pub(crate) use secrets::{Piece, pieces};
+pub(crate) use redact::Redactor;
 pub use secrets::{SECRET_CLOSE, SECRET_OPEN};
+pub(crate) use secrets::{Typed, typed_parts};

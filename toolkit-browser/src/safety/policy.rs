@@ -10,7 +10,7 @@ use url::Url;
 
 use super::domains::{self, DomainPattern, PatternError};
 use super::redact::Redactor;
-use super::secrets::{Piece, Secret, pieces, placeholder};
+use super::secrets::{Secret, Typed, placeholder, typed_parts};
 use crate::error::BrowserError;
 
 /// The schemes a page may always be on: web pages, blank pages, the
@@ -208,10 +208,10 @@ impl SafetyPolicy {
     /// `null`, is not allowed).
     pub fn resolve_secrets(&self, text: &str, url: &str) -> Result<String, BrowserError> {
         let mut out = String::with_capacity(text.len());
-        for piece in pieces(text) {
+        for piece in typed_parts(text) {
             match piece {
-                Piece::Text(t) => out.push_str(t),
-                Piece::Secret(name) => {
+                Typed::Text(t) => out.push_str(t),
+                Typed::Secret(name) => {
                     // No secret goes to a page the policy does not allow
                     // (one loaded before the policy changed, a frame with
                     // no site of its own), whatever its own sites.

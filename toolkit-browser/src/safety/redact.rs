@@ -202,7 +202,7 @@ impl Redactor {
 
     /// `text` redacted, then cut to `max` characters (with an ellipsis).
     pub(crate) fn redact_cut(&self, text: &str, max: usize) -> String {
-        cut(&self.redact(text), max)
+        toolkit_core::text::cut(&self.redact(text), max).into_owned()
     }
 
     /// Whether `hit`, between `before` and `after`, overlaps a secret (or
@@ -274,16 +274,6 @@ impl Redactor {
         }
         window
     }
-}
-
-/// `text` cut to `max` characters, with an ellipsis when cut.
-pub(crate) fn cut(text: &str, max: usize) -> String {
-    if text.chars().count() <= max {
-        return text.to_owned();
-    }
-    let mut out: String = text.chars().take(max.saturating_sub(1)).collect();
-    out.push('\u{2026}');
-    out
 }
 
 /// A character as the redactor compares it: in lower case (when that is

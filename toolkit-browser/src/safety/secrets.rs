@@ -24,7 +24,7 @@ pub(crate) fn placeholder(name: &str) -> String {
 
 /// A piece of the text the model asked to type.
 #[derive(Debug, PartialEq, Eq)]
-pub(crate) enum Piece<'a> {
+pub(crate) enum Typed<'a> {
     /// Plain text, typed as is.
     Text(&'a str),
     /// `<secret>name</secret>`.
@@ -33,7 +33,7 @@ pub(crate) enum Piece<'a> {
 
 /// Splits `text` at its `<secret>name</secret>` placeholders. An opening tag
 /// without a closing one is plain text.
-pub(crate) fn pieces(text: &str) -> Vec<Piece<'_>> {
+pub(crate) fn typed_parts(text: &str) -> Vec<Typed<'_>> {
     let mut out = Vec::new();
     let mut rest = text;
     while let Some(open) = rest.find(SECRET_OPEN) {
@@ -42,13 +42,13 @@ pub(crate) fn pieces(text: &str) -> Vec<Piece<'_>> {
             break;
         };
         if open > 0 {
-            out.push(Piece::Text(&rest[..open]));
+            out.push(Typed::Text(&rest[..open]));
         }
-        out.push(Piece::Secret(after[..close].trim()));
+        out.push(Typed::Secret(after[..close].trim()));
         rest = &after[close + SECRET_CLOSE.len()..];
     }
     if !rest.is_empty() {
-        out.push(Piece::Text(rest));
+        out.push(Typed::Text(rest));
     }
     out
 }
@@ -60,11 +60,17 @@ mod tests {
     #[test]
     fn placeholders_split_the_text() {
         assert_eq!(
-            pieces("user <secret>pw</secret>!"),
-            vec![Piece::Text("user "), Piece::Secret("pw"), Piece::Text("!")]
+            typed_parts("user <secret>pw</secret>!"),
+            vec![Typed::Text("user "), Typed::Secret("pw"), Typed::Text("!")]
         );
-        assert_eq!(pieces("<secret> a </secret>"), vec![Piece::Secret("a")]);
-        assert_eq!(pieces("<secret>open"), vec![Piece::Text("<secret>open")]);
-        assert_eq!(pieces(""), Vec::<Piece<'_>>::new());
+        assert_eq!(
+            typed_parts("<secret> a </secret>"),
+            vec![Typed::Secret("a")]
+        );
+        assert_eq!(
+            typed_parts("<secret>open"),
+            vec![Typed::Text("<secret>open")]
+        );
+        assert_eq!(typed_parts(""), Vec::<Typed<'_>>::new());
     }
 }

@@ -5,6 +5,7 @@ use std::io::{self, Write as _};
 use std::path::{Path, PathBuf};
 
 use crate::result::block::render_text;
+use crate::text::{CUT_MARK, prefix_len};
 use crate::{Block, ToolResult};
 
 /// The most text a result may put before the model, and the folder where
@@ -12,8 +13,9 @@ use crate::{Block, ToolResult};
 ///
 /// When the text of a result's content (text and JSON blocks; images are not
 /// counted) is longer than the budget, the text is written to a file in the
-/// folder and the model sees its first `max_chars` characters followed by a
-/// line naming the file and how much was left out. Images are kept. Nothing
+/// folder and the model sees its first `max_chars` characters, the
+/// [cut mark](crate::text::CUT_MARK), then a line naming the file and how
+/// much was left out. Images are kept. Nothing
 /// is lost: the file holds all of the text.
 ///
 /// ```
@@ -23,7 +25,7 @@ use crate::{Block, ToolResult};
 /// let budget = OutputBudget::new(10, &dir);
 /// let long = ToolResult::text("0123456789abcdefghij");
 /// let spilled = budget.apply(&long, "step1-call1")?.expect("over budget");
-/// assert!(spilled.result.as_text().unwrap().starts_with("0123456789\n"));
+/// assert!(spilled.result.as_text().unwrap().starts_with("0123456789…\n"));
 /// assert_eq!(std::fs::read_to_string(&spilled.file)?, "0123456789abcdefghij");
 /// # std::fs::remove_dir_all(&dir)?;
 /// # Ok::<(), std::io::Error>(())
@@ -75,7 +77,7 @@ impl OutputBudget {
     /// followed.
     pub fn apply(&self, result: &ToolResult, name: &str) -> io::Result<Option<Spilled>> {
         let text = content_text(result);
-        let Some((head_end, _)) = text.char_indices().nth(self.max_chars) else {
+        let Some(head_end) = prefix_len(&text, self.max_chars) else {
             return Ok(None);
         };
         let file = self.write(name, &text)?;
@@ -84,7 +86,10 @@ impl OutputBudget {
             total: text.chars().count(),
             file: &file,
         };
-        let mut blocks = vec![Block::text(format!("{}\n{notice}", &text[..head_end]))];
+        let mut blocks = vec![Block::text(format!(
+            "{}{CUT_MARK}\n{notice}",
+            &text[..head_end]
+        ))];
         blocks.extend(
             result
                 .content()

@@ -17,7 +17,7 @@ use crate::{Block, OutputBudget, ToolCallResult, ToolResult};
 ///
 /// - its error, always;
 /// - its long-term memory line, always;
-/// - its content if it is not [show-once](ToolResult::show_once), or if it
+/// - its content if it is not [show-once](ToolResult::with_show_once), or if it
 ///   is and was produced at step N; a show-once result seen before shows its
 ///   memory line instead (or a line saying it was shown, if it has none);
 /// - with an [`OutputBudget`], content longer than the budget as its
@@ -30,7 +30,7 @@ use crate::{Block, OutputBudget, ToolCallResult, ToolResult};
 /// history.record(vec![ToolCallResult::new(
 ///     "call_1",
 ///     "list_products",
-///     ToolResult::text("[500 lines of product data]").show_once().with_memory("Found 50 products"),
+///     ToolResult::text("[500 lines of product data]").with_show_once().with_memory("Found 50 products"),
 /// )])?;
 /// assert!(history.render().contains("[500 lines of product data]"));
 ///

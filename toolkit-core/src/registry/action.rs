@@ -6,8 +6,8 @@ use std::fmt::Write as _;
 
 use serde_json::Value;
 
-use crate::schema::Json;
-use crate::{CallError, CallOutcome, DefinitionsError, Provider, Registry};
+use crate::schema::OrderedJson;
+use crate::{CallError, CallOutcome, Provider, Registry, ToolListError};
 
 impl Registry {
     /// One schema for every enabled tool: an object with exactly one
@@ -16,9 +16,9 @@ impl Registry {
     /// description. Ask the model for JSON of this shape, then run it with
     /// [`call_action`](Self::call_action).
     ///
-    /// Fails, like [`definitions`](Self::definitions), for a tool whose
+    /// Fails, like [`tool_list`](Self::tool_list), for a tool whose
     /// schema cannot be built.
-    pub fn action_schema(&self) -> Result<String, DefinitionsError> {
+    pub fn action_schema(&self) -> Result<String, ToolListError> {
         let mut properties = Vec::new();
         let mut failures = Vec::new();
         for def in self.tools() {
@@ -30,27 +30,27 @@ impl Registry {
                 }
             };
             let mut params = params.clone();
-            if let Json::Object(entries) = &mut params {
+            if let OrderedJson::Object(entries) = &mut params {
                 let at = usize::from(entries.first().is_some_and(|(key, _)| key == "type"));
                 entries.retain(|(key, _)| key != "description");
                 entries.insert(
                     at,
                     (
                         "description".to_owned(),
-                        Json::String(def.description().to_owned()),
+                        OrderedJson::String(def.description().to_owned()),
                     ),
                 );
             }
             properties.push((def.name().to_owned(), params));
         }
         if !failures.is_empty() {
-            return Err(DefinitionsError {
+            return Err(ToolListError {
                 provider: Provider::OpenAi,
                 tools: failures,
             });
         }
-        let string = |s: &str| Json::String(s.to_owned());
-        let schema = Json::Object(vec![
+        let string = |s: &str| OrderedJson::String(s.to_owned());
+        let schema = OrderedJson::Object(vec![
             ("type".to_owned(), string("object")),
             (
                 "description".to_owned(),
@@ -58,10 +58,10 @@ impl Registry {
                     "One action: an object with exactly one key, the action's name, holding its arguments.",
                 ),
             ),
-            ("properties".to_owned(), Json::Object(properties)),
-            ("additionalProperties".to_owned(), Json::Bool(false)),
-            ("minProperties".to_owned(), Json::Number(1.into())),
-            ("maxProperties".to_owned(), Json::Number(1.into())),
+            ("properties".to_owned(), OrderedJson::Object(properties)),
+            ("additionalProperties".to_owned(), OrderedJson::Bool(false)),
+            ("minProperties".to_owned(), OrderedJson::Number(1.into())),
+            ("maxProperties".to_owned(), OrderedJson::Number(1.into())),
         ]);
         Ok(schema.to_json_string())
     }
@@ -84,7 +84,7 @@ impl Registry {
                     message: format!(
                         "an action is an object with exactly one key, the action's name ({}), holding its arguments; got {}",
                         names.join(", "),
-                        crate::result::envelope::cut(action.to_string(), 120)
+                        crate::text::cut(&action.to_string(), 120)
                     ),
                 })
             }
@@ -102,7 +102,7 @@ impl Registry {
     /// ```
     pub fn describe(&self) -> String {
         let mut out = String::new();
-        let empty = Json::object();
+        let empty = OrderedJson::object();
         for def in self.tools() {
             let schema = def.schema().canonical_tree().unwrap_or(&empty);
             let brief = Brief::new(schema);
@@ -123,7 +123,7 @@ impl Registry {
             for name in def.params() {
                 let description = property(name)
                     .and_then(|p| p.get("description"))
-                    .and_then(Json::as_str);
+                    .and_then(OrderedJson::as_str);
                 if let Some(description) = description {
                     let _ = writeln!(out, "  - {name}: {}", description.replace('\n', " "));
                 }
@@ -144,9 +144,9 @@ fn field(name: &str, required: bool, kind: &str) -> String {
 }
 
 /// The strings of a `required` list.
-fn names(list: Option<&Json>) -> Vec<&str> {
-    list.and_then(Json::as_array)
-        .map(|names| names.iter().filter_map(Json::as_str).collect())
+fn names(list: Option<&OrderedJson>) -> Vec<&str> {
+    list.and_then(OrderedJson::as_array)
+        .map(|names| names.iter().filter_map(OrderedJson::as_str).collect())
         .unwrap_or_default()
 }
 
@@ -156,7 +156,7 @@ fn names(list: Option<&Json>) -> Vec<&str> {
 /// holds), down to a few levels; `$ref`s are followed through the root's
 /// `$defs`.
 struct Brief<'a> {
-    root: &'a Json,
+    root: &'a OrderedJson,
     /// Schema nodes still to visit: bounds the text for huge or
     /// self-referencing schemas (`$ref` cycles).
     budget: std::cell::Cell<usize>,
@@ -169,7 +169,7 @@ impl<'a> Brief<'a> {
     /// At most this many alternatives or enum values are listed.
     const CHOICES: usize = 8;
 
-    fn new(root: &'a Json) -> Self {
+    fn new(root: &'a OrderedJson) -> Self {
         Self {
             root,
             budget: std::cell::Cell::new(200),
@@ -177,12 +177,12 @@ impl<'a> Brief<'a> {
     }
 
     /// `depth` counts the objects around `schema`.
-    fn of(&self, schema: &Json, depth: usize) -> String {
+    fn of(&self, schema: &OrderedJson, depth: usize) -> String {
         let Some(budget) = self.budget.get().checked_sub(1) else {
             return "…".to_owned();
         };
         self.budget.set(budget);
-        if let Some(target) = schema.get("$ref").and_then(Json::as_str) {
+        if let Some(target) = schema.get("$ref").and_then(OrderedJson::as_str) {
             let resolved = target.strip_prefix("#/").and_then(|pointer| {
                 pointer
                     .split('/')
@@ -190,25 +190,25 @@ impl<'a> Brief<'a> {
             });
             return resolved.map_or("any".to_owned(), |schema| self.of(schema, depth));
         }
-        if let Some(values) = schema.get("enum").and_then(Json::as_array) {
-            return Self::choices(values.iter().map(Json::to_json_string));
+        if let Some(values) = schema.get("enum").and_then(OrderedJson::as_array) {
+            return Self::choices(values.iter().map(OrderedJson::to_json_string));
         }
         if let Some(value) = schema.get("const") {
             return value.to_json_string();
         }
         for key in ["anyOf", "oneOf"] {
-            if let Some(variants) = schema.get(key).and_then(Json::as_array) {
+            if let Some(variants) = schema.get(key).and_then(OrderedJson::as_array) {
                 return Self::choices(variants.iter().map(|variant| self.of(variant, depth)));
             }
         }
         match schema.get("type") {
-            Some(Json::Array(kinds)) => Self::choices(kinds.iter().map(|kind| {
+            Some(OrderedJson::Array(kinds)) => Self::choices(kinds.iter().map(|kind| {
                 let mut single = schema.clone();
                 single.insert("type", kind.clone());
                 self.of(&single, depth)
             })),
             // A tuple: each position's own type, not `any[]`.
-            Some(Json::String(kind))
+            Some(OrderedJson::String(kind))
                 if kind == "array"
                     && schema
                         .get("prefixItems")
@@ -216,13 +216,13 @@ impl<'a> Brief<'a> {
             {
                 let positions = schema
                     .get("prefixItems")
-                    .and_then(Json::as_array)
+                    .and_then(OrderedJson::as_array)
                     .unwrap_or_default();
                 let shown: Vec<String> =
                     positions.iter().map(|item| self.of(item, depth)).collect();
                 format!("[{}]", shown.join(", "))
             }
-            Some(Json::String(kind)) if kind == "array" => {
+            Some(OrderedJson::String(kind)) if kind == "array" => {
                 let items = schema
                     .get("items")
                     .map_or("any".to_owned(), |items| self.of(items, depth));
@@ -232,17 +232,17 @@ impl<'a> Brief<'a> {
                     format!("{items}[]")
                 }
             }
-            Some(Json::String(kind)) if kind == "object" => self.object(schema, depth),
-            Some(Json::String(kind)) => kind.clone(),
+            Some(OrderedJson::String(kind)) if kind == "object" => self.object(schema, depth),
+            Some(OrderedJson::String(kind)) => kind.clone(),
             _ => "any".to_owned(),
         }
     }
 
-    fn object(&self, schema: &Json, depth: usize) -> String {
-        let properties = schema.get("properties").and_then(Json::as_object);
+    fn object(&self, schema: &OrderedJson, depth: usize) -> String {
+        let properties = schema.get("properties").and_then(OrderedJson::as_object);
         if depth >= Self::DEPTH || properties.is_none_or(<[_]>::is_empty) {
             return match schema.get("additionalProperties") {
-                Some(values @ Json::Object(_)) => {
+                Some(values @ OrderedJson::Object(_)) => {
                     format!("{{string: {}}}", self.of(values, depth + 1))
                 }
                 _ => "object".to_owned(),

@@ -3,9 +3,9 @@
 use std::fmt;
 use std::time::Duration;
 
-use super::context::StateMap;
-use super::{Entry, suggest};
-use crate::tool::name::is_portable;
+use super::{Entry, catalogue, suggest};
+use crate::call::state::StateMap;
+use crate::name::{is_portable, portable};
 use crate::{Provider, Registry, ToolDef};
 
 /// Collects tools, host state and settings, and checks them all at
@@ -66,7 +66,8 @@ impl RegistryBuilder {
     pub fn catalogue_module(self, path: &str) -> Self {
         let prefix = format!("{path}::");
         self.catalogue_where(|def| {
-            def.module_path() == path || def.module_path().starts_with(&prefix)
+            let module = catalogue::module_path(def);
+            module == path || module.starts_with(&prefix)
         })
     }
 
@@ -119,7 +120,7 @@ impl RegistryBuilder {
     /// reported, not only the first.
     pub fn build(self) -> Result<Registry, RegistryError> {
         let mut problems = Vec::new();
-        let all_names: Vec<&str> = self.defs.iter().map(ToolDef::name).collect();
+        let all_names: Vec<&str> = self.defs.iter().flat_map(ToolDef::names).collect();
         let unknown = |name: &str, problems: &mut Vec<Problem>| {
             if !all_names.contains(&name) {
                 problems.push(Problem::UnknownName {
@@ -142,18 +143,17 @@ impl RegistryBuilder {
         let kept = self
             .defs
             .iter()
-            .filter(|def| !self.excluded.iter().any(|name| name == def.name()));
+            .filter(|def| !self.excluded.iter().any(|name| def.is_named(name)));
         let mut entries: Vec<Entry> = Vec::new();
         for def in kept {
-            if let Some(first) = entries.iter().find(|e| e.def.name() == def.name()) {
+            if let Some((first, name)) = entries
+                .iter()
+                .find_map(|e| e.def.shared_name(def).map(|name| (e, name)))
+            {
                 // The same definition reached twice (listed and from the
                 // catalogue, say) is one tool, not a clash.
                 if !first.def.same_as(def) {
-                    problems.push(Problem::Duplicate {
-                        name: def.name().to_owned(),
-                        first: first.def.origin(),
-                        second: def.origin(),
-                    });
+                    problems.push(Problem::duplicate(name, &first.def, def));
                 }
                 continue;
             }
@@ -162,7 +162,7 @@ impl RegistryBuilder {
                 .tool_timeouts
                 .iter()
                 .rev()
-                .find(|(name, _)| name == def.name())
+                .find(|(name, _)| def.is_named(name))
                 .map(|(_, limit)| *limit)
                 .or(checks.timeout);
             entries.push(Entry::new(def.clone(), timeout));
@@ -190,6 +190,7 @@ impl Checks {
         if !is_portable(tool) {
             problems.push(Problem::BadName {
                 name: tool.to_owned(),
+                portable: portable(tool).into_owned(),
             });
         }
         for need in def.states() {
@@ -216,6 +217,17 @@ impl Checks {
                     reason: reason.to_string(),
                 });
             }
+        }
+    }
+}
+
+impl Problem {
+    /// Two tools answering to `name`.
+    pub(crate) fn duplicate(name: &str, first: &ToolDef, second: &ToolDef) -> Self {
+        Problem::Duplicate {
+            name: name.to_owned(),
+            first: first.origin().to_string(),
+            second: second.origin().to_string(),
         }
     }
 }
@@ -273,6 +285,9 @@ pub enum Problem {
     BadName {
         /// The name.
         name: String,
+        /// The same name made portable, to give as the tool's
+        /// [wire name](crate::ToolBuilder::wire_name).
+        portable: String,
     },
     /// A name given to the builder matches no tool.
     UnknownName {
@@ -324,9 +339,10 @@ impl fmt::Display for Problem {
                 }
                 Ok(())
             }
-            Self::BadName { name } => write!(
+            Self::BadName { name, portable } => write!(
                 f,
-                "`{name}` is not a valid tool name: every provider accepts `^[a-zA-Z_][a-zA-Z0-9_-]{{0,63}}$`"
+                "`{name}` is not a valid tool name: every provider accepts `^[a-zA-Z_][a-zA-Z0-9_-]{{0,63}}$`; \
+                 send it to models as `{portable}` with `.wire_name(\"{portable}\")`, keeping `{name}` as its own name"
             ),
             Self::MissingState { tool, type_name } => write!(
                 f,

@@ -1,12 +1,20 @@
 //! The program's global catalogue: every `#[tool]` not opted out, gathered
 //! at link time.
 
-use crate::{RegistryBuilder, ToolDef};
+use crate::{Origin, RegistryBuilder, ToolDef};
 
 /// A `#[tool]` in the catalogue; the attribute submits one per tool.
 pub struct CatalogueEntry(pub &'static ToolDef);
 
 inventory::collect!(CatalogueEntry);
+
+/// The module a catalogued tool is defined in (every one is a `#[tool]`).
+pub(super) fn module_path(def: &ToolDef) -> &'static str {
+    match def.origin() {
+        Origin::Function { module_path, .. } => module_path,
+        _ => "",
+    }
+}
 
 impl RegistryBuilder {
     pub(super) fn catalogue_where(mut self, keep: impl Fn(&ToolDef) -> bool) -> Self {
@@ -16,7 +24,7 @@ impl RegistryBuilder {
             .filter(|def| keep(def))
             .collect();
         // Link order is not stable across builds; names are.
-        found.sort_by_key(|def| (def.module_path(), def.name()));
+        found.sort_by_key(|def| (module_path(def), def.name()));
         self.defs.extend(found.into_iter().cloned());
         self
     }

@@ -52,7 +52,7 @@ impl Drive {
             // The timer is made inside the guarded future: tokio panics when
             // the runtime has no time driver, and that must not escape either.
             Some(limit) => {
-                let tool = tool.shared_name();
+                let tool = tool.name_ref().to_shared();
                 Box::pin(async move {
                     match tokio::time::timeout(limit, future).await {
                         Ok(finished) => finished,

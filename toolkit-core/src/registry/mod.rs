@@ -2,30 +2,27 @@
 
 pub(crate) mod action;
 pub(crate) mod builder;
-pub(crate) mod call_error;
 pub(crate) mod catalogue;
-pub(crate) mod context;
-pub(crate) mod definitions;
 pub(crate) mod drive;
 pub(crate) mod suggest;
+pub(crate) mod tool_list;
 
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::BuildHasherDefault;
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::Duration;
 
-use serde::Deserialize;
-use serde_json::Value;
-
 use tokio::sync::watch;
 
 use self::builder::Checks;
-use self::context::{CallSite, ProgressSink, StateMap};
 use self::drive::{Drive, join_all};
+use crate::call::context::{CallSite, ProgressSink};
+use crate::call::state::StateMap;
+use crate::hash::Fnv1a;
 use crate::{
     Arguments, CallError, CallOutcome, Cancellation, Problem, RegistryBuilder, RegistryError,
-    ToolCallResult, ToolDef,
+    ToolCall, ToolCallResult, ToolDef,
 };
 
 /// A set of tools, looked up by name, and the host state they share.
@@ -85,7 +82,11 @@ const LINEAR_LOOKUP: usize = 8;
 #[derive(Default)]
 struct Table {
     entries: Vec<Entry>,
-    index: HashMap<String, usize, BuildHasherDefault<NameHasher>>,
+    // FNV-1a rather than std's SipHash: names are short and chosen by the
+    // host (a call never adds one, so flooding is no concern), and the
+    // lookup is on every call's path, where SipHash cost more than a tenth
+    // of the dispatch overhead (docs/performance.md, "Dispatch").
+    index: HashMap<String, usize, BuildHasherDefault<Fnv1a>>,
 }
 
 impl Table {
@@ -114,33 +115,21 @@ impl Table {
         self.find(name).filter(|entry| entry.state() != REMOVED)
     }
 
+    /// The entry whose tool's original name is `name` (one given a
+    /// [wire name](crate::ToolBuilder::wire_name)), unless it was removed.
+    /// Off the path of calls by the names models are sent.
+    #[cold]
+    fn get_original(&self, name: &str) -> Option<&Entry> {
+        self.live().find(|entry| entry.def.original_name() == name)
+    }
+
+    /// The entry of `name`, by either of its tool's names, unless removed.
+    fn get_any(&self, name: &str) -> Option<&Entry> {
+        self.get(name).or_else(|| self.get_original(name))
+    }
+
     fn live(&self) -> impl Iterator<Item = &Entry> {
         self.entries.iter().filter(|entry| entry.state() != REMOVED)
-    }
-}
-
-/// Hashes tool names for the registry's index with FNV-1a rather than
-/// std's SipHash: names are short and chosen by the host (a call never adds
-/// one, so hash flooding is no concern), and the lookup is
-/// on every call's path, where SipHash cost more than a tenth of the
-/// dispatch overhead (docs/performance.md, "Dispatch").
-struct NameHasher(u64);
-
-impl Default for NameHasher {
-    fn default() -> Self {
-        Self(0xcbf2_9ce4_8422_2325)
-    }
-}
-
-impl Hasher for NameHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &byte in bytes {
-            self.0 = (self.0 ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3);
-        }
     }
 }
 
@@ -175,59 +164,6 @@ const ENABLED: u8 = 0;
 const DISABLED: u8 = 1;
 // Only built tools are marked removed; tools added later leave the table.
 const REMOVED: u8 = 2;
-
-impl Entry {}
-
-/// One call the model made: its id, the tool's name and the arguments.
-///
-/// Deserializes from `{"id", "name", "arguments"}` and nothing else, where
-/// `arguments` is an object or, as OpenAI sends it, a string of JSON (a
-/// call without `arguments` has none). Any other key is an error, so that a
-/// provider's own shape (an Anthropic `tool_use` block, a Responses
-/// `function_call` item) is refused rather than read wrong: without its
-/// `input`, or with its item `id` for the call's. Read those with
-/// [`Provider::read`](crate::Provider::read).
-///
-/// ```
-/// use toolkit_core::ToolCall;
-///
-/// let call: ToolCall =
-///     serde_json::from_str(r#"{"id": "call_1", "name": "search", "arguments": "{}"}"#)?;
-/// assert_eq!(call.name, "search");
-///
-/// let tool_use = r#"{"type": "tool_use", "id": "toolu_1", "name": "search", "input": {}}"#;
-/// assert!(serde_json::from_str::<ToolCall>(tool_use).is_err());
-/// # Ok::<(), serde_json::Error>(())
-/// ```
-#[derive(Debug, Clone, PartialEq, Deserialize, serde::Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct ToolCall {
-    /// The id the provider gave the call.
-    pub id: String,
-    /// The tool the model called.
-    pub name: String,
-    /// The arguments: an object, or a string holding JSON.
-    #[serde(default)]
-    pub arguments: Value,
-}
-
-impl ToolCall {
-    /// A call of `name` with `arguments`.
-    pub fn new(id: impl Into<String>, name: impl Into<String>, arguments: Value) -> Self {
-        Self {
-            id: id.into(),
-            name: name.into(),
-            arguments,
-        }
-    }
-
-    fn arguments(&self) -> Arguments<'_> {
-        match &self.arguments {
-            Value::String(text) => Arguments::Text(text),
-            value => Arguments::Value(value),
-        }
-    }
-}
 
 /// The outcome of one turn's calls.
 #[derive(Debug, Clone)]
@@ -272,13 +208,19 @@ impl Registry {
         self.added.write().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Runs `f` on the entry of `name`: the built one, else one added later
-    /// (under the lock, held for `f` only).
-    #[inline]
+    /// Runs `f` on the entry of `name`, by either of its tool's names: the
+    /// built one, else one added later (under the lock, held for `f` only).
     fn with_entry<R>(&self, name: &str, f: impl FnOnce(Option<&Entry>) -> R) -> R {
-        match self.built.get(name) {
+        if let Some(entry) = self.built.get(name) {
+            return f(Some(entry));
+        }
+        let added = self.added();
+        match added.get(name) {
             Some(entry) => f(Some(entry)),
-            None => f(self.added().get(name)),
+            None => f(self
+                .built
+                .get_original(name)
+                .or_else(|| added.get_original(name))),
         }
     }
 
@@ -416,7 +358,18 @@ impl Registry {
                 _ => Err(self.disabled(name)),
             };
         }
-        Err(self.unknown(name))
+        // A tool's original name (a model that read it in a description,
+        // say) reaches it too.
+        let original = self.with_entry(name, |entry| {
+            entry.map(|entry| (entry.state(), entry.def.clone(), entry.timeout))
+        });
+        match original {
+            Some((ENABLED, def, timeout)) => {
+                self.start_def(&def, timeout, call_id, arguments, signals)
+            }
+            Some(_) => Err(self.disabled(name)),
+            None => Err(self.unknown(name)),
+        }
     }
 
     // The error paths are kept out of line, so that the code of a call that
@@ -450,7 +403,7 @@ impl Registry {
         arguments: Arguments<'_>,
         (cancellation, progress): (&Cancellation, Option<&ProgressSink>),
     ) -> Result<Drive, CallError> {
-        let site = CallSite::new(call_id, def, cancellation, &self.state, progress);
+        let site = CallSite::new(call_id, def.name_ref(), cancellation, &self.state, progress);
         // Parsing the arguments may panic only in a user's Deserialize impl
         // or a run-time tool's handler; that is caught like a panic in the
         // tool itself.
@@ -514,7 +467,8 @@ impl Registry {
         names.into_iter()
     }
 
-    /// The definition of a registered tool, enabled or not.
+    /// The definition of a registered tool, enabled or not, by the name
+    /// models call it or its [original name](ToolDef::original_name).
     pub fn get(&self, name: &str) -> Option<ToolDef> {
         self.with_entry(name, |entry| entry.map(|entry| entry.def.clone()))
     }
@@ -531,12 +485,13 @@ impl Registry {
         let def = def.into();
         let mut problems = Vec::new();
         let mut added = self.added_mut();
-        if let Some(first) = self.built.get(def.name()).or_else(|| added.get(def.name())) {
-            problems.push(Problem::Duplicate {
-                name: def.name().to_owned(),
-                first: first.def.origin(),
-                second: def.origin(),
-            });
+        let clash = self
+            .built
+            .live()
+            .chain(added.live())
+            .find_map(|entry| entry.def.shared_name(&def).map(|name| (entry, name)));
+        if let Some((first, name)) = clash {
+            problems.push(Problem::duplicate(name, &first.def, &def));
         }
         self.checks.check(&def, &self.state, &mut problems);
         if !problems.is_empty() {
@@ -551,19 +506,19 @@ impl Registry {
         Ok(())
     }
 
-    /// Removes a tool; returns `false` if there is no tool of that name.
-    /// Calls already running finish; later calls of the name are answered
-    /// as calls of an unknown tool.
+    /// Removes a tool, by either of its names; returns `false` if there is
+    /// no tool of that name. Calls already running finish; later calls of
+    /// the name are answered as calls of an unknown tool.
     pub fn remove(&self, name: &str) -> bool {
         let mut added = self.added_mut();
-        let removed = match self.built.get(name) {
+        let removed = match self.built.get_any(name) {
             Some(entry) => {
                 entry.state.store(REMOVED, Ordering::Relaxed);
                 true
             }
-            None => match added.index.get(name) {
-                Some(&position) => {
-                    added.entries.remove(position);
+            None => match added.get_any(name).map(|entry| entry.def.name().to_owned()) {
+                Some(wire) => {
+                    added.entries.retain(|entry| entry.def.name() != wire);
                     added.reindex();
                     true
                 }

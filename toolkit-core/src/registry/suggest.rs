@@ -6,8 +6,9 @@
 pub(crate) const MAX_COMPARED: usize = 128;
 
 /// The candidates closest to `wanted`, best first: at most three, each within
-/// an edit distance of a third of the longer name (at least 2), or sharing
-/// it as a prefix or a substring. None for a name longer than
+/// an edit distance (optimal string alignment: a swap of two neighbours is
+/// one edit) of a third of the longer name (at least 2), or sharing it as a
+/// prefix or a substring. None for a name longer than
 /// [`MAX_COMPARED`] characters.
 pub(crate) fn closest<'a>(
     wanted: &str,
@@ -22,7 +23,7 @@ pub(crate) fn closest<'a>(
         .filter(|candidate| is_comparable(candidate))
         .filter_map(|candidate| {
             let lower = candidate.to_lowercase();
-            let distance = edit_distance(&wanted_lower, &lower);
+            let distance = strsim::osa_distance(&wanted_lower, &lower);
             let limit = (wanted.len().max(candidate.len()) / 3).max(2);
             let related = lower.contains(&wanted_lower) || wanted_lower.contains(&lower);
             (distance <= limit || related).then_some((distance, candidate))
@@ -42,48 +43,9 @@ fn is_comparable(name: &str) -> bool {
     name.len() <= MAX_COMPARED || name.chars().nth(MAX_COMPARED).is_none()
 }
 
-/// Levenshtein distance, with a swap of two neighbours counted as one edit.
-/// Keeps three rows of the table, not all of it.
-pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    // Rows i-2, i-1 and i of the table, each `b.len() + 1` long.
-    let mut before: Vec<usize> = vec![0; b.len() + 1];
-    let mut previous: Vec<usize> = (0..=b.len()).collect();
-    let mut current: Vec<usize> = vec![0; b.len() + 1];
-    for i in 1..=a.len() {
-        current[0] = i;
-        for j in 1..=b.len() {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut best = (previous[j] + 1)
-                .min(current[j - 1] + 1)
-                .min(previous[j - 1] + cost);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                best = best.min(before[j - 2] + 1);
-            }
-            current[j] = best;
-        }
-        std::mem::swap(&mut before, &mut previous);
-        std::mem::swap(&mut previous, &mut current);
-    }
-    previous[b.len()]
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn distances() {
-        assert_eq!(edit_distance("search", "search"), 0);
-        assert_eq!(edit_distance("serach", "search"), 1);
-        assert_eq!(edit_distance("seach", "search"), 1);
-        assert_eq!(edit_distance("", "abc"), 3);
-        assert_eq!(edit_distance("abc", ""), 3);
-        assert_eq!(edit_distance("ab", "ba"), 1);
-        assert_eq!(edit_distance("kitten", "sitting"), 3);
-        assert_eq!(edit_distance("ca", "abc"), 3);
-    }
 
     #[test]
     fn closest_names() {

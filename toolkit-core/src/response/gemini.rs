@@ -4,9 +4,10 @@
 use serde_json::{Value, json};
 
 use super::Provider;
-use super::stream::{PartialCall, str_at};
+use super::partial::{PartialCall, str_at};
 use super::turn::{CallInfo, ReadError, Turn, Usage, provider_error};
 use crate::ToolCall;
+use crate::hash::Fnv1a;
 
 const PROVIDER: Provider = Provider::Gemini;
 
@@ -70,17 +71,11 @@ pub(super) fn read(body: &Value) -> Result<Turn, ReadError> {
 /// same position always gets the same id, so a response read twice (or
 /// streamed, then read) answers with the same ids.
 fn generated(position: usize, name: &str, arguments: &Value) -> String {
-    // FNV-1a over the position, the name and the arguments' JSON.
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    let mut feed = |bytes: &[u8]| {
-        for &byte in bytes {
-            hash ^= u64::from(byte);
-            hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
-        }
-    };
-    feed(&position.to_le_bytes());
-    feed(name.as_bytes());
-    feed(arguments.to_string().as_bytes());
+    let hash = Fnv1a::default()
+        .write(&position.to_le_bytes())
+        .write(name.as_bytes())
+        .write(arguments.to_string().as_bytes())
+        .finish();
     format!("call_{position}_{hash:016x}")
 }
 

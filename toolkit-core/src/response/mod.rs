@@ -47,10 +47,12 @@ mod anthropic;
 mod gemini;
 mod openai_chat;
 mod openai_responses;
+mod partial;
 mod stream;
 mod turn;
 
-pub use stream::{Accumulator, PartialCall};
+pub use partial::PartialCall;
+pub use stream::Accumulator;
 pub use turn::{CallInfo, CallKind, ReadError, Turn, Usage};
 
 use serde_json::Value;

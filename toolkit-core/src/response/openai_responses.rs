@@ -2,7 +2,7 @@
 
 use serde_json::{Value, json};
 
-use super::stream::{PartialCall, str_at};
+use super::partial::{PartialCall, str_at};
 use super::turn::{CallInfo, ReadError, Turn, Usage, provider_error};
 use super::{CallKind, Provider, arguments_problem};
 use crate::ToolCall;

@@ -2,37 +2,9 @@
 
 use serde_json::Value;
 
+use super::partial::PartialCall;
 use super::turn::{ReadError, Turn};
-use super::{CallKind, Provider, anthropic, gemini, openai_chat, openai_responses};
-
-/// A call as far as the stream has carried it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct PartialCall {
-    /// The call's id, once the stream has sent it.
-    pub id: String,
-    /// The tool's name, once the stream has sent it.
-    pub name: String,
-    /// The arguments' text received so far (for Gemini, whose parts arrive
-    /// whole, the arguments object written out).
-    pub arguments: String,
-    /// A function call or a custom tool call.
-    pub kind: CallKind,
-    /// Whether the provider has said the call is complete.
-    pub complete: bool,
-}
-
-impl PartialCall {
-    pub(crate) fn new(id: impl Into<String>, name: impl Into<String>) -> Self {
-        Self {
-            id: id.into(),
-            name: name.into(),
-            arguments: String::new(),
-            kind: CallKind::Function,
-            complete: false,
-        }
-    }
-}
+use super::{Provider, anthropic, gemini, openai_chat, openai_responses};
 
 /// Turns one provider's stream events into a [`Turn`].
 ///
@@ -155,9 +127,4 @@ impl Accumulator {
             State::None => Err(ReadError::NotAModelApi { provider }),
         }
     }
-}
-
-/// The string at `key`, or "".
-pub(crate) fn str_at<'a>(value: &'a Value, key: &str) -> &'a str {
-    value.get(key).and_then(Value::as_str).unwrap_or("")
 }

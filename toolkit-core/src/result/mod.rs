@@ -5,9 +5,9 @@ pub(crate) mod call_result;
 pub(crate) mod confined;
 pub(crate) mod convert;
 pub(crate) mod envelope;
+pub(crate) mod exact_floats;
 pub(crate) mod image;
 pub(crate) mod lazy_text;
-pub(crate) mod numbers;
 
 use std::collections::BTreeMap;
 use std::error::Error;
@@ -33,9 +33,9 @@ use crate::{Block, Envelope};
 /// | to say | method | seen by |
 /// |---|---|---|
 /// | the tool failed | [`error`](Self::error), [`with_error`](Self::with_error) | model, every later step |
-/// | the whole task is finished | [`finish`](Self::finish) | host |
+/// | the whole task is done | [`with_done`](Self::with_done) | host |
 /// | a line to keep in context | [`with_memory`](Self::with_memory) | model, every later step |
-/// | show the content at the next step only | [`show_once`](Self::show_once) | model |
+/// | show the content at the next step only | [`with_show_once`](Self::with_show_once) | model |
 /// | files to show the user | [`with_attachment`](Self::with_attachment) | host |
 /// | a remark for the model | [`with_note`](Self::with_note) | model |
 /// | host-side data | [`with_attribute`](Self::with_attribute) | host only, never sent |
@@ -44,7 +44,7 @@ use crate::{Block, Envelope};
 /// use toolkit_core::ToolResult;
 ///
 /// let result = ToolResult::text("[500 lines of product data]")
-///     .show_once()
+///     .with_show_once()
 ///     .with_memory("Found 50 products")
 ///     .with_attribute("elapsed_ms", 42);
 /// assert_eq!(result.as_text().unwrap(), "[500 lines of product data]");
@@ -213,7 +213,7 @@ impl ToolResult {
     /// `f32` `3.9` is sent as `3.9`, not as the `f64` nearest to it
     /// (`3.9000000953674316`), as `serde_json::to_value` would.
     pub fn serialized<T: serde::Serialize + ?Sized>(value: &T) -> Self {
-        match crate::result::numbers::to_value(value) {
+        match crate::result::exact_floats::to_value(value) {
             Ok(value) => Self::json(value),
             Err(error) => Self::error(format!(
                 "the tool's output could not be serialized: {error}"
@@ -228,8 +228,8 @@ impl ToolResult {
         self
     }
 
-    /// Marks the whole task as finished, successfully or not.
-    pub fn finish(mut self, success: bool) -> Self {
+    /// Marks the whole task as done, successfully or not.
+    pub fn with_done(mut self, success: bool) -> Self {
         self.completion = Completion::Done { success };
         self
     }
@@ -242,7 +242,7 @@ impl ToolResult {
 
     /// Shows the content at the next step only; later steps see the memory
     /// line instead. The full content stays in the result.
-    pub fn show_once(mut self) -> Self {
+    pub fn with_show_once(mut self) -> Self {
         self.show_once = true;
         self
     }

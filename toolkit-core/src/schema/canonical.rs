@@ -8,10 +8,10 @@ use serde_json::Value;
 use super::defs::{inline_non_recursive, reachable};
 use super::enums::{flatten_unit_enum, type_untyped_values};
 use super::error::SchemaError;
-use super::json::Json;
+use super::formats::normalize_numeric_format;
 use super::keywords::{Holds, child_path, holds, index_path, member_path, order_schema};
 use super::nulls::is_null_schema;
-use super::numbers::normalize_numeric_format;
+use super::ordered_json::OrderedJson;
 
 /// The deepest JSON nesting (arrays and objects) a schema may have. Deep
 /// enough for any parameter type a person writes, shallow enough that the
@@ -62,7 +62,7 @@ pub const MAX_JSON_DEPTH: usize = 256;
 ///
 /// The result is the same, byte for byte, whatever the key order of
 /// `generated`'s objects.
-pub fn canonicalize(generated: &Value, param_order: &[&str]) -> Result<Json, SchemaError> {
+pub fn canonicalize(generated: &Value, param_order: &[&str]) -> Result<OrderedJson, SchemaError> {
     canonicalize_from(generated, param_order, Source::Derived)
 }
 
@@ -84,7 +84,7 @@ pub(crate) fn canonicalize_from(
     generated: &Value,
     param_order: &[&str],
     source: Source,
-) -> Result<Json, SchemaError> {
+) -> Result<OrderedJson, SchemaError> {
     let depth = value_depth(generated);
     if depth > MAX_JSON_DEPTH {
         return Err(SchemaError::TooDeep {
@@ -92,16 +92,16 @@ pub(crate) fn canonicalize_from(
             limit: MAX_JSON_DEPTH,
         });
     }
-    canonicalize_tree(Json::from(generated), param_order, source)
+    canonicalize_tree(OrderedJson::from(generated), param_order, source)
 }
 
 /// [`canonicalize`] on a tree, whose key order (unlike a `Value`'s) the
 /// caller controls: what the tests use to show that order does not matter.
 pub(crate) fn canonicalize_tree(
-    mut root: Json,
+    mut root: OrderedJson,
     param_order: &[&str],
     source: Source,
-) -> Result<Json, SchemaError> {
+) -> Result<OrderedJson, SchemaError> {
     let depth = root.depth();
     if depth > MAX_JSON_DEPTH {
         return Err(SchemaError::TooDeep {
@@ -113,9 +113,9 @@ pub(crate) fn canonicalize_tree(
 
     // Before the passes, so the root is treated as the object it is
     // (closed like any other).
-    root.insert("type", Json::from("object"));
+    root.insert("type", OrderedJson::from("object"));
     if !root.contains_key("properties") {
-        root.insert("properties", Json::object());
+        root.insert("properties", OrderedJson::object());
     }
 
     let mut defs = take_defs(&mut root)?;
@@ -126,7 +126,7 @@ pub(crate) fn canonicalize_tree(
         canonical_node(body, &member_path("", "$defs", name), true, source)?;
     }
 
-    if let Some(Json::Object(properties)) = root.get_mut("properties") {
+    if let Some(OrderedJson::Object(properties)) = root.get_mut("properties") {
         order_params(properties, param_order)?;
     }
 
@@ -136,7 +136,7 @@ pub(crate) fn canonicalize_tree(
             .into_iter()
             .filter_map(|name| defs.remove(&name).map(|body| (name, body)))
             .collect();
-        root.insert("$defs", Json::Object(kept));
+        root.insert("$defs", OrderedJson::Object(kept));
     }
     order_schema(&mut root);
     Ok(root)
@@ -157,14 +157,14 @@ fn value_depth(value: &Value) -> usize {
     deepest
 }
 
-fn check_root(root: &Json) -> Result<(), SchemaError> {
-    let Json::Object(_) = root else {
+fn check_root(root: &OrderedJson) -> Result<(), SchemaError> {
+    let OrderedJson::Object(_) = root else {
         return Err(SchemaError::RootNotObject {
             found: kind_of(root),
         });
     };
     match root.get("type") {
-        Some(Json::String(kind)) if kind == "object" => Ok(()),
+        Some(OrderedJson::String(kind)) if kind == "object" => Ok(()),
         Some(other) => Err(SchemaError::RootNotObject {
             found: format!("`\"type\": {}`", other.to_json_string()),
         }),
@@ -181,10 +181,10 @@ fn check_root(root: &Json) -> Result<(), SchemaError> {
     }
 }
 
-fn take_defs(root: &mut Json) -> Result<BTreeMap<String, Json>, SchemaError> {
+fn take_defs(root: &mut OrderedJson) -> Result<BTreeMap<String, OrderedJson>, SchemaError> {
     match root.remove("$defs") {
         None => Ok(BTreeMap::new()),
-        Some(Json::Object(entries)) => Ok(entries.into_iter().collect()),
+        Some(OrderedJson::Object(entries)) => Ok(entries.into_iter().collect()),
         Some(other) => Err(SchemaError::NotASchema {
             path: "$defs".into(),
             found: kind_of(&other),
@@ -195,7 +195,7 @@ fn take_defs(root: &mut Json) -> Result<BTreeMap<String, Json>, SchemaError> {
 /// Puts the root properties in parameter order, then the rest
 /// alphabetically (they arrive sorted).
 fn order_params(
-    properties: &mut Vec<(String, Json)>,
+    properties: &mut Vec<(String, OrderedJson)>,
     param_order: &[&str],
 ) -> Result<(), SchemaError> {
     let mut ordered = Vec::with_capacity(properties.len());
@@ -255,14 +255,14 @@ const PROPERTY_KEYWORDS: &[&str] = &[
 /// whether the schema describes a whole value by itself (see
 /// [`closable_position`]).
 fn canonical_node(
-    schema: &mut Json,
+    schema: &mut OrderedJson,
     path: &str,
     closable: bool,
     source: Source,
 ) -> Result<(), SchemaError> {
     match schema {
-        Json::Bool(_) => return Ok(()),
-        Json::Object(_) => {}
+        OrderedJson::Bool(_) => return Ok(()),
+        OrderedJson::Object(_) => {}
         other => {
             return Err(SchemaError::NotASchema {
                 path: path.to_owned(),
@@ -281,17 +281,17 @@ fn canonical_node(
 
     let required: Vec<String> = schema
         .get("required")
-        .and_then(Json::as_array)
+        .and_then(OrderedJson::as_array)
         .map(|names| {
             names
                 .iter()
-                .filter_map(Json::as_str)
+                .filter_map(OrderedJson::as_str)
                 .map(str::to_owned)
                 .collect()
         })
         .unwrap_or_default();
     let evaluates_properties = PROPERTY_KEYWORDS.iter().any(|k| schema.contains_key(k));
-    let Json::Object(members) = schema else {
+    let OrderedJson::Object(members) = schema else {
         return Ok(());
     };
     for (keyword, value) in members.iter_mut() {
@@ -303,7 +303,7 @@ fn canonical_node(
                 source,
             )?,
             Some(Holds::List) => {
-                let Json::Array(items) = value else {
+                let OrderedJson::Array(items) = value else {
                     return Err(not_a_list(path, keyword, value));
                 };
                 // A union's branches describe the same value as the union;
@@ -323,7 +323,7 @@ fn canonical_node(
                 }
             }
             Some(Holds::Map) => {
-                let Json::Object(entries) = value else {
+                let OrderedJson::Object(entries) = value else {
                     return Err(SchemaError::NotASchema {
                         path: child_path(path, keyword),
                         found: format!("{} (expected an object of schemas)", kind_of(value)),
@@ -367,7 +367,7 @@ fn canonical_node(
         && !schema.contains_key("unevaluatedProperties")
         && !APPLICATORS.iter().any(|k| schema.contains_key(k));
     if closes {
-        schema.insert("additionalProperties", Json::Bool(false));
+        schema.insert("additionalProperties", OrderedJson::Bool(false));
     }
     Ok(())
 }
@@ -381,20 +381,20 @@ fn canonical_node(
 ///   into the seconds and fails when that overflows them, so the
 ///   nanoseconds are bounded below a second (which the arguments' check
 ///   then holds to).
-fn serde_meaning(schema: &mut Json) {
-    if schema.get("uniqueItems") == Some(&Json::Bool(true)) {
+fn serde_meaning(schema: &mut OrderedJson) {
+    if schema.get("uniqueItems") == Some(&OrderedJson::Bool(true)) {
         schema.remove("uniqueItems");
     }
     // Known by their shape: schemars gives an inlined schema no title.
-    let Some(Json::Object(properties)) = schema.get_mut("properties") else {
+    let Some(OrderedJson::Object(properties)) = schema.get_mut("properties") else {
         return;
     };
-    let format = |properties: &[(String, Json)], name: &str| {
+    let format = |properties: &[(String, OrderedJson)], name: &str| {
         properties
             .iter()
             .find(|(field, _)| field == name)
             .and_then(|(_, field)| field.get("format"))
-            .and_then(Json::as_str)
+            .and_then(OrderedJson::as_str)
             .map(str::to_owned)
     };
     for (secs, nanos) in [("secs", "nanos"), ("secs_since_epoch", "nanos_since_epoch")] {
@@ -402,7 +402,7 @@ fn serde_meaning(schema: &mut Json) {
             && format(properties, secs).as_deref() == Some("uint64")
             && format(properties, nanos).as_deref() == Some("uint32");
         if shaped && let Some((_, field)) = properties.iter_mut().find(|(name, _)| name == nanos) {
-            field.insert("maximum", Json::Number(999_999_999.into()));
+            field.insert("maximum", OrderedJson::Number(999_999_999.into()));
         }
     }
 }
@@ -410,8 +410,8 @@ fn serde_meaning(schema: &mut Json) {
 /// `Option<E>` of a unit enum whose variants have docs, `anyOf: [E, null]`:
 /// lifts `E`'s variants into the node, so that it becomes one flat enum
 /// (the field's doc first, then the variants') that admits `null`.
-fn lift_optional_unit_enum(schema: &mut Json) -> bool {
-    let Some(Json::Array(branches)) = schema.get("anyOf") else {
+fn lift_optional_unit_enum(schema: &mut OrderedJson) -> bool {
+    let Some(OrderedJson::Array(branches)) = schema.get("anyOf") else {
         return false;
     };
     let [a, b] = branches.as_slice() else {
@@ -424,10 +424,10 @@ fn lift_optional_unit_enum(schema: &mut Json) -> bool {
     };
     let mut probe = inner.clone();
     flatten_unit_enum(&mut probe);
-    let flat_strings = probe.get("type").and_then(Json::as_str) == Some("string")
+    let flat_strings = probe.get("type").and_then(OrderedJson::as_str) == Some("string")
         && probe
             .get("enum")
-            .and_then(Json::as_array)
+            .and_then(OrderedJson::as_array)
             .is_some_and(|values| values.iter().all(|v| v.as_str().is_some()));
     if !flat_strings || probe.get("oneOf").is_some() || probe.get("anyOf").is_some() {
         return false;
@@ -442,21 +442,21 @@ fn lift_optional_unit_enum(schema: &mut Json) -> bool {
 }
 
 /// Adds `null` to a flat enum's type and values.
-fn admit_null(schema: &mut Json) {
-    if let Some(Json::String(kind)) = schema.get("type").cloned() {
+fn admit_null(schema: &mut OrderedJson) {
+    if let Some(OrderedJson::String(kind)) = schema.get("type").cloned() {
         schema.insert(
             "type",
-            Json::Array(vec![Json::String(kind), Json::from("null")]),
+            OrderedJson::Array(vec![OrderedJson::String(kind), OrderedJson::from("null")]),
         );
     }
-    if let Some(Json::Array(values)) = schema.get_mut("enum")
-        && !values.contains(&Json::Null)
+    if let Some(OrderedJson::Array(values)) = schema.get_mut("enum")
+        && !values.contains(&OrderedJson::Null)
     {
-        values.push(Json::Null);
+        values.push(OrderedJson::Null);
     }
 }
 
-fn not_a_list(path: &str, keyword: &str, value: &Json) -> SchemaError {
+fn not_a_list(path: &str, keyword: &str, value: &OrderedJson) -> SchemaError {
     SchemaError::NotASchema {
         path: child_path(path, keyword),
         found: format!("{} (expected an array of schemas)", kind_of(value)),
@@ -464,14 +464,14 @@ fn not_a_list(path: &str, keyword: &str, value: &Json) -> SchemaError {
 }
 
 /// A short description of a JSON value's kind, for messages.
-pub(crate) fn kind_of(value: &Json) -> String {
+pub(crate) fn kind_of(value: &OrderedJson) -> String {
     match value {
-        Json::Null => "null",
-        Json::Bool(_) => "a boolean schema",
-        Json::Number(_) => "a number",
-        Json::String(_) => "a string",
-        Json::Array(_) => "an array",
-        Json::Object(_) => "an object",
+        OrderedJson::Null => "null",
+        OrderedJson::Bool(_) => "a boolean schema",
+        OrderedJson::Number(_) => "a number",
+        OrderedJson::String(_) => "a string",
+        OrderedJson::Array(_) => "an array",
+        OrderedJson::Object(_) => "an object",
     }
     .to_owned()
 }

@@ -105,7 +105,7 @@ fn nested_required_properties_keep_declaration_order() {
         .get("properties")
         .and_then(|p| p.get("event"))
         .and_then(|e| e.get("properties"))
-        .and_then(Json::as_object)
+        .and_then(OrderedJson::as_object)
         .unwrap()
         .iter()
         .map(|(n, _)| n.as_str())
@@ -579,7 +579,7 @@ fn output_does_not_depend_on_input_key_order() {
         &["query", "limit", "filter", "order", "meta"],
     );
     for rotation in 0..5 {
-        let mut tree = Json::from(&generated);
+        let mut tree = OrderedJson::from(&generated);
         permute(&mut tree, rotation);
         let order = ["query", "limit", "filter", "order", "meta"];
         // The tree keeps the permuted order in every build ...
@@ -597,9 +597,9 @@ fn output_does_not_depend_on_input_key_order() {
 }
 
 /// Rotates and reverses every object's members, recursively.
-pub(super) fn permute(tree: &mut Json, rotation: usize) {
+pub(super) fn permute(tree: &mut OrderedJson, rotation: usize) {
     match tree {
-        Json::Object(members) => {
+        OrderedJson::Object(members) => {
             if !members.is_empty() {
                 let by = rotation % members.len();
                 members.rotate_left(by);
@@ -611,7 +611,7 @@ pub(super) fn permute(tree: &mut Json, rotation: usize) {
                 .iter_mut()
                 .for_each(|(_, value)| permute(value, rotation));
         }
-        Json::Array(items) => items.iter_mut().for_each(|item| permute(item, rotation)),
+        OrderedJson::Array(items) => items.iter_mut().for_each(|item| permute(item, rotation)),
         _ => {}
     }
 }

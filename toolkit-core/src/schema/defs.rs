@@ -4,8 +4,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::error::SchemaError;
-use super::json::Json;
 use super::keywords::{Holds, child_path, holds, index_path, member_path};
+use super::ordered_json::OrderedJson;
 
 /// Where a `$ref` points.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,11 +32,11 @@ pub(crate) fn parse_ref(reference: &str) -> Option<RefTarget> {
 /// Calls `visit` with every `$ref` in `schema` (not descending into data
 /// keywords), and its path.
 pub(crate) fn for_each_ref(
-    schema: &Json,
+    schema: &OrderedJson,
     path: &str,
-    visit: &mut impl FnMut(&str, &Json) -> Result<(), SchemaError>,
+    visit: &mut impl FnMut(&str, &OrderedJson) -> Result<(), SchemaError>,
 ) -> Result<(), SchemaError> {
-    let Json::Object(members) = schema else {
+    let OrderedJson::Object(members) = schema else {
         return Ok(());
     };
     for (keyword, value) in members {
@@ -46,12 +46,12 @@ pub(crate) fn for_each_ref(
         }
         match (holds(keyword), value) {
             (Some(Holds::One), sub) => for_each_ref(sub, &child_path(path, keyword), visit)?,
-            (Some(Holds::List), Json::Array(items)) => {
+            (Some(Holds::List), OrderedJson::Array(items)) => {
                 for (index, sub) in items.iter().enumerate() {
                     for_each_ref(sub, &index_path(path, keyword, index), visit)?;
                 }
             }
-            (Some(Holds::Map), Json::Object(entries)) => {
+            (Some(Holds::Map), OrderedJson::Object(entries)) => {
                 for (name, sub) in entries {
                     for_each_ref(sub, &member_path(path, keyword, name), visit)?;
                 }
@@ -65,9 +65,9 @@ pub(crate) fn for_each_ref(
 /// The definitions `schema` refers to directly, after checking that every
 /// `$ref` in it is local and resolves.
 fn referenced(
-    schema: &Json,
+    schema: &OrderedJson,
     path: &str,
-    defs: &BTreeMap<String, Json>,
+    defs: &BTreeMap<String, OrderedJson>,
 ) -> Result<BTreeSet<String>, SchemaError> {
     let mut names = BTreeSet::new();
     for_each_ref(schema, path, &mut |at, reference| {
@@ -93,7 +93,7 @@ fn referenced(
 
 /// The definitions that can reach themselves through references: the
 /// recursive types, which must stay `$ref`s.
-fn recursive(defs: &BTreeMap<String, Json>) -> Result<BTreeSet<String>, SchemaError> {
+fn recursive(defs: &BTreeMap<String, OrderedJson>) -> Result<BTreeSet<String>, SchemaError> {
     let mut edges = BTreeMap::new();
     for (name, body) in defs {
         edges.insert(
@@ -130,8 +130,8 @@ const INLINE_BUDGET: usize = 10_000;
 /// Checks every reference on the way: only `#` and `#/$defs/NAME` that
 /// exist are accepted.
 pub(crate) fn inline_non_recursive(
-    root: &mut Json,
-    defs: &mut BTreeMap<String, Json>,
+    root: &mut OrderedJson,
+    defs: &mut BTreeMap<String, OrderedJson>,
 ) -> Result<(), SchemaError> {
     referenced(root, "", defs)?;
     let keep = recursive(defs)?;
@@ -145,12 +145,12 @@ pub(crate) fn inline_non_recursive(
 }
 
 fn inline_in(
-    schema: &mut Json,
-    bodies: &BTreeMap<String, Json>,
+    schema: &mut OrderedJson,
+    bodies: &BTreeMap<String, OrderedJson>,
     keep: &BTreeSet<String>,
     budget: &mut usize,
 ) {
-    let Json::Object(members) = schema else {
+    let OrderedJson::Object(members) = schema else {
         return;
     };
     let target = members
@@ -160,7 +160,7 @@ fn inline_in(
     if let Some(RefTarget::Def(name)) = target
         && !keep.contains(&name)
         && *budget > 0
-        && let Some(Json::Object(body)) = bodies.get(&name)
+        && let Some(OrderedJson::Object(body)) = bodies.get(&name)
     {
         *budget -= 1;
         members.retain(|(keyword, _)| keyword != "$ref");
@@ -175,12 +175,12 @@ fn inline_in(
     for (keyword, value) in members.iter_mut() {
         match (holds(keyword), value) {
             (Some(Holds::One), sub) => inline_in(sub, bodies, keep, budget),
-            (Some(Holds::List), Json::Array(items)) => {
+            (Some(Holds::List), OrderedJson::Array(items)) => {
                 for sub in items {
                     inline_in(sub, bodies, keep, budget);
                 }
             }
-            (Some(Holds::Map), Json::Object(entries)) => {
+            (Some(Holds::Map), OrderedJson::Object(entries)) => {
                 for (_, sub) in entries {
                     inline_in(sub, bodies, keep, budget);
                 }
@@ -192,8 +192,8 @@ fn inline_in(
 
 /// The definitions reachable from `root`, in name order.
 pub(crate) fn reachable(
-    root: &Json,
-    defs: &BTreeMap<String, Json>,
+    root: &OrderedJson,
+    defs: &BTreeMap<String, OrderedJson>,
 ) -> Result<Vec<String>, SchemaError> {
     let mut found = BTreeSet::new();
     let mut stack: Vec<String> = referenced(root, "", defs)?.into_iter().collect();
@@ -213,12 +213,12 @@ mod tests {
 
     use super::*;
 
-    fn defs(value: serde_json::Value) -> BTreeMap<String, Json> {
+    fn defs(value: serde_json::Value) -> BTreeMap<String, OrderedJson> {
         value
             .as_object()
             .unwrap()
             .iter()
-            .map(|(name, body)| (name.clone(), Json::from(body)))
+            .map(|(name, body)| (name.clone(), OrderedJson::from(body)))
             .collect()
     }
 
@@ -243,7 +243,7 @@ mod tests {
             "Tree": {"type": "object", "properties": {"kids": {"type": "array", "items": {"$ref": "#/$defs/Tree"}}, "leaf": {"$ref": "#/$defs/Leaf"}}},
             "Leaf": {"type": "string", "description": "A leaf."},
         }));
-        let mut root = Json::from(&json!({
+        let mut root = OrderedJson::from(&json!({
             "type": "object",
             "properties": {"tree": {"$ref": "#/$defs/Tree"}, "leaf": {"$ref": "#/$defs/Leaf", "description": "Mine."}},
         }));
@@ -275,12 +275,12 @@ mod tests {
     #[test]
     fn rejects_foreign_and_dangling_references() {
         let mut none = BTreeMap::new();
-        let mut root = Json::from(&json!({"properties": {"a": {"$ref": "other.json"}}}));
+        let mut root = OrderedJson::from(&json!({"properties": {"a": {"$ref": "other.json"}}}));
         assert!(matches!(
             inline_non_recursive(&mut root, &mut none),
             Err(SchemaError::UnsupportedRef { path, .. }) if path == "properties.a"
         ));
-        let mut root = Json::from(&json!({"items": {"$ref": "#/$defs/Gone"}}));
+        let mut root = OrderedJson::from(&json!({"items": {"$ref": "#/$defs/Gone"}}));
         assert!(matches!(
             inline_non_recursive(&mut root, &mut none),
             Err(SchemaError::MissingDefinition { name, .. }) if name == "Gone"

@@ -1,11 +1,11 @@
 //! Unit enums as one flat string `enum`.
 
-use super::json::Json;
+use super::ordered_json::OrderedJson;
 
 /// A `oneOf`/`anyOf` branch that is one or more string constants, as
 /// schemars writes a unit variant (`const`) or a run of undocumented ones
 /// (`enum`): its values and its doc.
-fn unit_variant(branch: &Json) -> Option<(Vec<Json>, Option<String>)> {
+fn unit_variant(branch: &OrderedJson) -> Option<(Vec<OrderedJson>, Option<String>)> {
     let mut values = None;
     let mut doc = None;
     for (keyword, value) in branch.as_object()? {
@@ -32,7 +32,7 @@ fn unit_variant(branch: &Json) -> Option<(Vec<Json>, Option<String>)> {
 /// docs) as one `{"type": "string", "enum": [...]}`, listing the variant
 /// docs in the description: providers handle a flat `enum` best, and
 /// several reject `const` or `oneOf`.
-pub(crate) fn flatten_unit_enum(schema: &mut Json) {
+pub(crate) fn flatten_unit_enum(schema: &mut OrderedJson) {
     if ["type", "enum", "const"]
         .iter()
         .any(|k| schema.contains_key(k))
@@ -40,7 +40,7 @@ pub(crate) fn flatten_unit_enum(schema: &mut Json) {
         return;
     }
     for keyword in ["oneOf", "anyOf"] {
-        let Some(Json::Array(branches)) = schema.get(keyword) else {
+        let Some(OrderedJson::Array(branches)) = schema.get(keyword) else {
             continue;
         };
         let Some(variants) = branches
@@ -56,7 +56,7 @@ pub(crate) fn flatten_unit_enum(schema: &mut Json) {
             if let Some(doc) = doc.filter(|doc| !doc.trim().is_empty()) {
                 let names = group
                     .iter()
-                    .filter_map(Json::as_str)
+                    .filter_map(OrderedJson::as_str)
                     .map(|name| format!("`{name}`"))
                     .collect::<Vec<_>>()
                     .join(", ");
@@ -66,15 +66,15 @@ pub(crate) fn flatten_unit_enum(schema: &mut Json) {
             values.extend(group);
         }
         schema.remove(keyword);
-        schema.insert("type", Json::from("string"));
-        schema.insert("enum", Json::Array(values));
+        schema.insert("type", OrderedJson::from("string"));
+        schema.insert("enum", OrderedJson::Array(values));
         if !lines.is_empty() {
             let list = lines.join("\n");
-            let text = match schema.get("description").and_then(Json::as_str) {
+            let text = match schema.get("description").and_then(OrderedJson::as_str) {
                 Some(intro) if !intro.trim().is_empty() => format!("{intro}\n\n{list}"),
                 _ => list,
             };
-            schema.insert("description", Json::String(text));
+            schema.insert("description", OrderedJson::String(text));
         }
         return;
     }
@@ -83,26 +83,26 @@ pub(crate) fn flatten_unit_enum(schema: &mut Json) {
 /// Gives an `enum` or `const` without a `type` the type its values share,
 /// when they share one: hand-written schemas (an MCP server's, a run-time
 /// tool's) often leave it out, and Gemini rejects a property with no type.
-pub(crate) fn type_untyped_values(schema: &mut Json) {
+pub(crate) fn type_untyped_values(schema: &mut OrderedJson) {
     if schema.contains_key("type") {
         return;
     }
-    let values: Vec<&Json> = match (schema.get("enum"), schema.get("const")) {
-        (Some(Json::Array(values)), _) if !values.is_empty() => values.iter().collect(),
+    let values: Vec<&OrderedJson> = match (schema.get("enum"), schema.get("const")) {
+        (Some(OrderedJson::Array(values)), _) if !values.is_empty() => values.iter().collect(),
         (None, Some(value)) => vec![value],
         _ => return,
     };
-    let kind = |value: &Json| match value {
-        Json::String(_) => Some("string"),
-        Json::Bool(_) => Some("boolean"),
-        Json::Number(number) if number.is_i64() || number.is_u64() => Some("integer"),
-        Json::Number(_) => Some("number"),
+    let kind = |value: &OrderedJson| match value {
+        OrderedJson::String(_) => Some("string"),
+        OrderedJson::Bool(_) => Some("boolean"),
+        OrderedJson::Number(number) if number.is_i64() || number.is_u64() => Some("integer"),
+        OrderedJson::Number(_) => Some("number"),
         _ => None,
     };
     let Some(first) = kind(values[0]) else {
         return;
     };
     if values.iter().all(|value| kind(value) == Some(first)) {
-        schema.insert("type", Json::from(first));
+        schema.insert("type", OrderedJson::from(first));
     }
 }

@@ -5,9 +5,9 @@ use std::cell::RefCell;
 
 use super::canonical::MAX_JSON_DEPTH;
 use super::error::{Dialect, LoweringError, LoweringErrorKind as Kind};
-use super::json::Json;
 use super::keywords::{child_path, fold_into_description, index_path, member_path, order_schema};
 use super::nulls::strip_null;
+use super::ordered_json::OrderedJson;
 
 /// Keywords `parameters` accepts and that are copied as they are. `format`,
 /// `enum`, `anyOf`, `type`, `items` and `properties` are rewritten on the
@@ -66,7 +66,7 @@ const REJECTED: &[&str] = &["allOf", "not", "if", "then", "else", "dependentSche
 ///   would silently refuse valid deep arguments. Send such a tool with
 ///   `parametersJsonSchema` (the canonical schema) instead. Maps, tuples,
 ///   `serde_json::Value` and unions beside properties are errors too.
-pub fn gemini(canonical: &Json) -> Result<Json, LoweringError> {
+pub fn gemini(canonical: &OrderedJson) -> Result<OrderedJson, LoweringError> {
     let depth = canonical.depth();
     if depth > MAX_JSON_DEPTH {
         let kind = Kind::TooDeep {
@@ -75,7 +75,7 @@ pub fn gemini(canonical: &Json) -> Result<Json, LoweringError> {
         };
         return Err(LoweringError::new(Dialect::Gemini, "", kind));
     }
-    if canonical.get("type").and_then(Json::as_str) != Some("object") {
+    if canonical.get("type").and_then(OrderedJson::as_str) != Some("object") {
         return Err(LoweringError::new(Dialect::Gemini, "", Kind::RootNotObject));
     }
     let sink = Sink::default();
@@ -98,10 +98,10 @@ pub fn gemini(canonical: &Json) -> Result<Json, LoweringError> {
 type Sink = RefCell<Vec<LoweringError>>;
 
 /// Lowers a sub-schema, recording its problems.
-fn child(schema: &Json, path: &str, nullable: bool, sink: &Sink) -> Json {
+fn child(schema: &OrderedJson, path: &str, nullable: bool, sink: &Sink) -> OrderedJson {
     node(schema, path, nullable, sink).unwrap_or_else(|error| {
         sink.borrow_mut().push(error);
-        Json::Bool(true)
+        OrderedJson::Bool(true)
     })
 }
 
@@ -130,10 +130,17 @@ fn unsupported(path: &str, keyword: &str) -> LoweringError {
 }
 
 /// Lowers one schema; `nullable` when it is an optional property's.
-fn node(schema: &Json, path: &str, nullable: bool, sink: &Sink) -> Result<Json, LoweringError> {
+fn node(
+    schema: &OrderedJson,
+    path: &str,
+    nullable: bool,
+    sink: &Sink,
+) -> Result<OrderedJson, LoweringError> {
     match schema {
-        Json::Object(members) if !members.is_empty() => {}
-        Json::Object(_) | Json::Bool(true) => return Err(error(path, Kind::Unconstrained)),
+        OrderedJson::Object(members) if !members.is_empty() => {}
+        OrderedJson::Object(_) | OrderedJson::Bool(true) => {
+            return Err(error(path, Kind::Unconstrained));
+        }
         _ => return Err(unsupported(path, &schema.to_json_string())),
     }
     // `Option<T>`'s `null`, as a type, an enum value or a union branch, is
@@ -141,20 +148,20 @@ fn node(schema: &Json, path: &str, nullable: bool, sink: &Sink) -> Result<Json, 
     let mut stripped = schema.clone();
     strip_null(&mut stripped);
     let nullable = nullable || stripped != *schema;
-    let Json::Object(members) = &stripped else {
+    let OrderedJson::Object(members) = &stripped else {
         return Err(unsupported(path, &schema.to_json_string()));
     };
     let schema = &stripped;
-    let mut out = Json::object();
+    let mut out = OrderedJson::object();
     let mut folded = Vec::new();
     let mut union = Vec::new();
     for (keyword, value) in members {
         match keyword.as_str() {
             "type" => {
                 let (kind, with_null) = single_type(value).map_err(|kind| error(path, kind))?;
-                out.insert("type", Json::String(kind));
+                out.insert("type", OrderedJson::String(kind));
                 if with_null {
-                    out.insert("nullable", Json::Bool(true));
+                    out.insert("nullable", OrderedJson::Bool(true));
                 }
             }
             "enum"
@@ -165,7 +172,7 @@ fn node(schema: &Json, path: &str, nullable: bool, sink: &Sink) -> Result<Json, 
                 out.insert("enum", value.clone());
             }
             "const" if value.as_str().is_some() => {
-                out.insert("enum", Json::Array(vec![value.clone()]));
+                out.insert("enum", OrderedJson::Array(vec![value.clone()]));
             }
             // Gemini's `enum` holds strings only: in words, any other would
             // let through values the tool refuses.
@@ -181,7 +188,7 @@ fn node(schema: &Json, path: &str, nullable: bool, sink: &Sink) -> Result<Json, 
                 out.insert("format", value.clone());
             }
             "examples" => {
-                if let Some(first) = value.as_array().and_then(<[Json]>::first) {
+                if let Some(first) = value.as_array().and_then(<[OrderedJson]>::first) {
                     out.insert("example", first.clone());
                 }
             }
@@ -194,7 +201,7 @@ fn node(schema: &Json, path: &str, nullable: bool, sink: &Sink) -> Result<Json, 
                 out.insert("properties", properties);
             }
             "anyOf" | "oneOf" => {
-                let Json::Array(branches) = value else {
+                let OrderedJson::Array(branches) = value else {
                     return Err(unsupported(path, keyword));
                 };
                 for (index, branch) in branches.iter().enumerate() {
@@ -210,7 +217,8 @@ fn node(schema: &Json, path: &str, nullable: bool, sink: &Sink) -> Result<Json, 
                 let reference = value.as_str().unwrap_or_default().to_owned();
                 return Err(error(path, Kind::Recursive { reference }));
             }
-            "additionalProperties" | "unevaluatedProperties" if *value == Json::Bool(false) => {}
+            "additionalProperties" | "unevaluatedProperties"
+                if *value == OrderedJson::Bool(false) => {}
             "additionalProperties" | "unevaluatedProperties" => {
                 return Err(error(path, Kind::FreeFormMap));
             }
@@ -233,17 +241,17 @@ fn node(schema: &Json, path: &str, nullable: bool, sink: &Sink) -> Result<Json, 
         }
     }
     if nullable {
-        out.insert("nullable", Json::Bool(true));
+        out.insert("nullable", OrderedJson::Bool(true));
     }
     if out.get("enum").is_some() && !out.contains_key("format") {
-        out.insert("format", Json::from("enum"));
+        out.insert("format", OrderedJson::from("enum"));
     }
-    if let Some(Json::Object(entries)) = out.get("properties") {
+    if let Some(OrderedJson::Object(entries)) = out.get("properties") {
         let order = entries
             .iter()
-            .map(|(name, _)| Json::string(name.as_str()))
+            .map(|(name, _)| OrderedJson::string(name.as_str()))
             .collect();
-        out.insert("propertyOrdering", Json::Array(order));
+        out.insert("propertyOrdering", OrderedJson::Array(order));
     }
     fold_into_description(&mut out, &folded);
     if union.is_empty() {
@@ -262,17 +270,17 @@ fn node(schema: &Json, path: &str, nullable: bool, sink: &Sink) -> Result<Json, 
 
 /// Lowers `properties`, marking the non-required ones nullable.
 fn properties(
-    schema: &Json,
-    properties: &Json,
+    schema: &OrderedJson,
+    properties: &OrderedJson,
     path: &str,
     sink: &Sink,
-) -> Result<Json, LoweringError> {
-    let Json::Object(entries) = properties else {
+) -> Result<OrderedJson, LoweringError> {
+    let OrderedJson::Object(entries) = properties else {
         return Err(unsupported(path, "properties"));
     };
     let required = schema
         .get("required")
-        .and_then(Json::as_array)
+        .and_then(OrderedJson::as_array)
         .unwrap_or_default();
     let mut lowered = Vec::with_capacity(entries.len());
     for (name, sub) in entries {
@@ -284,14 +292,14 @@ fn properties(
         }
         lowered.push((name.clone(), child(sub, &sub_path, optional, sink)));
     }
-    Ok(Json::Object(lowered))
+    Ok(OrderedJson::Object(lowered))
 }
 
 /// The one type Gemini takes, and whether `null` was also allowed.
-fn single_type(value: &Json) -> Result<(String, bool), Kind> {
+fn single_type(value: &OrderedJson) -> Result<(String, bool), Kind> {
     match value {
-        Json::String(kind) => Ok((kind.clone(), false)),
-        Json::Array(kinds) => {
+        OrderedJson::String(kind) => Ok((kind.clone(), false)),
+        OrderedJson::Array(kinds) => {
             let with_null = kinds.iter().any(|k| k.as_str() == Some("null"));
             let named: Vec<String> = kinds
                 .iter()
@@ -315,14 +323,14 @@ fn single_type(value: &Json) -> Result<(String, bool), Kind> {
 /// otherwise the node's description and `nullable` go into every branch
 /// (the model reads whichever branch it picks), and any other key has
 /// already been folded into that description.
-fn alone_with_union(node: Json, mut union: Vec<Json>) -> Json {
-    let Json::Object(members) = node else {
+fn alone_with_union(node: OrderedJson, mut union: Vec<OrderedJson>) -> OrderedJson {
+    let OrderedJson::Object(members) = node else {
         return node;
     };
     if let [_] = union.as_slice()
-        && let Some(Json::Object(branch)) = union.pop()
+        && let Some(OrderedJson::Object(branch)) = union.pop()
     {
-        let mut merged = Json::Object(members);
+        let mut merged = OrderedJson::Object(members);
         // The node's own keys (a field's doc) win over the branch's.
         for (keyword, value) in branch {
             if !merged.contains_key(&keyword) {
@@ -337,31 +345,31 @@ fn alone_with_union(node: Json, mut union: Vec<Json>) -> Json {
         .and_then(|(_, v)| v.as_str());
     let nullable = members
         .iter()
-        .any(|(k, v)| k == "nullable" && *v == Json::Bool(true));
+        .any(|(k, v)| k == "nullable" && *v == OrderedJson::Bool(true));
     for branch in &mut union {
         annotate(branch, description, nullable);
     }
-    Json::Object(vec![("anyOf".into(), Json::Array(union))])
+    OrderedJson::Object(vec![("anyOf".into(), OrderedJson::Array(union))])
 }
 
 /// Adds the union's description before the branch's own, and `nullable`;
 /// a branch that is itself a bare union passes both down.
-fn annotate(branch: &mut Json, description: Option<&str>, nullable: bool) {
-    if let Some(Json::Array(inner)) = branch.get_mut("anyOf") {
+fn annotate(branch: &mut OrderedJson, description: Option<&str>, nullable: bool) {
+    if let Some(OrderedJson::Array(inner)) = branch.get_mut("anyOf") {
         for sub in inner {
             annotate(sub, description, nullable);
         }
         return;
     }
     if let Some(intro) = description {
-        let text = match branch.get("description").and_then(Json::as_str) {
+        let text = match branch.get("description").and_then(OrderedJson::as_str) {
             Some(own) if !own.is_empty() => format!("{intro}\n\n{own}"),
             _ => intro.to_owned(),
         };
-        branch.insert("description", Json::String(text));
+        branch.insert("description", OrderedJson::String(text));
     }
     if nullable {
-        branch.insert("nullable", Json::Bool(true));
+        branch.insert("nullable", OrderedJson::Bool(true));
     }
 }
 

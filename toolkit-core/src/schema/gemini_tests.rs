@@ -4,7 +4,7 @@ use super::*;
 use crate::schema::*;
 
 fn lower(canonical: Value) -> Result<Value, LoweringError> {
-    gemini(&Json::from(&canonical)).map(|lowered| lowered.to_value())
+    gemini(&OrderedJson::from(&canonical)).map(|lowered| lowered.to_value())
 }
 
 fn root(properties: Value, required: Value) -> Value {

@@ -1,7 +1,7 @@
 //! Which keywords hold sub-schemas, the fixed keyword order, and schema
 //! paths for messages.
 
-use super::json::Json;
+use super::ordered_json::OrderedJson;
 
 /// How a keyword's value relates to sub-schemas.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -91,8 +91,8 @@ fn rank(keyword: &str) -> usize {
 ///
 /// `properties` keep their order: it is meaningful (declaration order) and
 /// set by whoever built them.
-pub(crate) fn order_schema(schema: &mut Json) {
-    let Json::Object(members) = schema else {
+pub(crate) fn order_schema(schema: &mut OrderedJson) {
+    let OrderedJson::Object(members) = schema else {
         return;
     };
     // A stable sort: unknown keywords tie on rank and are then ordered by
@@ -102,12 +102,12 @@ pub(crate) fn order_schema(schema: &mut Json) {
         match holds(keyword) {
             Some(Holds::One) => order_schema(value),
             Some(Holds::List) => {
-                if let Json::Array(items) = value {
+                if let OrderedJson::Array(items) = value {
                     items.iter_mut().for_each(order_schema);
                 }
             }
             Some(Holds::Map) => {
-                if let Json::Object(entries) = value {
+                if let OrderedJson::Object(entries) = value {
                     if keyword != "properties" {
                         entries.sort_by(|(a, _), (b, _)| a.cmp(b));
                     }
@@ -120,10 +120,10 @@ pub(crate) fn order_schema(schema: &mut Json) {
 }
 
 /// Sorts the keys of every object inside a data value.
-pub(crate) fn order_data(value: &mut Json) {
+pub(crate) fn order_data(value: &mut OrderedJson) {
     match value {
-        Json::Array(items) => items.iter_mut().for_each(order_data),
-        Json::Object(members) => {
+        OrderedJson::Array(items) => items.iter_mut().for_each(order_data),
+        OrderedJson::Object(members) => {
             members.sort_by(|(a, _), (b, _)| a.cmp(b));
             members.iter_mut().for_each(|(_, value)| order_data(value));
         }
@@ -162,13 +162,13 @@ pub(crate) fn show_path(path: &str) -> String {
 }
 
 /// Short JSON for a description: strings quoted, values compact.
-pub(crate) fn compact(value: &Json) -> String {
+pub(crate) fn compact(value: &OrderedJson) -> String {
     value.to_json_string()
 }
 
 /// Appends `{keyword: value, ...}` to the schema's description, so a
 /// constraint a dialect cannot express still reaches the model as prose.
-pub(crate) fn fold_into_description(schema: &mut Json, folded: &[(String, Json)]) {
+pub(crate) fn fold_into_description(schema: &mut OrderedJson, folded: &[(String, OrderedJson)]) {
     if folded.is_empty() {
         return;
     }
@@ -182,11 +182,11 @@ pub(crate) fn fold_into_description(schema: &mut Json, folded: &[(String, Json)]
         .collect::<Vec<_>>()
         .join(", ");
     let note = format!("{{{listed}}}");
-    let text = match schema.get("description").and_then(Json::as_str) {
+    let text = match schema.get("description").and_then(OrderedJson::as_str) {
         Some(existing) if !existing.is_empty() => format!("{existing}\n\n{note}"),
         _ => note,
     };
-    schema.insert("description", Json::String(text));
+    schema.insert("description", OrderedJson::String(text));
 }
 
 #[cfg(test)]
@@ -197,14 +197,14 @@ mod tests {
 
     #[test]
     fn orders_keywords_and_leaves_properties_alone() {
-        let mut schema = Json::from(&json!({
+        let mut schema = OrderedJson::from(&json!({
             "zeta": 1, "required": ["b", "a"], "type": "object", "alpha": 2,
             "properties": {"b": {"description": "B", "type": "string"}, "a": {"type": "integer"}},
             "default": {"y": 1, "x": 2},
         }));
         // Reverse `properties` so the test does not rely on the map order of
         // the `Value` it was built from.
-        if let Some(Json::Object(properties)) = schema.get_mut("properties") {
+        if let Some(OrderedJson::Object(properties)) = schema.get_mut("properties") {
             properties.sort_by(|(a, _), (b, _)| b.cmp(a));
         }
         order_schema(&mut schema);
@@ -216,22 +216,22 @@ mod tests {
 
     #[test]
     fn folds_into_description() {
-        let mut schema = Json::from(&json!({"description": "Name."}));
+        let mut schema = OrderedJson::from(&json!({"description": "Name."}));
         fold_into_description(
             &mut schema,
             &[
-                ("minLength".into(), Json::from(&json!(3))),
-                ("format".into(), Json::from("uri")),
+                ("minLength".into(), OrderedJson::from(&json!(3))),
+                ("format".into(), OrderedJson::from("uri")),
             ],
         );
         assert_eq!(
-            schema.get("description").and_then(Json::as_str),
+            schema.get("description").and_then(OrderedJson::as_str),
             Some("Name.\n\n{format: \"uri\", minLength: 3}")
         );
-        let mut bare = Json::object();
-        fold_into_description(&mut bare, &[("default".into(), Json::Null)]);
+        let mut bare = OrderedJson::object();
+        fold_into_description(&mut bare, &[("default".into(), OrderedJson::Null)]);
         assert_eq!(
-            bare.get("description").and_then(Json::as_str),
+            bare.get("description").and_then(OrderedJson::as_str),
             Some("{default: null}")
         );
     }

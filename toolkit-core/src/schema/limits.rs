@@ -1,8 +1,8 @@
 //! OpenAI's size limits on strict schemas (raised in July 2025).
 
 use super::error::{Dialect, LoweringError, LoweringErrorKind as Kind};
-use super::json::Json;
 use super::keywords::{Holds, child_path, holds, index_path, member_path};
+use super::ordered_json::OrderedJson;
 
 /// Object properties in the whole schema.
 pub const MAX_PROPERTIES: usize = 5000;
@@ -28,7 +28,7 @@ struct Tally {
 }
 
 /// Checks a lowered strict schema against OpenAI's limits.
-pub(crate) fn check_openai_limits(schema: &Json) -> Result<(), LoweringError> {
+pub(crate) fn check_openai_limits(schema: &OrderedJson) -> Result<(), LoweringError> {
     let mut tally = Tally::default();
     walk(schema, "", 0, &mut tally)?;
     let error = |kind| Err(LoweringError::new(Dialect::OpenAiStrict, "", kind));
@@ -54,20 +54,25 @@ pub(crate) fn check_openai_limits(schema: &Json) -> Result<(), LoweringError> {
 }
 
 /// The length a value counts for: a string's characters, else its JSON.
-fn length(value: &Json) -> usize {
+fn length(value: &OrderedJson) -> usize {
     match value {
-        Json::String(text) => text.chars().count(),
+        OrderedJson::String(text) => text.chars().count(),
         other => other.to_json_string().chars().count(),
     }
 }
 
-fn walk(schema: &Json, path: &str, level: usize, tally: &mut Tally) -> Result<(), LoweringError> {
-    let Json::Object(members) = schema else {
+fn walk(
+    schema: &OrderedJson,
+    path: &str,
+    level: usize,
+    tally: &mut Tally,
+) -> Result<(), LoweringError> {
+    let OrderedJson::Object(members) = schema else {
         return Ok(());
     };
     let is_object = match schema.get("type") {
-        Some(Json::String(kind)) => kind == "object",
-        Some(Json::Array(kinds)) => kinds.iter().any(|k| k.as_str() == Some("object")),
+        Some(OrderedJson::String(kind)) => kind == "object",
+        Some(OrderedJson::Array(kinds)) => kinds.iter().any(|k| k.as_str() == Some("object")),
         _ => schema.contains_key("properties"),
     };
     // A definition starts its own count: where it is used is not known here.
@@ -87,7 +92,7 @@ fn walk(schema: &Json, path: &str, level: usize, tally: &mut Tally) -> Result<()
                 tally.characters += length(value);
             }
             "properties" | "$defs" => {
-                if let Json::Object(entries) = value {
+                if let OrderedJson::Object(entries) = value {
                     if keyword == "properties" {
                         tally.properties += entries.len();
                     }
@@ -101,12 +106,12 @@ fn walk(schema: &Json, path: &str, level: usize, tally: &mut Tally) -> Result<()
         }
         match (holds(keyword), value) {
             (Some(Holds::One), sub) => walk(sub, &child_path(path, keyword), level, tally)?,
-            (Some(Holds::List), Json::Array(items)) => {
+            (Some(Holds::List), OrderedJson::Array(items)) => {
                 for (index, sub) in items.iter().enumerate() {
                     walk(sub, &index_path(path, keyword, index), level, tally)?;
                 }
             }
-            (Some(Holds::Map), Json::Object(entries)) => {
+            (Some(Holds::Map), OrderedJson::Object(entries)) => {
                 let inner = if keyword == "$defs" { 0 } else { level };
                 for (name, sub) in entries {
                     walk(sub, &member_path(path, keyword, name), inner, tally)?;
@@ -118,12 +123,12 @@ fn walk(schema: &Json, path: &str, level: usize, tally: &mut Tally) -> Result<()
     Ok(())
 }
 
-fn count_enum(values: &Json, path: &str, tally: &mut Tally) -> Result<(), LoweringError> {
-    let Json::Array(values) = values else {
+fn count_enum(values: &OrderedJson, path: &str, tally: &mut Tally) -> Result<(), LoweringError> {
+    let OrderedJson::Array(values) = values else {
         return Ok(());
     };
     // The `null` that makes an optional enum nullable is not a choice.
-    let values: Vec<&Json> = values.iter().filter(|v| **v != Json::Null).collect();
+    let values: Vec<&OrderedJson> = values.iter().filter(|v| **v != OrderedJson::Null).collect();
     let characters: usize = values.iter().map(|v| length(v)).sum();
     tally.enum_values += values.len();
     tally.characters += characters;

@@ -2,15 +2,15 @@
 
 use super::error::{Dialect, LoweringError};
 use super::gemini::gemini;
-use super::json::Json;
 use super::openai_strict::openai_strict;
+use super::ordered_json::OrderedJson;
 
 /// The canonical schema in `dialect`.
 ///
 /// [`Dialect::Canonical`] never fails: the canonical schema is already what
 /// OpenAI (without strict mode), Anthropic and MCP take, its root always an
 /// object with `properties`.
-pub fn lower(canonical: &Json, dialect: Dialect) -> Result<Json, LoweringError> {
+pub fn lower(canonical: &OrderedJson, dialect: Dialect) -> Result<OrderedJson, LoweringError> {
     match dialect {
         Dialect::Canonical => Ok(canonical.clone()),
         Dialect::OpenAiStrict => openai_strict(canonical),

@@ -1,7 +1,7 @@
 //! One canonical parameter schema per tool, and its lowering for each
 //! provider.
 //!
-//! Schemas are held as an ordered JSON tree ([`Json`]) rather than
+//! Schemas are held as an ordered JSON tree ([`OrderedJson`]) rather than
 //! `serde_json::Value`, whose key order depends on whether some crate in the
 //! build enabled serde_json's `preserve_order`: the same code must yield
 //! byte-identical schemas in every build.
@@ -60,20 +60,19 @@ mod canonical;
 mod defs;
 mod enums;
 mod error;
+pub(crate) mod formats;
 mod gemini;
-mod json;
 mod keywords;
 mod limits;
 mod lower;
 mod nulls;
-pub(crate) mod numbers;
 mod openai_strict;
+mod ordered_json;
 
 pub use canonical::{MAX_JSON_DEPTH, canonicalize};
 pub(crate) use canonical::{Source, canonicalize_from};
 pub use error::{Dialect, LoweringError, LoweringErrorKind, SchemaError, rust_path};
 pub use gemini::gemini;
-pub use json::Json;
 pub use keywords::KEYWORD_ORDER;
 pub(crate) use keywords::order_schema;
 pub use limits::{
@@ -82,3 +81,4 @@ pub use limits::{
 };
 pub use lower::lower;
 pub use openai_strict::openai_strict;
+pub use ordered_json::OrderedJson;

@@ -1,15 +1,15 @@
 //! The `null` that `Option<T>` adds to a schema, for Gemini's dialect,
 //! which says `nullable: true` instead.
 
-use super::json::Json;
+use super::ordered_json::OrderedJson;
 
-fn is_null_type(value: &Json) -> bool {
+fn is_null_type(value: &OrderedJson) -> bool {
     value.as_str() == Some("null")
 }
 
 /// A branch that only admits `null`: `{"type": "null"}`, `{"const": null}`
 /// or `{"enum": [null]}` (annotations aside).
-pub(crate) fn is_null_schema(branch: &Json) -> bool {
+pub(crate) fn is_null_schema(branch: &OrderedJson) -> bool {
     let Some(members) = branch.as_object() else {
         return false;
     };
@@ -17,8 +17,8 @@ pub(crate) fn is_null_schema(branch: &Json) -> bool {
     for (keyword, value) in members {
         match keyword.as_str() {
             "type" => admits_only_null |= is_null_type(value),
-            "const" => admits_only_null |= *value == Json::Null,
-            "enum" => admits_only_null |= value.as_array() == Some(&[Json::Null]),
+            "const" => admits_only_null |= *value == OrderedJson::Null,
+            "enum" => admits_only_null |= value.as_array() == Some(&[OrderedJson::Null]),
             "description" | "title" | "$comment" => {}
             _ => return false,
         }
@@ -31,8 +31,8 @@ pub(crate) fn is_null_schema(branch: &Json) -> bool {
 /// `anyOf`/`oneOf`, merging the one remaining branch into the schema (the
 /// schema's own keys, such as a field's doc, win over the branch's, such
 /// as its type's doc).
-pub(crate) fn strip_null(schema: &mut Json) {
-    if let Some(Json::Array(types)) = schema.get_mut("type")
+pub(crate) fn strip_null(schema: &mut OrderedJson) {
+    if let Some(OrderedJson::Array(types)) = schema.get_mut("type")
         && types.len() > 1
         && types.iter().any(is_null_type)
     {
@@ -43,14 +43,14 @@ pub(crate) fn strip_null(schema: &mut Json) {
         }
     }
     // schemars extends a unit enum's values with `null` for `Option<E>`.
-    if let Some(Json::Array(values)) = schema.get_mut("enum")
+    if let Some(OrderedJson::Array(values)) = schema.get_mut("enum")
         && values.len() > 1
-        && values.contains(&Json::Null)
+        && values.contains(&OrderedJson::Null)
     {
-        values.retain(|value| *value != Json::Null);
+        values.retain(|value| *value != OrderedJson::Null);
     }
     for keyword in ["anyOf", "oneOf"] {
-        let Some(Json::Array(branches)) = schema.get_mut(keyword) else {
+        let Some(OrderedJson::Array(branches)) = schema.get_mut(keyword) else {
             continue;
         };
         if branches.len() < 2 || !branches.iter().any(is_null_schema) {
@@ -59,7 +59,7 @@ pub(crate) fn strip_null(schema: &mut Json) {
         branches.retain(|branch| !is_null_schema(branch));
         if let [single] = branches.as_slice() {
             match single.clone() {
-                Json::Object(body) => {
+                OrderedJson::Object(body) => {
                     schema.remove(keyword);
                     for (key, value) in body {
                         if !schema.contains_key(&key) {
@@ -67,7 +67,7 @@ pub(crate) fn strip_null(schema: &mut Json) {
                         }
                     }
                 }
-                Json::Bool(true) => {
+                OrderedJson::Bool(true) => {
                     schema.remove(keyword);
                 }
                 // `false` or junk: leave the one-branch union as it is.

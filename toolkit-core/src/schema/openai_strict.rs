@@ -7,9 +7,9 @@ use std::collections::BTreeMap;
 use super::canonical::MAX_JSON_DEPTH;
 use super::defs::{RefTarget, parse_ref};
 use super::error::{Dialect, LoweringError, LoweringErrorKind as Kind};
-use super::json::Json;
 use super::keywords::{child_path, fold_into_description, index_path, member_path, order_schema};
 use super::limits::check_openai_limits;
+use super::ordered_json::OrderedJson;
 
 /// The `format`s strict mode accepts; any other is rejected with a 400.
 const FORMATS: &[&str] = &[
@@ -89,7 +89,7 @@ const PRIMITIVES: &[&str] = &["string", "number", "integer", "boolean"];
 ///
 /// The error names the first place that cannot be expressed. Send
 /// `"strict": true` only with a schema this returns.
-pub fn openai_strict(canonical: &Json) -> Result<Json, LoweringError> {
+pub fn openai_strict(canonical: &OrderedJson) -> Result<OrderedJson, LoweringError> {
     let error = |path: &str, kind| LoweringError::new(Dialect::OpenAiStrict, path, kind);
     let depth = canonical.depth();
     if depth > MAX_JSON_DEPTH {
@@ -101,12 +101,12 @@ pub fn openai_strict(canonical: &Json) -> Result<Json, LoweringError> {
             },
         ));
     }
-    if canonical.get("type").and_then(Json::as_str) != Some("object") {
+    if canonical.get("type").and_then(OrderedJson::as_str) != Some("object") {
         return Err(error("", Kind::RootNotObject));
     }
     let mut root = canonical.clone();
-    let defs: BTreeMap<String, Json> = match root.remove("$defs") {
-        Some(Json::Object(entries)) => entries.into_iter().collect(),
+    let defs: BTreeMap<String, OrderedJson> = match root.remove("$defs") {
+        Some(OrderedJson::Object(entries)) => entries.into_iter().collect(),
         Some(_) => {
             return Err(error(
                 "$defs",
@@ -133,7 +133,7 @@ pub fn openai_strict(canonical: &Json) -> Result<Json, LoweringError> {
     };
     // Only a root that refers to itself (`"$ref": "#"`) can lower to
     // something other than an object.
-    if lowered.get("type").and_then(Json::as_str) != Some("object") {
+    if lowered.get("type").and_then(OrderedJson::as_str) != Some("object") {
         return Err(error("", Kind::RootNotObject));
     }
     if !defs.is_empty() {
@@ -142,7 +142,7 @@ pub fn openai_strict(canonical: &Json) -> Result<Json, LoweringError> {
             let path = member_path("", "$defs", name);
             bodies.push((name.clone(), lowering.child(body, &path, &[])));
         }
-        lowered.insert("$defs", Json::Object(bodies));
+        lowered.insert("$defs", OrderedJson::Object(bodies));
     }
     if let Some(error) = LoweringError::merge(lowering.problems.into_inner()) {
         return Err(error);
@@ -154,8 +154,8 @@ pub fn openai_strict(canonical: &Json) -> Result<Json, LoweringError> {
 
 /// The canonical schema being lowered, for resolving `$ref`s.
 struct Lowering<'a> {
-    root: &'a Json,
-    defs: &'a BTreeMap<String, Json>,
+    root: &'a OrderedJson,
+    defs: &'a BTreeMap<String, OrderedJson>,
     // Every problem found: a sub-schema that fails is recorded and the
     // walk goes on, so that one refusal names them all.
     problems: RefCell<Vec<LoweringError>>,
@@ -164,10 +164,10 @@ struct Lowering<'a> {
 impl Lowering<'_> {
     /// Lowers a sub-schema, recording its problems; a placeholder stands in
     /// for a sub-schema that cannot be lowered.
-    fn child(&self, schema: &Json, path: &str, inlining: &[&str]) -> Json {
+    fn child(&self, schema: &OrderedJson, path: &str, inlining: &[&str]) -> OrderedJson {
         self.node(schema, path, inlining).unwrap_or_else(|error| {
             self.problems.borrow_mut().push(error);
-            Json::Bool(true)
+            OrderedJson::Bool(true)
         })
     }
 
@@ -177,10 +177,15 @@ impl Lowering<'_> {
 
     /// Lowers one schema. `inlining` lists the references being inlined
     /// around it, innermost last.
-    fn node(&self, schema: &Json, path: &str, inlining: &[&str]) -> Result<Json, LoweringError> {
+    fn node(
+        &self,
+        schema: &OrderedJson,
+        path: &str,
+        inlining: &[&str],
+    ) -> Result<OrderedJson, LoweringError> {
         let members = match schema {
-            Json::Object(members) => members,
-            Json::Bool(true) => return Err(self.error(path, Kind::Unconstrained)),
+            OrderedJson::Object(members) => members,
+            OrderedJson::Bool(true) => return Err(self.error(path, Kind::Unconstrained)),
             _ => {
                 return Err(self.error(
                     path,
@@ -201,7 +206,10 @@ impl Lowering<'_> {
             // field's doc, which the outer copy carries): inlining it again
             // would never end.
             if inlining.contains(&reference) {
-                return Ok(Json::Object(vec![("$ref".into(), Json::string(reference))]));
+                return Ok(OrderedJson::Object(vec![(
+                    "$ref".into(),
+                    OrderedJson::string(reference),
+                )]));
             }
             let mut merged = schema.clone();
             merged.remove("$ref");
@@ -220,7 +228,7 @@ impl Lowering<'_> {
             return Err(self.error(path, Kind::Unconstrained));
         }
 
-        let mut out = Json::object();
+        let mut out = OrderedJson::object();
         let mut folded = Vec::new();
         let mut union = Vec::new();
         for (keyword, value) in members {
@@ -237,7 +245,7 @@ impl Lowering<'_> {
                     out.insert(keyword.clone(), value.clone());
                 }
                 "const" => {
-                    out.insert("enum", Json::Array(vec![value.clone()]));
+                    out.insert("enum", OrderedJson::Array(vec![value.clone()]));
                 }
                 "items" => {
                     let items = self.child(value, &child_path(path, "items"), inlining);
@@ -248,7 +256,7 @@ impl Lowering<'_> {
                     out.insert("properties", properties);
                 }
                 "anyOf" | "oneOf" => {
-                    let Json::Array(branches) = value else {
+                    let OrderedJson::Array(branches) = value else {
                         return Err(self.error(
                             path,
                             Kind::Unsupported {
@@ -261,12 +269,12 @@ impl Lowering<'_> {
                         union.push(self.child(branch, &branch_path, inlining));
                     }
                 }
-                "additionalProperties" if *value == Json::Bool(false) => {}
+                "additionalProperties" if *value == OrderedJson::Bool(false) => {}
                 "additionalProperties" => {
                     return Err(self.error(path, Kind::FreeFormMap));
                 }
                 // Implied by the `additionalProperties: false` set below.
-                "unevaluatedProperties" if *value == Json::Bool(false) => {}
+                "unevaluatedProperties" if *value == OrderedJson::Bool(false) => {}
                 "unevaluatedProperties" => {
                     return Err(self.error(path, Kind::FreeFormMap));
                 }
@@ -304,7 +312,7 @@ impl Lowering<'_> {
         if schema.contains_key("minLength") || schema.contains_key("maxLength") {
             match length_pattern(schema) {
                 Some(pattern) if !schema.contains_key("pattern") => {
-                    out.insert("pattern", Json::String(pattern));
+                    out.insert("pattern", OrderedJson::String(pattern));
                 }
                 _ => {
                     let keyword = if schema.contains_key("minLength") {
@@ -325,7 +333,7 @@ impl Lowering<'_> {
             if out.contains_key("properties") {
                 return Err(self.error(path, Kind::UnionBesideProperties));
             }
-            out.insert("anyOf", Json::Array(union));
+            out.insert("anyOf", OrderedJson::Array(union));
         }
         if is_object(&out) {
             self.close_object(schema, &mut out, path)?;
@@ -337,12 +345,12 @@ impl Lowering<'_> {
     /// Lowers `properties`, making the non-required ones nullable.
     fn properties(
         &self,
-        schema: &Json,
-        properties: &Json,
+        schema: &OrderedJson,
+        properties: &OrderedJson,
         path: &str,
         inlining: &[&str],
-    ) -> Result<Json, LoweringError> {
-        let Json::Object(entries) = properties else {
+    ) -> Result<OrderedJson, LoweringError> {
+        let OrderedJson::Object(entries) = properties else {
             return Err(self.error(
                 path,
                 Kind::Unsupported {
@@ -352,7 +360,7 @@ impl Lowering<'_> {
         };
         let required = schema
             .get("required")
-            .and_then(Json::as_array)
+            .and_then(OrderedJson::as_array)
             .unwrap_or_default();
         let mut lowered = Vec::with_capacity(entries.len());
         for (name, sub) in entries {
@@ -375,34 +383,39 @@ impl Lowering<'_> {
             }
             lowered.push((name.clone(), property));
         }
-        Ok(Json::Object(lowered))
+        Ok(OrderedJson::Object(lowered))
     }
 
     /// Every property required, nothing else allowed.
-    fn close_object(&self, schema: &Json, out: &mut Json, path: &str) -> Result<(), LoweringError> {
-        let closed = schema.get("additionalProperties") == Some(&Json::Bool(false))
-            || schema.get("unevaluatedProperties") == Some(&Json::Bool(false));
+    fn close_object(
+        &self,
+        schema: &OrderedJson,
+        out: &mut OrderedJson,
+        path: &str,
+    ) -> Result<(), LoweringError> {
+        let closed = schema.get("additionalProperties") == Some(&OrderedJson::Bool(false))
+            || schema.get("unevaluatedProperties") == Some(&OrderedJson::Bool(false));
         if !out.contains_key("properties") {
             if !closed {
                 // `{"type": "object"}` alone: any object at all.
                 return Err(self.error(path, Kind::FreeFormMap));
             }
-            out.insert("properties", Json::object());
+            out.insert("properties", OrderedJson::object());
         }
         let names = out
             .get("properties")
-            .and_then(Json::as_object)
+            .and_then(OrderedJson::as_object)
             .unwrap_or_default()
             .iter()
-            .map(|(name, _)| Json::string(name.as_str()))
+            .map(|(name, _)| OrderedJson::string(name.as_str()))
             .collect();
-        out.insert("required", Json::Array(names));
-        out.insert("additionalProperties", Json::Bool(false));
+        out.insert("required", OrderedJson::Array(names));
+        out.insert("additionalProperties", OrderedJson::Bool(false));
         Ok(())
     }
 
     /// The schema a `$ref` points to.
-    fn resolve(&self, reference: &str, path: &str) -> Result<&Json, LoweringError> {
+    fn resolve(&self, reference: &str, path: &str) -> Result<&OrderedJson, LoweringError> {
         let body = match parse_ref(reference) {
             Some(RefTarget::Root) => Some(self.root),
             Some(RefTarget::Def(name)) => self.defs.get(&name),
@@ -421,11 +434,11 @@ impl Lowering<'_> {
 
 /// A string's length bounds as the `pattern` strict mode takes:
 /// `^[\s\S]{1,1}$` for a `char`. `None` when a bound is not a count.
-fn length_pattern(schema: &Json) -> Option<String> {
+fn length_pattern(schema: &OrderedJson) -> Option<String> {
     let count = |keyword: &str| -> Option<Option<u64>> {
         match schema.get(keyword) {
             None => Some(None),
-            Some(Json::Number(number)) => number.as_u64().map(Some),
+            Some(OrderedJson::Number(number)) => number.as_u64().map(Some),
             Some(_) => None,
         }
     };
@@ -439,8 +452,8 @@ fn length_pattern(schema: &Json) -> Option<String> {
 }
 
 /// Checks a `type`: one type, or one type and `null`.
-fn check_type(value: &Json) -> Result<(), Kind> {
-    let Json::Array(types) = value else {
+fn check_type(value: &OrderedJson) -> Result<(), Kind> {
+    let OrderedJson::Array(types) = value else {
         return Ok(());
     };
     let named: Vec<String> = types
@@ -457,65 +470,68 @@ fn check_type(value: &Json) -> Result<(), Kind> {
     Ok(())
 }
 
-fn is_object(schema: &Json) -> bool {
+fn is_object(schema: &OrderedJson) -> bool {
     match schema.get("type") {
-        Some(Json::String(kind)) => kind == "object",
-        Some(Json::Array(kinds)) => kinds.iter().any(|k| k.as_str() == Some("object")),
+        Some(OrderedJson::String(kind)) => kind == "object",
+        Some(OrderedJson::Array(kinds)) => kinds.iter().any(|k| k.as_str() == Some("object")),
         _ => schema.contains_key("properties"),
     }
 }
 
 /// Admits `null` too: strict mode's way of saying "optional", since every
 /// property must be present.
-pub(crate) fn nullable(mut schema: Json) -> Json {
+pub(crate) fn nullable(mut schema: OrderedJson) -> OrderedJson {
     if admits_null(&schema) {
         return schema;
     }
     let primitive = match schema.get("type") {
-        Some(Json::String(kind)) => PRIMITIVES.contains(&kind.as_str()),
+        Some(OrderedJson::String(kind)) => PRIMITIVES.contains(&kind.as_str()),
         _ => false,
     };
     if primitive && !schema.contains_key("anyOf") {
-        if let Some(Json::String(kind)) = schema.get("type") {
-            let kinds = vec![Json::string(kind.as_str()), Json::from("null")];
-            schema.insert("type", Json::Array(kinds));
+        if let Some(OrderedJson::String(kind)) = schema.get("type") {
+            let kinds = vec![
+                OrderedJson::string(kind.as_str()),
+                OrderedJson::from("null"),
+            ];
+            schema.insert("type", OrderedJson::Array(kinds));
         }
         // An `enum` is checked on its own: it must list `null` as well.
-        if let Some(Json::Array(values)) = schema.get_mut("enum")
-            && !values.contains(&Json::Null)
+        if let Some(OrderedJson::Array(values)) = schema.get_mut("enum")
+            && !values.contains(&OrderedJson::Null)
         {
-            values.push(Json::Null);
+            values.push(OrderedJson::Null);
         }
         return schema;
     }
-    let null = Json::Object(vec![("type".into(), Json::from("null"))]);
+    let null = OrderedJson::Object(vec![("type".into(), OrderedJson::from("null"))]);
     // A bare union (plus its description) takes `null` as one more branch.
     let bare_union = schema
         .as_object()
         .is_some_and(|m| m.iter().all(|(k, _)| k == "anyOf" || k == "description"));
-    if bare_union && let Some(Json::Array(branches)) = schema.get_mut("anyOf") {
+    if bare_union && let Some(OrderedJson::Array(branches)) = schema.get_mut("anyOf") {
         branches.push(null);
         return schema;
     }
     // The description moves to the wrapper, where a reader looks for it;
     // it also leaves a `$ref` bare, which strict mode needs.
     let description = schema.remove("description");
-    let mut wrapper = Json::object();
+    let mut wrapper = OrderedJson::object();
     if let Some(description) = description {
         wrapper.insert("description", description);
     }
-    wrapper.insert("anyOf", Json::Array(vec![schema, null]));
+    wrapper.insert("anyOf", OrderedJson::Array(vec![schema, null]));
     wrapper
 }
 
 /// `"type": ["object", "null"]` (an `Option` of a struct) as strict mode
 /// takes a nullable object or array: `anyOf` with a `null` branch, the
 /// description on the wrapper. Primitives keep the `["T", "null"]` form.
-fn nullable_as_union(mut schema: Json) -> Json {
-    let Some(Json::Array(kinds)) = schema.get("type") else {
+fn nullable_as_union(mut schema: OrderedJson) -> OrderedJson {
+    let Some(OrderedJson::Array(kinds)) = schema.get("type") else {
         return schema;
     };
-    let named: Vec<Json> = kinds
+    let named: Vec<OrderedJson> = kinds
         .iter()
         .filter(|kind| kind.as_str() != Some("null"))
         .cloned()
@@ -529,34 +545,34 @@ fn nullable_as_union(mut schema: Json) -> Json {
     }
     schema.insert("type", named[0].clone());
     let description = schema.remove("description");
-    let mut wrapper = Json::object();
+    let mut wrapper = OrderedJson::object();
     if let Some(description) = description {
         wrapper.insert("description", description);
     }
-    let null = Json::Object(vec![("type".into(), Json::from("null"))]);
-    wrapper.insert("anyOf", Json::Array(vec![schema, null]));
+    let null = OrderedJson::Object(vec![("type".into(), OrderedJson::from("null"))]);
+    wrapper.insert("anyOf", OrderedJson::Array(vec![schema, null]));
     wrapper
 }
 
 /// Whether a lowered schema already admits `null`: a `type` naming it, or
 /// a union with a `null` branch.
-fn admits_null(schema: &Json) -> bool {
+fn admits_null(schema: &OrderedJson) -> bool {
     let type_admits = match schema.get("type") {
-        Some(Json::String(kind)) => kind == "null",
-        Some(Json::Array(kinds)) => kinds.iter().any(|k| k.as_str() == Some("null")),
+        Some(OrderedJson::String(kind)) => kind == "null",
+        Some(OrderedJson::Array(kinds)) => kinds.iter().any(|k| k.as_str() == Some("null")),
         None => false,
         _ => false,
     };
     let enum_refuses = schema
         .get("enum")
-        .and_then(Json::as_array)
-        .is_some_and(|values| !values.contains(&Json::Null));
+        .and_then(OrderedJson::as_array)
+        .is_some_and(|values| !values.contains(&OrderedJson::Null));
     if schema.contains_key("type") {
         return type_admits && !enum_refuses;
     }
     schema
         .get("anyOf")
-        .and_then(Json::as_array)
+        .and_then(OrderedJson::as_array)
         .is_some_and(|branches| branches.iter().any(admits_null))
 }
 

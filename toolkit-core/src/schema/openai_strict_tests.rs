@@ -4,11 +4,11 @@ use super::*;
 use crate::schema::*;
 
 fn strict(canonical: Value) -> Result<Value, LoweringError> {
-    openai_strict(&Json::from(&canonical)).map(|lowered| lowered.to_value())
+    openai_strict(&OrderedJson::from(&canonical)).map(|lowered| lowered.to_value())
 }
 
 fn strict_text(canonical: Value) -> String {
-    openai_strict(&Json::from(&canonical))
+    openai_strict(&OrderedJson::from(&canonical))
         .unwrap()
         .to_json_string()
 }
@@ -23,7 +23,7 @@ fn error_of(canonical: Value) -> LoweringError {
 
 #[test]
 fn every_property_required_optional_ones_nullable() {
-    let canonical = Json::from(&root(
+    let canonical = OrderedJson::from(&root(
         json!({
             "query": {"type": "string"},
             "limit": {"type": "integer", "minimum": 1, "maximum": 100, "description": "Max."},
@@ -35,7 +35,7 @@ fn every_property_required_optional_ones_nullable() {
     ));
     // Keep the declaration order the map above lost.
     let mut canonical = canonical;
-    if let Some(Json::Object(properties)) = canonical.get_mut("properties") {
+    if let Some(OrderedJson::Object(properties)) = canonical.get_mut("properties") {
         let order = ["query", "limit", "order", "filter", "tags"];
         properties.sort_by_key(|(name, _)| order.iter().position(|o| o == name));
     }
@@ -315,7 +315,7 @@ fn recursion_stays_a_ref_and_refs_with_siblings_are_inlined() {
 
 #[test]
 fn reference_chains_end_and_dangling_references_are_errors() {
-    // Definitions that only refer to each other, with docs beside: each is
+    // ToolList that only refer to each other, with docs beside: each is
     // inlined once on a path, then left a bare reference.
     let out = strict(json!({
         "type": "object",

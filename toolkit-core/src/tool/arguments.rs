@@ -1,4 +1,4 @@
-//! A call's arguments, and reading them into a tool's argument struct.
+//! Reading a call's arguments into a tool's argument struct.
 
 use std::borrow::Cow;
 
@@ -7,36 +7,7 @@ use serde_json::{Map, Value};
 
 use super::schema::ToolSchema;
 use super::{normalize, unique, validate};
-use crate::CallError;
-
-/// The arguments of one call, as the provider sent them: JSON text (OpenAI's
-/// `arguments` string) or an already-parsed value (Anthropic's `input`,
-/// Gemini's `args`).
-#[derive(Debug, Clone, Copy)]
-pub enum Arguments<'a> {
-    /// JSON text. An empty or blank text means no arguments (`{}`).
-    Text(&'a str),
-    /// A parsed value. `null` means no arguments.
-    Value(&'a Value),
-}
-
-impl<'a> From<&'a str> for Arguments<'a> {
-    fn from(text: &'a str) -> Self {
-        Self::Text(text)
-    }
-}
-
-impl<'a> From<&'a String> for Arguments<'a> {
-    fn from(text: &'a String) -> Self {
-        Self::Text(text)
-    }
-}
-
-impl<'a> From<&'a Value> for Arguments<'a> {
-    fn from(value: &'a Value) -> Self {
-        Self::Value(value)
-    }
-}
+use crate::{Arguments, CallError};
 
 /// Parses a call's arguments into the tool's generated argument struct.
 ///

@@ -6,7 +6,6 @@ pub(crate) mod arguments;
 pub(crate) mod attribute;
 pub(crate) mod enforcement;
 pub(crate) mod fields;
-pub(crate) mod name;
 pub(crate) mod normalize;
 pub(crate) mod output;
 pub(crate) mod runtime;
@@ -21,12 +20,12 @@ use std::pin::Pin;
 use std::sync::Arc;
 
 pub use annotations::Annotations;
-pub(crate) use name::Name;
 pub use output::OutputSchema;
 use runtime::RuntimeDef;
 pub use runtime::ToolBuilder;
 
-use crate::registry::context::CallSite;
+use crate::call::context::CallSite;
+use crate::name::NameRef;
 use crate::tool::schema::ToolSchema;
 use crate::{Arguments, CallError, ToolResult};
 
@@ -107,7 +106,8 @@ impl ToolDef {
         ToolBuilder::new(name.into())
     }
 
-    /// The name the model calls the tool by.
+    /// The name the model calls the tool by: every provider accepts it
+    /// (see [`name`](crate::name)).
     pub fn name(&self) -> &str {
         match &self.0 {
             Kind::Static(def) => def.name,
@@ -115,12 +115,42 @@ impl ToolDef {
         }
     }
 
-    /// The name, shared cheaply with errors and call contexts.
-    #[inline]
-    pub(crate) fn shared_name(&self) -> Name {
+    /// The tool's own name, where it was defined: the same as
+    /// [`name`](Self::name), unless a run-time tool was given a
+    /// [wire name](ToolBuilder::wire_name) (an MCP server's `math.factorial`
+    /// sent to models as `math_factorial`). A registry finds a tool by
+    /// either.
+    pub fn original_name(&self) -> &str {
         match &self.0 {
-            Kind::Static(def) => Name::Static(def.name),
-            Kind::Runtime(def) => Name::Shared(Arc::clone(&def.shared_name)),
+            Kind::Static(def) => def.name,
+            Kind::Runtime(def) => def.original.as_deref().unwrap_or(&def.name),
+        }
+    }
+
+    /// The names a registry finds the tool by: its name, and its original
+    /// name when that differs.
+    pub(crate) fn names(&self) -> impl Iterator<Item = &str> {
+        let original = self.original_name();
+        std::iter::once(self.name()).chain((original != self.name()).then_some(original))
+    }
+
+    /// Whether the tool answers to `name`, by either of its names.
+    pub(crate) fn is_named(&self, name: &str) -> bool {
+        self.names().any(|own| own == name)
+    }
+
+    /// A name both tools answer to, if any: two such tools cannot share a
+    /// registry.
+    pub(crate) fn shared_name(&self, other: &ToolDef) -> Option<&str> {
+        self.names().find(|&name| other.is_named(name))
+    }
+
+    /// The name, borrowed for a call.
+    #[inline]
+    pub(crate) fn name_ref(&self) -> NameRef<'_> {
+        match &self.0 {
+            Kind::Static(def) => NameRef::Static(def.name),
+            Kind::Runtime(def) => NameRef::Shared(&def.shared_name),
         }
     }
 
@@ -150,24 +180,17 @@ impl ToolDef {
         }
     }
 
-    /// Where the tool comes from: for a `#[tool]`, the module its function
-    /// is defined in (`my_app::tools`); for a run-time tool, its
-    /// [source](ToolBuilder::source), empty if none was given.
-    pub fn module_path(&self) -> &str {
+    /// Where the tool is defined: a `#[tool]`'s function, or a run-time
+    /// tool's [source](ToolBuilder::source).
+    pub fn origin(&self) -> Origin<'_> {
         match &self.0 {
-            Kind::Static(def) => def.module_path,
-            Kind::Runtime(def) => &def.source,
-        }
-    }
-
-    /// Where the tool is defined, for people reading an error: a
-    /// `#[tool]`'s function by its path (`my_app::tools::search`), a
-    /// run-time tool by its [source](ToolBuilder::source).
-    pub(crate) fn origin(&self) -> String {
-        match &self.0 {
-            Kind::Static(def) => format!("{}::{}", def.module_path, def.function),
-            Kind::Runtime(def) if def.source.is_empty() => "a run-time tool".to_owned(),
-            Kind::Runtime(def) => def.source.clone(),
+            Kind::Static(def) => Origin::Function {
+                module_path: def.module_path,
+                function: def.function,
+            },
+            Kind::Runtime(def) => Origin::Runtime {
+                source: (!def.source.is_empty()).then_some(def.source.as_str()),
+            },
         }
     }
 
@@ -239,9 +262,47 @@ impl fmt::Debug for ToolDef {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ToolDef")
             .field("name", &self.name())
-            .field("module_path", &self.module_path())
+            .field("origin", &self.origin())
             .field("params", &self.params())
             .finish_non_exhaustive()
+    }
+}
+
+/// Where a tool is defined, for people reading an error or choosing tools
+/// by module.
+///
+/// Its `Display` is the function's path (`my_app::tools::search`), or the
+/// run-time tool's source (`a run-time tool` without one).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Origin<'a> {
+    /// A `#[tool]` function.
+    Function {
+        /// The module the function is defined in (`my_app::tools`).
+        module_path: &'static str,
+        /// The function's own name, which the tool's name may differ from.
+        function: &'static str,
+    },
+    /// A tool built at run time with [`ToolDef::builder`].
+    Runtime {
+        /// What the host said the tool comes from (an MCP server's name, a
+        /// plugin's), if it said.
+        source: Option<&'a str>,
+    },
+}
+
+impl fmt::Display for Origin<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Origin::Function {
+                module_path,
+                function,
+            } => write!(f, "{module_path}::{function}"),
+            Origin::Runtime {
+                source: Some(source),
+            } => f.write_str(source),
+            Origin::Runtime { source: None } => f.write_str("a run-time tool"),
+        }
     }
 }
 

@@ -4,20 +4,20 @@ use std::fmt;
 
 use serde_json::Value;
 
-use crate::schema::numbers::normalize_numeric_formats;
-use crate::schema::{Json, order_schema};
+use crate::schema::formats::normalize_numeric_formats;
+use crate::schema::{OrderedJson, order_schema};
 
 /// The JSON Schema of what a tool returns as structured content (MCP's
 /// `outputSchema`): always an object schema, as MCP requires.
 ///
-/// `#[tool]` gives one to a tool that returns [`Json<T>`](crate::Json) (or a
+/// `#[tool]` gives one to a tool that returns [`OrderedJson<T>`](crate::OrderedJson) (or a
 /// `Result` of it), or a type that serializes without converting into a
 /// result otherwise (a struct), when `T`'s schema is an object; the MCP
 /// emitter then sends the value as `structuredContent`, which clients
 /// validate against this schema.
 #[derive(Clone, PartialEq)]
 pub struct OutputSchema {
-    json: Json,
+    json: OrderedJson,
     text: String,
 }
 
@@ -51,7 +51,7 @@ impl OutputSchema {
         if schema.get("type").and_then(Value::as_str) != Some("object") {
             return None;
         }
-        let mut json = Json::from(schema);
+        let mut json = OrderedJson::from(schema);
         json.remove("$schema");
         json.remove("title");
         let text = json.to_json_string();
@@ -68,7 +68,7 @@ impl OutputSchema {
         self.json.to_value()
     }
 
-    pub(crate) fn json(&self) -> &Json {
+    pub(crate) fn json(&self) -> &OrderedJson {
         &self.json
     }
 }
@@ -80,19 +80,19 @@ impl fmt::Debug for OutputSchema {
 }
 
 /// Puts the entries of every `properties` in `schema` into name order.
-fn sort_properties(schema: &mut Json) {
+fn sort_properties(schema: &mut OrderedJson) {
     match schema {
-        Json::Object(members) => {
+        OrderedJson::Object(members) => {
             for (keyword, value) in members.iter_mut() {
                 if keyword == "properties"
-                    && let Json::Object(entries) = value
+                    && let OrderedJson::Object(entries) = value
                 {
                     entries.sort_by(|(a, _), (b, _)| a.cmp(b));
                 }
                 sort_properties(value);
             }
         }
-        Json::Array(items) => items.iter_mut().for_each(sort_properties),
+        OrderedJson::Array(items) => items.iter_mut().for_each(sort_properties),
         _ => {}
     }
 }

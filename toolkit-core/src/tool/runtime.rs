@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::arguments;
 use super::{Annotations, OutputSchema, ToolDef, ToolFuture};
-use crate::registry::context::CallSite;
+use crate::call::context::CallSite;
 use crate::schema::Source;
 use crate::tool::schema::ToolSchema;
 use crate::{Arguments, CallContext, CallError, IntoToolResult};
@@ -59,6 +59,7 @@ type Handler = dyn Fn(Value, CallContext) -> ToolFuture + Send + Sync;
 #[must_use = "a builder does nothing until `handler` makes the tool"]
 pub struct ToolBuilder {
     name: String,
+    wire_name: Option<String>,
     title: Option<String>,
     description: String,
     annotations: Annotations,
@@ -71,6 +72,7 @@ impl ToolBuilder {
     pub(crate) fn new(name: String) -> Self {
         Self {
             name,
+            wire_name: None,
             title: None,
             description: String::new(),
             annotations: Annotations::new(),
@@ -83,6 +85,39 @@ impl ToolBuilder {
     /// What the tool does, for the model.
     pub fn description(mut self, description: impl Into<String>) -> Self {
         self.description = description.into();
+        self
+    }
+
+    /// The name models call the tool by, when its own name is not one
+    /// every provider takes: an MCP server's `math.factorial`, an OpenAPI
+    /// operation's `listPets/v2`. [`name::portable`](crate::name::portable)
+    /// makes one. The tool keeps its own name as its
+    /// [`original_name`](ToolDef::original_name), and a registry finds it
+    /// by either; the model only ever sees this one.
+    ///
+    /// ```
+    /// use serde_json::Value;
+    /// use toolkit_core::{CallContext, Provider, Registry, ToolDef, name};
+    ///
+    /// let original = "math.factorial";
+    /// let factorial = ToolDef::builder(original)
+    ///     .wire_name(name::portable(original))
+    ///     .description("n!")
+    ///     .handler(|_: Value, _: CallContext| async { "120" });
+    /// assert_eq!(factorial.name(), "math_factorial");
+    /// assert_eq!(factorial.original_name(), "math.factorial");
+    ///
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// let registry = Registry::builder().tool(factorial).build()?;
+    /// let list = registry.tool_list(Provider::OpenAi)?.to_value();
+    /// assert_eq!(list[0]["function"]["name"], "math_factorial");
+    /// assert_eq!(registry.call("math_factorial", "{}").await.result.as_text(), Ok("120"));
+    /// assert_eq!(registry.get("math.factorial").unwrap().name(), "math_factorial");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
+    pub fn wire_name(mut self, name: impl Into<String>) -> Self {
+        self.wire_name = Some(name.into());
         self
     }
 
@@ -169,9 +204,14 @@ impl ToolBuilder {
             .output_schema
             .as_ref()
             .and_then(OutputSchema::from_value);
+        let (name, original) = match self.wire_name {
+            Some(wire) if wire != self.name => (wire, Some(self.name)),
+            _ => (self.name, None),
+        };
         ToolDef::runtime(RuntimeDef {
-            shared_name: Arc::from(self.name.as_str()),
-            name: self.name,
+            shared_name: Arc::from(name.as_str()),
+            name,
+            original,
             title: self.title,
             description: self.description,
             annotations: self.annotations,
@@ -188,13 +228,17 @@ impl fmt::Debug for ToolBuilder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ToolBuilder")
             .field("name", &self.name)
+            .field("wire_name", &self.wire_name)
             .finish_non_exhaustive()
     }
 }
 
 /// A run-time tool's definition.
 pub(crate) struct RuntimeDef {
+    /// The name models call it by.
     pub(crate) name: String,
+    /// Its own name, when it differs from `name`.
+    pub(crate) original: Option<String>,
     pub(crate) shared_name: Arc<str>,
     pub(crate) title: Option<String>,
     pub(crate) description: String,

@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::enforcement;
 use crate::Provider;
-use crate::schema::{self, Dialect, Json, LoweringError, SchemaError, Source};
+use crate::schema::{self, Dialect, LoweringError, OrderedJson, SchemaError, Source};
 
 /// A tool's parameter schemas.
 ///
@@ -27,25 +27,25 @@ pub struct ToolSchema {
 }
 
 struct Canonical {
-    json: Json,
+    json: OrderedJson,
     text: String,
 }
 
 /// A tool's schema as a provider receives it.
 pub(crate) struct LoweredRef<'a> {
-    pub(crate) json: &'a Json,
+    pub(crate) json: &'a OrderedJson,
     pub(crate) text: &'a str,
     pub(crate) dialect: Dialect,
 }
 
 /// A lowered schema, as a tree for building definitions and as text.
 pub(crate) struct Lowered {
-    pub(crate) json: Json,
+    pub(crate) json: OrderedJson,
     pub(crate) text: String,
 }
 
 impl Lowered {
-    fn new(json: Json) -> Self {
+    fn new(json: OrderedJson) -> Self {
         let text = json.to_json_string();
         Self { json, text }
     }
@@ -87,7 +87,7 @@ impl ToolSchema {
     }
 
     /// The canonical schema as an ordered tree.
-    pub(crate) fn canonical_tree(&self) -> Option<&Json> {
+    pub(crate) fn canonical_tree(&self) -> Option<&OrderedJson> {
         self.canonical
             .as_ref()
             .ok()
@@ -164,7 +164,7 @@ impl ToolSchema {
         &'a self,
         canonical: &'a Canonical,
         dialect: Dialect,
-    ) -> Result<(&'a Json, &'a str), LoweringError> {
+    ) -> Result<(&'a OrderedJson, &'a str), LoweringError> {
         let cache = match dialect {
             Dialect::Canonical | Dialect::GeminiJsonSchema => {
                 return Ok((&canonical.json, canonical.text.as_str()));

@@ -17,7 +17,7 @@ use std::cmp::Ordering;
 use serde_json::{Map, Value};
 
 use crate::CallError;
-use crate::schema::numbers;
+use crate::number;
 
 /// The most violations reported for one call.
 pub(crate) const MAX_VIOLATIONS: usize = 10;
@@ -108,11 +108,7 @@ pub(crate) fn to_error(tool: &str, violations: Vec<Violation>) -> Option<CallErr
 
 /// A value, briefly, for messages: its JSON cut to 40 characters.
 pub(crate) fn describe(value: &Value) -> String {
-    let text = value.to_string();
-    match text.char_indices().nth(40) {
-        Some((at, _)) => format!("{}…", &text[..at]),
-        None => text,
-    }
+    crate::text::cut_string(value.to_string(), 40)
 }
 
 /// Whether a number keeps a bound, from how it compares with it.
@@ -421,14 +417,14 @@ impl<'s> Checker<'s> {
         ];
         for (keyword, holds, words) in checks {
             if let Some(Value::Number(limit)) = schema.get(keyword)
-                && !holds(numbers::compare(number, limit))
+                && !holds(number::compare(number, limit))
             {
                 self.report(
                     path,
                     format!(
                         "expected {words} {}, got {}",
-                        numbers::show(limit),
-                        numbers::show(number)
+                        number::show(limit),
+                        number::show(number)
                     ),
                 );
             }
@@ -629,7 +625,7 @@ pub(crate) fn expected(schema: &Map<String, Value>) -> String {
                 && n.as_i64() != Some(i64::MAX)
                 && n.as_u64() != Some(u64::MAX) =>
         {
-            Some(numbers::show(n))
+            Some(number::show(n))
         }
         _ => None,
     };

@@ -44,7 +44,7 @@ impl Listing {
         }
         let definitions = self
             .registry
-            .definitions(Provider::Mcp)
+            .tool_list(Provider::Mcp)
             .map_err(|error| ErrorData::internal_error(error.to_string(), None))?;
         let tools: Vec<Tool> = serde_json::from_value(definitions.to_value())
             .map_err(|error| ErrorData::internal_error(error.to_string(), None))?;

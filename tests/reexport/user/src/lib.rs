@@ -40,7 +40,7 @@ mod tests {
         let outcome = registry.call("add", r#"{"a": 2, "b": 40}"#).await;
         assert_eq!(outcome.result.as_text(), Ok("42"));
         let definitions = registry
-            .definitions(agents::Provider::Mcp)
+            .tool_list(agents::Provider::Mcp)
             .unwrap()
             .to_value();
         assert_eq!(definitions[1]["annotations"]["readOnlyHint"], true);

@@ -1,15 +1,11 @@
 //! What a tool can learn about the call it is answering.
 
-use std::any::{Any, TypeId};
-use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 
-use tokio::sync::Notify;
-
-use crate::ToolDef;
-use crate::tool::Name;
+use super::cancellation::Cancellation;
+use super::state::StateMap;
+use crate::name::{Name, NameRef};
 
 /// The per-call context: which call this is, and whether the host wants it
 /// stopped.
@@ -154,7 +150,7 @@ impl fmt::Debug for CallContext {
 #[doc(hidden)]
 pub struct CallSite<'a> {
     call_id: &'a str,
-    tool: &'a ToolDef,
+    tool: NameRef<'a>,
     cancellation: &'a Cancellation,
     state: &'a Arc<StateMap>,
     progress: Option<&'a ProgressSink>,
@@ -163,7 +159,7 @@ pub struct CallSite<'a> {
 impl<'a> CallSite<'a> {
     pub(crate) fn new(
         call_id: &'a str,
-        tool: &'a ToolDef,
+        tool: NameRef<'a>,
         cancellation: &'a Cancellation,
         state: &'a Arc<StateMap>,
         progress: Option<&'a ProgressSink>,
@@ -179,14 +175,14 @@ impl<'a> CallSite<'a> {
 
     /// The name of the tool being called.
     pub fn tool_name(&self) -> &str {
-        self.tool.name()
+        self.tool.as_str()
     }
 
     /// The call's context, for a `#[tool(context)]` parameter.
     pub fn context(&self) -> CallContext {
         CallContext {
             call_id: Arc::from(self.call_id),
-            tool_name: self.tool.shared_name(),
+            tool_name: self.tool.to_shared(),
             cancellation: self.cancellation.clone(),
             state: Arc::clone(self.state),
             progress: self.progress.cloned(),
@@ -197,81 +193,5 @@ impl<'a> CallSite<'a> {
     /// parameter.
     pub fn state<T: Clone + Send + Sync + 'static>(&self) -> Option<T> {
         self.state.get::<T>()
-    }
-}
-
-/// A signal the host raises to ask running calls to stop.
-///
-/// Clones share the signal. Cancelling is a request: a tool that never looks
-/// at it runs to the end (or to its timeout).
-#[derive(Clone, Default)]
-pub struct Cancellation(Arc<CancellationInner>);
-
-#[derive(Default)]
-struct CancellationInner {
-    cancelled: AtomicBool,
-    notify: Notify,
-}
-
-impl Cancellation {
-    /// A signal not yet raised.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Raises the signal, waking every task waiting on it.
-    pub fn cancel(&self) {
-        self.0.cancelled.store(true, Ordering::SeqCst);
-        self.0.notify.notify_waiters();
-    }
-
-    /// Whether the signal was raised.
-    pub fn is_cancelled(&self) -> bool {
-        self.0.cancelled.load(Ordering::SeqCst)
-    }
-
-    /// Completes when the signal is raised (at once if it already was).
-    pub async fn cancelled(&self) {
-        loop {
-            let notified = self.0.notify.notified();
-            // Checked after creating the waiter, so a cancel between the
-            // check and the wait cannot be missed.
-            if self.is_cancelled() {
-                return;
-            }
-            notified.await;
-        }
-    }
-}
-
-impl fmt::Debug for Cancellation {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_tuple("Cancellation")
-            .field(&self.is_cancelled())
-            .finish()
-    }
-}
-
-/// The host's shared values, one per type, handed to `#[tool(state)]`
-/// parameters.
-#[derive(Default)]
-pub(crate) struct StateMap {
-    values: HashMap<TypeId, Box<dyn Any + Send + Sync>>,
-}
-
-impl StateMap {
-    pub(crate) fn insert<T: Clone + Send + Sync + 'static>(&mut self, value: T) {
-        self.values.insert(TypeId::of::<T>(), Box::new(value));
-    }
-
-    pub(crate) fn contains(&self, type_id: TypeId) -> bool {
-        self.values.contains_key(&type_id)
-    }
-
-    pub(crate) fn get<T: Clone + Send + Sync + 'static>(&self) -> Option<T> {
-        self.values
-            .get(&TypeId::of::<T>())
-            .and_then(|value| value.downcast_ref::<T>())
-            .cloned()
     }
 }

@@ -1,9 +1,11 @@
 //! Why a call did not run the tool to its end, for the host and the model.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::time::Duration;
 
 use crate::ToolResult;
+use crate::text::cut;
 
 /// A call that failed before, or instead of, the tool returning.
 ///
@@ -123,8 +125,8 @@ impl fmt::Display for CallError {
 impl std::error::Error for CallError {}
 
 /// A name the model sent, quoted as the model reads it back: whole up to
-/// [`Echo::MAX_CHARS`] characters, else its beginning and its length. A
-/// name of a million characters must not come back as one.
+/// [`Echo::MAX_CHARS`] characters, else cut, with its length. A name of a
+/// million characters must not come back as one.
 struct Echo<'a>(&'a str);
 
 impl Echo<'_> {
@@ -133,14 +135,11 @@ impl Echo<'_> {
 
 impl fmt::Display for Echo<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.0.char_indices().nth(Self::MAX_CHARS) {
-            None => write!(f, "`{}`", self.0),
-            Some((end, _)) => write!(
-                f,
-                "`{}…` ({} characters)",
-                &self.0[..end],
-                self.0.chars().count()
-            ),
+        match cut(self.0, Self::MAX_CHARS) {
+            Cow::Borrowed(name) => write!(f, "`{name}`"),
+            Cow::Owned(start) => {
+                write!(f, "`{start}` ({} characters)", self.0.chars().count())
+            }
         }
     }
 }

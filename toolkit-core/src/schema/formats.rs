@@ -4,8 +4,9 @@ use std::cmp::Ordering;
 
 use serde_json::Number;
 
-use super::json::Json;
 use super::keywords::{Holds, holds};
+use super::ordered_json::OrderedJson;
+use crate::number::{compare, widen};
 
 /// The range an integer `format` of schemars stands for, as
 /// `(minimum, maximum)`; `None` if `format` is not one of them.
@@ -43,8 +44,8 @@ fn f32_range() -> (Number, Number) {
 
 /// Replaces schemars' numeric `format`s, which are not JSON Schema formats
 /// and which strict dialects reject, by the bounds they imply.
-pub(crate) fn normalize_numeric_format(schema: &mut Json) {
-    let Some(format) = schema.get("format").and_then(Json::as_str) else {
+pub(crate) fn normalize_numeric_format(schema: &mut OrderedJson) {
+    let Some(format) = schema.get("format").and_then(OrderedJson::as_str) else {
         return;
     };
     if format == "float" {
@@ -69,18 +70,18 @@ pub(crate) fn normalize_numeric_format(schema: &mut Json) {
 
 /// [`normalize_numeric_format`] on `schema` and every sub-schema in it:
 /// for schemas that are not made canonical (a tool's output schema).
-pub(crate) fn normalize_numeric_formats(schema: &mut Json) {
+pub(crate) fn normalize_numeric_formats(schema: &mut OrderedJson) {
     normalize_numeric_format(schema);
-    let Json::Object(members) = schema else {
+    let OrderedJson::Object(members) = schema else {
         return;
     };
     for (keyword, value) in members.iter_mut() {
         match (holds(keyword), value) {
             (Some(Holds::One), value) => normalize_numeric_formats(value),
-            (Some(Holds::List), Json::Array(items)) => {
+            (Some(Holds::List), OrderedJson::Array(items)) => {
                 items.iter_mut().for_each(normalize_numeric_formats);
             }
-            (Some(Holds::Map), Json::Object(entries)) => {
+            (Some(Holds::Map), OrderedJson::Object(entries)) => {
                 entries
                     .iter_mut()
                     .for_each(|(_, sub)| normalize_numeric_formats(sub));
@@ -92,71 +93,13 @@ pub(crate) fn normalize_numeric_formats(schema: &mut Json) {
 
 /// Sets `keyword` to `bound` unless it already holds a number at least as
 /// tight (e.g. `NonZeroU32`'s `minimum: 1`, or a `#[schemars(range)]`).
-fn tighten(schema: &mut Json, keyword: &str, bound: Number, tighter: fn(Ordering) -> bool) {
+fn tighten(schema: &mut OrderedJson, keyword: &str, bound: Number, tighter: fn(Ordering) -> bool) {
     let keeps = match schema.get(keyword) {
-        Some(Json::Number(existing)) => tighter(compare(existing, &bound)),
+        Some(OrderedJson::Number(existing)) => tighter(compare(existing, &bound)),
         _ => false,
     };
     if !keeps {
-        schema.insert(keyword, Json::Number(bound));
-    }
-}
-
-/// Two JSON numbers compared by value, exactly: integers as integers
-/// (`u64::MAX` and `u64::MAX - 1` differ, though they are one `f64`),
-/// a float against an integer without rounding the integer.
-pub(crate) fn compare(a: &Number, b: &Number) -> Ordering {
-    match (exact(a), exact(b)) {
-        (Exact::Int(x), Exact::Int(y)) => x.cmp(&y),
-        (Exact::Int(x), Exact::Float(y)) => int_vs_float(x, y),
-        (Exact::Float(x), Exact::Int(y)) => int_vs_float(y, x).reverse(),
-        (Exact::Float(x), Exact::Float(y)) => x.total_cmp(&y),
-    }
-}
-
-enum Exact {
-    Int(i128),
-    Float(f64),
-}
-
-fn exact(number: &Number) -> Exact {
-    if let Some(n) = number.as_u64() {
-        return Exact::Int(n.into());
-    }
-    if let Some(n) = number.as_i64() {
-        return Exact::Int(n.into());
-    }
-    let f = number.as_f64().unwrap_or(f64::NAN);
-    // Every `f64` this large is an integer, and converts exactly.
-    if f.fract() == 0.0 && f.abs() < 1e38 {
-        Exact::Int(f as i128)
-    } else {
-        Exact::Float(f)
-    }
-}
-
-/// An integer against a float that is not an integer (or is huge).
-fn int_vs_float(int: i128, float: f64) -> Ordering {
-    if float.is_nan() {
-        return Ordering::Less;
-    }
-    // A float that is not a whole number is below 2^53 in size, where
-    // integers convert to `f64` exactly; larger ones are past any `i128`.
-    if float >= 1e38 {
-        return Ordering::Less;
-    }
-    if float <= -1e38 {
-        return Ordering::Greater;
-    }
-    (int as f64).total_cmp(&float)
-}
-
-/// Writes a number exactly, integers in full: `18446744073709551616`
-/// rather than `1.8446744073709552e19`.
-pub(crate) fn show(number: &Number) -> String {
-    match exact(number) {
-        Exact::Int(n) => n.to_string(),
-        Exact::Float(_) => number.to_string(),
+        schema.insert(keyword, OrderedJson::Number(bound));
     }
 }
 
@@ -176,15 +119,15 @@ const VALUE_KEYWORDS: &[&str] = &[
 /// An `f32`'s values in their shortest form that reads back to the same
 /// `f32`: schemars widens them to `f64` on the way (`3.9_f32` becomes
 /// `3.9000000953674316`), which is noise to a model.
-fn f32_values_as_written(schema: &mut Json) {
-    fn rewrite(value: &mut Json) {
+fn f32_values_as_written(schema: &mut OrderedJson) {
+    fn rewrite(value: &mut OrderedJson) {
         match value {
-            Json::Number(number) => {
+            OrderedJson::Number(number) => {
                 if let Some(short) = number.as_f64().and_then(shortest_f32) {
                     *number = short;
                 }
             }
-            Json::Array(items) => items.iter_mut().for_each(rewrite),
+            OrderedJson::Array(items) => items.iter_mut().for_each(rewrite),
             _ => {}
         }
     }
@@ -201,7 +144,5 @@ pub(crate) fn shortest_f32(value: f64) -> Option<Number> {
     if f64::from(narrow) != value || value.fract() == 0.0 || !value.is_finite() {
         return None;
     }
-    // `f32`'s `Display` is the shortest text that reads back to it.
-    let text = narrow.to_string();
-    Number::from_f64(text.parse().ok()?)
+    Number::from_f64(widen(narrow))
 }

@@ -8,7 +8,7 @@
 //! back as the same `f32`. Everything else passes through to serde_json's
 //! own serializer untouched.
 
-use std::fmt::{self, Write as _};
+use std::fmt;
 
 use serde::ser::{
     Serialize, SerializeMap, SerializeSeq, SerializeStruct, SerializeStructVariant, SerializeTuple,
@@ -16,51 +16,12 @@ use serde::ser::{
 };
 use serde_json::Value;
 
+use crate::number::widen;
+
 /// `value` as JSON, as `serde_json::to_value` makes it but with every `f32`
 /// in the shortest decimal form that reads back as the same `f32`.
 pub(crate) fn to_value<T: Serialize + ?Sized>(value: &T) -> Result<Value, serde_json::Error> {
     value.serialize(Floats(serde_json::value::Serializer))
-}
-
-/// The `f64` whose shortest decimal form is `value`'s: the `f64` nearest to
-/// the decimal Rust prints for the `f32` (the shortest that reads back as
-/// it). Not finite values stay as they are (serde_json makes them `null`).
-pub(crate) fn widen(value: f32) -> f64 {
-    if !value.is_finite() {
-        return f64::from(value);
-    }
-    let mut text = Digits::default();
-    // `{:e}` is the shortest round-trip form, in at most 15 bytes
-    // (`-1.1754942e-38`): no allocation.
-    if write!(text, "{value:e}").is_err() {
-        return f64::from(value);
-    }
-    text.as_str().parse().unwrap_or(f64::from(value))
-}
-
-/// A fixed buffer for one formatted `f32`.
-#[derive(Default)]
-struct Digits {
-    bytes: [u8; 32],
-    len: usize,
-}
-
-impl Digits {
-    fn as_str(&self) -> &str {
-        std::str::from_utf8(&self.bytes[..self.len]).unwrap_or("")
-    }
-}
-
-impl fmt::Write for Digits {
-    fn write_str(&mut self, s: &str) -> fmt::Result {
-        let end = self.len + s.len();
-        self.bytes
-            .get_mut(self.len..end)
-            .ok_or(fmt::Error)?
-            .copy_from_slice(s.as_bytes());
-        self.len = end;
-        Ok(())
-    }
 }
 
 /// A serializer that hands every `f32` to `S` as the `f64` [`widen`] makes

@@ -11,13 +11,13 @@ use serde_json::{Number, Value};
 /// `serde_json::Value` sorts object keys, unless some crate in the build
 /// turns on serde_json's `preserve_order` feature, in which case it keeps
 /// insertion order. A schema held as a `Value` could therefore print
-/// differently depending on unrelated dependencies; a `Json` always prints
+/// differently depending on unrelated dependencies; a `OrderedJson` always prints
 /// its keys in its own order.
 ///
 /// Objects are small in schemas (a dozen keywords, a few dozen
 /// properties), so a `Vec` of pairs with linear look-up beats a map here.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Json {
+pub enum OrderedJson {
     /// `null`.
     Null,
     /// `true` or `false`.
@@ -27,43 +27,43 @@ pub enum Json {
     /// A string.
     String(String),
     /// An array.
-    Array(Vec<Json>),
+    Array(Vec<OrderedJson>),
     /// An object: its members in order. Keys are unique when the object is
-    /// built through [`Json::insert`] or converted from a `Value`.
-    Object(Vec<(String, Json)>),
+    /// built through [`OrderedJson::insert`] or converted from a `Value`.
+    Object(Vec<(String, OrderedJson)>),
 }
 
-impl Json {
+impl OrderedJson {
     /// An empty object.
     pub fn object() -> Self {
-        Json::Object(Vec::new())
+        OrderedJson::Object(Vec::new())
     }
 
     /// A string value.
     pub fn string(text: impl Into<String>) -> Self {
-        Json::String(text.into())
+        OrderedJson::String(text.into())
     }
 
     /// The members, if this is an object.
-    pub fn as_object(&self) -> Option<&[(String, Json)]> {
+    pub fn as_object(&self) -> Option<&[(String, OrderedJson)]> {
         match self {
-            Json::Object(members) => Some(members),
+            OrderedJson::Object(members) => Some(members),
             _ => None,
         }
     }
 
     /// The members, mutably, if this is an object.
-    pub fn as_object_mut(&mut self) -> Option<&mut Vec<(String, Json)>> {
+    pub fn as_object_mut(&mut self) -> Option<&mut Vec<(String, OrderedJson)>> {
         match self {
-            Json::Object(members) => Some(members),
+            OrderedJson::Object(members) => Some(members),
             _ => None,
         }
     }
 
     /// The elements, if this is an array.
-    pub fn as_array(&self) -> Option<&[Json]> {
+    pub fn as_array(&self) -> Option<&[OrderedJson]> {
         match self {
-            Json::Array(items) => Some(items),
+            OrderedJson::Array(items) => Some(items),
             _ => None,
         }
     }
@@ -71,20 +71,20 @@ impl Json {
     /// The text, if this is a string.
     pub fn as_str(&self) -> Option<&str> {
         match self {
-            Json::String(text) => Some(text),
+            OrderedJson::String(text) => Some(text),
             _ => None,
         }
     }
 
     /// The value at `key`, if this is an object that has it.
-    pub fn get(&self, key: &str) -> Option<&Json> {
+    pub fn get(&self, key: &str) -> Option<&OrderedJson> {
         self.as_object()?
             .iter()
             .find_map(|(name, value)| (name == key).then_some(value))
     }
 
     /// The value at `key`, mutably, if this is an object that has it.
-    pub fn get_mut(&mut self, key: &str) -> Option<&mut Json> {
+    pub fn get_mut(&mut self, key: &str) -> Option<&mut OrderedJson> {
         self.as_object_mut()?
             .iter_mut()
             .find_map(|(name, value)| (name == key).then_some(value))
@@ -99,7 +99,7 @@ impl Json {
     /// keeps its position, else at the end. Returns the old value.
     ///
     /// Does nothing and returns `None` if this is not an object.
-    pub fn insert(&mut self, key: impl Into<String>, value: Json) -> Option<Json> {
+    pub fn insert(&mut self, key: impl Into<String>, value: OrderedJson) -> Option<OrderedJson> {
         let members = self.as_object_mut()?;
         let key = key.into();
         match members.iter_mut().find(|(name, _)| *name == key) {
@@ -113,23 +113,25 @@ impl Json {
 
     /// Removes `key`, keeping the other members in order, and returns its
     /// value.
-    pub fn remove(&mut self, key: &str) -> Option<Json> {
+    pub fn remove(&mut self, key: &str) -> Option<OrderedJson> {
         let members = self.as_object_mut()?;
         let index = members.iter().position(|(name, _)| name == key)?;
         Some(members.remove(index).1)
     }
 
     /// The equivalent `serde_json::Value`. Its key order is serde_json's
-    /// (sorted, or insertion order under `preserve_order`); print the `Json`
+    /// (sorted, or insertion order under `preserve_order`); print the `OrderedJson`
     /// itself when the order matters.
     pub fn to_value(&self) -> Value {
         match self {
-            Json::Null => Value::Null,
-            Json::Bool(flag) => Value::Bool(*flag),
-            Json::Number(number) => Value::Number(number.clone()),
-            Json::String(text) => Value::String(text.clone()),
-            Json::Array(items) => Value::Array(items.iter().map(Json::to_value).collect()),
-            Json::Object(members) => Value::Object(
+            OrderedJson::Null => Value::Null,
+            OrderedJson::Bool(flag) => Value::Bool(*flag),
+            OrderedJson::Number(number) => Value::Number(number.clone()),
+            OrderedJson::String(text) => Value::String(text.clone()),
+            OrderedJson::Array(items) => {
+                Value::Array(items.iter().map(OrderedJson::to_value).collect())
+            }
+            OrderedJson::Object(members) => Value::Object(
                 members
                     .iter()
                     .map(|(key, value)| (key.clone(), value.to_value()))
@@ -154,8 +156,10 @@ impl Json {
         while let Some((node, depth)) = stack.pop() {
             deepest = deepest.max(depth);
             match node {
-                Json::Array(items) => stack.extend(items.iter().map(|item| (item, depth + 1))),
-                Json::Object(members) => {
+                OrderedJson::Array(items) => {
+                    stack.extend(items.iter().map(|item| (item, depth + 1)))
+                }
+                OrderedJson::Object(members) => {
                     stack.extend(members.iter().map(|(_, value)| (value, depth + 1)));
                 }
                 _ => {}
@@ -168,14 +172,14 @@ impl Json {
     // error path; `to_json_string` is tested byte for byte against serde_json.
     fn write(&self, out: &mut String) {
         match self {
-            Json::Null => out.push_str("null"),
-            Json::Bool(flag) => out.push_str(if *flag { "true" } else { "false" }),
+            OrderedJson::Null => out.push_str("null"),
+            OrderedJson::Bool(flag) => out.push_str(if *flag { "true" } else { "false" }),
             // serde_json's `Display` for `Number` is its JSON form.
-            Json::Number(number) => {
+            OrderedJson::Number(number) => {
                 let _ = write!(out, "{number}");
             }
-            Json::String(text) => write_string(text, out),
-            Json::Array(items) => {
+            OrderedJson::String(text) => write_string(text, out),
+            OrderedJson::Array(items) => {
                 out.push('[');
                 for (index, item) in items.iter().enumerate() {
                     if index > 0 {
@@ -185,7 +189,7 @@ impl Json {
                 }
                 out.push(']');
             }
-            Json::Object(members) => {
+            OrderedJson::Object(members) => {
                 out.push('{');
                 for (index, (key, value)) in members.iter().enumerate() {
                     if index > 0 {
@@ -222,56 +226,58 @@ fn write_string(text: &str, out: &mut String) {
     out.push('"');
 }
 
-impl From<&Value> for Json {
+impl From<&Value> for OrderedJson {
     fn from(value: &Value) -> Self {
         match value {
-            Value::Null => Json::Null,
-            Value::Bool(flag) => Json::Bool(*flag),
-            Value::Number(number) => Json::Number(number.clone()),
-            Value::String(text) => Json::String(text.clone()),
-            Value::Array(items) => Json::Array(items.iter().map(Json::from).collect()),
-            Value::Object(map) => Json::Object(
+            Value::Null => OrderedJson::Null,
+            Value::Bool(flag) => OrderedJson::Bool(*flag),
+            Value::Number(number) => OrderedJson::Number(number.clone()),
+            Value::String(text) => OrderedJson::String(text.clone()),
+            Value::Array(items) => {
+                OrderedJson::Array(items.iter().map(OrderedJson::from).collect())
+            }
+            Value::Object(map) => OrderedJson::Object(
                 map.iter()
-                    .map(|(key, value)| (key.clone(), Json::from(value)))
+                    .map(|(key, value)| (key.clone(), OrderedJson::from(value)))
                     .collect(),
             ),
         }
     }
 }
 
-impl From<Value> for Json {
+impl From<Value> for OrderedJson {
     fn from(value: Value) -> Self {
-        Json::from(&value)
+        OrderedJson::from(&value)
     }
 }
 
-impl From<&str> for Json {
+impl From<&str> for OrderedJson {
     fn from(text: &str) -> Self {
-        Json::String(text.to_owned())
+        OrderedJson::String(text.to_owned())
     }
 }
 
-impl From<bool> for Json {
+impl From<bool> for OrderedJson {
     fn from(flag: bool) -> Self {
-        Json::Bool(flag)
+        OrderedJson::Bool(flag)
     }
 }
 
-impl Serialize for Json {
+impl Serialize for OrderedJson {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match self {
-            Json::Null => serializer.serialize_unit(),
-            Json::Bool(flag) => serializer.serialize_bool(*flag),
-            Json::Number(number) => number.serialize(serializer),
-            Json::String(text) => serializer.serialize_str(text),
-            Json::Array(items) => {
+            OrderedJson::Null => serializer.serialize_unit(),
+            OrderedJson::Bool(flag) => serializer.serialize_bool(*flag),
+            OrderedJson::Number(number) => number.serialize(serializer),
+            OrderedJson::String(text) => serializer.serialize_str(text),
+            OrderedJson::Array(items) => {
                 let mut seq = serializer.serialize_seq(Some(items.len()))?;
                 for item in items {
                     seq.serialize_element(item)?;
                 }
                 seq.end()
             }
-            Json::Object(members) => {
+            OrderedJson::Object(members) => {
                 let mut map = serializer.serialize_map(Some(members.len()))?;
                 for (key, value) in members {
                     map.serialize_entry(key, value)?;
@@ -290,10 +296,10 @@ mod tests {
 
     #[test]
     fn keeps_insertion_order() {
-        let mut object = Json::object();
-        object.insert("b", Json::from(true));
-        object.insert("a", Json::Null);
-        object.insert("c", Json::from("x"));
+        let mut object = OrderedJson::object();
+        object.insert("b", OrderedJson::from(true));
+        object.insert("a", OrderedJson::Null);
+        object.insert("c", OrderedJson::from("x"));
         assert_eq!(object.to_json_string(), r#"{"b":true,"a":null,"c":"x"}"#);
         assert_eq!(
             serde_json::to_string(&object).unwrap(),
@@ -303,26 +309,29 @@ mod tests {
 
     #[test]
     fn insert_replaces_in_place_and_remove_keeps_order() {
-        let mut object = Json::object();
-        object.insert("a", Json::from(true));
-        object.insert("b", Json::from(true));
-        object.insert("c", Json::from(true));
-        assert_eq!(object.insert("a", Json::Null), Some(Json::Bool(true)));
-        assert_eq!(object.remove("b"), Some(Json::Bool(true)));
+        let mut object = OrderedJson::object();
+        object.insert("a", OrderedJson::from(true));
+        object.insert("b", OrderedJson::from(true));
+        object.insert("c", OrderedJson::from(true));
+        assert_eq!(
+            object.insert("a", OrderedJson::Null),
+            Some(OrderedJson::Bool(true))
+        );
+        assert_eq!(object.remove("b"), Some(OrderedJson::Bool(true)));
         assert_eq!(object.remove("b"), None);
         assert_eq!(object.to_json_string(), r#"{"a":null,"c":true}"#);
         assert!(object.contains_key("c"));
-        *object.get_mut("c").unwrap() = Json::from("z");
-        assert_eq!(object.get("c"), Some(&Json::from("z")));
+        *object.get_mut("c").unwrap() = OrderedJson::from("z");
+        assert_eq!(object.get("c"), Some(&OrderedJson::from("z")));
     }
 
     #[test]
     fn helpers_on_non_objects_do_nothing() {
-        let mut text = Json::from("x");
-        assert_eq!(text.insert("a", Json::Null), None);
+        let mut text = OrderedJson::from("x");
+        assert_eq!(text.insert("a", OrderedJson::Null), None);
         assert_eq!(text.remove("a"), None);
         assert!(text.get("a").is_none());
-        assert_eq!(text, Json::from("x"));
+        assert_eq!(text, OrderedJson::from("x"));
     }
 
     #[test]
@@ -332,7 +341,7 @@ mod tests {
             "numbers": [0, -1, 1.5, 1e300, -0.0, 18446744073709551615u64, -9223372036854775808i64, 0.1],
             "nested": {"array": [[], {}, null, true, false]},
         });
-        let tree = Json::from(&value);
+        let tree = OrderedJson::from(&value);
         assert_eq!(tree.to_json_string(), serde_json::to_string(&tree).unwrap());
         assert_eq!(
             tree.to_json_string(),
@@ -343,7 +352,7 @@ mod tests {
 
     #[test]
     fn depth_counts_containers() {
-        assert_eq!(Json::Null.depth(), 0);
-        assert_eq!(Json::from(&json!({"a": [1]})).depth(), 2);
+        assert_eq!(OrderedJson::Null.depth(), 0);
+        assert_eq!(OrderedJson::from(&json!({"a": [1]})).depth(), 2);
     }
 }

@@ -5,7 +5,7 @@ use std::fmt;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::schema::{Dialect, Json};
+use crate::schema::{Dialect, OrderedJson};
 use crate::{Provider, Registry, ToolDef};
 
 /// A registry's tool list for one provider, in registration order.
@@ -16,20 +16,20 @@ use crate::{Provider, Registry, ToolDef};
 /// of function declarations: send it as
 /// `"tools": [{"functionDeclarations": <this>}]`.
 #[derive(Clone)]
-pub struct Definitions {
-    items: Vec<Json>,
+pub struct ToolList {
+    items: Vec<OrderedJson>,
 }
 
-impl Definitions {
+impl ToolList {
     /// The list as JSON text.
     pub fn to_json_string(&self) -> String {
-        Json::Array(self.items.clone()).to_json_string()
+        OrderedJson::Array(self.items.clone()).to_json_string()
     }
 
     /// The list as a `serde_json::Value` (whose key order then follows the
     /// build's serde_json features).
     pub fn to_value(&self) -> Value {
-        Value::Array(self.items.iter().map(Json::to_value).collect())
+        Value::Array(self.items.iter().map(OrderedJson::to_value).collect())
     }
 
     /// How many tools the list holds.
@@ -43,13 +43,13 @@ impl Definitions {
     }
 }
 
-impl Serialize for Definitions {
+impl Serialize for ToolList {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         self.items.serialize(serializer)
     }
 }
 
-impl fmt::Debug for Definitions {
+impl fmt::Debug for ToolList {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.to_json_string())
     }
@@ -57,14 +57,14 @@ impl fmt::Debug for Definitions {
 
 /// Tools that cannot be sent to a provider, each with the reason.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DefinitionsError {
+pub struct ToolListError {
     /// The provider.
     pub provider: Provider,
     /// Each tool that cannot be sent, with the reason.
     pub tools: Vec<(String, String)>,
 }
 
-impl fmt::Display for DefinitionsError {
+impl fmt::Display for ToolListError {
     /// One line per tool, each with every problem of that tool.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "tools that cannot be sent to {}:", self.provider)?;
@@ -75,7 +75,7 @@ impl fmt::Display for DefinitionsError {
     }
 }
 
-impl std::error::Error for DefinitionsError {}
+impl std::error::Error for ToolListError {}
 
 impl Registry {
     /// The enabled tools as `provider` takes them.
@@ -85,7 +85,7 @@ impl Registry {
     /// mode, a recursive type for Gemini).
     /// [`RegistryBuilder::require`](crate::RegistryBuilder::require) moves
     /// that check to build time.
-    pub fn definitions(&self, provider: Provider) -> Result<Definitions, DefinitionsError> {
+    pub fn tool_list(&self, provider: Provider) -> Result<ToolList, ToolListError> {
         let mut items = Vec::new();
         let mut failures = Vec::new();
         for def in self.tools() {
@@ -95,9 +95,9 @@ impl Registry {
             }
         }
         if failures.is_empty() {
-            Ok(Definitions { items })
+            Ok(ToolList { items })
         } else {
-            Err(DefinitionsError {
+            Err(ToolListError {
                 provider,
                 tools: failures,
             })
@@ -106,7 +106,7 @@ impl Registry {
 }
 
 /// One tool's definition for `provider`.
-fn definition(def: &ToolDef, provider: Provider) -> Result<Json, String> {
+fn definition(def: &ToolDef, provider: Provider) -> Result<OrderedJson, String> {
     let schema = def.schema();
     let lowered = schema
         .lowered_tree(provider)
@@ -117,51 +117,64 @@ fn definition(def: &ToolDef, provider: Provider) -> Result<Json, String> {
         Dialect::GeminiJsonSchema => "parametersJsonSchema",
         _ => "parameters",
     };
-    let name = || ("name".to_owned(), Json::String(def.name().to_owned()));
+    let name = || {
+        (
+            "name".to_owned(),
+            OrderedJson::String(def.name().to_owned()),
+        )
+    };
     let description = || {
         (
             "description".to_owned(),
-            Json::String(def.description().to_owned()),
+            OrderedJson::String(def.description().to_owned()),
         )
     };
-    let kind = || ("type".to_owned(), Json::String("function".to_owned()));
+    let kind = || {
+        (
+            "type".to_owned(),
+            OrderedJson::String("function".to_owned()),
+        )
+    };
     Ok(match provider {
-        Provider::OpenAi => Json::Object(vec![
+        Provider::OpenAi => OrderedJson::Object(vec![
             kind(),
             (
                 "function".to_owned(),
-                Json::Object(vec![
+                OrderedJson::Object(vec![
                     name(),
                     description(),
                     ("parameters".to_owned(), parameters),
                 ]),
             ),
         ]),
-        Provider::OpenAiStrict => Json::Object(vec![
+        Provider::OpenAiStrict => OrderedJson::Object(vec![
             kind(),
             (
                 "function".to_owned(),
-                Json::Object(vec![
+                OrderedJson::Object(vec![
                     name(),
                     description(),
-                    ("strict".to_owned(), Json::Bool(true)),
+                    ("strict".to_owned(), OrderedJson::Bool(true)),
                     ("parameters".to_owned(), parameters),
                 ]),
             ),
         ]),
-        Provider::OpenAiResponses => Json::Object(vec![
+        Provider::OpenAiResponses => OrderedJson::Object(vec![
             kind(),
             name(),
             description(),
             ("parameters".to_owned(), parameters),
-            ("strict".to_owned(), Json::Bool(schema.is_strict_valid())),
+            (
+                "strict".to_owned(),
+                OrderedJson::Bool(schema.is_strict_valid()),
+            ),
         ]),
-        Provider::Anthropic => Json::Object(vec![
+        Provider::Anthropic => OrderedJson::Object(vec![
             name(),
             description(),
             ("input_schema".to_owned(), parameters),
         ]),
-        Provider::Gemini => Json::Object(vec![
+        Provider::Gemini => OrderedJson::Object(vec![
             name(),
             description(),
             (gemini_key.to_owned(), parameters),
@@ -169,7 +182,7 @@ fn definition(def: &ToolDef, provider: Provider) -> Result<Json, String> {
         Provider::Mcp => {
             let mut fields = vec![name()];
             if let Some(title) = def.title() {
-                fields.push(("title".to_owned(), Json::String(title.to_owned())));
+                fields.push(("title".to_owned(), OrderedJson::String(title.to_owned())));
             }
             fields.push(description());
             fields.push(("inputSchema".to_owned(), parameters));
@@ -179,7 +192,7 @@ fn definition(def: &ToolDef, provider: Provider) -> Result<Json, String> {
             let hints = def.annotations();
             if !hints.is_empty() {
                 let hint = |key: &str, value: Option<bool>| {
-                    value.map(|value| (key.to_owned(), Json::Bool(value)))
+                    value.map(|value| (key.to_owned(), OrderedJson::Bool(value)))
                 };
                 let set = [
                     hint("readOnlyHint", hints.read_only),
@@ -189,10 +202,10 @@ fn definition(def: &ToolDef, provider: Provider) -> Result<Json, String> {
                 ];
                 fields.push((
                     "annotations".to_owned(),
-                    Json::Object(set.into_iter().flatten().collect()),
+                    OrderedJson::Object(set.into_iter().flatten().collect()),
                 ));
             }
-            Json::Object(fields)
+            OrderedJson::Object(fields)
         }
     })
 }
