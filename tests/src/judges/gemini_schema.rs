@@ -106,3 +106,41 @@ pub fn problems(schema: &Value) -> Vec<String> {
     });
     problems
 }
+
+/// What breaks Gemini's `parametersJsonSchema` rules, one line per problem:
+/// a root that is not an object schema, a `$ref` with keywords beside it
+/// other than `$`-prefixed ones, a parameter (root property) whose name is
+/// not `^[a-zA-Z_][a-zA-Z0-9_]{0,63}$`.
+///
+/// Source: the `FunctionDeclaration.parametersJsonSchema` reference of the
+/// Gemini API (<https://ai.google.dev/api/caching#FunctionDeclaration>).
+pub fn json_schema_problems(schema: &Value) -> Vec<String> {
+    let mut problems = Vec::new();
+    if schema.get("type") != Some(&json!("object")) {
+        problems.push(format!("the root is not an object schema: {schema}"));
+    }
+    let names = schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flat_map(|properties| properties.keys());
+    for name in names {
+        let mut chars = name.chars();
+        let valid = name.len() <= 64
+            && chars
+                .next()
+                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && chars.all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if !valid {
+            problems.push(format!("the parameter name {name:?}"));
+        }
+    }
+    walk_schemas(schema, "", &mut |path, members| {
+        if members.contains_key("$ref") {
+            for keyword in members.keys().filter(|k| !k.starts_with('$')) {
+                problems.push(format!("{path}: {keyword} beside $ref"));
+            }
+        }
+    });
+    problems
+}

@@ -84,7 +84,7 @@ impl Registry {
                     message: format!(
                         "an action is an object with exactly one key, the action's name ({}), holding its arguments; got {}",
                         names.join(", "),
-                        crate::text::cut(&action.to_string(), 120)
+                        crate::tool::validate::describe(action)
                     ),
                 })
             }

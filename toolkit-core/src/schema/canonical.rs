@@ -56,7 +56,10 @@ pub const MAX_JSON_DEPTH: usize = 256;
 ///   second for `Duration` and `SystemTime`;
 /// - closes struct-like objects with `additionalProperties: false` where
 ///   that cannot reject valid input (the arguments are then held to it:
-///   an unknown field at any depth is refused);
+///   an unknown field at any depth is refused). Only a schema derived from
+///   Rust types is closed so: a schema given by hand (a run-time tool's,
+///   an MCP server's) keeps every object as its author left it, open
+///   unless it says otherwise;
 /// - orders the keywords of every schema object as in
 ///   [`KEYWORD_ORDER`](super::KEYWORD_ORDER).
 ///
@@ -74,8 +77,8 @@ pub(crate) enum Source {
     /// refusal: serde drops repeated items).
     Derived,
     /// Written by hand (a run-time tool's, an MCP server's): every keyword
-    /// means what JSON Schema says, and the arguments are checked against
-    /// it.
+    /// means what JSON Schema says, an object left open stays open, and the
+    /// arguments are checked against it.
     Given,
 }
 
@@ -361,7 +364,12 @@ fn canonical_node(
     }
     type_untyped_values(schema);
     normalize_numeric_format(schema);
-    let closes = closable
+    // Closing says what serde does with a struct (an unknown field of a
+    // nested struct would be dropped without a word): a schema written by
+    // hand means what it says, and one that leaves an object open keeps it
+    // open.
+    let closes = source == Source::Derived
+        && closable
         && schema.contains_key("properties")
         && !schema.contains_key("additionalProperties")
         && !schema.contains_key("unevaluatedProperties")

@@ -107,7 +107,7 @@ fn child(schema: &OrderedJson, path: &str, nullable: bool, sink: &Sink) -> Order
 
 /// Whether Gemini takes `name` as a property name: its parameter names'
 /// alphabet, which the API applies to nested properties too.
-fn is_gemini_name(name: &str) -> bool {
+pub(crate) fn is_gemini_name(name: &str) -> bool {
     let mut chars = name.chars();
     chars
         .next()

@@ -2,6 +2,7 @@
 
 use super::error::{Dialect, LoweringError};
 use super::gemini::gemini;
+use super::gemini_json_schema::gemini_json_schema;
 use super::openai_strict::openai_strict;
 use super::ordered_json::OrderedJson;
 
@@ -15,6 +16,6 @@ pub fn lower(canonical: &OrderedJson, dialect: Dialect) -> Result<OrderedJson, L
         Dialect::Canonical => Ok(canonical.clone()),
         Dialect::OpenAiStrict => openai_strict(canonical),
         Dialect::Gemini => gemini(canonical),
-        Dialect::GeminiJsonSchema => Ok(canonical.clone()),
+        Dialect::GeminiJsonSchema => gemini_json_schema(canonical),
     }
 }

@@ -24,8 +24,10 @@
 //! | [`Dialect::OpenAiStrict`] | [`openai_strict()`] | OpenAI strict mode; Responses when it lowers | yes |
 //! | [`Dialect::Gemini`] | [`gemini()`] | Gemini `parameters` (OpenAPI 3.0 subset) | yes |
 //!
-//! Gemini's `parametersJsonSchema` ([`Dialect::GeminiJsonSchema`]) takes the
-//! canonical schema itself, for the tools `parameters` cannot express.
+//! Gemini's `parametersJsonSchema` ([`Dialect::GeminiJsonSchema`],
+//! [`gemini_json_schema()`]) takes the canonical schema with two rules of its
+//! own (a `$ref` stands alone; parameter names follow Gemini's rule), for
+//! the tools `parameters` cannot express.
 //!
 //! [`Provider::schema_dialects`]: crate::Provider::schema_dialects
 //!
@@ -62,6 +64,7 @@ mod enums;
 mod error;
 pub(crate) mod formats;
 mod gemini;
+mod gemini_json_schema;
 mod keywords;
 mod limits;
 mod lower;
@@ -73,6 +76,7 @@ pub use canonical::{MAX_JSON_DEPTH, canonicalize};
 pub(crate) use canonical::{Source, canonicalize_from};
 pub use error::{Dialect, LoweringError, LoweringErrorKind, SchemaError, rust_path};
 pub use gemini::gemini;
+pub use gemini_json_schema::gemini_json_schema;
 pub use keywords::KEYWORD_ORDER;
 pub(crate) use keywords::order_schema;
 pub use limits::{

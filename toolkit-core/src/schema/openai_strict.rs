@@ -76,8 +76,11 @@ const PRIMITIVES: &[&str] = &["string", "number", "integer", "boolean"];
 /// - `oneOf` becomes `anyOf`, `const` a one-value `enum`;
 /// - `allOf`, `not`, `if`/`then`/`else`, `dependent*` and tuples are
 ///   errors;
-/// - unsupported keywords (`minLength`, `default`, a `format` outside the
-///   accepted list, ...) move into the description as `{minLength: 3}`;
+/// - annotations strict mode does not take (`default`, `examples`, a
+///   `format` outside the accepted list, and any keyword JSON Schema does
+///   not define, such as `optional` or `x-order`) move into the
+///   description as `{default: 3}`: they constrain nothing, and the model
+///   still reads them;
 /// - a `$ref` with sibling keywords (strict mode ignores or rejects them) is
 ///   replaced by its definition, once per path: inside that copy, a
 ///   reference back to the same definition stays a bare `$ref`; an optional
@@ -299,7 +302,9 @@ impl Lowering<'_> {
                         },
                     ));
                 }
-                _ => {
+                // Core keywords (`$anchor`, `$dynamicRef`, ...) change what
+                // references mean; strict mode takes none of them.
+                k if k.starts_with('$') => {
                     return Err(self.error(
                         path,
                         Kind::Unsupported {
@@ -307,6 +312,11 @@ impl Lowering<'_> {
                         },
                     ));
                 }
+                // A keyword JSON Schema does not define (`optional`,
+                // `x-order`, an OpenAPI extension) is an annotation: the
+                // arguments are not checked against it, so it constrains
+                // nothing, and the model still reads it.
+                _ => folded.push((keyword.clone(), value.clone())),
             }
         }
         if schema.contains_key("minLength") || schema.contains_key("maxLength") {

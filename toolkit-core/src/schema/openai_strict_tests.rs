@@ -165,6 +165,26 @@ fn rejected_keywords_are_errors() {
 }
 
 #[test]
+fn keywords_json_schema_does_not_define_are_folded_into_the_description() {
+    let out = strict(root(
+        json!({
+            "year": {"type": "integer", "description": "The year.", "optional": true},
+            "make": {"type": "string", "x-order": 2, "nullable": false}
+        }),
+        json!(["make"]),
+    ))
+    .unwrap();
+    assert_eq!(
+        out["properties"]["year"],
+        json!({"type": ["integer", "null"], "description": "The year.\n\n{optional: true}"})
+    );
+    assert_eq!(
+        out["properties"]["make"],
+        json!({"type": "string", "description": "{nullable: false, x-order: 2}"})
+    );
+}
+
+#[test]
 fn lengths_become_a_pattern_annotations_the_description() {
     let out = strict(root(
         json!({

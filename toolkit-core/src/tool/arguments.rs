@@ -6,6 +6,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use super::schema::ToolSchema;
+use super::validate::MAX_ARGUMENT_DEPTH;
 use super::{normalize, unique, validate};
 use crate::{Arguments, CallError};
 
@@ -77,6 +78,15 @@ pub(crate) fn prepare<'a>(
             }
         },
         Arguments::Value(Value::Null) => Cow::Owned(Value::Object(Map::new())),
+        Arguments::Value(value) if validate::nests_deeper_than(value, MAX_ARGUMENT_DEPTH) => {
+            return Err(invalid(
+                None,
+                format!(
+                    "the arguments nest more than {MAX_ARGUMENT_DEPTH} levels deep, \
+                     more than JSON text may"
+                ),
+            ));
+        }
         Arguments::Value(value) => Cow::Borrowed(value),
     };
     if !value.is_object() {

@@ -24,6 +24,7 @@ pub struct ToolSchema {
     canonical_value: OnceLock<Value>,
     strict: OnceLock<Result<Lowered, LoweringError>>,
     gemini: OnceLock<Result<Lowered, LoweringError>>,
+    gemini_json_schema: OnceLock<Result<Lowered, LoweringError>>,
 }
 
 struct Canonical {
@@ -74,6 +75,7 @@ impl ToolSchema {
             canonical_value: OnceLock::new(),
             strict: OnceLock::new(),
             gemini: OnceLock::new(),
+            gemini_json_schema: OnceLock::new(),
         }
     }
 
@@ -166,11 +168,10 @@ impl ToolSchema {
         dialect: Dialect,
     ) -> Result<(&'a OrderedJson, &'a str), LoweringError> {
         let cache = match dialect {
-            Dialect::Canonical | Dialect::GeminiJsonSchema => {
-                return Ok((&canonical.json, canonical.text.as_str()));
-            }
+            Dialect::Canonical => return Ok((&canonical.json, canonical.text.as_str())),
             Dialect::OpenAiStrict => &self.strict,
             Dialect::Gemini => &self.gemini,
+            Dialect::GeminiJsonSchema => &self.gemini_json_schema,
         };
         cache
             .get_or_init(|| schema::lower(&canonical.json, dialect).map(Lowered::new))

@@ -106,8 +106,29 @@ pub(crate) fn to_error(tool: &str, violations: Vec<Violation>) -> Option<CallErr
     }
 }
 
+/// The deepest arguments may nest: what serde_json's parser allows in JSON
+/// text, so that arguments given as a parsed `Value` meet the same bound.
+/// Every walk of the arguments (checking them, reading them into the
+/// tool's types, copying them for a run-time tool) recurses once per
+/// level: bounded, none of them can exhaust a thread's stack.
+pub(crate) const MAX_ARGUMENT_DEPTH: usize = 128;
+
+/// Whether `value` nests arrays and objects more than `limit` levels deep.
+/// Recurses at most `limit` levels, whatever the value's depth.
+pub(crate) fn nests_deeper_than(value: &Value, limit: usize) -> bool {
+    match value {
+        Value::Array(items) => limit == 0 || items.iter().any(|v| nests_deeper_than(v, limit - 1)),
+        Value::Object(map) => limit == 0 || map.values().any(|v| nests_deeper_than(v, limit - 1)),
+        _ => false,
+    }
+}
+
 /// A value, briefly, for messages: its JSON cut to 40 characters.
 pub(crate) fn describe(value: &Value) -> String {
+    // Writing a value out recurses once per level of it.
+    if nests_deeper_than(value, MAX_ARGUMENT_DEPTH) {
+        return format!("a value nested more than {MAX_ARGUMENT_DEPTH} levels deep");
+    }
     crate::text::cut_string(value.to_string(), 40)
 }
 
