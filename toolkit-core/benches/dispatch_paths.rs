@@ -23,7 +23,7 @@
 //! the median of the per-round ratios is printed: a machine whose speed
 //! drifts moves both paths of a round alike.
 //!
-//! `TOOLKIT_BENCH_ROUNDS` sets the rounds (default 201).
+//! `TOOLKIT_BENCH_ROUNDS` sets the rounds (default 41).
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -79,8 +79,9 @@ const BOOK_ARGUMENTS: &str =
     r#"{"room": "Lovelace", "slot": {"day": "2026-12-01", "hour": 14, "guests": ["Ada", "Alan"]}}"#;
 const BOOKED: &str = "Lovelace on 2026-12-01 at 14:00 for 2 guests";
 
-/// Calls of one path per round.
-const CALLS: u32 = 2_000;
+/// Calls of one path per round: an agent's process enters its runtime once
+/// and makes every call inside it.
+const CALLS: u32 = 100_000;
 
 /// The run-time tool's handler: what `search` does, from JSON arguments.
 async fn search_json(arguments: Value) -> String {
@@ -117,7 +118,7 @@ fn main() {
     let rounds: usize = std::env::var("TOOLKIT_BENCH_ROUNDS")
         .ok()
         .and_then(|text| text.parse().ok())
-        .unwrap_or(if full { 201 } else { 3 });
+        .unwrap_or(if full { 41 } else { 3 });
     let calls = if full { CALLS } else { 10 };
 
     let runtime = runtime();
