@@ -330,7 +330,7 @@ impl fmt::Display for Problem {
                 second,
             } => write!(
                 f,
-                "two tools are named `{name}`: `{first}` and `{second}`; give one another name with `#[tool(name = \"...\")]`"
+                "two tools are named `{name}`: `{first}` and `{second}`; give one another name: `#[tool(name = \"...\")]` on a function, `.wire_name(\"...\")` on a run-time tool"
             ),
             Self::UnknownName { name, suggestions } => {
                 write!(f, "no tool is named `{name}`")?;
