@@ -360,9 +360,14 @@ impl Registry {
         }
         // A tool's original name (a model that read it in a description,
         // say) reaches it too.
-        let original = self.with_entry(name, |entry| {
+        let original = {
+            let added = self.added();
+            let entry = self
+                .built
+                .get_original(name)
+                .or_else(|| added.get_original(name));
             entry.map(|entry| (entry.state(), entry.def.clone(), entry.timeout))
-        });
+        };
         match original {
             Some((ENABLED, def, timeout)) => {
                 self.start_def(&def, timeout, call_id, arguments, signals)
