@@ -72,3 +72,9 @@ pub use toolkit_core::response::Turn;
 #[cfg(doctest)]
 #[doc = include_str!("../../docs/round-trip.md")]
 pub struct RoundTripGuide;
+
+/// The README's examples, compiled as doc tests here, where every crate
+/// they use is a dependency.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct Readme;

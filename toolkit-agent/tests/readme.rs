@@ -1,6 +1,5 @@
-//! The README's agent loop is the crate example, which is compiled with
-//! the doc tests; the README cannot compile it itself (its examples are
-//! `toolkit-core`'s doc tests), so this keeps the two the same.
+//! The README's agent loop is the crate example: the README says so, and
+//! this keeps the two the same (both are compiled as doc tests).
 
 #[test]
 fn the_readme_shows_the_crate_example() {
@@ -21,7 +20,7 @@ fn the_readme_shows_the_crate_example() {
         })
         .collect();
     assert!(
-        readme.contains(&format!("```rust,ignore\n{example}```")),
+        readme.contains(&format!("```rust,no_run\n{example}```")),
         "README.md's agent example differs from toolkit-agent's crate example:\n{example}"
     );
 }

@@ -230,10 +230,11 @@ impl BrowserConfigBuilder {
     /// (`"lang=de"`, `"--mute-audio"`). A flag of [`BASE_ARGS`] with the
     /// same name is replaced; features lists (`--enable-features=...`,
     /// `--disable-features=...` and their Blink forms) add to the session's
-    /// own instead. The window size, headless mode, sandbox, profile and
-    /// DevTools port are set with this builder's methods; a flag for one of
-    /// them makes the launch fail with `BrowserError::Launch` saying which
-    /// method to use.
+    /// own instead. The window size, headless mode, sandbox and profile are
+    /// set with this builder's methods, and the DevTools port is the
+    /// session's own (a free one, picked at each launch): a flag for one of
+    /// them makes the launch fail with `BrowserError::Launch` saying what to
+    /// do instead.
     pub fn arg(mut self, arg: impl Into<String>) -> Self {
         self.config.args.push(arg.into());
         self

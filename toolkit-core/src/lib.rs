@@ -125,7 +125,29 @@ pub use tool::{
     Annotations, Origin, OutputSchema, StateNeed, Tool, ToolBuilder, ToolDef, ToolFuture,
 };
 
-/// The README's example, compiled and run as a doc test.
-#[doc = include_str!("../../README.md")]
+/// The guide's chapters on what this crate does (`docs/`): their examples
+/// are compiled and run as doc tests, so they cannot drift from the API.
+/// (The README's examples are `toolkit-agent`'s, which has every crate
+/// they use.)
 #[cfg(doctest)]
-pub struct ReadmeExample;
+pub mod guide {
+    /// The guide's table of contents and layout (`docs/README.md`).
+    #[doc = include_str!("../../docs/README.md")]
+    pub struct Contents;
+
+    /// What a tool returns (`docs/results.md`).
+    #[doc = include_str!("../../docs/results.md")]
+    pub struct Results;
+
+    /// Memory across steps (`docs/history.md`).
+    #[doc = include_str!("../../docs/history.md")]
+    pub struct History;
+
+    /// Emitting results to each provider (`docs/emission.md`).
+    #[doc = include_str!("../../docs/emission.md")]
+    pub struct Emission;
+
+    /// Tools, schemas and the registry (`docs/tools.md`).
+    #[doc = include_str!("../../docs/tools.md")]
+    pub struct Tools;
+}

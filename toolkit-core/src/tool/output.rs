@@ -10,8 +10,8 @@ use crate::schema::{OrderedJson, order_schema};
 /// The JSON Schema of what a tool returns as structured content (MCP's
 /// `outputSchema`): always an object schema, as MCP requires.
 ///
-/// `#[tool]` gives one to a tool that returns [`OrderedJson<T>`](crate::OrderedJson) (or a
-/// `Result` of it), or a type that serializes without converting into a
+/// `#[tool]` gives one to a tool that returns [`Json<T>`](crate::Json) (or
+/// a `Result` of it), or a type that serializes without converting into a
 /// result otherwise (a struct), when `T`'s schema is an object; the MCP
 /// emitter then sends the value as `structuredContent`, which clients
 /// validate against this schema.
