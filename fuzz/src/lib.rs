@@ -10,7 +10,7 @@
 //! Each returns normally when every rule holds and panics otherwise, as a
 //! fuzzer expects. `cargo fuzz run dispatch` / `cargo fuzz run emission`
 //! (nightly) runs them for as long as wanted; the test suite runs both for
-//! a bounded number of generated inputs (`tests/tests/fuzz_bounded.rs`,
+//! a bounded number of generated inputs (`toolkit-core/tests/integration/fuzz_bounded.rs`,
 //! which includes this file).
 
 use std::cell::Cell;
