@@ -2,8 +2,8 @@
 
 mod content;
 mod handler;
+mod http;
 mod names;
-mod tls;
 
 use std::collections::HashMap;
 use std::ffi::OsString;
@@ -443,8 +443,7 @@ impl Shared {
                 handler.serve_with_lifecycle(transport, lifecycle).await
             }
             Target::Http { url } => {
-                let client = tls::http_client()
-                    .map_err(|error| self.error(format!("TLS could not be set up: {error}")))?;
+                let client = http::http_client().map_err(|error| self.error(error))?;
                 let transport = StreamableHttpClientTransport::with_client(
                     client,
                     StreamableHttpClientTransportConfig::with_uri(url.as_str()),
