@@ -36,12 +36,14 @@ use self::handler::Handler;
 ///
 /// Each of the server's tools becomes a run-time tool ([`ToolDef`]) named
 /// `{prefix}_{name}` (the prefix is the server's name unless
-/// [set](McpClientBuilder::prefix)), cleaned to what every provider
-/// accepts (`^[a-zA-Z0-9_-]{1,64}$`: other characters become `_`, a long
-/// name is cut and ends with a hash). Its schema, title, annotations and
-/// output schema come from the server, and are checked like any tool's
-/// when a registry takes it: two tools of one name are refused with both
-/// sources named.
+/// [set](McpClientBuilder::prefix)), made
+/// [portable](toolkit_core::name::portable) by the toolkit's one name
+/// rule: other characters become `_`, a name that starts with a digit gets
+/// a `_` before it (server `1password`, tool `_1password_list`), a long
+/// name is cut and ends with a hash. Calls reach the server under the
+/// tool's own name. Its schema, title, annotations and output schema come
+/// from the server, and are checked like any tool's when a registry takes
+/// it: two tools of one name are refused with both sources named.
 ///
 /// A call is forwarded with the call's cancellation (a cancelled or timed
 /// out call sends `notifications/cancelled`) and, when the host listens,
@@ -128,7 +130,8 @@ impl McpClientBuilder {
     }
 
     /// What the tools' names start with (followed by `_`), instead of the
-    /// server's name; empty for none.
+    /// server's name; empty for none. The joined name is made portable
+    /// like any other.
     pub fn prefix(mut self, prefix: impl Into<String>) -> Self {
         self.prefix = Some(prefix.into());
         self
