@@ -339,8 +339,8 @@ impl HttpModelBuilder {
                 self.base_url
             )));
         }
-        let client = reqwest::Client::builder()
-            .tls_backend_preconfigured(tls_config()?)
+        let client = toolkit_http::client_builder()
+            .map_err(|error| ModelError::Config(format!("TLS could not be set up: {error}")))?
             .timeout(self.timeout)
             .connect_timeout(self.connect_timeout)
             .build()
@@ -354,19 +354,4 @@ impl HttpModelBuilder {
             client,
         })
     }
-}
-
-/// TLS by rustls on *ring*, certificates checked by the platform's
-/// verifier (the system's roots on Linux). *ring* rather than rustls'
-/// default, aws-lc: the same protocols, and a cold build about 34 s of CPU
-/// shorter (aws-lc-sys compiles a large C library).
-fn tls_config() -> Result<rustls::ClientConfig, ModelError> {
-    use rustls_platform_verifier::BuilderVerifierExt as _;
-
-    let provider = std::sync::Arc::new(rustls::crypto::ring::default_provider());
-    rustls::ClientConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()
-        .and_then(|builder| builder.with_platform_verifier())
-        .map(|builder| builder.with_no_client_auth())
-        .map_err(|error| ModelError::Config(format!("TLS could not be set up: {error}")))
 }

@@ -56,7 +56,8 @@
 //! registry: names prefixed and cleaned to what every provider accepts,
 //! schemas checked like any tool's, calls forwarded with their
 //! cancellation and progress, results mapped to our blocks, a dead server
-//! restarted at the next call, list changes followed.
+//! restarted at the next call, list changes followed, and a tool the
+//! registry refuses reported in a [`Synced`] rather than dropped.
 //!
 //! ```no_run
 //! use std::sync::Arc;
@@ -83,7 +84,7 @@ use std::sync::Arc;
 use toolkit_core::Registry;
 
 pub use client::{
-    Attached, ClientError, McpClient, McpClientBuilder, STRUCTURED_CONTENT, UNSHOWN_CONTENT,
+    ClientError, McpClient, McpClientBuilder, Refused, STRUCTURED_CONTENT, Synced, UNSHOWN_CONTENT,
 };
 pub use server::http::{HttpOptions, serve_http};
 pub use server::{DEFAULT_MAX_REQUEST_BYTES, McpServer};

@@ -2,10 +2,11 @@
 
 mod content;
 mod handler;
+mod http;
 mod names;
-mod tls;
+mod synced;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::ffi::OsString;
 use std::fmt;
 use std::path::PathBuf;
@@ -24,24 +25,27 @@ use rmcp::service::{
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use serde_json::Value;
-use tokio::sync::Mutex;
+use tokio::sync::{Mutex, watch};
 use tokio_util::sync::CancellationToken;
-use toolkit_core::{CallContext, Registry, RegistryError, ToolDef, ToolResult};
+use toolkit_core::{CallContext, Registry, ToolDef, ToolResult};
 
 pub use self::content::{STRUCTURED_CONTENT, UNSHOWN_CONTENT};
 use self::handler::Handler;
+pub use self::synced::{Refused, Synced};
 
 /// A connection to an MCP server, whose tools become tools of a
 /// [`Registry`].
 ///
 /// Each of the server's tools becomes a run-time tool ([`ToolDef`]) named
 /// `{prefix}_{name}` (the prefix is the server's name unless
-/// [set](McpClientBuilder::prefix)), cleaned to what every provider
-/// accepts (`^[a-zA-Z0-9_-]{1,64}$`: other characters become `_`, a long
-/// name is cut and ends with a hash). Its schema, title, annotations and
-/// output schema come from the server, and are checked like any tool's
-/// when a registry takes it: two tools of one name are refused with both
-/// sources named.
+/// [set](McpClientBuilder::prefix)), made
+/// [portable](toolkit_core::name::portable) by the toolkit's one name
+/// rule: other characters become `_`, a name that starts with a digit gets
+/// a `_` before it (server `1password`, tool `_1password_list`), a long
+/// name is cut and ends with a hash. Calls reach the server under the
+/// tool's own name. Its schema, title, annotations and output schema come
+/// from the server, and are checked like any tool's when a registry takes
+/// it: two tools of one name are refused with both sources named.
 ///
 /// A call is forwarded with the call's cancellation (a cancelled or timed
 /// out call sends `notifications/cancelled`) and, when the host listens,
@@ -128,7 +132,8 @@ impl McpClientBuilder {
     }
 
     /// What the tools' names start with (followed by `_`), instead of the
-    /// server's name; empty for none.
+    /// server's name; empty for none. The joined name is made portable
+    /// like any other.
     pub fn prefix(mut self, prefix: impl Into<String>) -> Self {
         self.prefix = Some(prefix.into());
         self
@@ -172,6 +177,7 @@ impl McpClientBuilder {
             live: Mutex::new(None),
             generations: AtomicU64::new(0),
             known: StdMutex::new(HashMap::new()),
+            synced: watch::Sender::new(Synced::default()),
             closed: CancellationToken::new(),
         });
         shared.peer().await?;
@@ -228,32 +234,50 @@ impl McpClient {
     /// Adds the server's tools to `registry` and keeps them following the
     /// server's list ([`watch`](Self::watch)). Tools the registry refuses
     /// (a name taken, a schema a required provider cannot take) are left
-    /// out and reported; the others are added.
-    pub async fn attach(&self, registry: &Arc<Registry>) -> Result<Attached, ClientError> {
-        let mut attached = Attached::default();
-        for def in self.tools().await? {
-            let name = def.name().to_owned();
-            match registry.add(def) {
-                Ok(()) => attached.added.push(name),
-                Err(error) => {
-                    self.shared.known().remove(&name);
-                    attached.refused.push(error);
-                }
-            }
-        }
+    /// out and reported in the returned [`Synced`], which
+    /// [`synced`](Self::synced) holds too; the others are added.
+    pub async fn attach(&self, registry: &Arc<Registry>) -> Result<Synced, ClientError> {
+        let listed = self.shared.list().await?;
+        // The tools listed before, if any, were for another registry.
+        self.shared.known().clear();
+        let synced = self.shared.sync(registry, listed);
         self.watch(registry);
-        Ok(attached)
+        Ok(synced)
     }
 
     /// Keeps the tools listed last (by [`tools`](Self::tools) or
     /// [`attach`](Self::attach)) in `registry` following the server's list:
     /// when the server says its list changed (or was restarted), tools it
     /// no longer has are removed, new ones added and changed ones replaced.
-    /// Stops when the registry is dropped or the client [closed](Self::close).
+    /// What each such sync did, refusals included, is
+    /// [`synced`](Self::synced), and a refusal is logged as a `tracing`
+    /// warning. Stops when the registry is dropped or the client
+    /// [closed](Self::close).
     pub fn watch(&self, registry: &Arc<Registry>) {
         let shared = Arc::clone(&self.shared);
         let registry = Arc::downgrade(registry);
         tokio::spawn(async move { shared.follow(registry).await });
+    }
+
+    /// What the latest sync of a registry with the server's list did
+    /// ([`attach`](Self::attach), or a list change [followed](Self::watch)):
+    /// `borrow()` reads it (empty before the first), `changed().await`
+    /// waits for the next. A refusal stays visible here until a sync adds
+    /// the tool or the server drops it, as every sync offers the refused
+    /// tools again.
+    ///
+    /// ```no_run
+    /// # async fn run(client: toolkit_mcp::McpClient) {
+    /// let mut synced = client.synced();
+    /// while synced.changed().await.is_ok() {
+    ///     for refused in &synced.borrow().refused {
+    ///         eprintln!("`{}` left out: {}", refused.original, refused.error);
+    ///     }
+    /// }
+    /// # }
+    /// ```
+    pub fn synced(&self) -> watch::Receiver<Synced> {
+        self.shared.synced.subscribe()
     }
 
     /// Ends the connection (a child process is stopped); later calls of the
@@ -304,16 +328,6 @@ impl Drop for Abandoned<'_> {
     }
 }
 
-/// What [`McpClient::attach`] did.
-#[derive(Debug, Default)]
-#[non_exhaustive]
-pub struct Attached {
-    /// The names of the tools added.
-    pub added: Vec<String>,
-    /// Why the registry refused the others.
-    pub refused: Vec<RegistryError>,
-}
-
 /// An MCP server that could not be reached or listed.
 #[derive(Debug, Clone)]
 pub struct ClientError {
@@ -362,8 +376,11 @@ struct Shared {
     handler: Handler,
     live: Mutex<Option<Live>>,
     generations: AtomicU64,
-    /// The tools last listed, by our name, as the server described them.
+    /// The tools handed to the registry (by `tools`, or added by a sync),
+    /// by our name, as the server described them.
     known: StdMutex<HashMap<String, Value>>,
+    /// What the latest sync did.
+    synced: watch::Sender<Synced>,
     closed: CancellationToken,
 }
 
@@ -443,8 +460,7 @@ impl Shared {
                 handler.serve_with_lifecycle(transport, lifecycle).await
             }
             Target::Http { url } => {
-                let client = tls::http_client()
-                    .map_err(|error| self.error(format!("TLS could not be set up: {error}")))?;
+                let client = http::http_client().map_err(|error| self.error(error))?;
                 let transport = StreamableHttpClientTransport::with_client(
                     client,
                     StreamableHttpClientTransportConfig::with_uri(url.as_str()),
@@ -651,30 +667,67 @@ impl Shared {
             let Some(registry) = registry.upgrade() else {
                 return;
             };
-            // A server that cannot list now is tried again at its next change.
-            if let Ok(listed) = self.list().await {
-                self.sync(&registry, listed);
+            match self.list().await {
+                Ok(listed) => {
+                    self.sync(&registry, listed);
+                }
+                Err(error) => tracing::warn!(
+                    server = %self.name,
+                    %error,
+                    "the tool list could not be read after a change; it is read again at the next one"
+                ),
             }
         }
     }
 
-    fn sync(self: &Arc<Self>, registry: &Registry, listed: Vec<(String, Value)>) {
+    /// Brings `registry` in line with the server's `listed` tools: removes
+    /// the ones gone or changed, offers the others it does not hold (the
+    /// ones refused before included), and publishes what it did.
+    fn sync(self: &Arc<Self>, registry: &Registry, listed: Vec<(String, Value)>) -> Synced {
+        let mut synced = Synced::default();
         let mut known = self.known();
-        let listed: HashMap<String, Value> = listed.into_iter().collect();
+        // Of two tools listed under one name the first counts; the second
+        // is offered, and refused as a duplicate.
+        let mut first: HashMap<&str, &Value> = HashMap::new();
+        for (name, raw) in &listed {
+            first.entry(name).or_insert(raw);
+        }
         known.retain(|name, raw| {
-            let keep = listed.get(name) == Some(raw);
-            if !keep {
-                registry.remove(name);
+            let keep = first.get(name.as_str()) == Some(&&*raw);
+            if !keep && registry.remove(name) {
+                synced.removed.push(name.clone());
             }
             keep
         });
+        let mut seen = HashSet::new();
         for (name, raw) in listed {
-            if known.contains_key(&name) {
+            if seen.insert(name.clone()) && known.contains_key(&name) {
                 continue;
             }
-            if registry.add(self.tool_def(&raw)).is_ok() {
-                known.insert(name, raw);
+            match registry.add(self.tool_def(&raw)) {
+                Ok(()) => {
+                    synced.added.push(name.clone());
+                    known.insert(name, raw);
+                }
+                Err(error) => {
+                    let original = raw["name"].as_str().unwrap_or_default().to_owned();
+                    tracing::warn!(
+                        server = %self.name,
+                        tool = %original,
+                        %error,
+                        "the registry refused a tool of the MCP server; it is left out"
+                    );
+                    synced.refused.push(Refused {
+                        name,
+                        original,
+                        error,
+                    });
+                }
             }
         }
+        drop(known);
+        synced.removed.sort();
+        self.synced.send_replace(synced.clone());
+        synced
     }
 }

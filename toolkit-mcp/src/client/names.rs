@@ -1,64 +1,38 @@
-//! Tool names every provider accepts: `^[a-zA-Z0-9_-]{1,64}$`.
+//! An MCP tool's name in a registry: `{prefix}_{name}`, made portable by
+//! the toolkit's one rule ([`toolkit_core::name::portable`]).
 
-/// The longest name OpenAI, Anthropic and Gemini all accept.
-const MAX_LEN: usize = 64;
+use toolkit_core::name::portable;
 
-/// `prefix` and an MCP tool's `name` joined into a name every provider
-/// accepts: other characters (dots, slashes, spaces, letters outside
-/// ASCII) become `_`; a name too long is cut and ends with a hash of the
-/// whole, so that two long names sharing a beginning stay apart.
+/// The longest prefix a server's name gives: at least 39 of the 64 bytes
+/// a name may have are left to the tool's own name.
+const PREFIX_LEN: usize = 24;
+
+/// `prefix` and an MCP tool's `name` joined (just `name` when `prefix` is
+/// empty), and made portable. The whole is cleaned at once, so a long
+/// name's hash is of the joined name: two servers' long tools sharing a
+/// beginning stay apart.
 pub(crate) fn tool_name(prefix: &str, name: &str) -> String {
-    let joined = if prefix.is_empty() {
-        name.to_owned()
+    if prefix.is_empty() {
+        portable(name).into_owned()
     } else {
-        format!("{prefix}_{name}")
-    };
-    let mut clean: String = joined
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    if clean.is_empty() {
-        clean.push('_');
+        portable(&format!("{prefix}_{name}")).into_owned()
     }
-    if clean.len() > MAX_LEN {
-        let hash = format!("{:08x}", fnv1a(joined.as_bytes()) as u32);
-        clean.truncate(MAX_LEN - hash.len() - 1);
-        clean.push('_');
-        clean.push_str(&hash);
-    }
-    clean
 }
 
-/// A server's name as a prefix: cleaned like a tool name, and short
-/// enough to leave room for the tool's.
+/// A server's name as a prefix: portable, and short enough to leave room
+/// for the tool's.
 pub(crate) fn prefix(server: &str) -> String {
-    let mut prefix = tool_name("", server);
-    prefix.truncate(24);
+    let mut prefix = portable(server).into_owned();
+    // A portable name is ASCII: any length is a character boundary.
+    prefix.truncate(PREFIX_LEN);
     prefix
-}
-
-fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &byte| {
-        (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3)
-    })
 }
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use toolkit_core::name::{MAX_LEN, is_portable};
 
-    fn accepted(name: &str) -> bool {
-        (1..=MAX_LEN).contains(&name.len())
-            && name
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-    }
+    use super::*;
 
     #[test]
     fn joins_and_cleans() {
@@ -67,6 +41,22 @@ mod tests {
         assert_eq!(tool_name("", "a b/c"), "a_b_c");
         assert_eq!(tool_name("x", "café"), "x_caf_");
         assert_eq!(tool_name("", ""), "_");
+        assert_eq!(prefix("my.server v2"), "my_server_v2");
+    }
+
+    #[test]
+    fn a_leading_digit_gets_an_underscore() {
+        let prefix = prefix("1password");
+        assert_eq!(prefix, "_1password");
+        assert!(is_portable(&prefix));
+        let name = tool_name(&prefix, "list_items");
+        assert_eq!(name, "_1password_list_items");
+        assert!(is_portable(&name));
+        // With no prefix, the tool's own name is held to the same rule; a
+        // prefix set by the host is too, through the joined name.
+        assert_eq!(tool_name("", "2fa"), "_2fa");
+        assert_eq!(tool_name("-x", "t"), "_-x_t");
+        assert!(is_portable(&tool_name("9", "t")));
     }
 
     #[test]
@@ -75,15 +65,29 @@ mod tests {
         let one = tool_name("srv", &format!("{long}1"));
         let two = tool_name("srv", &format!("{long}2"));
         assert_eq!(one.len(), MAX_LEN);
-        assert!(accepted(&one) && accepted(&two));
+        assert!(is_portable(&one) && is_portable(&two));
         assert_ne!(one, two);
+        assert_eq!(prefix(&"s".repeat(100)).len(), PREFIX_LEN);
     }
 
     #[test]
-    fn every_name_is_accepted() {
-        for name in ["", "..", "名前", "a.b.c", &"é".repeat(70), "ok-name_1"] {
-            assert!(accepted(&tool_name("p", name)), "{name}");
-            assert!(accepted(&tool_name(&prefix(name), "t")), "{name}");
+    fn every_name_is_portable() {
+        let names = [
+            "",
+            "..",
+            "名前",
+            "a.b.c",
+            &"é".repeat(70),
+            "ok-name_1",
+            "1password",
+            "-",
+            "0",
+        ];
+        for name in names {
+            assert!(is_portable(&tool_name("p", name)), "{name}");
+            assert!(is_portable(&tool_name("", name)), "{name}");
+            assert!(is_portable(&prefix(name)), "{name}");
+            assert!(is_portable(&tool_name(&prefix(name), "t")), "{name}");
         }
     }
 }

@@ -1,0 +1,35 @@
+//! What bringing a registry in line with a server's tool list did.
+
+use toolkit_core::RegistryError;
+
+/// What one sync of a registry with the server's tool list did: the one
+/// [`attach`](super::McpClient::attach) makes, or one after a list change
+/// the client [follows](super::McpClient::watch).
+///
+/// [`McpClient::synced`](super::McpClient::synced) holds the latest. A
+/// refused tool is offered again at every later sync, so `refused` names
+/// every tool of the server the registry does not hold.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Synced {
+    /// The names of the tools added, in the server's order.
+    pub added: Vec<String>,
+    /// The names of the tools removed, sorted: gone from the server's list,
+    /// or changed there (a changed tool is removed, then added again).
+    pub removed: Vec<String>,
+    /// The tools the registry refused, left out of it.
+    pub refused: Vec<Refused>,
+}
+
+/// A server's tool the registry refused: its name is taken, or its schema
+/// is one a provider the registry requires cannot take.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Refused {
+    /// The name it was offered under (`{prefix}_{name}`, portable).
+    pub name: String,
+    /// Its name at the server.
+    pub original: String,
+    /// Why the registry refused it.
+    pub error: RegistryError,
+}
