@@ -1,11 +1,13 @@
-//! Support for the workspace's integration tests: fixtures, and independent
+//! Support for the workspace's integration tests: fixtures, a test HTTP
+//! server, skipping what needs a missing program, and independent
 //! judges of the JSON the emitters write: third-party SDK types for OpenAI
 //! and MCP, types written from the providers' documentation for Anthropic
 //! and Gemini.
 
 pub mod agreement;
-pub mod browser_fixtures;
 pub mod fixtures;
+pub mod http;
 pub mod judges;
 pub mod meta_schema;
 pub mod sdk_judges;
+pub mod skip;

@@ -1,16 +1,14 @@
 //! The agent loop over a real local HTTP server answering with scripted
 //! provider responses, and the example registry's real tools.
 
-mod support;
-
 use std::sync::{Arc, Mutex};
 
 use futures_util::StreamExt;
 use serde_json::{Value, json};
-use support::{Reply, serve};
 use toolkit_agent::{Agent, Decision, Event, HttpModel, Limits, StopReason};
 use toolkit_core::Provider;
 use toolkit_core::{Cancellation, Registry};
+use toolkit_tests::http::{Reply, Request, TestServer};
 
 fn registry() -> Registry {
     toolkit_examples::registry().unwrap()
@@ -36,10 +34,15 @@ fn chat_text(text: &str) -> Reply {
         "usage": {"prompt_tokens": 12, "completion_tokens": 3}}))
 }
 
-async fn chat_model(replies: Vec<Reply>) -> (HttpModel, support::Server) {
-    let server = serve(replies).await;
+/// The JSON bodies of the requests the server answered, oldest first.
+fn bodies(server: &TestServer) -> Vec<Value> {
+    server.requests().iter().map(Request::json).collect()
+}
+
+fn chat_model(replies: Vec<Reply>) -> (HttpModel, TestServer) {
+    let server = TestServer::replying(replies);
     let model = HttpModel::openai_chat("m")
-        .base_url(&server.base_url)
+        .base_url(server.base_url())
         .no_key()
         .build()
         .unwrap();
@@ -54,8 +57,7 @@ async fn malformed_call_is_answered_and_the_run_goes_on_to_done() {
             ("c2", "convert_temperature", r#"{"value"#),
         ]),
         chat_calls(&[("c3", "done", r#"{"summary":"3 words","success":true}"#)]),
-    ])
-    .await;
+    ]);
     let agent = Agent::new(model, registry()).instructions("Be brief.");
     let outcome = agent.run("Count the words.").await;
     assert!(
@@ -68,8 +70,8 @@ async fn malformed_call_is_answered_and_the_run_goes_on_to_done() {
     assert_eq!(outcome.answer.as_deref(), Some("3 words"));
     assert_eq!(outcome.steps, 2);
     assert_eq!(outcome.usage.input_tokens, 20);
-    let received = server.received.lock().unwrap().clone();
-    let messages = received[1].body["messages"].as_array().unwrap();
+    let received = bodies(&server);
+    let messages = received[1]["messages"].as_array().unwrap();
     // system, user, assistant (malformed call echoed as {}), two tool messages.
     assert_eq!(messages.len(), 5);
     assert_eq!(messages[2]["tool_calls"][1]["function"]["arguments"], "{}");
@@ -87,14 +89,13 @@ async fn earlier_results_are_sent_unchanged_each_step() {
         chat_calls(&[("c1", "word_count", r#"{"text":"a b"}"#)]),
         chat_calls(&[("c2", "word_count", r#"{"text":"a b c"}"#)]),
         chat_text("Done."),
-    ])
-    .await;
+    ]);
     let outcome = Agent::new(model, registry()).run("Count.").await;
     assert!(matches!(outcome.stop, StopReason::Answered));
     assert_eq!(outcome.answer.as_deref(), Some("Done."));
-    let received = server.received.lock().unwrap().clone();
-    let second = received[1].body["messages"].as_array().unwrap().clone();
-    let third = received[2].body["messages"].as_array().unwrap().clone();
+    let received = bodies(&server);
+    let second = received[1]["messages"].as_array().unwrap().clone();
+    let third = received[2]["messages"].as_array().unwrap().clone();
     assert_eq!(&third[..second.len()], &second[..]);
 }
 
@@ -106,8 +107,7 @@ async fn approval_denies_and_edits_and_events_stream() {
             ("c2", "create_event", r#"{"title":"x","day":"2026-01-01"}"#),
         ]),
         chat_text("ok"),
-    ])
-    .await;
+    ]);
     let seen = Arc::new(Mutex::new(Vec::new()));
     let log = seen.clone();
     let agent = Agent::new(model, registry())
@@ -129,8 +129,8 @@ async fn approval_denies_and_edits_and_events_stream() {
     let (outcome, events) = tokio::join!(run, events.collect::<Vec<Event>>());
     assert!(matches!(outcome.stop, StopReason::Answered));
     assert_eq!(*seen.lock().unwrap(), ["word_count", "create_event"]);
-    let received = server.received.lock().unwrap().clone();
-    let messages = received[1].body["messages"].as_array().unwrap();
+    let received = bodies(&server);
+    let messages = received[1]["messages"].as_array().unwrap();
     assert!(
         messages[2]["content"].as_str().unwrap().contains('4'),
         "{}",
@@ -160,8 +160,7 @@ async fn approval_denies_and_edits_and_events_stream() {
 #[tokio::test]
 async fn stop_after_tool_failure_budget_step_limit_and_cancellation() {
     // Stop after a marked tool.
-    let (model, _server) =
-        chat_model(vec![chat_calls(&[("c1", "word_count", r#"{"text":"a"}"#)])]).await;
+    let (model, _server) = chat_model(vec![chat_calls(&[("c1", "word_count", r#"{"text":"a"}"#)])]);
     let outcome = Agent::new(model, registry())
         .stop_after("word_count")
         .run("x")
@@ -170,7 +169,7 @@ async fn stop_after_tool_failure_budget_step_limit_and_cancellation() {
 
     // Consecutive failures of one tool past the budget.
     let bad = || chat_calls(&[("c", "convert_temperature", r#"{"value":"hot"}"#)]);
-    let (model, _server) = chat_model(vec![bad(), bad(), bad()]).await;
+    let (model, _server) = chat_model(vec![bad(), bad(), bad()]);
     let outcome = Agent::new(model, registry())
         .limits(Limits {
             max_steps: 10,
@@ -189,7 +188,7 @@ async fn stop_after_tool_failure_budget_step_limit_and_cancellation() {
 
     // The step limit.
     let ok = || chat_calls(&[("c", "word_count", r#"{"text":"a"}"#)]);
-    let (model, _server) = chat_model(vec![ok(), ok()]).await;
+    let (model, _server) = chat_model(vec![ok(), ok()]);
     let outcome = Agent::new(model, registry())
         .limits(Limits {
             max_steps: 2,
@@ -201,7 +200,7 @@ async fn stop_after_tool_failure_budget_step_limit_and_cancellation() {
     assert_eq!(outcome.steps, 2);
 
     // Cancelled before the first request.
-    let (model, _server) = chat_model(vec![]).await;
+    let (model, _server) = chat_model(vec![]);
     let agent = Agent::new(model, registry());
     let cancellation = Cancellation::new();
     cancellation.cancel();
@@ -212,18 +211,21 @@ async fn stop_after_tool_failure_budget_step_limit_and_cancellation() {
 #[tokio::test]
 async fn other_providers_run_the_loop() {
     // Anthropic: a documented tool_use turn with thinking, then an answer.
-    let server = serve(vec![
-        Reply::json(&json!({"type": "message", "role": "assistant", "stop_reason": "tool_use",
+    let server = TestServer::replying(vec![
+        Reply::json(
+            &json!({"type": "message", "role": "assistant", "stop_reason": "tool_use",
             "content": [
                 {"type": "thinking", "thinking": "count", "signature": "sig=="},
                 {"type": "tool_use", "id": "toolu_1", "name": "word_count", "input": {"text": "a b"}}],
-            "usage": {"input_tokens": 5, "output_tokens": 2}})),
-        Reply::json(&json!({"type": "message", "role": "assistant", "stop_reason": "end_turn",
-            "content": [{"type": "text", "text": "Two."}]})),
-    ])
-    .await;
+            "usage": {"input_tokens": 5, "output_tokens": 2}}),
+        ),
+        Reply::json(
+            &json!({"type": "message", "role": "assistant", "stop_reason": "end_turn",
+            "content": [{"type": "text", "text": "Two."}]}),
+        ),
+    ]);
     let model = HttpModel::anthropic("m")
-        .base_url(&server.base_url)
+        .base_url(server.base_url())
         .key("k")
         .build()
         .unwrap();
@@ -232,8 +234,8 @@ async fn other_providers_run_the_loop() {
         .run("Count.")
         .await;
     assert_eq!(outcome.answer.as_deref(), Some("Two."));
-    let received = server.received.lock().unwrap().clone();
-    let second = &received[1].body;
+    let received = bodies(&server);
+    let second = &received[1];
     assert_eq!(second["system"], "Be brief.");
     assert_eq!(second["messages"][1]["content"][0]["signature"], "sig==");
     assert_eq!(
@@ -242,21 +244,24 @@ async fn other_providers_run_the_loop() {
     );
 
     // Gemini: calls without id and with a thought signature.
-    let server = serve(vec![
-        Reply::json(&json!({"candidates": [{"finishReason": "STOP", "content": {"role": "model", "parts": [
-            {"functionCall": {"name": "word_count", "args": {"text": "a b"}}, "thoughtSignature": "<Signature_A>"}]}}]})),
-        Reply::json(&json!({"candidates": [{"finishReason": "STOP", "content": {"role": "model", "parts": [{"text": "Two."}]}}]})),
-    ])
-    .await;
+    let server = TestServer::replying(vec![
+        Reply::json(
+            &json!({"candidates": [{"finishReason": "STOP", "content": {"role": "model", "parts": [
+            {"functionCall": {"name": "word_count", "args": {"text": "a b"}}, "thoughtSignature": "<Signature_A>"}]}}]}),
+        ),
+        Reply::json(
+            &json!({"candidates": [{"finishReason": "STOP", "content": {"role": "model", "parts": [{"text": "Two."}]}}]}),
+        ),
+    ]);
     let model = HttpModel::gemini("m")
-        .base_url(&server.base_url)
+        .base_url(server.base_url())
         .key("k")
         .build()
         .unwrap();
     let outcome = Agent::new(model, registry()).run("Count.").await;
     assert_eq!(outcome.answer.as_deref(), Some("Two."));
-    let received = server.received.lock().unwrap().clone();
-    let contents = &received[1].body["contents"];
+    let received = bodies(&server);
+    let contents = &received[1]["contents"];
     assert_eq!(contents[1]["parts"][0]["thoughtSignature"], "<Signature_A>");
     let response = &contents[2]["parts"][0]["functionResponse"];
     assert_eq!(response["name"], "word_count");
@@ -266,23 +271,22 @@ async fn other_providers_run_the_loop() {
     );
 
     // Responses: call_id answers, reasoning echoed.
-    let server = serve(vec![
+    let server = TestServer::replying(vec![
         Reply::json(&json!({"status": "completed", "output": [
             {"type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": "enc"},
             {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "word_count", "arguments": "{\"text\":\"a b\"}"}]})),
         Reply::json(&json!({"status": "completed", "output": [
             {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Two."}]}]})),
-    ])
-    .await;
+    ]);
     let model = HttpModel::openai_responses("m")
-        .base_url(&server.base_url)
+        .base_url(server.base_url())
         .key("k")
         .build()
         .unwrap();
     let outcome = Agent::new(model, registry()).run("Count.").await;
     assert_eq!(outcome.answer.as_deref(), Some("Two."));
-    let received = server.received.lock().unwrap().clone();
-    let input = received[1].body["input"].as_array().unwrap();
+    let received = bodies(&server);
+    let input = received[1]["input"].as_array().unwrap();
     assert_eq!(input[1]["encrypted_content"], "enc");
     assert_eq!(input[3]["type"], "function_call_output");
     assert_eq!(input[3]["call_id"], "call_1");
@@ -294,7 +298,7 @@ async fn an_answer_cut_off_at_the_output_limit_is_not_called_answered() {
     let cut = Reply::json(&json!({"choices": [{"index": 0, "finish_reason": "length",
         "message": {"role": "assistant", "content": "The answer is forty"}}],
         "usage": {"prompt_tokens": 12, "completion_tokens": 512}}));
-    let (model, _server) = chat_model(vec![cut]).await;
+    let (model, _server) = chat_model(vec![cut]);
     let outcome = Agent::new(model, registry()).run("Answer.").await;
     assert!(
         matches!(outcome.stop, StopReason::Truncated),

@@ -1,13 +1,11 @@
 //! `HttpModel` against a real local HTTP server answering with response
 //! bodies from the providers' documentation.
 
-mod support;
-
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use support::{Reply, serve};
 use toolkit_agent::{HttpModel, Model, ModelError, Provider, RetryPolicy};
+use toolkit_tests::http::{Reply, TestServer};
 
 fn quick_retries() -> RetryPolicy {
     RetryPolicy {
@@ -50,16 +48,16 @@ async fn each_provider_posts_to_its_endpoint_with_its_key_and_reads_the_turn() {
         ),
     ];
     for (provider, body, line, auth) in cases {
-        let server = serve(vec![Reply::json(&body)]).await;
+        let server = TestServer::replying(vec![Reply::json(&body)]);
         let model = HttpModel::for_provider(provider, "m")
-            .base_url(&server.base_url)
+            .base_url(server.base_url())
             .key("k1")
             .build()
             .unwrap();
         let turn = model.complete(&json!({"messages": []})).await.unwrap();
         assert_eq!(turn.calls[0].id, "call_1", "{provider}");
         assert_eq!(turn.calls[0].name, "get_weather");
-        let received = server.received.lock().unwrap()[0].clone();
+        let received = server.requests().remove(0);
         assert!(
             received.head.starts_with(line),
             "{provider}: {}",
@@ -74,22 +72,22 @@ async fn each_provider_posts_to_its_endpoint_with_its_key_and_reads_the_turn() {
             received.head
         );
         if provider == Provider::Gemini {
-            assert!(received.body.get("model").is_none());
+            assert!(received.json().get("model").is_none());
         } else {
-            assert_eq!(received.body["model"], "m");
+            assert_eq!(received.json()["model"], "m");
         }
     }
 }
 
 #[tokio::test]
 async fn retries_429_honouring_retry_after_then_succeeds() {
-    let mut busy = Reply::status(429, r#"{"error":{"message":"Rate limit reached"}}"#);
-    busy.headers.push(("retry-after", "1".into()));
+    let busy = Reply::status(429, r#"{"error":{"message":"Rate limit reached"}}"#)
+        .with_header("retry-after", "1");
     let ok = Reply::json(&json!({"choices": [{"index": 0, "finish_reason": "stop",
         "message": {"role": "assistant", "content": "done"}}]}));
-    let server = serve(vec![busy, ok]).await;
+    let server = TestServer::replying(vec![busy, ok]);
     let model = HttpModel::openai_chat("m")
-        .base_url(&server.base_url)
+        .base_url(server.base_url())
         .no_key()
         .retry(quick_retries())
         .build()
@@ -99,15 +97,15 @@ async fn retries_429_honouring_retry_after_then_succeeds() {
     assert_eq!(turn.text, "done");
     // The backoff alone would have waited 10 ms.
     assert!(started.elapsed() >= Duration::from_millis(900));
-    assert_eq!(server.received.lock().unwrap().len(), 2);
+    assert_eq!(server.requests().len(), 2);
 }
 
 #[tokio::test]
 async fn client_errors_are_not_retried_and_carry_the_body() {
     let body = r#"{"error":{"message":"Invalid 'messages[1]'","type":"invalid_request_error"}}"#;
-    let server = serve(vec![Reply::status(400, body)]).await;
+    let server = TestServer::replying(vec![Reply::status(400, body)]);
     let model = HttpModel::openai_chat("m")
-        .base_url(&server.base_url)
+        .base_url(server.base_url())
         .no_key()
         .retry(quick_retries())
         .build()
@@ -125,10 +123,9 @@ async fn client_errors_are_not_retried_and_carry_the_body() {
 
 #[tokio::test]
 async fn server_errors_are_retried_up_to_the_budget() {
-    let replies = (0..3).map(|_| Reply::status(503, "overloaded")).collect();
-    let server = serve(replies).await;
+    let server = TestServer::replying((0..3).map(|_| Reply::status(503, "overloaded")));
     let model = HttpModel::anthropic("m")
-        .base_url(&server.base_url)
+        .base_url(server.base_url())
         .key("k")
         .retry(quick_retries())
         .build()
@@ -208,9 +205,9 @@ async fn streams_through_the_accumulator_and_reports_progress() {
     .map(|chunk| chunk.to_string())
     .chain(["[DONE]".to_owned()])
     .collect();
-    let server = serve(vec![Reply::sse(&chunks)]).await;
+    let server = TestServer::replying(vec![Reply::sse(&chunks)]);
     let model = HttpModel::openai_chat("m")
-        .base_url(&server.base_url)
+        .base_url(server.base_url())
         .no_key()
         .build()
         .unwrap();
@@ -224,6 +221,6 @@ async fn streams_through_the_accumulator_and_reports_progress() {
     let turn = model.stream(&request, &mut progress).await.unwrap();
     assert_eq!(turn.calls[0].arguments, "{\"city\":\"Paris\"}");
     assert!(seen.contains(&"{\"city\":".to_owned()), "{seen:?}");
-    let received = server.received.lock().unwrap()[0].clone();
-    assert_eq!(received.body["stream"], true);
+    let received = server.requests().remove(0);
+    assert_eq!(received.json()["stream"], true);
 }

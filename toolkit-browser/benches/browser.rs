@@ -39,11 +39,16 @@ use std::time::{Duration, Instant};
 use criterion::{BenchmarkGroup, Criterion, SamplingMode, measurement::WallTime};
 use tokio::runtime::Runtime;
 use toolkit_browser::{Browser, BrowserConfig, Element, PageMap, SafetyPolicy, find_executable};
+use toolkit_tests::http::TestServer;
 
-#[path = "support/fixtures.rs"]
+#[path = "support/pages.rs"]
 mod fixtures;
 #[path = "support/memory.rs"]
 mod memory;
+// The browser tests' generated pages (the long text page).
+#[allow(dead_code)]
+#[path = "../tests/browser/support/pages.rs"]
+mod test_pages;
 
 fn main() {
     let executable = match find_executable() {
@@ -72,6 +77,8 @@ struct Setup {
     controls_tab: String,
     /// The page of about 280,000 characters of text.
     long_url: String,
+    /// Serves the pages until the benchmark ends.
+    _server: TestServer,
 }
 
 fn run(c: &mut Criterion, executable: PathBuf, measuring: bool) {
@@ -266,7 +273,7 @@ fn launch(executable: PathBuf, measuring: bool) -> Setup {
         .enable_all()
         .build()
         .expect("a tokio runtime");
-    let server = fixtures::Server::start();
+    let server = TestServer::start(fixtures::routes());
     let extra = std::env::var("TOOLKIT_BENCH_CHROME_ARGS").unwrap_or_default();
     if !extra.trim().is_empty() {
         println!("extra Chromium flags: {extra}");
@@ -300,6 +307,7 @@ fn launch(executable: PathBuf, measuring: bool) -> Setup {
         many_tab,
         controls_tab,
         long_url: server.url("/long"),
+        _server: server,
     }
 }
 

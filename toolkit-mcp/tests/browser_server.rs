@@ -6,14 +6,13 @@
 //! launches Chromium and serves the toolbox on stdio. The test fails when
 //! Chromium is missing, unless `TOOLKIT_SKIP_BROWSER_TESTS=1`.
 
-use std::io::{BufRead, BufReader, Write};
-use std::net::TcpListener;
 use std::sync::Arc;
 
 use serde_json::json;
 use toolkit_browser::{Browser, BrowserConfig, SafetyPolicy};
 use toolkit_core::Registry;
 use toolkit_mcp::{McpClient, McpServer};
+use toolkit_tests::http::{Route, TestServer};
 
 /// Serves the toolbox on stdio, allowing only 127.0.0.1.
 async fn serve() {
@@ -32,27 +31,16 @@ async fn serve() {
     served.expect("served");
 }
 
-/// A one-page site on a free port of 127.0.0.1.
-fn site() -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").expect("a port");
-    let address = listener.local_addr().expect("an address");
-    std::thread::spawn(move || {
-        for stream in listener.incoming().flatten() {
-            let mut reader = BufReader::new(&stream);
-            let mut line = String::new();
-            while reader.read_line(&mut line).is_ok_and(|n| n > 2) {
-                line.clear();
-            }
-            let page = "<html><head><title>Pantry</title></head><body><h1>Pantry</h1>\
-                        <p>Three jars of honey.</p><a href=\"/more\">More</a></body></html>";
-            let _ = write!(
-                &stream,
-                "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{page}",
-                page.len()
-            );
-        }
-    });
-    format!("http://{address}/")
+/// A one-page site on a free port of 127.0.0.1, served until the test
+/// ends.
+fn site() -> TestServer {
+    TestServer::start([(
+        "/",
+        Route::html(
+            "<html><head><title>Pantry</title></head><body><h1>Pantry</h1>\
+             <p>Three jars of honey.</p><a href=\"/more\">More</a></body></html>",
+        ),
+    )])
 }
 
 async fn run() {
@@ -71,9 +59,9 @@ async fn run() {
     for expected in ["navigate", "click", "extract", "screenshot", "done"] {
         assert!(names.iter().any(|name| name == expected), "{names:?}");
     }
-    let url = site();
+    let site = site();
     let opened = registry
-        .call("navigate", json!({"url": url}).to_string().as_str())
+        .call("navigate", json!({"url": site.url("/")}).to_string().as_str())
         .await
         .result;
     assert!(!opened.is_error(), "{}", opened.to_text());
@@ -100,8 +88,7 @@ fn main() {
             .block_on(serve());
         return;
     }
-    if std::env::var_os("TOOLKIT_SKIP_BROWSER_TESTS").is_some() {
-        println!("browser_server: skipped (TOOLKIT_SKIP_BROWSER_TESTS)");
+    if toolkit_tests::skip::skipped("TOOLKIT_SKIP_BROWSER_TESTS") {
         return;
     }
     tokio::runtime::Runtime::new()

@@ -64,8 +64,7 @@ fn main() {
     if support::serve_if_asked() {
         return;
     }
-    if std::env::var_os("TOOLKIT_SKIP_MCP_TESTS").is_some() {
-        println!("inspector_cli: skipped (TOOLKIT_SKIP_MCP_TESTS)");
+    if toolkit_tests::skip::skipped("TOOLKIT_SKIP_MCP_TESTS") {
         return;
     }
 

@@ -19,8 +19,7 @@ fn main() {
     if support::serve_if_asked() {
         return;
     }
-    if std::env::var_os("TOOLKIT_SKIP_MCP_TESTS").is_some() {
-        println!("python_client: skipped (TOOLKIT_SKIP_MCP_TESTS)");
+    if toolkit_tests::skip::skipped("TOOLKIT_SKIP_MCP_TESTS") {
         return;
     }
     let python = std::env::var("TOOLKIT_PYTHON").unwrap_or_else(|_| {

@@ -287,8 +287,7 @@ async fn run() {
 }
 
 fn main() {
-    if std::env::var_os("TOOLKIT_SKIP_MCP_TESTS").is_some() {
-        println!("reference_servers: skipped (TOOLKIT_SKIP_MCP_TESTS)");
+    if toolkit_tests::skip::skipped("TOOLKIT_SKIP_MCP_TESTS") {
         return;
     }
     tokio::runtime::Runtime::new()

@@ -4,7 +4,7 @@
 //! Missing parts fail the tests (set TOOLKIT_SKIP_MODEL_TESTS=1 to skip
 //! them on purpose).
 //!
-//! Shared by toolkit-agent's tests and the workspace's browser-agent test
+//! Shared by toolkit-agent's tests and toolkit-browser's browser-agent test
 //! (included by path: a test helper, not an API).
 
 #![allow(dead_code)]
@@ -101,7 +101,7 @@ fn env(name: &str) -> Option<String> {
 /// Starts llama-server with `context` tokens of context, or `None` when the
 /// model tests are skipped on purpose.
 pub fn start(context: u32) -> Option<Server> {
-    if env("TOOLKIT_SKIP_MODEL_TESTS").as_deref() == Some("1") {
+    if toolkit_tests::skip::skipped("TOOLKIT_SKIP_MODEL_TESTS") {
         return None;
     }
     let missing = "the real-model tests need llama-server and Gemma 3 270M: run scripts/deps, then \

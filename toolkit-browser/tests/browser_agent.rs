@@ -8,24 +8,35 @@
 mod llama;
 
 #[allow(dead_code)]
-#[path = "../../toolkit-browser/examples/browser_agent.rs"]
+#[path = "../examples/browser_agent.rs"]
 mod example;
 
+// The fixture site of the browser scenarios (tests/browser/), and how they
+// find Chromium.
+#[allow(dead_code)]
+#[path = "browser/support/chromium.rs"]
+mod chromium;
+#[allow(dead_code)]
+#[path = "browser/support/pages.rs"]
+mod pages;
+#[path = "browser/support/site.rs"]
+mod site;
+
 use toolkit_agent::StopReason;
-use toolkit_tests::browser_fixtures::{TestServer, browser_config, standard_routes};
+use toolkit_tests::http::TestServer;
+use toolkit_tests::skip::skipped;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_browser_agent_runs_steps_and_stops_at_the_limit() {
-    let profiles =
-        std::env::temp_dir().join(format!("toolkit-agent-browser-{}", std::process::id()));
-    let Some(config) = browser_config("browser_agent", &profiles) else {
+    if skipped(chromium::SKIP_VAR) {
         return;
-    };
+    }
+    let config = chromium::config();
     // The tool definitions and a page map take ~4,000 tokens.
     let Some(server) = llama::start(16_384) else {
         return;
     };
-    let site = TestServer::start(standard_routes());
+    let site = TestServer::start(site::routes());
     let options = example::Options::parse(
         [
             "--base-url",
@@ -89,5 +100,4 @@ async fn the_browser_agent_runs_steps_and_stops_at_the_limit() {
     assert!(calls >= outcome.steps, "a call every step: {printed}");
     assert_eq!(calls, results, "{printed}");
     assert!(printed.contains("stopped: "), "{printed}");
-    let _ = std::fs::remove_dir_all(&profiles);
 }

@@ -1,54 +1,32 @@
-//! The page model against a real headless Chromium, on pages served from
-//! 127.0.0.1 (and `localhost`, another site, for frames from other sites):
-//! frames from other sites mapped and acted in, elements covered by others
-//! (the page's own or a parent page's) left out, elements new since the
-//! last map marked, dropdown options summarised, and short orientation
-//! texts within their budget.
-//!
-//! The scenarios run in one shared browser; `BROWSER_SCENARIO=<name>` runs
-//! one. Without Chromium these tests fail with how to install it, unless
-//! `TOOLKIT_SKIP_BROWSER_TESTS=1`.
+//! The page model, on pages served from 127.0.0.1 (and `localhost`,
+//! another site, for frames from other sites): frames from other sites
+//! mapped and acted in, elements covered by others (the page's own or a
+//! parent page's) left out, elements new since the last map marked,
+//! dropdown options summarised, and short orientation texts within their
+//! budget.
 
-use std::path::PathBuf;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use toolkit_browser::{
     Browser, Element, MAX_ORIENTATION_CHARS, MAX_TEXT_CHARS, PageMap, SafetyPolicy,
 };
-use toolkit_tests::browser_fixtures::{
-    TestServer, action_routes, browser_config, page_model_routes, realistic_routes, run_scenarios,
-    standard_routes,
-};
-use toolkit_tests::scenarios;
+use toolkit_tests::http::TestServer;
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn page_model_scenarios() {
-    let mut routes = standard_routes();
-    routes.extend(action_routes());
-    routes.extend(realistic_routes());
-    routes.extend(page_model_routes());
-    let server = TestServer::start(routes);
-    let profiles = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("browser-profiles");
-    let Some(config) = browser_config("page_model_scenarios", profiles) else {
-        return;
-    };
-    let browser = Browser::launch(config).await.expect("launch Chromium");
-    let all = scenarios![
-        frames_from_other_sites_are_mapped_in_place,
-        actions_reach_into_frames_from_other_sites,
-        a_parent_page_covering_a_frame_hides_what_it_covers,
-        a_frame_that_appears_brings_new_elements,
-        a_frame_that_moved_is_mapped_where_it_is_now,
-        a_frame_walked_ahead_keeps_within_the_text_budget,
-        elements_painted_over_are_not_offered,
-        a_cover_hides_only_what_it_really_covers,
-        dropdown_options_are_summarised,
-        orientation_texts_stay_short_and_within_budget,
-        orientation_texts_never_show_a_secret,
-    ];
-    run_scenarios(browser, server, all).await;
-}
+use crate::support::runner::scenarios;
+
+scenarios![
+    frames_from_other_sites_are_mapped_in_place,
+    actions_reach_into_frames_from_other_sites,
+    a_parent_page_covering_a_frame_hides_what_it_covers,
+    a_frame_that_appears_brings_new_elements,
+    a_frame_that_moved_is_mapped_where_it_is_now,
+    a_frame_walked_ahead_keeps_within_the_text_budget,
+    elements_painted_over_are_not_offered,
+    a_cover_hides_only_what_it_really_covers,
+    dropdown_options_are_summarised,
+    orientation_texts_stay_short_and_within_budget,
+    orientation_texts_never_show_a_secret,
+];
 
 fn find<'a>(map: &'a PageMap, line_contains: &str) -> &'a Element {
     map.elements
@@ -91,7 +69,7 @@ fn has(map: &PageMap, text: &str) -> bool {
     map.elements.iter().any(|e| e.render().contains(text))
 }
 
-async fn frames_from_other_sites_are_mapped_in_place(browser: Browser, server: Arc<TestServer>) {
+async fn frames_from_other_sites_are_mapped_in_place(browser: Browser, server: TestServer) {
     // The checkout (127.0.0.1) holds the payment form from localhost,
     // which holds a check from 127.0.0.1 again and a help frame from
     // localhost; a chat button from localhost is fixed in a corner.
@@ -146,7 +124,7 @@ async fn frames_from_other_sites_are_mapped_in_place(browser: Browser, server: A
     );
 }
 
-async fn actions_reach_into_frames_from_other_sites(browser: Browser, server: Arc<TestServer>) {
+async fn actions_reach_into_frames_from_other_sites(browser: Browser, server: TestServer) {
     let registry = toolkit_browser::registry(browser.clone(), SafetyPolicy::default())
         .build()
         .unwrap();
@@ -221,10 +199,7 @@ async fn actions_reach_into_frames_from_other_sites(browser: Browser, server: Ar
     );
 }
 
-async fn a_parent_page_covering_a_frame_hides_what_it_covers(
-    browser: Browser,
-    server: Arc<TestServer>,
-) {
+async fn a_parent_page_covering_a_frame_hides_what_it_covers(browser: Browser, server: TestServer) {
     browser
         .navigate(&server.url("/covered-frame"))
         .await
@@ -248,7 +223,7 @@ async fn a_parent_page_covering_a_frame_hides_what_it_covers(
     );
 }
 
-async fn a_frame_that_appears_brings_new_elements(browser: Browser, server: Arc<TestServer>) {
+async fn a_frame_that_appears_brings_new_elements(browser: Browser, server: TestServer) {
     browser.navigate(&server.url("/late-frame")).await.unwrap();
     let map = browser.page_map().await.unwrap();
     let add = find(&map, "Add the frame");
@@ -272,7 +247,7 @@ async fn a_frame_that_appears_brings_new_elements(browser: Browser, server: Arc<
     );
 }
 
-async fn a_frame_that_moved_is_mapped_where_it_is_now(browser: Browser, server: Arc<TestServer>) {
+async fn a_frame_that_moved_is_mapped_where_it_is_now(browser: Browser, server: TestServer) {
     // A map walks the frames the previous map found while it walks the
     // tab's document, at the place they had; a frame that has moved since
     // must be walked again where it is, and what that first walk numbered
@@ -335,10 +310,7 @@ async fn a_frame_that_moved_is_mapped_where_it_is_now(browser: Browser, server: 
     assert_eq!(boxes(&settled), boxes(&moved));
 }
 
-async fn a_frame_walked_ahead_keeps_within_the_text_budget(
-    browser: Browser,
-    server: Arc<TestServer>,
-) {
+async fn a_frame_walked_ahead_keeps_within_the_text_budget(browser: Browser, server: TestServer) {
     // The page's own headings use most of the orientation budget, and a
     // frame from another site above them has more: the frame gets what
     // the page leaves, in every map, including those that walk it ahead
@@ -375,7 +347,7 @@ async fn a_frame_walked_ahead_keeps_within_the_text_budget(
     }
 }
 
-async fn elements_painted_over_are_not_offered(browser: Browser, server: Arc<TestServer>) {
+async fn elements_painted_over_are_not_offered(browser: Browser, server: TestServer) {
     browser
         .navigate(&server.url("/painted-over"))
         .await
@@ -397,7 +369,7 @@ async fn elements_painted_over_are_not_offered(browser: Browser, server: Arc<Tes
     );
 }
 
-async fn a_cover_hides_only_what_it_really_covers(browser: Browser, server: Arc<TestServer>) {
+async fn a_cover_hides_only_what_it_really_covers(browser: Browser, server: TestServer) {
     // A button wholly under a backdrop is left out; a button whose centre
     // is under a badge with rounded corners is still reached at its top
     // left quarter point (outside the badge's rounded corner, though
@@ -422,7 +394,7 @@ async fn a_cover_hides_only_what_it_really_covers(browser: Browser, server: Arc<
     assert!(has(&map, "Behind a rounded badge"), "{text}");
 }
 
-async fn dropdown_options_are_summarised(browser: Browser, server: Arc<TestServer>) {
+async fn dropdown_options_are_summarised(browser: Browser, server: TestServer) {
     browser.navigate(&server.url("/order")).await.unwrap();
     let map = browser.page_map().await.unwrap();
     let size = find(&map, "name=size");
@@ -455,7 +427,7 @@ async fn dropdown_options_are_summarised(browser: Browser, server: Arc<TestServe
     );
 }
 
-async fn orientation_texts_stay_short_and_within_budget(browser: Browser, server: Arc<TestServer>) {
+async fn orientation_texts_stay_short_and_within_budget(browser: Browser, server: TestServer) {
     browser.navigate(&server.url("/article")).await.unwrap();
     let map = browser.page_map().await.unwrap();
     let text = map.render();
@@ -501,7 +473,7 @@ async fn orientation_texts_stay_short_and_within_budget(browser: Browser, server
     );
 }
 
-async fn orientation_texts_never_show_a_secret(browser: Browser, server: Arc<TestServer>) {
+async fn orientation_texts_never_show_a_secret(browser: Browser, server: TestServer) {
     let policy = SafetyPolicy::builder()
         .secret("password", "hunter2-orient")
         .build()

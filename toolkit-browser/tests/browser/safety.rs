@@ -2,36 +2,42 @@
 //! the navigation guard against large form posts, speculation rules,
 //! `javascript:` links and frames; secrets in every form a page can echo
 //! them in; uploads swapped after the check; truthful replies (refused
-//! pages, crashed renderers); and awkward real-page markup. Every scenario
-//! runs against a real headless Chromium and fixture pages served from
-//! 127.0.0.1, with only 127.0.0.1 allowed (the other site is `localhost`,
-//! the same server under another name).
-//!
-//! Without Chromium these tests fail with how to install it, unless
-//! `TOOLKIT_SKIP_BROWSER_TESTS=1`. `BROWSER_SCENARIO=<name>` runs one.
+//! pages, crashed renderers); and awkward real-page markup. Only 127.0.0.1
+//! is allowed (the other site is `localhost`, the same server under
+//! another name).
 
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use base64::Engine as _;
 use serde_json::{Value, json};
 use toolkit_browser::{Browser, SafetyPolicy};
 use toolkit_core::{Registry, ToolResult};
-use toolkit_tests::browser_fixtures::{
-    Route, TestServer, browser_config, html_escape, kill_9, percent_encode_all, run_scenarios,
-    safety_routes, simple_upper, standard_routes,
-};
-use toolkit_tests::scenarios;
+use toolkit_tests::http::TestServer;
+
+use crate::support::chromium::kill_9;
+use crate::support::pages::{html_escape, percent_encode_all, simple_upper};
+use crate::support::runner::scenarios;
+
+scenarios![
+    a_post_larger_than_a_devtools_message_is_refused,
+    a_large_post_into_a_frame_leaves_the_guard_standing,
+    speculation_rules_cannot_reach_another_site,
+    javascript_links_and_frames_are_stopped_and_reported,
+    pages_the_browser_refuses_are_reported_as_refused,
+    a_crashed_renderer_is_reported_at_once,
+    uploads_send_the_file_that_was_checked,
+    secrets_never_leave_in_any_form,
+    awkward_pages_are_read_and_mapped,
+    a_page_leaving_between_actions_is_said_by_the_next_action,
+    a_secret_is_typed_only_on_its_sites_even_in_a_frame,
+    a_frame_of_a_site_no_longer_allowed_is_neither_mapped_nor_reached,
+    other_ways_to_another_site_are_stopped,
+    a_renderer_killed_during_an_action_ends_it_at_once,
+];
 
 fn scratch() -> PathBuf {
     PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-}
-
-fn routes() -> Vec<(&'static str, Route)> {
-    let mut all = standard_routes();
-    all.extend(safety_routes());
-    all
 }
 
 fn policy() -> SafetyPolicy {
@@ -57,11 +63,11 @@ fn files_dir() -> PathBuf {
 struct Model {
     registry: Registry,
     browser: Browser,
-    server: Arc<TestServer>,
+    server: TestServer,
 }
 
 impl Model {
-    fn new(browser: &Browser, server: &Arc<TestServer>, policy: SafetyPolicy) -> Self {
+    fn new(browser: &Browser, server: &TestServer, policy: SafetyPolicy) -> Self {
         let registry = toolkit_browser::registry(browser.clone(), policy)
             .tools(toolkit_core::tools![toolkit_browser::actions::evaluate])
             .build()
@@ -69,7 +75,7 @@ impl Model {
         Self {
             registry,
             browser: browser.clone(),
-            server: Arc::clone(server),
+            server: server.clone(),
         }
     }
 
@@ -135,42 +141,13 @@ impl Model {
         self.server
             .requests()
             .into_iter()
-            .filter(|r| r.host.starts_with("localhost"))
+            .filter(|r| r.host().starts_with("localhost"))
             .map(|r| r.target)
             .collect()
     }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn safety_scenarios_in_a_shared_browser() {
-    let server = TestServer::start(routes());
-    let Some(config) = browser_config("safety scenarios", scratch().join("safety-profiles")) else {
-        return;
-    };
-    let browser = Browser::launch(config).await.expect("launch Chromium");
-    let all = scenarios![
-        a_post_larger_than_a_devtools_message_is_refused,
-        a_large_post_into_a_frame_leaves_the_guard_standing,
-        speculation_rules_cannot_reach_another_site,
-        javascript_links_and_frames_are_stopped_and_reported,
-        pages_the_browser_refuses_are_reported_as_refused,
-        a_crashed_renderer_is_reported_at_once,
-        uploads_send_the_file_that_was_checked,
-        secrets_never_leave_in_any_form,
-        awkward_pages_are_read_and_mapped,
-        a_page_leaving_between_actions_is_said_by_the_next_action,
-        a_secret_is_typed_only_on_its_sites_even_in_a_frame,
-        a_frame_of_a_site_no_longer_allowed_is_neither_mapped_nor_reached,
-        other_ways_to_another_site_are_stopped,
-        a_renderer_killed_during_an_action_ends_it_at_once,
-    ];
-    run_scenarios(browser, server, all).await;
-}
-
-async fn a_post_larger_than_a_devtools_message_is_refused(
-    browser: Browser,
-    server: Arc<TestServer>,
-) {
+async fn a_post_larger_than_a_devtools_message_is_refused(browser: Browser, server: TestServer) {
     let model = Model::new(&browser, &server, policy());
     model.go("/bigpost").await;
     let here = model.url().await;
@@ -192,10 +169,7 @@ async fn a_post_larger_than_a_devtools_message_is_refused(
     assert!(model.leaked().is_empty(), "{:?}", model.leaked());
 }
 
-async fn a_large_post_into_a_frame_leaves_the_guard_standing(
-    browser: Browser,
-    server: Arc<TestServer>,
-) {
+async fn a_large_post_into_a_frame_leaves_the_guard_standing(browser: Browser, server: TestServer) {
     let model = Model::new(&browser, &server, policy());
     // 8 MiB into a frame of the allowed site: it goes through, and the
     // guard is still there for what follows, with no action in between.
@@ -256,7 +230,7 @@ async fn a_large_post_into_a_frame_leaves_the_guard_standing(
     assert!(model.leaked().is_empty(), "{:?}", model.leaked());
 }
 
-async fn speculation_rules_cannot_reach_another_site(browser: Browser, server: Arc<TestServer>) {
+async fn speculation_rules_cannot_reach_another_site(browser: Browser, server: TestServer) {
     let model = Model::new(&browser, &server, policy());
     for path in ["/spec-prefetch", "/spec-prerender"] {
         model.go(path).await;
@@ -278,7 +252,7 @@ async fn speculation_rules_cannot_reach_another_site(browser: Browser, server: A
 
 async fn javascript_links_and_frames_are_stopped_and_reported(
     browser: Browser,
-    server: Arc<TestServer>,
+    server: TestServer,
 ) {
     let model = Model::new(&browser, &server, policy());
     model.go("/js-link").await;
@@ -305,10 +279,7 @@ async fn javascript_links_and_frames_are_stopped_and_reported(
     assert!(model.leaked().is_empty(), "{:?}", model.leaked());
 }
 
-async fn pages_the_browser_refuses_are_reported_as_refused(
-    browser: Browser,
-    server: Arc<TestServer>,
-) {
+async fn pages_the_browser_refuses_are_reported_as_refused(browser: Browser, server: TestServer) {
     let model = Model::new(&browser, &server, policy());
     model.go("/docs").await;
     for url in ["about:version", "about:settings"] {
@@ -351,7 +322,7 @@ fn renderers(profile: &std::path::Path) -> Vec<u32> {
         .collect()
 }
 
-async fn a_crashed_renderer_is_reported_at_once(browser: Browser, server: Arc<TestServer>) {
+async fn a_crashed_renderer_is_reported_at_once(browser: Browser, server: TestServer) {
     let model = Model::new(&browser, &server, policy());
     model.go("/counter").await;
     let profile = browser.profile_dir().await.expect("a launched browser");
@@ -379,7 +350,7 @@ async fn a_crashed_renderer_is_reported_at_once(browser: Browser, server: Arc<Te
     model.ok("extract", json!({})).await;
 }
 
-async fn uploads_send_the_file_that_was_checked(browser: Browser, server: Arc<TestServer>) {
+async fn uploads_send_the_file_that_was_checked(browser: Browser, server: TestServer) {
     let dir = files_dir();
     let report = dir.join("checked.txt");
     let outside = scratch().join("safety-outside.txt");
@@ -519,7 +490,7 @@ fn everything(result: &ToolResult) -> String {
     )
 }
 
-async fn secrets_never_leave_in_any_form(browser: Browser, server: Arc<TestServer>) {
+async fn secrets_never_leave_in_any_form(browser: Browser, server: TestServer) {
     let seed: u64 = std::env::var("SECRET_SEED")
         .ok()
         .and_then(|s| s.parse().ok())
@@ -632,7 +603,7 @@ async fn secrets_never_leave_in_any_form(browser: Browser, server: Arc<TestServe
     }
 }
 
-async fn awkward_pages_are_read_and_mapped(browser: Browser, server: Arc<TestServer>) {
+async fn awkward_pages_are_read_and_mapped(browser: Browser, server: TestServer) {
     let model = Model::new(&browser, &server, policy());
     // Text directly inside a list is kept.
     model.go("/list-text").await;
@@ -706,7 +677,7 @@ async fn index_soon(model: &Model, needle: &str) -> u32 {
 
 async fn a_page_leaving_between_actions_is_said_by_the_next_action(
     browser: Browser,
-    server: Arc<TestServer>,
+    server: TestServer,
 ) {
     let model = Model::new(&browser, &server, policy());
     model.go("/late-leave").await;
@@ -733,10 +704,7 @@ async fn a_page_leaving_between_actions_is_said_by_the_next_action(
     assert!(!next.contains("on its own"), "{next}");
 }
 
-async fn a_secret_is_typed_only_on_its_sites_even_in_a_frame(
-    browser: Browser,
-    server: Arc<TestServer>,
-) {
+async fn a_secret_is_typed_only_on_its_sites_even_in_a_frame(browser: Browser, server: TestServer) {
     // Both sites may be visited; the secret belongs to one.
     let model = Model::new(
         &browser,
@@ -783,7 +751,7 @@ async fn a_secret_is_typed_only_on_its_sites_even_in_a_frame(
 
 async fn a_frame_of_a_site_no_longer_allowed_is_neither_mapped_nor_reached(
     browser: Browser,
-    server: Arc<TestServer>,
+    server: TestServer,
 ) {
     let lax = Model::new(
         &browser,
@@ -810,7 +778,7 @@ async fn a_frame_of_a_site_no_longer_allowed_is_neither_mapped_nor_reached(
     assert!(map.contains("Own field"), "{map}");
 }
 
-async fn other_ways_to_another_site_are_stopped(browser: Browser, server: Arc<TestServer>) {
+async fn other_ways_to_another_site_are_stopped(browser: Browser, server: TestServer) {
     let model = Model::new(&browser, &server, policy());
     // Earlier scenarios may have visited the other site while allowed.
     let earlier = model.leaked().len();
@@ -856,10 +824,7 @@ async fn other_ways_to_another_site_are_stopped(browser: Browser, server: Arc<Te
     );
 }
 
-async fn a_renderer_killed_during_an_action_ends_it_at_once(
-    browser: Browser,
-    server: Arc<TestServer>,
-) {
+async fn a_renderer_killed_during_an_action_ends_it_at_once(browser: Browser, server: TestServer) {
     let model = Model::new(&browser, &server, policy());
     model.go("/hang").await;
     let button = model.index("Hang the page").await;

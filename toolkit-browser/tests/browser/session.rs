@@ -1,54 +1,69 @@
-//! toolkit-browser against a real headless Chromium and pages served from
-//! 127.0.0.1 by the test itself.
-//!
-//! Session lifecycle tests (close, parallel sessions, a killed browser)
-//! each launch their own browser. Everything else runs as scenarios in one
-//! shared browser, each in its own tab: launching costs about half a second
-//! per browser, and a browser shared between `#[test]` functions could not
-//! be closed reliably (statics are never dropped, so it would outlive the
-//! test process). Run one scenario with `BROWSER_SCENARIO=<name>`; see the
-//! timings with `-- --nocapture`.
-//!
-//! Without Chromium these tests fail with how to install it, unless
-//! `TOOLKIT_SKIP_BROWSER_TESTS=1`.
+//! The session: its lifecycle (launch, close, a killed browser, two side
+//! by side, connecting to a running browser), each scenario of which
+//! launches browsers of its own, and the primitives in the shared browser
+//! (page map, numbering, clicks, typing, keys, tabs, navigation, scrolling,
+//! screenshots, dialogs, speed and memory).
 
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use toolkit_browser::{
-    Browser, BrowserConfig, BrowserError, PageMap, find_executable, processes_mentioning,
-};
-use toolkit_tests::browser_fixtures::{
-    TestServer, browser_config, kill_9, run_scenarios, standard_routes,
-};
-use toolkit_tests::scenarios;
+use toolkit_browser::{Browser, BrowserConfig, BrowserError, PageMap, processes_mentioning};
+use toolkit_tests::http::TestServer;
 
-fn profiles() -> PathBuf {
-    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("browser-profiles")
-}
+use crate::support::chromium::{self, kill_9, profiles};
+use crate::support::runner::scenarios;
 
-async fn launch(test: &str) -> Option<Browser> {
-    let config = browser_config(test, profiles())?;
-    Some(Browser::launch(config).await.expect("launch Chromium"))
-}
+scenarios![
+    // Browsers of their own.
+    launch_and_close_leave_no_process_and_no_profile_behind,
+    close_kills_helpers_that_outlive_the_browser,
+    feature_lists_from_every_source_merge_into_one_switch,
+    dropping_a_session_kills_its_browser,
+    two_sessions_run_side_by_side,
+    a_killed_browser_gives_a_clear_error_and_restart_recovers,
+    a_session_can_connect_to_a_running_browser,
+    // The shared browser.
+    page_map_of_the_fixture,
+    numbers_are_stable_across_maps_and_changes,
+    stale_and_unknown_numbers_are_errors,
+    click_sends_trusted_clicks,
+    click_refuses_a_covered_element,
+    click_reaches_iframes_and_shadow_roots,
+    typing_round_trips_unicode,
+    typing_refuses_what_takes_no_text,
+    keys_submit_a_form_and_select_text,
+    click_that_opens_a_tab_switches_to_it,
+    tabs_can_be_listed_switched_and_closed,
+    navigate_follows_redirects_and_goes_back,
+    navigation_errors_are_reported,
+    scroll_moves_the_page_and_containers,
+    screenshot_is_a_png,
+    dialogs_are_accepted_and_reported,
+    the_page_can_neither_see_nor_spoof_the_map,
+    a_tab_stuck_in_a_script_is_replaced_on_navigation,
+    clicks_that_stay_on_the_page_return_promptly,
+    two_tabs_stay_within_the_memory_budget,
+    odd_unicode_never_breaks_the_map,
+    a_page_still_loading_is_waited_for,
+    thousand_elements_are_mapped_quickly,
+];
 
 /// Waits for a condition that settles asynchronously (the deadline only
 /// bounds a failing run: a loaded machine may take seconds).
-async fn eventually(what: &str, mut check: impl AsyncFnMut() -> bool) {
+async fn eventually(what: &str, mut check: impl FnMut() -> bool) {
     let deadline = Instant::now() + Duration::from_secs(15);
-    while !check().await {
+    while !check() {
         assert!(Instant::now() < deadline, "timed out waiting until {what}");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn launch_and_close_leave_no_process_and_no_profile_behind() {
+async fn launch_and_close_leave_no_process_and_no_profile_behind(
+    _shared: Browser,
+    _server: TestServer,
+) {
     let started = Instant::now();
-    let Some(browser) = launch("launch_and_close").await else {
-        return;
-    };
+    let browser = chromium::launch().await;
     let launched = started.elapsed();
     let profile = browser
         .profile_dir()
@@ -87,11 +102,8 @@ async fn launch_and_close_leave_no_process_and_no_profile_behind() {
 
 /// A helper that does not exit with the browser (here a renderer stopped
 /// with `SIGSTOP`, which cannot notice anything) is killed by `close`.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn close_kills_helpers_that_outlive_the_browser() {
-    let Some(browser) = launch("close_kills").await else {
-        return;
-    };
+async fn close_kills_helpers_that_outlive_the_browser(_shared: Browser, _server: TestServer) {
+    let browser = chromium::launch().await;
     let profile = browser.profile_dir().await.expect("a profile");
     let renderer = processes_mentioning(&profile)
         .into_iter()
@@ -117,13 +129,12 @@ async fn close_kills_helpers_that_outlive_the_browser() {
 /// Chromium reads one `--disable-features` only (the last); the session's
 /// features and the host's must all reach it, and a host flag replaces the
 /// session's flag of the same name.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn feature_lists_from_every_source_merge_into_one_switch() {
-    if browser_config("feature_lists", profiles()).is_none() {
-        return;
-    }
+async fn feature_lists_from_every_source_merge_into_one_switch(
+    _shared: Browser,
+    _server: TestServer,
+) {
     let config = BrowserConfig::builder()
-        .executable(find_executable().expect("found above"))
+        .executable(chromium::executable())
         .profile_parent(profiles())
         .arg("--disable-features=ToolkitProbeA,ToolkitProbeB")
         .arg("enable-features=ToolkitProbeC")
@@ -170,33 +181,25 @@ async fn feature_lists_from_every_source_merge_into_one_switch() {
     assert_eq!(switch("lang"), ["--lang=de"]);
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn dropping_a_session_kills_its_browser() {
-    let Some(browser) = launch("dropping_a_session").await else {
-        return;
-    };
+async fn dropping_a_session_kills_its_browser(_shared: Browser, _server: TestServer) {
+    let browser = chromium::launch().await;
     let profile = browser.profile_dir().await.expect("profile");
     let clone = browser.clone();
     drop(browser);
     assert!(clone.is_alive().await, "a clone keeps the session alive");
     drop(clone);
-    eventually("the dropped session's processes are gone", async || {
+    eventually("the dropped session's processes are gone", || {
         processes_mentioning(&profile).is_empty()
     })
     .await;
-    eventually("the dropped session's profile is gone", async || {
+    eventually("the dropped session's profile is gone", || {
         !profile.exists()
     })
     .await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn two_sessions_run_side_by_side() {
-    let server = TestServer::start(standard_routes());
-    let (Some(a), Some(b)) = tokio::join!(launch("two_sessions a"), launch("two_sessions b"))
-    else {
-        return;
-    };
+async fn two_sessions_run_side_by_side(_shared: Browser, server: TestServer) {
+    let (a, b) = tokio::join!(chromium::launch(), chromium::launch());
     let (pa, pb) = (
         a.profile_dir().await.unwrap(),
         b.profile_dir().await.unwrap(),
@@ -216,12 +219,11 @@ async fn two_sessions_run_side_by_side() {
     assert!(!pa.exists() && !pb.exists());
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_killed_browser_gives_a_clear_error_and_restart_recovers() {
-    let server = TestServer::start(standard_routes());
-    let Some(browser) = launch("killed_browser").await else {
-        return;
-    };
+async fn a_killed_browser_gives_a_clear_error_and_restart_recovers(
+    _shared: Browser,
+    server: TestServer,
+) {
+    let browser = chromium::launch().await;
     browser.navigate(&server.url("/counter")).await.unwrap();
     let map = browser.page_map().await.unwrap();
     let button = map.elements[0].index;
@@ -235,7 +237,11 @@ async fn a_killed_browser_gives_a_clear_error_and_restart_recovers() {
     assert!(singleton.as_ref().is_none_or(|folder| folder.is_dir()));
 
     kill_9(browser.pid().await.unwrap());
-    eventually("the session notices", async || !browser.is_alive().await).await;
+    let deadline = Instant::now() + Duration::from_secs(15);
+    while browser.is_alive().await {
+        assert!(Instant::now() < deadline, "the session never noticed");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
 
     for error in [
         browser.page_map().await.unwrap_err(),
@@ -256,7 +262,7 @@ async fn a_killed_browser_gives_a_clear_error_and_restart_recovers() {
     assert!(browser.is_alive().await);
     let new_profile = browser.profile_dir().await.unwrap();
     assert_ne!(old_profile, new_profile);
-    eventually("the killed session's folders are removed", async || {
+    eventually("the killed session's folders are removed", || {
         !old_profile.exists() && singleton.as_ref().is_none_or(|folder| !folder.exists())
     })
     .await;
@@ -273,12 +279,8 @@ async fn a_killed_browser_gives_a_clear_error_and_restart_recovers() {
     assert!(processes_mentioning(&new_profile).is_empty());
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_session_can_connect_to_a_running_browser() {
-    let server = TestServer::start(standard_routes());
-    let Some(host) = launch("connect").await else {
-        return;
-    };
+async fn a_session_can_connect_to_a_running_browser(_shared: Browser, server: TestServer) {
+    let host = chromium::launch().await;
     host.navigate(&server.url("/about")).await.unwrap();
     let ws = host.devtools_url().await.unwrap();
     assert!(
@@ -329,41 +331,7 @@ async fn a_session_can_connect_to_a_running_browser() {
 }
 
 // ---------------------------------------------------------------------
-// Scenarios in one shared browser.
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn scenarios_in_a_shared_browser() {
-    let server = TestServer::start(standard_routes());
-    let Some(browser) = launch("scenarios").await else {
-        return;
-    };
-    let all = scenarios![
-        page_map_of_the_fixture,
-        numbers_are_stable_across_maps_and_changes,
-        stale_and_unknown_numbers_are_errors,
-        click_sends_trusted_clicks,
-        click_refuses_a_covered_element,
-        click_reaches_iframes_and_shadow_roots,
-        typing_round_trips_unicode,
-        typing_refuses_what_takes_no_text,
-        keys_submit_a_form_and_select_text,
-        click_that_opens_a_tab_switches_to_it,
-        tabs_can_be_listed_switched_and_closed,
-        navigate_follows_redirects_and_goes_back,
-        navigation_errors_are_reported,
-        scroll_moves_the_page_and_containers,
-        screenshot_is_a_png,
-        dialogs_are_accepted_and_reported,
-        the_page_can_neither_see_nor_spoof_the_map,
-        a_tab_stuck_in_a_script_is_replaced_on_navigation,
-        clicks_that_stay_on_the_page_return_promptly,
-        two_tabs_stay_within_the_memory_budget,
-        odd_unicode_never_breaks_the_map,
-        a_page_still_loading_is_waited_for,
-        thousand_elements_are_mapped_quickly,
-    ];
-    run_scenarios(browser, server, all).await;
-}
+// In the shared browser.
 
 fn median(mut samples: Vec<Duration>) -> Duration {
     samples.sort();
@@ -382,7 +350,7 @@ fn find<'a>(map: &'a PageMap, line_contains: &str) -> &'a toolkit_browser::Eleme
         })
 }
 
-async fn page_map_of_the_fixture(browser: Browser, server: Arc<TestServer>) {
+async fn page_map_of_the_fixture(browser: Browser, server: TestServer) {
     browser.navigate(&server.url("/form")).await.unwrap();
     let map = browser.page_map().await.unwrap();
     let text = map.render();
@@ -465,7 +433,7 @@ async fn page_map_of_the_fixture(browser: Browser, server: Arc<TestServer>) {
     assert_eq!(numbers.len(), map.elements.len());
 }
 
-async fn numbers_are_stable_across_maps_and_changes(browser: Browser, server: Arc<TestServer>) {
+async fn numbers_are_stable_across_maps_and_changes(browser: Browser, server: TestServer) {
     browser.navigate(&server.url("/form")).await.unwrap();
     let first = browser.page_map().await.unwrap();
     let second = browser.page_map().await.unwrap();
@@ -529,7 +497,7 @@ async fn numbers_are_stable_across_maps_and_changes(browser: Browser, server: Ar
     );
 }
 
-async fn stale_and_unknown_numbers_are_errors(browser: Browser, server: Arc<TestServer>) {
+async fn stale_and_unknown_numbers_are_errors(browser: Browser, server: TestServer) {
     browser.navigate(&server.url("/inputs")).await.unwrap();
     let map = browser.page_map().await.unwrap();
     let field = find(&map, "placeholder=\"Text\"").index;
@@ -567,7 +535,7 @@ async fn stale_and_unknown_numbers_are_errors(browser: Browser, server: Arc<Test
     );
 }
 
-async fn click_sends_trusted_clicks(browser: Browser, server: Arc<TestServer>) {
+async fn click_sends_trusted_clicks(browser: Browser, server: TestServer) {
     browser.navigate(&server.url("/counter")).await.unwrap();
     let map = browser.page_map().await.unwrap();
     let button = find(&map, "Increment").index;
@@ -592,7 +560,7 @@ async fn click_sends_trusted_clicks(browser: Browser, server: Arc<TestServer>) {
     );
 }
 
-async fn click_refuses_a_covered_element(browser: Browser, server: Arc<TestServer>) {
+async fn click_refuses_a_covered_element(browser: Browser, server: TestServer) {
     browser.navigate(&server.url("/counter")).await.unwrap();
     let map = browser.page_map().await.unwrap();
     let button = find(&map, "Increment").index;
@@ -631,7 +599,7 @@ async fn click_refuses_a_covered_element(browser: Browser, server: Arc<TestServe
     );
 }
 
-async fn click_reaches_iframes_and_shadow_roots(browser: Browser, server: Arc<TestServer>) {
+async fn click_reaches_iframes_and_shadow_roots(browser: Browser, server: TestServer) {
     browser.navigate(&server.url("/form")).await.unwrap();
     let map = browser.page_map().await.unwrap();
     browser
@@ -668,7 +636,7 @@ async fn click_reaches_iframes_and_shadow_roots(browser: Browser, server: Arc<Te
     assert!(typed.matches, "{typed:?}");
 }
 
-async fn typing_round_trips_unicode(browser: Browser, server: Arc<TestServer>) {
+async fn typing_round_trips_unicode(browser: Browser, server: TestServer) {
     browser.navigate(&server.url("/inputs")).await.unwrap();
     let map = browser.page_map().await.unwrap();
     let field = find(&map, "placeholder=\"Text\"").index;
@@ -734,7 +702,7 @@ async fn typing_round_trips_unicode(browser: Browser, server: Arc<TestServer>) {
     assert_eq!(typed.value, "2024-02-29");
 }
 
-async fn typing_refuses_what_takes_no_text(browser: Browser, server: Arc<TestServer>) {
+async fn typing_refuses_what_takes_no_text(browser: Browser, server: TestServer) {
     browser.navigate(&server.url("/inputs")).await.unwrap();
     let map = browser.page_map().await.unwrap();
     let button = find(&map, "Not a field").index;
@@ -755,7 +723,7 @@ async fn typing_refuses_what_takes_no_text(browser: Browser, server: Arc<TestSer
     assert!(error.to_string().contains("read-only"), "{error}");
 }
 
-async fn keys_submit_a_form_and_select_text(browser: Browser, server: Arc<TestServer>) {
+async fn keys_submit_a_form_and_select_text(browser: Browser, server: TestServer) {
     browser.navigate(&server.url("/inputs")).await.unwrap();
     let map = browser.page_map().await.unwrap();
     let field = find(&map, "placeholder=\"Text\"").index;
@@ -804,7 +772,7 @@ async fn keys_submit_a_form_and_select_text(browser: Browser, server: Arc<TestSe
     assert_eq!(browser.page_info().await.unwrap().title, "Submitted");
 }
 
-async fn click_that_opens_a_tab_switches_to_it(browser: Browser, server: Arc<TestServer>) {
+async fn click_that_opens_a_tab_switches_to_it(browser: Browser, server: TestServer) {
     browser.navigate(&server.url("/popup")).await.unwrap();
     let opener = browser.current_tab().await.unwrap();
     let map = browser.page_map().await.unwrap();
@@ -849,7 +817,7 @@ async fn click_that_opens_a_tab_switches_to_it(browser: Browser, server: Arc<Tes
     assert_eq!(browser.page_map().await.unwrap().title, "Docs");
 }
 
-async fn tabs_can_be_listed_switched_and_closed(browser: Browser, server: Arc<TestServer>) {
+async fn tabs_can_be_listed_switched_and_closed(browser: Browser, server: TestServer) {
     browser.navigate(&server.url("/docs")).await.unwrap();
     let first = browser.current_tab().await.unwrap();
     let second = browser.open_tab(&server.url("/about")).await.unwrap();
@@ -906,7 +874,7 @@ async fn tabs_can_be_listed_switched_and_closed(browser: Browser, server: Arc<Te
     assert_eq!(map.title, "About");
 }
 
-async fn navigate_follows_redirects_and_goes_back(browser: Browser, server: Arc<TestServer>) {
+async fn navigate_follows_redirects_and_goes_back(browser: Browser, server: TestServer) {
     assert_eq!(
         browser.go_back().await.unwrap_err(),
         BrowserError::NoHistory
@@ -942,7 +910,7 @@ async fn navigate_follows_redirects_and_goes_back(browser: Browser, server: Arc<
     assert_eq!(browser.navigate(&bare).await.unwrap().title, "Docs");
 }
 
-async fn navigation_errors_are_reported(browser: Browser, _server: Arc<TestServer>) {
+async fn navigation_errors_are_reported(browser: Browser, _server: TestServer) {
     // A port nothing listens on: bind one, then free it.
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
@@ -959,7 +927,7 @@ async fn navigation_errors_are_reported(browser: Browser, _server: Arc<TestServe
     assert!(browser.is_alive().await);
 }
 
-async fn scroll_moves_the_page_and_containers(browser: Browser, server: Arc<TestServer>) {
+async fn scroll_moves_the_page_and_containers(browser: Browser, server: TestServer) {
     browser.navigate(&server.url("/long")).await.unwrap();
     let before = browser.page_map().await.unwrap();
     assert_eq!(before.scroll.pixels_above(), 0);
@@ -1025,7 +993,7 @@ async fn scroll_moves_the_page_and_containers(browser: Browser, server: Arc<Test
     assert!(browser.scroll(f64::NAN, true, None).await.is_err());
 }
 
-async fn screenshot_is_a_png(browser: Browser, server: Arc<TestServer>) {
+async fn screenshot_is_a_png(browser: Browser, server: TestServer) {
     browser.navigate(&server.url("/form")).await.unwrap();
     let started = Instant::now();
     let png = browser.screenshot().await.unwrap();
@@ -1041,7 +1009,7 @@ async fn screenshot_is_a_png(browser: Browser, server: Arc<TestServer>) {
     assert_eq!((width, height), (1280, 800));
 }
 
-async fn dialogs_are_accepted_and_reported(browser: Browser, server: Arc<TestServer>) {
+async fn dialogs_are_accepted_and_reported(browser: Browser, server: TestServer) {
     browser.navigate(&server.url("/dialog")).await.unwrap();
     let map = browser.page_map().await.unwrap();
     browser.click(find(&map, "Alert").index).await.unwrap();
@@ -1057,7 +1025,7 @@ async fn dialogs_are_accepted_and_reported(browser: Browser, server: Arc<TestSer
     assert!(browser.take_dialogs().await.is_empty());
 }
 
-async fn thousand_elements_are_mapped_quickly(browser: Browser, server: Arc<TestServer>) {
+async fn thousand_elements_are_mapped_quickly(browser: Browser, server: TestServer) {
     browser.navigate(&server.url("/many")).await.unwrap();
     let mut times = Vec::new();
     let mut walks = Vec::new();
@@ -1079,7 +1047,7 @@ async fn thousand_elements_are_mapped_quickly(browser: Browser, server: Arc<Test
     assert_eq!(count, 1000);
 }
 
-async fn the_page_can_neither_see_nor_spoof_the_map(browser: Browser, server: Arc<TestServer>) {
+async fn the_page_can_neither_see_nor_spoof_the_map(browser: Browser, server: TestServer) {
     browser.navigate(&server.url("/counter")).await.unwrap();
     let map = browser.page_map().await.unwrap();
     let button = find(&map, "Increment").index;
@@ -1105,7 +1073,7 @@ async fn the_page_can_neither_see_nor_spoof_the_map(browser: Browser, server: Ar
     browser.click(button).await.unwrap();
 }
 
-async fn a_page_still_loading_is_waited_for(browser: Browser, server: Arc<TestServer>) {
+async fn a_page_still_loading_is_waited_for(browser: Browser, server: TestServer) {
     browser.navigate(&server.url("/docs")).await.unwrap();
     // Start a navigation to a slow page without waiting for it.
     let slow = server.url("/slow");
@@ -1129,10 +1097,7 @@ async fn a_page_still_loading_is_waited_for(browser: Browser, server: Arc<TestSe
     }
 }
 
-async fn a_tab_stuck_in_a_script_is_replaced_on_navigation(
-    browser: Browser,
-    server: Arc<TestServer>,
-) {
+async fn a_tab_stuck_in_a_script_is_replaced_on_navigation(browser: Browser, server: TestServer) {
     browser.navigate(&server.url("/counter")).await.unwrap();
     let stuck = browser.current_tab().await.unwrap();
     browser
@@ -1161,7 +1126,7 @@ async fn a_tab_stuck_in_a_script_is_replaced_on_navigation(
     assert_eq!(browser.page_map().await.unwrap().title, "Docs");
 }
 
-async fn clicks_that_stay_on_the_page_return_promptly(browser: Browser, server: Arc<TestServer>) {
+async fn clicks_that_stay_on_the_page_return_promptly(browser: Browser, server: TestServer) {
     browser.navigate(&server.url("/links")).await.unwrap();
     let map = browser.page_map().await.unwrap();
     for (label, url) in [
@@ -1204,7 +1169,7 @@ fn pss_kib(pid: u32) -> u64 {
         .unwrap_or(0)
 }
 
-async fn two_tabs_stay_within_the_memory_budget(browser: Browser, server: Arc<TestServer>) {
+async fn two_tabs_stay_within_the_memory_budget(browser: Browser, server: TestServer) {
     browser.navigate(&server.url("/form")).await.unwrap();
     browser.open_tab(&server.url("/many")).await.unwrap();
     browser.page_map().await.unwrap();
@@ -1219,7 +1184,7 @@ async fn two_tabs_stay_within_the_memory_budget(browser: Browser, server: Arc<Te
     assert!(total_mib < 500, "{total_mib} MiB");
 }
 
-async fn odd_unicode_never_breaks_the_map(browser: Browser, server: Arc<TestServer>) {
+async fn odd_unicode_never_breaks_the_map(browser: Browser, server: TestServer) {
     browser.navigate(&server.url("/unicode")).await.unwrap();
     let map = browser.page_map().await.unwrap();
     // A lone surrogate (possible in DOM strings, invalid in JSON text)

@@ -2,8 +2,9 @@
 //! run (`scripts/compare-browser-use`; docs/performance.md, "Page map
 //! against browser-use").
 //!
-//! The fixture site of the browser tests and the realistic pages of
-//! `tests/pages/` are served from 127.0.0.1. For each page, this crate's
+//! The fixture site of the browser tests (`tests/browser/support/site.rs`:
+//! the pages of `tests/pages/`, the realistic ones among them) is served
+//! from 127.0.0.1. For each page, this crate's
 //! session maps it (`Browser::page_map` then `PageMap::render`, the text
 //! the model reads), then browser-use (`compare_browser_use.py`, its DOM
 //! service called directly, on its own session of the same Chromium)
@@ -39,9 +40,14 @@ use std::time::{Duration, Instant};
 
 use serde::Deserialize;
 use toolkit_browser::{Browser, BrowserConfig, Element, find_executable};
-use toolkit_tests::browser_fixtures::{
-    TestServer, action_routes, realistic_routes, standard_routes,
-};
+use toolkit_tests::http::TestServer;
+
+// The browser tests' fixture site.
+#[allow(dead_code)]
+#[path = "../tests/browser/support/pages.rs"]
+mod pages;
+#[path = "../tests/browser/support/site.rs"]
+mod site;
 
 /// The pages compared: the fixture site, then the realistic pages.
 const PAGES: &[&str] = &[
@@ -104,10 +110,7 @@ fn main() {
         .filter(|p| only.is_empty() || only.iter().any(|o| o == p))
         .collect();
 
-    let mut routes = standard_routes();
-    routes.extend(action_routes());
-    routes.extend(realistic_routes());
-    let server = TestServer::start(routes);
+    let server = TestServer::start(site::routes());
     let out_dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("compare-browser-use");
     std::fs::create_dir_all(&out_dir).expect("create the output folder");
 

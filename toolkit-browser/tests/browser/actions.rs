@@ -1,20 +1,11 @@
 //! The browser actions, called through a registry exactly as a model's tool
 //! calls would be (`registry.call("click", {"index": 5})`), so that their
-//! schemas and dispatch are exercised too, against a real headless
-//! Chromium and fixture pages served from 127.0.0.1.
-//!
-//! As in `browser_session.rs`, everything but the killed-browser test runs
-//! as scenarios in one shared browser (run one with
-//! `BROWSER_SCENARIO=<name>`, see timings with `-- --nocapture`). Each
-//! scenario builds its own registry and policy; the default policy allows
-//! only 127.0.0.1, so the navigation guard is on throughout. With
-//! `BROWSER_TRACE=1` every call is printed as the model would read it.
-//!
-//! Without Chromium these tests fail with how to install it, unless
-//! `TOOLKIT_SKIP_BROWSER_TESTS=1`.
+//! schemas and dispatch are exercised too. Each scenario builds its own
+//! registry and policy; the default policy allows only 127.0.0.1, so the
+//! navigation guard is on throughout. With `BROWSER_TRACE=1` every call is
+//! printed as the model would read it.
 
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -22,10 +13,28 @@ use toolkit_browser::actions::evaluate;
 use toolkit_browser::{Browser, PageMap, SafetyPolicy};
 use toolkit_core::emit::{self, EmitOptions};
 use toolkit_core::{Block, Provider, Registry, ToolCall, ToolCallResult, ToolResult, tools};
-use toolkit_tests::browser_fixtures::{
-    Route, TestServer, action_routes, browser_config, kill_9, run_scenarios, standard_routes,
-};
-use toolkit_tests::scenarios;
+use toolkit_tests::http::TestServer;
+
+use crate::support::chromium::{self, kill_9};
+use crate::support::runner::scenarios;
+
+scenarios![
+    // A browser of its own, which it kills.
+    a_killed_browser_gives_error_results_until_restarted,
+    // The shared browser.
+    schemas_suit_every_provider,
+    forms_are_filled_and_submitted,
+    links_tabs_history_and_waiting,
+    iframes_and_shadow_roots_are_reached,
+    long_pages_scroll_extract_and_find,
+    files_are_uploaded_from_the_folder_only,
+    stale_numbers_are_errors,
+    disallowed_domains_are_blocked_even_by_redirects,
+    secrets_are_typed_but_never_shown,
+    screenshot_is_a_png_image_block,
+    done_finishes_the_task,
+    evaluate_is_off_by_default,
+];
 
 fn scratch() -> PathBuf {
     PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
@@ -41,17 +50,6 @@ fn files_dir() -> PathBuf {
     dir
 }
 
-async fn launch(test: &str) -> Option<Browser> {
-    let config = browser_config(test, scratch().join("browser-profiles"))?;
-    Some(Browser::launch(config).await.expect("launch Chromium"))
-}
-
-fn routes() -> Vec<(&'static str, Route)> {
-    let mut all = standard_routes();
-    all.extend(action_routes());
-    all
-}
-
 /// The policy most scenarios use: only 127.0.0.1, and the files folder.
 fn local_policy() -> SafetyPolicy {
     SafetyPolicy::builder()
@@ -65,18 +63,18 @@ fn local_policy() -> SafetyPolicy {
 struct Agent {
     registry: Registry,
     browser: Browser,
-    server: Arc<TestServer>,
+    server: TestServer,
 }
 
 impl Agent {
-    fn new(browser: &Browser, server: &Arc<TestServer>, policy: SafetyPolicy) -> Self {
+    fn new(browser: &Browser, server: &TestServer, policy: SafetyPolicy) -> Self {
         let registry = toolkit_browser::registry(browser.clone(), policy)
             .build()
             .expect("the browser registry builds");
         Self {
             registry,
             browser: browser.clone(),
-            server: Arc::clone(server),
+            server: server.clone(),
         }
     }
 
@@ -141,12 +139,11 @@ impl Agent {
     }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_killed_browser_gives_error_results_until_restarted() {
-    let server = TestServer::start(routes());
-    let Some(browser) = launch("killed_browser_actions").await else {
-        return;
-    };
+async fn a_killed_browser_gives_error_results_until_restarted(
+    _shared: Browser,
+    server: TestServer,
+) {
+    let browser = chromium::launch().await;
     let agent = Agent::new(&browser, &server, local_policy());
     agent.go("/counter").await;
     let button = agent.index("Increment").await;
@@ -185,33 +182,7 @@ async fn a_killed_browser_gives_error_results_until_restarted() {
     browser.close().await.expect("close");
 }
 
-// ---------------------------------------------------------------------
-// Scenarios in one shared browser.
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn scenarios_in_a_shared_browser() {
-    let server = TestServer::start(routes());
-    let Some(browser) = launch("action scenarios").await else {
-        return;
-    };
-    let all = scenarios![
-        schemas_suit_every_provider,
-        forms_are_filled_and_submitted,
-        links_tabs_history_and_waiting,
-        iframes_and_shadow_roots_are_reached,
-        long_pages_scroll_extract_and_find,
-        files_are_uploaded_from_the_folder_only,
-        stale_numbers_are_errors,
-        disallowed_domains_are_blocked_even_by_redirects,
-        secrets_are_typed_but_never_shown,
-        screenshot_is_a_png_image_block,
-        done_finishes_the_task,
-        evaluate_is_off_by_default,
-    ];
-    run_scenarios(browser, server, all).await;
-}
-
-async fn schemas_suit_every_provider(browser: Browser, server: Arc<TestServer>) {
+async fn schemas_suit_every_provider(browser: Browser, server: TestServer) {
     let agent = Agent::new(&browser, &server, local_policy());
     let names: Vec<String> = agent.registry.names().collect();
     assert_eq!(
@@ -302,7 +273,7 @@ async fn schemas_suit_every_provider(browser: Browser, server: Arc<TestServer>) 
     assert!(bad.result.is_error() && bad.error.is_some());
 }
 
-async fn forms_are_filled_and_submitted(browser: Browser, server: Arc<TestServer>) {
+async fn forms_are_filled_and_submitted(browser: Browser, server: TestServer) {
     let agent = Agent::new(&browser, &server, local_policy());
     agent.go("/order").await;
     let name = agent.index("name=name").await;
@@ -466,7 +437,7 @@ async fn forms_are_filled_and_submitted(browser: Browser, server: Arc<TestServer
     assert!(refused.contains("does not take typed text"), "{refused}");
 }
 
-async fn links_tabs_history_and_waiting(browser: Browser, server: Arc<TestServer>) {
+async fn links_tabs_history_and_waiting(browser: Browser, server: TestServer) {
     let agent = Agent::new(&browser, &server, local_policy());
     agent.go("/popup").await;
     let first = browser.current_tab().await.unwrap();
@@ -553,7 +524,7 @@ async fn links_tabs_history_and_waiting(browser: Browser, server: Arc<TestServer
     assert!(refused.contains("ERR_CONNECTION_REFUSED"), "{refused}");
 }
 
-async fn iframes_and_shadow_roots_are_reached(browser: Browser, server: Arc<TestServer>) {
+async fn iframes_and_shadow_roots_are_reached(browser: Browser, server: TestServer) {
     let agent = Agent::new(&browser, &server, local_policy());
     agent.go("/widgets").await;
     let shadow = agent.index("Shadow button").await;
@@ -595,7 +566,7 @@ async fn iframes_and_shadow_roots_are_reached(browser: Browser, server: Arc<Test
     );
 }
 
-async fn long_pages_scroll_extract_and_find(browser: Browser, server: Arc<TestServer>) {
+async fn long_pages_scroll_extract_and_find(browser: Browser, server: TestServer) {
     let agent = Agent::new(&browser, &server, local_policy());
     agent.go("/article").await;
     let (first, result) = agent.ok("extract", json!({})).await;
@@ -694,7 +665,7 @@ async fn long_pages_scroll_extract_and_find(browser: Browser, server: Arc<TestSe
         .await;
 }
 
-async fn files_are_uploaded_from_the_folder_only(browser: Browser, server: Arc<TestServer>) {
+async fn files_are_uploaded_from_the_folder_only(browser: Browser, server: TestServer) {
     let agent = Agent::new(&browser, &server, local_policy());
     agent.go("/upload").await;
     let input = agent.index("type=file").await;
@@ -748,7 +719,7 @@ async fn files_are_uploaded_from_the_folder_only(browser: Browser, server: Arc<T
     assert!(off.contains("files are not enabled"), "{off}");
 }
 
-async fn stale_numbers_are_errors(browser: Browser, server: Arc<TestServer>) {
+async fn stale_numbers_are_errors(browser: Browser, server: TestServer) {
     let agent = Agent::new(&browser, &server, local_policy());
     agent.go("/order").await;
     let name = agent.index("name=name").await;
@@ -780,10 +751,7 @@ async fn stale_numbers_are_errors(browser: Browser, server: Arc<TestServer>) {
     }
 }
 
-async fn disallowed_domains_are_blocked_even_by_redirects(
-    browser: Browser,
-    server: Arc<TestServer>,
-) {
+async fn disallowed_domains_are_blocked_even_by_redirects(browser: Browser, server: TestServer) {
     let agent = Agent::new(&browser, &server, local_policy());
     agent.go("/guarded").await;
     let here = server.url("/guarded");
@@ -858,7 +826,7 @@ async fn disallowed_domains_are_blocked_even_by_redirects(
     let leaked: Vec<_> = server
         .requests()
         .into_iter()
-        .filter(|r| r.host.starts_with("localhost"))
+        .filter(|r| r.host().starts_with("localhost"))
         .collect();
     assert!(leaked.is_empty(), "{leaked:?}");
     // The page is still usable.
@@ -866,7 +834,7 @@ async fn disallowed_domains_are_blocked_even_by_redirects(
     assert!(link > 0);
 }
 
-async fn secrets_are_typed_but_never_shown(browser: Browser, server: Arc<TestServer>) {
+async fn secrets_are_typed_but_never_shown(browser: Browser, server: TestServer) {
     const SECRET: &str = "hunter2 s3cr&t!";
     let policy = SafetyPolicy::builder()
         .allow_domains(["127.0.0.1"])
@@ -1031,7 +999,7 @@ async fn secrets_are_typed_but_never_shown(browser: Browser, server: Arc<TestSer
     assert!(back.contains("<secret>password</secret>"), "{back}");
 }
 
-async fn screenshot_is_a_png_image_block(browser: Browser, server: Arc<TestServer>) {
+async fn screenshot_is_a_png_image_block(browser: Browser, server: TestServer) {
     let agent = Agent::new(&browser, &server, local_policy());
     agent.go("/form").await;
     let (_, result) = agent.ok("screenshot", json!({})).await;
@@ -1060,7 +1028,7 @@ async fn screenshot_is_a_png_image_block(browser: Browser, server: Arc<TestServe
     );
 }
 
-async fn done_finishes_the_task(browser: Browser, server: Arc<TestServer>) {
+async fn done_finishes_the_task(browser: Browser, server: TestServer) {
     let agent = Agent::new(&browser, &server, local_policy());
     let (text, result) = agent
         .ok(
@@ -1089,7 +1057,7 @@ async fn done_finishes_the_task(browser: Browser, server: Arc<TestServer>) {
     assert!(!result.is_done());
 }
 
-async fn evaluate_is_off_by_default(browser: Browser, server: Arc<TestServer>) {
+async fn evaluate_is_off_by_default(browser: Browser, server: TestServer) {
     let agent = Agent::new(&browser, &server, local_policy());
     assert!(!agent.registry.names().any(|n| n == "evaluate"));
     let outcome = agent
