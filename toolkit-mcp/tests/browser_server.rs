@@ -61,7 +61,10 @@ async fn run() {
     }
     let site = site();
     let opened = registry
-        .call("navigate", json!({"url": site.url("/")}).to_string().as_str())
+        .call(
+            "navigate",
+            json!({"url": site.url("/")}).to_string().as_str(),
+        )
         .await
         .result;
     assert!(!opened.is_error(), "{}", opened.to_text());

@@ -3,7 +3,6 @@
 //! waited on, no check-then-open race. Saved outputs are private and never
 //! written through a planted link.
 
-
 use std::fs;
 use std::os::unix::fs::{PermissionsExt, symlink};
 use std::path::{Path, PathBuf};
