@@ -17,6 +17,7 @@ use toolkit_tests::http::TestServer;
 
 use crate::support::chromium::{self, kill_9};
 use crate::support::runner::scenarios;
+use crate::support::scratch;
 
 scenarios![
     // A browser of its own, which it kills.
@@ -35,10 +36,6 @@ scenarios![
     done_finishes_the_task,
     evaluate_is_off_by_default,
 ];
-
-fn scratch() -> PathBuf {
-    PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-}
 
 /// The folder the policy allows files from, with `report.txt` in it, and a
 /// file beside it (outside).

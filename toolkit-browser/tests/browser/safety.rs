@@ -18,6 +18,7 @@ use toolkit_tests::http::TestServer;
 use crate::support::chromium::kill_9;
 use crate::support::pages::{html_escape, percent_encode_all, simple_upper};
 use crate::support::runner::scenarios;
+use crate::support::scratch;
 
 scenarios![
     a_post_larger_than_a_devtools_message_is_refused,
@@ -35,10 +36,6 @@ scenarios![
     other_ways_to_another_site_are_stopped,
     a_renderer_killed_during_an_action_ends_it_at_once,
 ];
-
-fn scratch() -> PathBuf {
-    PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-}
 
 fn policy() -> SafetyPolicy {
     policy_with(SafetyPolicy::builder())
