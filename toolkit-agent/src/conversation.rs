@@ -1,7 +1,10 @@
 //! The transcript of a run, rendered as each provider's request body.
 
+mod json_form;
+
 use std::ops::Range;
 
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 use toolkit_core::emit::{self, EmitOptions, EmitProblem, Emitted};
 use toolkit_core::response::Turn;
@@ -12,7 +15,10 @@ use toolkit_core::{
 use crate::observation::Observation;
 
 /// Which calls the model may make.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+///
+/// Its JSON form is `"auto"`, `"none"`, `"required"` or `{"tool": name}`.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum ToolChoice {
     /// The model decides (the providers' default).
@@ -75,6 +81,13 @@ pub enum ToolChoice {
 /// the broken text in an assistant message (llama.cpp answers HTTP 500);
 /// the call's error result, which quotes what the model wrote, tells the
 /// model what went wrong.
+///
+/// A conversation is saved as JSON and loaded back with serde, so that it
+/// goes on in another process: the loaded conversation renders the same
+/// requests and takes the next step as the original would. Loading refuses
+/// a form it cannot go on from (another version, positions past the
+/// items) with an error that says why. The form is documented in the
+/// guide's "Saving a conversation" (`docs/round-trip.md`).
 #[derive(Debug, Clone)]
 pub struct Conversation {
     provider: Provider,

@@ -8,6 +8,8 @@ use crate::schema::Dialect;
 
 /// An API that tool lists, results and responses are written for: a model
 /// provider's, or MCP's.
+///
+/// Its JSON form is its [short name](Self::as_str), a string.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Provider {
@@ -105,3 +107,16 @@ impl fmt::Display for UnknownProvider {
 }
 
 impl std::error::Error for UnknownProvider {}
+
+impl serde::Serialize for Provider {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Provider {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(deserializer)?;
+        name.parse().map_err(serde::de::Error::custom)
+    }
+}

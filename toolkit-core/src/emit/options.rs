@@ -2,6 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
+use serde::{Deserialize, Serialize};
+
 /// How results are emitted. The defaults suit the providers' current APIs;
 /// the builder methods adapt to older models and stricter hosts.
 ///
@@ -14,8 +16,23 @@ use std::path::{Path, PathBuf};
 /// assert_eq!(options.envelope_limit(), 200);
 /// assert!(!options.gemini_inline_images());
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
+///
+/// Its JSON form names each option as its getter does (`image_dir`,
+/// `placeholder`, `gemini_inline_images`, `gemini_call_ids`,
+/// `mcp_revision`, `envelope_limit`); an option left out takes its
+/// default, and `image_dir` is left out when unset.
+///
+/// ```
+/// use toolkit_core::emit::EmitOptions;
+///
+/// let options: EmitOptions = serde_json::from_str(r#"{"gemini_call_ids": false}"#)?;
+/// assert_eq!(options, EmitOptions::default().with_gemini_call_ids(false));
+/// # Ok::<(), serde_json::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct EmitOptions {
+    #[serde(skip_serializing_if = "Option::is_none")]
     image_dir: Option<PathBuf>,
     placeholder: String,
     gemini_inline_images: bool,
@@ -25,14 +42,18 @@ pub struct EmitOptions {
 }
 
 /// The MCP protocol revision results are written for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+///
+/// Its JSON form is the revision's date, as MCP names it (`"2025-11-25"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[non_exhaustive]
 pub enum McpRevision {
     /// 2025-11-25: `structuredContent` only for a JSON object.
     #[default]
+    #[serde(rename = "2025-11-25")]
     V2025_11_25,
     /// 2026-07-28: every result carries `resultType`, and `structuredContent`
     /// may be any JSON value.
+    #[serde(rename = "2026-07-28")]
     V2026_07_28,
 }
 

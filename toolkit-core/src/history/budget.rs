@@ -30,7 +30,10 @@ use crate::{Block, ToolResult};
 /// # std::fs::remove_dir_all(&dir)?;
 /// # Ok::<(), std::io::Error>(())
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
+///
+/// Its JSON form is `{"max_chars", "dir"}`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct OutputBudget {
     max_chars: usize,
     dir: PathBuf,

@@ -1,6 +1,7 @@
 //! The step history an agent loop keeps, and what the model sees of it.
 
 pub(crate) mod budget;
+mod json_form;
 pub(crate) mod read_output;
 
 use std::fmt::Write as _;
@@ -40,6 +41,13 @@ use crate::{Block, OutputBudget, ToolCallResult, ToolResult};
 /// assert!(seen.contains("Found 50 products"));
 /// # Ok::<(), toolkit_core::HistoryError>(())
 /// ```
+///
+/// Its JSON form (serde) is `{"budget", "steps": [{"calls": [{"call_id",
+/// "tool_name", "result", "saved_file", "shortened"}]}]}`: each result
+/// whole, in [its own form](ToolResult#json-form), beside the file the
+/// budget saved it to and the content the model sees instead when it was
+/// over budget (fields not set are left out). Saved files are named, not
+/// copied.
 #[derive(Debug, Clone, Default)]
 pub struct History {
     steps: Vec<Step>,

@@ -1,5 +1,7 @@
 //! A result together with the call it answers.
 
+use serde::{Deserialize, Serialize};
+
 use crate::ToolResult;
 
 /// The result of one tool call, with the call's id and the tool's name, as
@@ -7,7 +9,11 @@ use crate::ToolResult;
 ///
 /// One assistant turn's calls are answered by a slice of these, in the order
 /// the model made the calls.
-#[derive(Debug, Clone)]
+///
+/// Its JSON form is `{"call_id", "tool_name", "result"}`, the result in
+/// [its own form](ToolResult#json-form).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ToolCallResult {
     /// The id the provider gave the call (`tool_call_id`, `call_id`,
     /// `tool_use_id`, Gemini's `functionCall.id`).

@@ -7,6 +7,7 @@ pub(crate) mod convert;
 pub(crate) mod envelope;
 pub(crate) mod exact_floats;
 pub(crate) mod image;
+pub(crate) mod json_form;
 pub(crate) mod lazy_text;
 
 use std::collections::BTreeMap;
@@ -50,6 +51,34 @@ use crate::{Block, Envelope};
 /// assert_eq!(result.as_text().unwrap(), "[500 lines of product data]");
 /// assert_eq!(result.memory(), Some("Found 50 products"));
 /// assert!(!result.is_error());
+/// ```
+///
+/// # JSON form
+///
+/// A result is saved and loaded with serde (a saved conversation holds its
+/// results in this form) as `{"content": [blocks], "error", "cause",
+/// "done": {"success"}, "memory", "show_once", "attachments", "note",
+/// "attributes"}`; a field that is not set is left out, and `content` is
+/// always there. Two things come back otherwise than they were:
+///
+/// - a [lazy text](Self::lazy_text) is computed when saved and comes back
+///   as plain text (a supplier that panicked: no content, and its error);
+/// - the typed error ([`error_source`](Self::error_source)) is saved as its
+///   message (`cause`) and comes back as an error with that message but of
+///   another type: [`downcast_error`](Self::downcast_error) to the original
+///   type gives `None`. The message the model reads
+///   ([`error_message`](Self::error_message)) is kept exactly.
+///
+/// ```
+/// use toolkit_core::ToolResult;
+///
+/// let result = ToolResult::lazy_text(|| "computed".to_string()).with_memory("one line");
+/// let json = serde_json::to_string(&result)?;
+/// assert_eq!(json, r#"{"content":[{"type":"text","text":"computed"}],"memory":"one line"}"#);
+/// let loaded: ToolResult = serde_json::from_str(&json)?;
+/// assert_eq!(loaded.as_text().unwrap(), "computed");
+/// assert_eq!(serde_json::to_string(&loaded)?, json);
+/// # Ok::<(), serde_json::Error>(())
 /// ```
 #[derive(Clone)]
 pub struct ToolResult {

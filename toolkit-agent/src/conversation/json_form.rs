@@ -1,0 +1,233 @@
+//! A conversation's JSON form: saved, and loaded back to go on elsewhere.
+//!
+//! The form is versioned (`"version": 1`) so that a later change can read
+//! older forms. Loading checks what the conversation will rely on when it
+//! goes on (the positions it keeps into its items, the step they belong
+//! to), so that a corrupt or hand-edited form is an error here, not a panic
+//! at the next step.
+
+use serde::de::Error as _;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::{Map, Value};
+use toolkit_core::emit::EmitOptions;
+use toolkit_core::{History, Provider};
+
+use super::{Conversation, LatestResults, ShownObservation, ToolChoice, is_user};
+
+/// The form this crate writes, and the only one it reads.
+const VERSION: u64 = 1;
+
+#[derive(Serialize)]
+struct Written<'a> {
+    version: u64,
+    provider: Provider,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    instructions: Option<&'a str>,
+    items: &'a [Value],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tools: Option<&'a Value>,
+    tool_choice: &'a ToolChoice,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    parallel_calls: Option<bool>,
+    emit_options: &'a EmitOptions,
+    settings: &'a Map<String, Value>,
+    history: &'a History,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    latest_results: Option<LatestForm>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    observation: Option<ObservationForm>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Read {
+    // Read first and checked as it is read: a form of another version is
+    // refused as such, before its fields are judged.
+    #[serde(rename = "version")]
+    _version: Version,
+    provider: Provider,
+    #[serde(default)]
+    instructions: Option<String>,
+    items: Vec<Value>,
+    #[serde(default)]
+    tools: Option<Value>,
+    #[serde(default)]
+    tool_choice: ToolChoice,
+    #[serde(default)]
+    parallel_calls: Option<bool>,
+    #[serde(default)]
+    emit_options: EmitOptions,
+    #[serde(default)]
+    settings: Map<String, Value>,
+    #[serde(default)]
+    history: History,
+    #[serde(default)]
+    latest_results: Option<LatestForm>,
+    #[serde(default)]
+    observation: Option<ObservationForm>,
+}
+
+/// Where the latest step's results sit: items `start..end`.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LatestForm {
+    step: usize,
+    start: usize,
+    end: usize,
+    gemini_call_ids: bool,
+}
+
+/// Where the latest observation sits, and the line it becomes.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ObservationForm {
+    item: usize,
+    later: String,
+}
+
+/// The form's version, read only if it is [`VERSION`].
+struct Version;
+
+impl<'de> Deserialize<'de> for Version {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        match u64::deserialize(deserializer)? {
+            VERSION => Ok(Version),
+            other => Err(D::Error::custom(format!(
+                "the conversation was saved in form version {other}; this toolkit-agent reads version {VERSION}"
+            ))),
+        }
+    }
+}
+
+/// `{"version": 1, "provider", "instructions"?, "items", "tools"?,
+/// "tool_choice", "parallel_calls"?, "emit_options", "settings", "history",
+/// "latest_results"?, "observation"?}`.
+impl Serialize for Conversation {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        // Every field named: one added to the conversation must be given a
+        // place in the form (or a reason to stay out of it) here.
+        let Conversation {
+            provider,
+            instructions,
+            items,
+            tools,
+            tool_choice,
+            parallel_calls,
+            options,
+            settings,
+            history,
+            latest,
+            observation,
+        } = self;
+        Written {
+            version: VERSION,
+            provider: *provider,
+            instructions: instructions.as_deref(),
+            items,
+            tools: tools.as_ref(),
+            tool_choice,
+            parallel_calls: *parallel_calls,
+            emit_options: options,
+            settings,
+            history,
+            latest_results: latest.as_ref().map(|latest| LatestForm {
+                step: latest.step,
+                start: latest.items.start,
+                end: latest.items.end,
+                gemini_call_ids: latest.gemini_ids,
+            }),
+            observation: observation.as_ref().map(|shown| ObservationForm {
+                item: shown.item,
+                later: shown.later.clone(),
+            }),
+        }
+        .serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for Conversation {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let read = Read::deserialize(deserializer)?;
+        let conversation = Conversation {
+            provider: read.provider,
+            instructions: read.instructions,
+            items: read.items,
+            tools: read.tools,
+            tool_choice: read.tool_choice,
+            parallel_calls: read.parallel_calls,
+            options: read.emit_options,
+            settings: read.settings,
+            history: read.history,
+            latest: read.latest_results.map(|latest| LatestResults {
+                step: latest.step,
+                items: latest.start..latest.end,
+                gemini_ids: latest.gemini_call_ids,
+            }),
+            observation: read.observation.map(|shown| ShownObservation {
+                item: shown.item,
+                later: shown.later,
+            }),
+        };
+        conversation.check().map_err(D::Error::custom)?;
+        Ok(conversation)
+    }
+}
+
+impl Conversation {
+    /// Whether the conversation can go on: what the next steps index or
+    /// splice lies within the items, and belongs to the history.
+    fn check(&self) -> Result<(), String> {
+        let count = self.items.len();
+        if let Some(at) = self.items.iter().position(|item| !item.is_object()) {
+            return Err(format!(
+                "item {at} is not a JSON object; every message, input item or content is one"
+            ));
+        }
+        if let Some(tools) = &self.tools
+            && !tools.is_array()
+        {
+            return Err("`tools` is not a JSON array of tool definitions".into());
+        }
+        if let Some(latest) = &self.latest {
+            let range = &latest.items;
+            if range.start > range.end || range.end > count {
+                return Err(format!(
+                    "`latest_results` places the latest results at items {}..{}, but there are {count} items",
+                    range.start, range.end
+                ));
+            }
+            if latest.step != self.history.len() {
+                return Err(format!(
+                    "`latest_results` names step {}, but the history's latest step is {}",
+                    latest.step,
+                    self.history.len()
+                ));
+            }
+        }
+        if let Some(shown) = &self.observation {
+            if shown.item >= count {
+                return Err(format!(
+                    "`observation` places the latest observation at item {}, but there are {count} items",
+                    shown.item
+                ));
+            }
+            if self
+                .latest
+                .as_ref()
+                .is_some_and(|latest| latest.items.contains(&shown.item))
+            {
+                return Err(format!(
+                    "`observation` places the latest observation at item {}, among the latest results",
+                    shown.item
+                ));
+            }
+            if !is_user(&self.items[shown.item]) {
+                return Err(format!(
+                    "`observation` places the latest observation at item {}, which is not a user message",
+                    shown.item
+                ));
+            }
+        }
+        Ok(())
+    }
+}
