@@ -101,7 +101,7 @@ async fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let agent = Agent::new(model, registry)
+    let agent = Agent::builder(model, registry)
         .instructions(
             "You are a careful assistant. Use the tools; call `done` when the task is done.",
         )
@@ -123,15 +123,33 @@ async fn main() -> ExitCode {
                 _ => "max_tokens",
             };
             conversation.set(key, serde_json::json!(512));
-        });
+        })
+        .build();
+    let agent = match agent {
+        Ok(agent) => agent,
+        Err(error) => {
+            eprintln!("agent: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
     let cancellation = Cancellation::new();
-    let (run, mut events) = agent.run_events(&options.task, &cancellation);
+    let (run, mut events) = agent
+        .run(options.task.as_str())
+        .cancellation(&cancellation)
+        .events();
     let printer = async {
         while let Some(event) = events.recv().await {
             println!("{event}");
         }
     };
     let (outcome, ()) = tokio::join!(run, printer);
+    let outcome = match outcome {
+        Ok(outcome) => outcome,
+        Err(error) => {
+            eprintln!("agent: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
     println!(
         "stopped: {} after {} step(s); done: {}; tokens: {} in, {} out",
         outcome.stop,

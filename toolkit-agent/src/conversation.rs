@@ -306,9 +306,20 @@ impl Conversation {
     /// of them. The step before, if it held show-once content, is emitted
     /// again without it.
     pub fn push_results(&mut self, turn: &Turn, results: Vec<ToolCallResult>) -> Pushed {
+        let provider_ids = !turn.call_info.iter().any(|info| info.generated_id);
+        self.push_results_for(provider_ids, results)
+    }
+
+    /// [`push_results`](Self::push_results), for a turn whose calls all had
+    /// ids from the provider (`provider_ids`), or not.
+    pub(crate) fn push_results_for(
+        &mut self,
+        provider_ids: bool,
+        results: Vec<ToolCallResult>,
+    ) -> Pushed {
         // An id the API never sent is not sent back: Gemini matches
         // responses to calls by position and name instead.
-        let gemini_ids = !turn.call_info.iter().any(|info| info.generated_id);
+        let gemini_ids = provider_ids;
         let (step, unsaved) = match self.history.record(results) {
             Ok(step) => (step, None),
             Err(error) => (error.step, Some(error)),

@@ -11,7 +11,7 @@
 //! (The README shows this example; a test keeps the two the same.)
 //!
 //! ```no_run
-//! use toolkit_agent::{Agent, HttpModel, Limits, StopReason};
+//! use toolkit_agent::{Agent, HttpModel, Limits, Session};
 //! use toolkit_core::{Registry, tool, tools};
 //!
 //! /// Count the words of a text.
@@ -32,14 +32,21 @@
 //!         .base_url("http://127.0.0.1:8080/v1")
 //!         .no_key()
 //!         .build()?;
-//!     let agent = Agent::new(model, registry)
+//!     let agent = Agent::builder(model, registry)
 //!         .instructions("Use the tools.")
-//!         .limits(Limits { max_steps: 5, ..Limits::default() });
-//!     let outcome = agent.run("How many words in 'a b c'?").await;
-//!     if let StopReason::Model(error) = &outcome.stop {
-//!         eprintln!("the endpoint failed: {error}");
-//!     }
-//!     println!("{:?} after {} steps", outcome.answer, outcome.steps);
+//!         .limits(Limits { max_steps: 5, ..Limits::default() })
+//!         .build()?;
+//!     // A failed endpoint, or tools the provider refuses, is an error.
+//!     let outcome = agent.run("How many words in 'a b c'?").await?;
+//!     println!("{:?} after {} steps ({})", outcome.answer, outcome.steps, outcome.stop);
+//!
+//!     // A conversation goes on over many messages, and saves as JSON.
+//!     let mut chat = agent.session();
+//!     agent.send(&mut chat, "Count the words of 'to be or not to be'.").await?;
+//!     let saved = chat.to_json();
+//!     let mut chat = Session::from_json(&saved)?;
+//!     let outcome = agent.send(&mut chat, "And of 'let it be'?").await?;
+//!     println!("{:?}", outcome.answer);
 //!     Ok(())
 //! }
 //! ```
@@ -54,15 +61,22 @@ mod http;
 mod model;
 mod observation;
 mod retry;
+mod session;
 mod sse;
+mod store;
 
-pub use agent::{Agent, Approval, Decision, Limits, Outcome, StopReason};
+pub use agent::{
+    Agent, AgentBuilder, BuildError, Decision, Limits, Outcome, Run, RunError, StopReason,
+    ToolLimits,
+};
 pub use conversation::{Conversation, Pushed, ToolChoice};
 pub use event::{Event, Events};
 pub use http::{HttpModel, HttpModelBuilder};
 pub use model::{Model, ModelError, ModelFuture, OnProgress};
 pub use observation::Observation;
 pub use retry::RetryPolicy;
+pub use session::{CallStatus, DecideError, PendingCall, SESSION_VERSION, Session, SessionError};
+pub use store::{FileStore, SessionStore, StoreError};
 pub use toolkit_core::Provider;
 pub use toolkit_core::response::Turn;
 

@@ -58,8 +58,11 @@ async fn malformed_call_is_answered_and_the_run_goes_on_to_done() {
         ]),
         chat_calls(&[("c3", "done", r#"{"summary":"3 words","success":true}"#)]),
     ]);
-    let agent = Agent::new(model, registry()).instructions("Be brief.");
-    let outcome = agent.run("Count the words.").await;
+    let agent = Agent::builder(model, registry())
+        .instructions("Be brief.")
+        .build()
+        .unwrap();
+    let outcome = agent.run("Count the words.").await.unwrap();
     assert!(
         matches!(outcome.stop, StopReason::Done),
         "{:?}",
@@ -90,7 +93,7 @@ async fn earlier_results_are_sent_unchanged_each_step() {
         chat_calls(&[("c2", "word_count", r#"{"text":"a b c"}"#)]),
         chat_text("Done."),
     ]);
-    let outcome = Agent::new(model, registry()).run("Count.").await;
+    let outcome = Agent::new(model, registry()).run("Count.").await.unwrap();
     assert!(matches!(outcome.stop, StopReason::Answered));
     assert_eq!(outcome.answer.as_deref(), Some("Done."));
     let received = bodies(&server);
@@ -110,23 +113,27 @@ async fn approval_denies_and_edits_and_events_stream() {
     ]);
     let seen = Arc::new(Mutex::new(Vec::new()));
     let log = seen.clone();
-    let agent = Agent::new(model, registry())
+    let agent = Agent::builder(model, registry())
         .needs_approval("create_event")
         .needs_approval("word_count")
-        .approval(move |call| {
+        .approval(move |pending| {
+            let call = pending.call;
             log.lock().unwrap().push(call.name.clone());
-            match call.name.as_str() {
+            let decision = match call.name.as_str() {
                 "create_event" => Decision::Deny("no calendar changes today".into()),
                 _ => {
                     let mut edited = call.clone();
                     edited.arguments = json!({"text": "one two three four"});
                     Decision::Edit(edited)
                 }
-            }
-        });
-    let cancellation = Cancellation::new();
-    let (run, events) = agent.run_events("Go.", &cancellation);
+            };
+            async move { decision }
+        })
+        .build()
+        .unwrap();
+    let (run, events) = agent.run("Go.").events();
     let (outcome, events) = tokio::join!(run, events.collect::<Vec<Event>>());
+    let outcome = outcome.unwrap();
     assert!(matches!(outcome.stop, StopReason::Answered));
     assert_eq!(*seen.lock().unwrap(), ["word_count", "create_event"]);
     let received = bodies(&server);
@@ -161,22 +168,25 @@ async fn approval_denies_and_edits_and_events_stream() {
 async fn stop_after_tool_failure_budget_step_limit_and_cancellation() {
     // Stop after a marked tool.
     let (model, _server) = chat_model(vec![chat_calls(&[("c1", "word_count", r#"{"text":"a"}"#)])]);
-    let outcome = Agent::new(model, registry())
+    let agent = Agent::builder(model, registry())
         .stop_after("word_count")
-        .run("x")
-        .await;
+        .build()
+        .unwrap();
+    let outcome = agent.run("x").await.unwrap();
     assert!(matches!(outcome.stop, StopReason::StopAfter(ref tool) if tool == "word_count"));
 
     // Consecutive failures of one tool past the budget.
     let bad = || chat_calls(&[("c", "convert_temperature", r#"{"value":"hot"}"#)]);
     let (model, _server) = chat_model(vec![bad(), bad(), bad()]);
-    let outcome = Agent::new(model, registry())
+    let agent = Agent::builder(model, registry())
         .limits(Limits {
             max_steps: 10,
             max_failures: 2,
+            ..Limits::default()
         })
-        .run("x")
-        .await;
+        .build()
+        .unwrap();
+    let outcome = agent.run("x").await.unwrap();
     match outcome.stop {
         StopReason::ToolFailures { tool, last_error } => {
             assert_eq!(tool, "convert_temperature");
@@ -189,13 +199,14 @@ async fn stop_after_tool_failure_budget_step_limit_and_cancellation() {
     // The step limit.
     let ok = || chat_calls(&[("c", "word_count", r#"{"text":"a"}"#)]);
     let (model, _server) = chat_model(vec![ok(), ok()]);
-    let outcome = Agent::new(model, registry())
+    let agent = Agent::builder(model, registry())
         .limits(Limits {
             max_steps: 2,
-            max_failures: 3,
+            ..Limits::default()
         })
-        .run("x")
-        .await;
+        .build()
+        .unwrap();
+    let outcome = agent.run("x").await.unwrap();
     assert!(matches!(outcome.stop, StopReason::StepLimit));
     assert_eq!(outcome.steps, 2);
 
@@ -204,8 +215,8 @@ async fn stop_after_tool_failure_budget_step_limit_and_cancellation() {
     let agent = Agent::new(model, registry());
     let cancellation = Cancellation::new();
     cancellation.cancel();
-    let (run, _events) = agent.run_events("x", &cancellation);
-    assert!(matches!(run.await.stop, StopReason::Cancelled));
+    let outcome = agent.run("x").cancellation(&cancellation).await.unwrap();
+    assert!(matches!(outcome.stop, StopReason::Cancelled));
 }
 
 #[tokio::test]
@@ -229,10 +240,11 @@ async fn other_providers_run_the_loop() {
         .key("k")
         .build()
         .unwrap();
-    let outcome = Agent::new(model, registry())
+    let agent = Agent::builder(model, registry())
         .instructions("Be brief.")
-        .run("Count.")
-        .await;
+        .build()
+        .unwrap();
+    let outcome = agent.run("Count.").await.unwrap();
     assert_eq!(outcome.answer.as_deref(), Some("Two."));
     let received = bodies(&server);
     let second = &received[1];
@@ -258,7 +270,7 @@ async fn other_providers_run_the_loop() {
         .key("k")
         .build()
         .unwrap();
-    let outcome = Agent::new(model, registry()).run("Count.").await;
+    let outcome = Agent::new(model, registry()).run("Count.").await.unwrap();
     assert_eq!(outcome.answer.as_deref(), Some("Two."));
     let received = bodies(&server);
     let contents = &received[1]["contents"];
@@ -283,7 +295,7 @@ async fn other_providers_run_the_loop() {
         .key("k")
         .build()
         .unwrap();
-    let outcome = Agent::new(model, registry()).run("Count.").await;
+    let outcome = Agent::new(model, registry()).run("Count.").await.unwrap();
     assert_eq!(outcome.answer.as_deref(), Some("Two."));
     let received = bodies(&server);
     let input = received[1]["input"].as_array().unwrap();
@@ -299,7 +311,7 @@ async fn an_answer_cut_off_at_the_output_limit_is_not_called_answered() {
         "message": {"role": "assistant", "content": "The answer is forty"}}],
         "usage": {"prompt_tokens": 12, "completion_tokens": 512}}));
     let (model, _server) = chat_model(vec![cut]);
-    let outcome = Agent::new(model, registry()).run("Answer.").await;
+    let outcome = Agent::new(model, registry()).run("Answer.").await.unwrap();
     assert!(
         matches!(outcome.stop, StopReason::Truncated),
         "{:?}",

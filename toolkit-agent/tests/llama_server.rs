@@ -10,7 +10,7 @@ use serde_json::json;
 use toolkit_agent::{
     Agent, Conversation, Event, Limits, Model, ModelError, StopReason, ToolChoice,
 };
-use toolkit_core::{Cancellation, Provider, Registry, tools};
+use toolkit_core::{Provider, Registry, tools};
 
 /// A conversation with the example tools, short answers.
 fn fresh() -> Conversation {
@@ -116,20 +116,22 @@ async fn real_model() {
     );
     for (max_tokens, whole_calls) in [(14, false), (128, true)] {
         let tools = if whole_calls { &short } else { &registry };
-        let agent = Agent::new(calling.clone(), tools.clone())
+        let agent = Agent::builder(calling.clone(), tools.clone())
             .instructions("Use the tools, then call done.")
             .tool_choice(ToolChoice::Required)
             .limits(Limits {
                 max_steps: 3,
                 max_failures: 10,
+                ..Limits::default()
             })
-            .configure(move |conversation| conversation.set("max_tokens", json!(max_tokens)));
-        let cancellation = Cancellation::new();
-        let (run, events) = agent.run_events(
-            "Convert 20 C to F, then count the words of 'a b c'.",
-            &cancellation,
-        );
+            .configure(move |conversation| conversation.set("max_tokens", json!(max_tokens)))
+            .build()
+            .unwrap();
+        let (run, events) = agent
+            .run("Convert 20 C to F, then count the words of 'a b c'.")
+            .events();
         let (outcome, events) = tokio::join!(run, events.collect::<Vec<Event>>());
+        let outcome = outcome.unwrap();
         let log: Vec<String> = events.iter().map(Event::to_string).collect();
         let log = log.join("\n");
         assert!(

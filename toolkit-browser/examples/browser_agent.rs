@@ -191,7 +191,7 @@ async fn drive(
     let registry = toolkit_browser::registry(browser.clone(), policy).build()?;
     let max_tokens = options.max_tokens;
     let session = browser.clone();
-    let agent = Agent::new(model, registry)
+    let agent = Agent::builder(model, registry)
         .instructions(
             "You control a web browser. Each step shows the current page: its URL, title \
              and interactive elements, each with a [number]. Act with the tools, naming \
@@ -226,9 +226,13 @@ async fn drive(
                 _ => "max_tokens",
             };
             conversation.set(key, serde_json::json!(max_tokens));
-        });
+        })
+        .build()?;
     let cancellation = Cancellation::new();
-    let (run, mut events) = agent.run_events(&options.task, &cancellation);
+    let (run, mut events) = agent
+        .run(options.task.as_str())
+        .cancellation(&cancellation)
+        .events();
     let printer = async {
         while let Some(event) = events.recv().await {
             match &event {
@@ -242,6 +246,7 @@ async fn drive(
         }
     };
     let (outcome, ()) = tokio::join!(run, printer);
+    let outcome = outcome?;
     print(format!(
         "stopped: {} after {} step(s); done: {}; tokens: {} in, {} out",
         outcome.stop,

@@ -196,6 +196,7 @@ pub(crate) fn expand(tool: &ToolFn) -> TokenStream {
         hint(&hints.open_world, "open_world"),
     ];
     let annotations = quote!(__tk::Annotations::new() #(#setters)*);
+    let needs_approval = tool.needs_approval;
     let output_schema = output_schema(&item.sig.output);
 
     quote! {
@@ -267,6 +268,7 @@ pub(crate) fn expand(tool: &ToolFn) -> TokenStream {
                 title: #title,
                 description: #description,
                 annotations: #annotations,
+                needs_approval: #needs_approval,
                 module_path: ::core::module_path!(),
                 function: #function,
                 params: &[#(#wire_names),*],

@@ -22,6 +22,8 @@ pub(crate) struct ToolFn {
     pub(crate) in_catalogue: bool,
     pub(crate) title: Option<String>,
     pub(crate) hints: Hints,
+    /// Whether each call waits for a person's decision.
+    pub(crate) needs_approval: bool,
     /// The path generated code names `toolkit_core` by.
     pub(crate) krate: syn::Path,
 }
@@ -134,6 +136,7 @@ impl ToolFn {
             in_catalogue: options.catalogue.is_none_or(|value| value.value),
             title: options.title.map(|lit| lit.value()),
             hints: options.hints,
+            needs_approval: options.needs_approval.is_some_and(|lit| lit.value),
             krate: options
                 .krate
                 .unwrap_or_else(|| syn::parse_quote!(::toolkit_core)),

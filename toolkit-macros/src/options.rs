@@ -21,6 +21,8 @@ pub(crate) struct ToolOptions {
     /// The behaviour hints, each given as a flag (`read_only`) or with a
     /// value (`read_only = false`).
     pub(crate) hints: Hints,
+    /// `needs_approval`: each call waits for a person's decision.
+    pub(crate) needs_approval: Option<syn::LitBool>,
     /// `crate = path`: where `toolkit_core` is, for crates that re-export
     /// it under another name.
     pub(crate) krate: Option<syn::Path>,
@@ -44,6 +46,7 @@ const TOOL_OPTIONS: &[&str] = &[
     "destructive",
     "idempotent",
     "open_world",
+    "needs_approval",
     "crate",
 ];
 
@@ -59,6 +62,8 @@ impl ToolOptions {
                 set(&mut options.title, &meta, errors)
             } else if let Some(slot) = options.hints.slot(&meta) {
                 flag(slot, &meta, errors)
+            } else if meta.path.is_ident("needs_approval") {
+                flag(&mut options.needs_approval, &meta, errors)
             } else if meta.path.is_ident("crate") {
                 // `crate = path`, or `crate = "path"` as serde spells it.
                 let value = meta.value()?;

@@ -4,7 +4,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use super::cancellation::Cancellation;
-use super::state::StateMap;
+use super::state::{RunState, StateMap};
 use crate::name::{Name, NameRef};
 
 /// The per-call context: which call this is, and whether the host wants it
@@ -37,6 +37,7 @@ pub struct CallContext {
     cancellation: Cancellation,
     state: Arc<StateMap>,
     progress: Option<ProgressSink>,
+    run: Option<RunState>,
 }
 
 impl CallContext {
@@ -55,9 +56,14 @@ impl CallContext {
         &self.cancellation
     }
 
-    /// A clone of the host's state of type `T`, if the host provided one.
+    /// A clone of the host's state of type `T`, if the host provided one:
+    /// the run's own value ([`RunState`]) when the call is part of a run
+    /// that gives one, else the registry's.
     pub fn state<T: Clone + Send + Sync + 'static>(&self) -> Option<T> {
-        self.state.get::<T>()
+        self.run
+            .as_ref()
+            .and_then(RunState::get::<T>)
+            .or_else(|| self.state.get::<T>())
     }
 
     /// Reports how far the call has come: `done` of `total` (when known),
@@ -154,6 +160,7 @@ pub struct CallSite<'a> {
     cancellation: &'a Cancellation,
     state: &'a Arc<StateMap>,
     progress: Option<&'a ProgressSink>,
+    run: Option<&'a RunState>,
 }
 
 impl<'a> CallSite<'a> {
@@ -163,6 +170,7 @@ impl<'a> CallSite<'a> {
         cancellation: &'a Cancellation,
         state: &'a Arc<StateMap>,
         progress: Option<&'a ProgressSink>,
+        run: Option<&'a RunState>,
     ) -> Self {
         Self {
             call_id,
@@ -170,6 +178,7 @@ impl<'a> CallSite<'a> {
             cancellation,
             state,
             progress,
+            run,
         }
     }
 
@@ -186,12 +195,16 @@ impl<'a> CallSite<'a> {
             cancellation: self.cancellation.clone(),
             state: Arc::clone(self.state),
             progress: self.progress.cloned(),
+            run: self.run.cloned(),
         }
     }
 
     /// A clone of the host's state of type `T`, for a `#[tool(state)]`
-    /// parameter.
+    /// parameter: the run's own, else the registry's.
     pub fn state<T: Clone + Send + Sync + 'static>(&self) -> Option<T> {
-        self.state.get::<T>()
+        match self.run.and_then(RunState::get::<T>) {
+            Some(value) => Some(value),
+            None => self.state.get::<T>(),
+        }
     }
 }

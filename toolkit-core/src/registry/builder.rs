@@ -95,6 +95,15 @@ impl RegistryBuilder {
         self
     }
 
+    /// Declares that each run gives its own value of type `T` (a
+    /// [`RunState`](crate::RunState)), so that tools needing one pass the
+    /// build's check without a shared value. A call made outside such a run
+    /// is an error result naming the missing type.
+    pub fn state_per_run<T: Clone + Send + Sync + 'static>(mut self) -> Self {
+        self.state.promise::<T>();
+        self
+    }
+
     /// The time limit for every call (none by default). A call past it is
     /// stopped and answered with an error result. A sync tool cannot be
     /// stopped: its thread finishes in the background, its result dropped.

@@ -18,7 +18,7 @@ use tokio::sync::watch;
 use self::builder::Checks;
 use self::drive::{Drive, join_all};
 use crate::call::context::{CallSite, ProgressSink};
-use crate::call::state::StateMap;
+use crate::call::state::{RunState, StateMap};
 use crate::hash::Fnv1a;
 use crate::{
     Arguments, CallError, CallOutcome, Cancellation, Problem, RegistryBuilder, RegistryError,
@@ -73,6 +73,25 @@ pub struct Registry {
     // Shared by every `call`, so that a call allocates nothing for a signal
     // it does not have.
     never_cancelled: Cancellation,
+}
+
+/// What a call is given besides its arguments: the host's cancellation
+/// signal, where its progress reports go, and its run's own values.
+#[derive(Clone, Copy)]
+struct Signals<'a> {
+    cancellation: &'a Cancellation,
+    progress: Option<&'a ProgressSink>,
+    run: Option<&'a RunState>,
+}
+
+impl<'a> Signals<'a> {
+    fn new(cancellation: &'a Cancellation) -> Self {
+        Self {
+            cancellation,
+            progress: None,
+            run: None,
+        }
+    }
 }
 
 /// Up to this many tools, a lookup compares names rather than hashing.
@@ -243,14 +262,31 @@ impl Registry {
     /// panicking tool; a timeout: each becomes an error result for the model
     /// and a [`CallError`] for the host, in the [`CallOutcome`].
     pub async fn call<'a>(&self, name: &str, arguments: impl Into<Arguments<'a>>) -> CallOutcome {
-        self.dispatch("", name, arguments.into(), &self.never_cancelled, None)
-            .await
+        let signals = Signals::new(&self.never_cancelled);
+        self.dispatch("", name, arguments.into(), signals).await
     }
 
     /// Runs one call the model made, with a cancellation signal the host can
     /// raise.
     pub async fn run(&self, call: &ToolCall, cancellation: &Cancellation) -> CallOutcome {
-        self.dispatch(&call.id, &call.name, call.arguments(), cancellation, None)
+        let signals = Signals::new(cancellation);
+        self.dispatch(&call.id, &call.name, call.arguments(), signals)
+            .await
+    }
+
+    /// [`run`](Self::run) as part of a run that gives its own values
+    /// ([`RunState`]): the call's tool reads them before the registry's.
+    pub async fn run_in(
+        &self,
+        call: &ToolCall,
+        cancellation: &Cancellation,
+        state: &RunState,
+    ) -> CallOutcome {
+        let signals = Signals {
+            run: Some(state),
+            ..Signals::new(cancellation)
+        };
+        self.dispatch(&call.id, &call.name, call.arguments(), signals)
             .await
     }
 
@@ -263,15 +299,30 @@ impl Registry {
         cancellation: &Cancellation,
         progress: &ProgressSink,
     ) -> CallOutcome {
-        let arguments = call.arguments();
-        self.dispatch(
-            &call.id,
-            &call.name,
-            arguments,
-            cancellation,
-            Some(progress),
-        )
-        .await
+        let signals = Signals {
+            progress: Some(progress),
+            ..Signals::new(cancellation)
+        };
+        self.dispatch(&call.id, &call.name, call.arguments(), signals)
+            .await
+    }
+
+    /// [`run_reporting`](Self::run_reporting) as part of a run that gives
+    /// its own values (see [`run_in`](Self::run_in)).
+    pub async fn run_reporting_in(
+        &self,
+        call: &ToolCall,
+        cancellation: &Cancellation,
+        progress: &ProgressSink,
+        state: &RunState,
+    ) -> CallOutcome {
+        let signals = Signals {
+            progress: Some(progress),
+            run: Some(state),
+            ..Signals::new(cancellation)
+        };
+        self.dispatch(&call.id, &call.name, call.arguments(), signals)
+            .await
     }
 
     /// Runs one turn's calls concurrently and returns their results in call
@@ -313,10 +364,9 @@ impl Registry {
         call_id: &str,
         name: &str,
         arguments: Arguments<'_>,
-        cancellation: &Cancellation,
-        progress: Option<&ProgressSink>,
+        signals: Signals<'_>,
     ) -> CallOutcome {
-        match self.start(call_id, name, arguments, cancellation, progress) {
+        match self.start(call_id, name, arguments, signals) {
             Ok(started) => match started.await {
                 Ok(result) => CallOutcome::ok(result),
                 Err(stop) => CallOutcome::failed(stop.into_error(name)),
@@ -331,10 +381,8 @@ impl Registry {
         call_id: &str,
         name: &str,
         arguments: Arguments<'_>,
-        cancellation: &Cancellation,
-        progress: Option<&ProgressSink>,
+        signals: Signals<'_>,
     ) -> Result<Drive, CallError> {
-        let signals = (cancellation, progress);
         if let Some(entry) = self.built.find(name) {
             match entry.state() {
                 ENABLED => {
@@ -406,9 +454,16 @@ impl Registry {
         timeout: Option<Duration>,
         call_id: &str,
         arguments: Arguments<'_>,
-        (cancellation, progress): (&Cancellation, Option<&ProgressSink>),
+        signals: Signals<'_>,
     ) -> Result<Drive, CallError> {
-        let site = CallSite::new(call_id, def.name_ref(), cancellation, &self.state, progress);
+        let site = CallSite::new(
+            call_id,
+            def.name_ref(),
+            signals.cancellation,
+            &self.state,
+            signals.progress,
+            signals.run,
+        );
         // Parsing the arguments may panic only in a user's Deserialize impl
         // or a run-time tool's handler; that is caught like a panic in the
         // tool itself.
@@ -581,6 +636,17 @@ impl ToolListChanges {
     /// Whether the list changed since the last [`changed`](Self::changed).
     pub fn has_changed(&self) -> bool {
         self.0.has_changed().unwrap_or(false)
+    }
+
+    /// Whether the list changed since the last call of this or of
+    /// [`changed`](Self::changed), without waiting; the change counts as
+    /// seen. A loop that sends the list with each request asks this first.
+    pub fn take_change(&mut self) -> bool {
+        let changed = self.has_changed();
+        if changed {
+            self.0.borrow_and_update();
+        }
+        changed
     }
 }
 

@@ -111,7 +111,7 @@ pub enum CallKind {
 }
 
 /// Token counts of one response.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Usage {
     /// Tokens read (the prompt).
     pub input_tokens: u64,

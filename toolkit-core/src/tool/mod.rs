@@ -81,6 +81,7 @@ pub struct StaticDef {
     pub title: Option<&'static str>,
     pub description: &'static str,
     pub annotations: Annotations,
+    pub needs_approval: bool,
     pub module_path: &'static str,
     /// The function's own name, which `name` may differ from.
     pub function: &'static str,
@@ -177,6 +178,18 @@ impl ToolDef {
         match &self.0 {
             Kind::Static(def) => def.annotations,
             Kind::Runtime(def) => def.annotations,
+        }
+    }
+
+    /// Whether a person must approve each call before it runs: the
+    /// `#[tool(needs_approval)]` option, or
+    /// [`ToolBuilder::needs_approval`]. An agent also asks about tools
+    /// [annotated](Self::annotations) destructive, unless its host says
+    /// otherwise.
+    pub fn needs_approval(&self) -> bool {
+        match &self.0 {
+            Kind::Static(def) => def.needs_approval,
+            Kind::Runtime(def) => def.needs_approval,
         }
     }
 

@@ -63,6 +63,7 @@ pub struct ToolBuilder {
     title: Option<String>,
     description: String,
     annotations: Annotations,
+    needs_approval: bool,
     source: String,
     input_schema: Value,
     output_schema: Option<Value>,
@@ -76,6 +77,7 @@ impl ToolBuilder {
             title: None,
             description: String::new(),
             annotations: Annotations::new(),
+            needs_approval: false,
             source: String::new(),
             input_schema: serde_json::json!({"type": "object", "properties": {}}),
             output_schema: None,
@@ -118,6 +120,15 @@ impl ToolBuilder {
     /// ```
     pub fn wire_name(mut self, name: impl Into<String>) -> Self {
         self.wire_name = Some(name.into());
+        self
+    }
+
+    /// Whether a person must approve each call before it runs (an agent
+    /// asks its approval hook, or pauses the run for a decision). Tools
+    /// marked [`destructive`](Self::destructive) need approval too, unless
+    /// the host says otherwise.
+    pub fn needs_approval(mut self, value: bool) -> Self {
+        self.needs_approval = value;
         self
     }
 
@@ -215,6 +226,7 @@ impl ToolBuilder {
             title: self.title,
             description: self.description,
             annotations: self.annotations,
+            needs_approval: self.needs_approval,
             source: self.source,
             params,
             schema,
@@ -243,6 +255,7 @@ pub(crate) struct RuntimeDef {
     pub(crate) title: Option<String>,
     pub(crate) description: String,
     pub(crate) annotations: Annotations,
+    pub(crate) needs_approval: bool,
     pub(crate) source: String,
     pub(crate) params: Vec<String>,
     /// The arguments are checked against its canonical form: what every

@@ -1,0 +1,387 @@
+//! Settling one turn's calls: decisions, limits, running them with their
+//! start and end recorded, and what their results mean for the run.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use futures_util::stream::FuturesUnordered;
+use toolkit_core::{Cancellation, Registry, RunState, ToolCall, ToolCallResult, ToolResult};
+
+use super::outcome::{RunError, StopReason};
+use super::run::{Driver, Settled};
+use crate::event::Event;
+use crate::model::Model;
+use crate::session::CallStatus;
+
+impl<M: Model> Driver<'_, M> {
+    /// Takes the pending turn as far as it goes: decisions first, then the
+    /// approved calls, then the results into the conversation.
+    pub(super) async fn settle(&mut self) -> Result<Settled, RunError> {
+        self.classify();
+        if !self.decide().await? {
+            return Ok(Settled::Paused);
+        }
+        self.run_approved().await?;
+        Ok(self.record_results())
+    }
+
+    /// Gives each new call its first status, and each call that may have
+    /// run, of a tool that says it is idempotent, its retry.
+    fn classify(&mut self) {
+        let registry = &self.agent.registry;
+        let rules = &self.agent.rules;
+        let Some(turn) = self.session.turn.as_mut() else {
+            return;
+        };
+        for pending in &mut turn.calls {
+            match &pending.status {
+                CallStatus::New => {
+                    pending.status = if let Some(problem) = &pending.malformed {
+                        CallStatus::Finished {
+                            result: malformed_result(&pending.call, problem),
+                        }
+                    } else if rules.needs(registry.get(&pending.call.name).as_ref()) {
+                        CallStatus::AwaitingApproval
+                    } else {
+                        CallStatus::Approved {
+                            call: pending.call.clone(),
+                        }
+                    };
+                }
+                CallStatus::MayHaveRun => {
+                    let idempotent = registry
+                        .get(&pending.call.name)
+                        .is_some_and(|def| def.annotations().idempotent == Some(true));
+                    if idempotent {
+                        pending.status = CallStatus::Approved {
+                            call: pending.call.clone(),
+                        };
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Asks the approval hook about each call waiting for a decision.
+    /// Returns whether every call is decided.
+    async fn decide(&mut self) -> Result<bool, RunError> {
+        let step = self.step();
+        let waiting: Vec<usize> = self
+            .calls()
+            .iter()
+            .enumerate()
+            .filter(|(_, pending)| pending.status.awaits_decision())
+            .map(|(index, _)| index)
+            .collect();
+        for index in waiting {
+            let pending = self.calls()[index].clone();
+            let decision = match &self.agent.approval {
+                Some(hook) => tokio::select! {
+                    decision = hook(pending.clone()) => decision,
+                    () = self.cancellation.cancelled() => break,
+                },
+                None => super::Decision::Defer,
+            };
+            let may_have_run = matches!(pending.status, CallStatus::MayHaveRun);
+            if let super::Decision::Deny(reason) = &decision {
+                self.report(Event::Denied {
+                    step,
+                    call_id: pending.call.id.clone(),
+                    reason: reason.clone(),
+                });
+            }
+            if let Some(status) = decision.settle(&pending.call, may_have_run) {
+                self.calls_mut()[index].status = status;
+            }
+        }
+        let waiting = self
+            .calls()
+            .iter()
+            .filter(|pending| pending.status.awaits_decision())
+            .count();
+        Ok(waiting == 0)
+    }
+
+    /// Runs the approved calls, at most the limits' number at once, each
+    /// recorded as started (and the session saved) before a tool with side
+    /// effects runs, and its result recorded (and saved) after.
+    async fn run_approved(&mut self) -> Result<(), RunError> {
+        let step = self.step();
+        let registry = &self.agent.registry;
+        // Uses are counted in call order, before anything runs.
+        let mut runnable = Vec::new();
+        for index in 0..self.calls().len() {
+            let CallStatus::Approved { call } = &self.calls()[index].status else {
+                continue;
+            };
+            let call = call.clone();
+            let tool = registry
+                .get(&call.name)
+                .map_or_else(|| call.name.clone(), |def| def.name().to_owned());
+            let limits = self.agent.tool_limits(&tool);
+            let used = self.session.run.uses.get(&tool).copied().unwrap_or(0);
+            if let Some(max) = limits.max_uses
+                && used >= max
+            {
+                self.calls_mut()[index].status = CallStatus::Finished {
+                    result: ToolResult::error(format!(
+                        "The call was not run: `{tool}` may be used {max} time(s) in a run, \
+                         and it was. Go on without it."
+                    )),
+                };
+                continue;
+            }
+            *self.session.run.uses.entry(tool.clone()).or_insert(0) += 1;
+            let side_effects = registry
+                .get(&call.name)
+                .is_none_or(|def| def.annotations().read_only != Some(true));
+            runnable.push(Runnable {
+                index,
+                call,
+                tool,
+                side_effects,
+                timeout: self.timeout(limits.timeout),
+                max_concurrent: limits.max_concurrent,
+            });
+        }
+        if runnable.is_empty() {
+            return Ok(());
+        }
+        let journaled: Vec<usize> = runnable
+            .iter()
+            .filter(|r| r.side_effects)
+            .map(|r| r.index)
+            .collect();
+        if !journaled.is_empty() {
+            for r in runnable.iter().filter(|r| r.side_effects) {
+                self.calls_mut()[r.index].status = CallStatus::Started {
+                    call: r.call.clone(),
+                };
+            }
+            if let Err(error) = self.save().await {
+                // Nothing ran: the calls are approved still.
+                for r in runnable.iter().filter(|r| r.side_effects) {
+                    self.calls_mut()[r.index].status = CallStatus::Approved {
+                        call: r.call.clone(),
+                    };
+                }
+                return Err(error);
+            }
+        }
+        let registry = std::sync::Arc::clone(&self.agent.registry);
+        let state = self.session.state.clone();
+        let max_at_once = self.agent.limits.max_concurrent_calls.max(1);
+        let mut queue: Vec<Runnable> = runnable;
+        queue.reverse();
+        let mut running = FuturesUnordered::new();
+        let mut running_per_tool: HashMap<String, usize> = HashMap::new();
+        let mut journaled_left = journaled.len();
+        loop {
+            // Start what the limits allow, in call order.
+            let mut position = queue.len();
+            while running.len() < max_at_once && position > 0 {
+                position -= 1;
+                let r = &queue[position];
+                let busy = running_per_tool.get(&r.tool).copied().unwrap_or(0);
+                if r.max_concurrent.is_some_and(|max| busy >= max) {
+                    continue;
+                }
+                let r = queue.remove(position);
+                *running_per_tool.entry(r.tool.clone()).or_insert(0) += 1;
+                running.push(run_one(
+                    std::sync::Arc::clone(&registry),
+                    state.clone(),
+                    self.cancellation.clone(),
+                    r,
+                ));
+            }
+            let Some((r, result)) = running.next().await else {
+                break;
+            };
+            if let Some(busy) = running_per_tool.get_mut(&r.tool) {
+                *busy -= 1;
+            }
+            self.report(Event::Result {
+                step,
+                call_id: r.call.id.clone(),
+                tool: r.call.name.clone(),
+                is_error: result.is_error(),
+                text: result.to_text(),
+            });
+            self.calls_mut()[r.index].status = CallStatus::Finished { result };
+            self.reported.push(r.index);
+            if r.side_effects {
+                journaled_left -= 1;
+                // The last one's result is saved with the step's end.
+                if journaled_left > 0 {
+                    self.save().await?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Puts the settled results into the conversation, and tells whether
+    /// they end the run.
+    fn record_results(&mut self) -> Settled {
+        let Some(turn) = self.session.turn.take() else {
+            return Settled::Next;
+        };
+        let reported = std::mem::take(&mut self.reported);
+        let results: Vec<ToolCallResult> = turn
+            .calls
+            .into_iter()
+            .enumerate()
+            .map(|(index, pending)| {
+                let result = match pending.status {
+                    CallStatus::Finished { result } => result,
+                    // Every call is finished here; should one not be, the
+                    // model is told rather than left without an answer.
+                    _ => ToolResult::error("The call was not run."),
+                };
+                if !reported.contains(&index) {
+                    self.report(Event::Result {
+                        step: turn.step,
+                        call_id: pending.call.id.clone(),
+                        tool: pending.call.name.clone(),
+                        is_error: result.is_error(),
+                        text: result.to_text(),
+                    });
+                }
+                ToolCallResult::new(pending.call.id, pending.call.name, result)
+            })
+            .collect();
+        let pushed = self
+            .session
+            .conversation
+            .push_results_for(turn.provider_ids, results);
+        if let Some(error) = pushed.unsaved {
+            self.report(Event::Unsaved {
+                step: turn.step,
+                error: error.to_string(),
+            });
+        }
+        if self.cancellation.is_cancelled() {
+            return Settled::Stop(StopReason::Cancelled);
+        }
+        let results = self
+            .session
+            .conversation
+            .history()
+            .step(pushed.step)
+            .unwrap_or_default();
+        let registry = &self.agent.registry;
+        let run = &mut self.session.run;
+        for result in results {
+            let tool = registry
+                .get(&result.tool_name)
+                .map_or_else(|| result.tool_name.clone(), |def| def.name().to_owned());
+            let counter = run.failures.entry(tool.clone()).or_insert(0);
+            if result.result.is_error() {
+                *counter += 1;
+                if *counter > self.agent.limits.max_failures {
+                    return Settled::Stop(StopReason::ToolFailures {
+                        tool,
+                        last_error: result.result.to_text(),
+                    });
+                }
+            } else {
+                *counter = 0;
+            }
+            if result.result.is_done() {
+                run.done = true;
+                run.success = result.result.success();
+                run.answer = Some(result.result.to_text());
+                return Settled::Stop(StopReason::Done);
+            }
+            if self.agent.stop_after.contains(&tool) && !result.result.is_error() {
+                run.answer = Some(result.result.to_text());
+                return Settled::Stop(StopReason::StopAfter(tool));
+            }
+        }
+        Settled::Next
+    }
+
+    fn step(&self) -> usize {
+        self.session.turn.as_ref().map_or(0, |turn| turn.step)
+    }
+
+    fn calls(&self) -> &[crate::session::PendingCall] {
+        self.session.calls()
+    }
+
+    fn calls_mut(&mut self) -> &mut Vec<crate::session::PendingCall> {
+        &mut self
+            .session
+            .turn
+            .as_mut()
+            .expect("calls are settled only while a turn is pending")
+            .calls
+    }
+
+    /// A call's time limit: the tool's own, else the run's.
+    fn timeout(&self, tool: Option<Duration>) -> Option<Duration> {
+        tool.or(self.agent.limits.call_timeout)
+    }
+}
+
+/// A call cleared to run, and what limits it.
+struct Runnable {
+    index: usize,
+    call: ToolCall,
+    tool: String,
+    side_effects: bool,
+    timeout: Option<Duration>,
+    max_concurrent: Option<usize>,
+}
+
+/// Runs one call under its time limit and the run's cancellation; either
+/// raises the call's own signal, so its work stops too.
+async fn run_one(
+    registry: std::sync::Arc<Registry>,
+    state: RunState,
+    run_cancellation: Cancellation,
+    runnable: Runnable,
+) -> (Runnable, ToolResult) {
+    let own = Cancellation::new();
+    let expired = async {
+        match runnable.timeout {
+            Some(limit) => tokio::time::sleep(limit).await,
+            None => std::future::pending().await,
+        }
+    };
+    let result = tokio::select! {
+        outcome = registry.run_in(&runnable.call, &own, &state) => outcome.result,
+        () = expired => {
+            own.cancel();
+            let seconds = runnable.timeout.unwrap_or_default().as_secs_f64();
+            ToolResult::error(format!(
+                "The call to `{}` was stopped after {seconds} s, its time limit. \
+                 Try a smaller request, or another way.",
+                runnable.call.name
+            ))
+        }
+        () = run_cancellation.cancelled() => {
+            own.cancel();
+            ToolResult::error("The call was cancelled: the run was stopped.")
+        }
+    };
+    (runnable, result)
+}
+
+/// The error result for a call whose arguments are not JSON: it quotes
+/// what the model wrote, so the model can tell what to fix.
+fn malformed_result(call: &ToolCall, problem: &str) -> ToolResult {
+    let written = match &call.arguments {
+        serde_json::Value::String(text) => text.clone(),
+        other => other.to_string(),
+    };
+    let shown = toolkit_core::text::cut(&written, 300);
+    ToolResult::error(format!(
+        "The call to `{}` was not run: {problem}. You wrote: {shown}. \
+         Call the tool again with complete JSON arguments.",
+        call.name
+    ))
+}

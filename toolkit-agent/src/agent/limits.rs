@@ -1,0 +1,98 @@
+//! How far a run may go: steps, failures, time, concurrency, uses, tokens.
+
+use std::time::Duration;
+
+/// Limits of a run.
+///
+/// Every limit is checked where it is used: a call over its time limit or
+/// its tool's number of uses becomes an error result the model reads and
+/// can react to; the step limit and the token budget end the run with
+/// their [`StopReason`](crate::StopReason).
+///
+/// ```
+/// use std::time::Duration;
+/// use toolkit_agent::Limits;
+///
+/// let limits = Limits {
+///     max_steps: 8,
+///     call_timeout: Some(Duration::from_secs(30)),
+///     max_tokens: Some(50_000),
+///     ..Limits::default()
+/// };
+/// assert_eq!(limits.max_concurrent_calls, 8);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Model turns at most in one run (default 20).
+    pub max_steps: usize,
+    /// Consecutive failed calls of one tool before the run stops (default
+    /// 3). A success of the tool resets its count.
+    pub max_failures: u32,
+    /// How long one call may run before it is cancelled and answered with
+    /// an error result (default 120 s; `None`: no limit besides the
+    /// registry's own). A registry's per-tool limit, when shorter, wins.
+    pub call_timeout: Option<Duration>,
+    /// Calls of one turn running at once (default 8): a turn with more
+    /// calls runs them in waves, in call order, so a model asking for
+    /// hundreds at once cannot start them all.
+    pub max_concurrent_calls: usize,
+    /// Tokens (input and output, as the provider reports them) one run may
+    /// use; checked before each request (default: no budget).
+    pub max_tokens: Option<u64>,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            max_steps: 20,
+            max_failures: 3,
+            call_timeout: Some(Duration::from_secs(120)),
+            max_concurrent_calls: 8,
+            max_tokens: None,
+        }
+    }
+}
+
+/// Limits of one tool within a run, set with
+/// [`AgentBuilder::tool_limits`](crate::AgentBuilder::tool_limits).
+///
+/// ```
+/// use std::time::Duration;
+/// use toolkit_agent::ToolLimits;
+///
+/// let search = ToolLimits::new().max_uses(5).max_concurrent(2);
+/// let slow = ToolLimits::new().timeout(Duration::from_secs(600));
+/// # let _ = (search, slow);
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ToolLimits {
+    pub(crate) max_uses: Option<u32>,
+    pub(crate) max_concurrent: Option<usize>,
+    pub(crate) timeout: Option<Duration>,
+}
+
+impl ToolLimits {
+    /// No limits beyond the run's.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Calls of the tool at most in one run; later calls are answered
+    /// with an error result saying the tool is used up.
+    pub fn max_uses(mut self, uses: u32) -> Self {
+        self.max_uses = Some(uses);
+        self
+    }
+
+    /// Calls of the tool running at once within a turn.
+    pub fn max_concurrent(mut self, calls: usize) -> Self {
+        self.max_concurrent = Some(calls.max(1));
+        self
+    }
+
+    /// The tool's call time limit, in place of the run's.
+    pub fn timeout(mut self, limit: Duration) -> Self {
+        self.timeout = Some(limit);
+        self
+    }
+}

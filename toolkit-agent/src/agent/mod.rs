@@ -1,0 +1,395 @@
+//! The agent: a model, a registry and the host's rules, run until the task
+//! is done; sessions that continue, pause and resume.
+
+mod approval;
+mod calls;
+mod limits;
+mod outcome;
+mod run;
+
+use std::fmt;
+use std::sync::Arc;
+
+use futures_util::future::BoxFuture;
+use toolkit_core::{OutputBudget, Registry};
+
+pub use self::approval::Decision;
+use self::approval::{Approval, ApprovalRules};
+pub use self::limits::{Limits, ToolLimits};
+pub use self::outcome::{Outcome, RunError, StopReason};
+pub use self::run::Run;
+use crate::conversation::{Conversation, ToolChoice};
+use crate::model::Model;
+use crate::observation::Observation;
+use crate::session::{PendingCall, Session};
+use crate::store::SessionStore;
+
+/// A hook that adjusts a new session's conversation.
+type Configure = Arc<dyn Fn(&mut Conversation) + Send + Sync>;
+
+/// A hook that observes the world at the start of each step.
+type Observe = Arc<dyn Fn(usize) -> BoxFuture<'static, Option<Observation>> + Send + Sync>;
+
+/// A model, a registry and the host's rules, run until the task is done.
+///
+/// [`run`](Self::run) runs one task; [`session`](Self::session) and
+/// [`send`](Self::send) hold a conversation over many messages;
+/// [`resume`](Self::resume) continues a run that paused for a decision or
+/// was cut short. Each returns a [`Run`], awaited for its [`Outcome`]:
+///
+/// ```no_run
+/// # async fn demo(agent: toolkit_agent::Agent<toolkit_agent::HttpModel>)
+/// # -> Result<(), toolkit_agent::RunError> {
+/// let outcome = agent.run("How many words in 'a b c'?").await?;
+///
+/// let mut chat = agent.session();
+/// agent.send(&mut chat, "Hello").await?;
+/// let outcome = agent.send(&mut chat, "And then?").await?;
+/// # Ok(()) }
+/// ```
+pub struct Agent<M> {
+    model: M,
+    registry: Arc<Registry>,
+    instructions: Option<String>,
+    limits: Limits,
+    tool_limits: Vec<(String, ToolLimits)>,
+    approval: Option<Approval>,
+    rules: ApprovalRules,
+    stop_after: Vec<String>,
+    tool_choice: ToolChoice,
+    stream: bool,
+    configure: Option<Configure>,
+    observe: Option<Observe>,
+    budget: Option<OutputBudget>,
+    store: Option<Arc<dyn SessionStore>>,
+}
+
+impl<M> fmt::Debug for Agent<M> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Agent")
+            .field("instructions", &self.instructions.is_some())
+            .field("limits", &self.limits)
+            .field("stop_after", &self.stop_after)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Builds an [`Agent`]; [`build`](Self::build) checks every tool name the
+/// rules give against the registry.
+#[must_use = "a builder does nothing until `build`"]
+pub struct AgentBuilder<M> {
+    agent: Agent<M>,
+}
+
+/// Why an agent could not be built.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum BuildError {
+    /// A rule names a tool the registry does not have (a typo would
+    /// otherwise leave the real tool without the rule).
+    UnknownTool {
+        /// The rule: `needs_approval`, `trust`, `stop_after`, `tool_limits`.
+        rule: &'static str,
+        /// The name given.
+        name: String,
+        /// The registry's tools, for the message.
+        known: Vec<String>,
+    },
+}
+
+impl fmt::Display for BuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::UnknownTool { rule, name, known } => write!(
+                f,
+                "`{rule}` names `{name}`, which is not a tool of the registry (its tools: {})",
+                known.join(", ")
+            ),
+        }
+    }
+}
+
+impl std::error::Error for BuildError {}
+
+impl<M: Model> Agent<M> {
+    /// An agent running `registry`'s tools with `model`, with the default
+    /// rules: tools that declare `needs_approval` and tools marked
+    /// destructive wait for a decision; nothing else does.
+    pub fn new(model: M, registry: impl Into<Arc<Registry>>) -> Self {
+        Self {
+            model,
+            registry: registry.into(),
+            instructions: None,
+            limits: Limits::default(),
+            tool_limits: Vec::new(),
+            approval: None,
+            rules: ApprovalRules::default(),
+            stop_after: Vec::new(),
+            tool_choice: ToolChoice::Auto,
+            stream: false,
+            configure: None,
+            observe: None,
+            budget: None,
+            store: None,
+        }
+    }
+
+    /// A builder for an agent with instructions, limits and rules.
+    ///
+    /// ```
+    /// use toolkit_agent::{Agent, BuildError, HttpModel};
+    /// use toolkit_core::{Registry, tool, tools};
+    ///
+    /// /// Book a meeting.
+    /// #[tool(destructive)]
+    /// fn book(/** Who. */ with: String) -> String {
+    ///     format!("booked with {with}")
+    /// }
+    ///
+    /// let registry = Registry::builder().tools(tools![book]).build()?;
+    /// let model = HttpModel::openai_chat("m").no_key().build()?;
+    /// let typo = Agent::builder(model, registry).stop_after("bokk").build();
+    /// assert!(matches!(typo, Err(BuildError::UnknownTool { .. })));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn builder(model: M, registry: impl Into<Arc<Registry>>) -> AgentBuilder<M> {
+        AgentBuilder {
+            agent: Self::new(model, registry),
+        }
+    }
+
+    /// The registry whose tools the agent runs.
+    pub fn registry(&self) -> &Arc<Registry> {
+        &self.registry
+    }
+
+    /// A new session: an empty conversation in the model's provider, with
+    /// the agent's instructions and settings.
+    pub fn session(&self) -> Session {
+        let mut conversation = Conversation::new(self.model.provider());
+        conversation.set_tool_choice(self.tool_choice.clone());
+        if let Some(budget) = &self.budget {
+            conversation.set_output_budget(budget.clone());
+        }
+        if let Some(configure) = &self.configure {
+            configure(&mut conversation);
+        }
+        Session::new(conversation)
+    }
+
+    /// Runs `task` in a new session, to its end.
+    pub fn run(&self, task: impl Into<String>) -> Run<'_, M> {
+        Run::new(
+            self,
+            run::Slot::Owned(Box::new(self.session())),
+            Some(task.into()),
+        )
+    }
+
+    /// Sends the user's next message in `session` and runs to the end of
+    /// the model's answer. The run before must have ended: a paused one is
+    /// [resumed](Self::resume) first.
+    pub fn send<'a>(&'a self, session: &'a mut Session, message: impl Into<String>) -> Run<'a, M> {
+        Run::new(self, run::Slot::Borrowed(session), Some(message.into()))
+    }
+
+    /// Goes on with `session`'s run where it stopped: after the host
+    /// [decided](Session::decide) the waiting calls, or in a new process
+    /// after the old one died. Nothing that was recorded as started runs
+    /// again without a decision (see [`CallStatus`](crate::CallStatus)).
+    pub fn resume<'a>(&'a self, session: &'a mut Session) -> Run<'a, M> {
+        Run::new(self, run::Slot::Borrowed(session), None)
+    }
+
+    /// The session the store keeps under `id`.
+    pub async fn load(&self, id: &str) -> Result<Session, RunError> {
+        let Some(store) = &self.store else {
+            return Err(RunError::Session(
+                "the agent has no store to load sessions from".to_owned(),
+            ));
+        };
+        store
+            .load(id)
+            .await?
+            .ok_or_else(|| RunError::Session(format!("the store holds no session `{id}`")))
+    }
+
+    /// A new conversation for a task, as a run starts it (for hosts that
+    /// drive the model themselves).
+    pub fn conversation(&self, task: &str) -> Result<Conversation, toolkit_core::ToolListError> {
+        let mut conversation = self.session().conversation;
+        self.prepare(&mut conversation)?;
+        conversation.push_user(task);
+        Ok(conversation)
+    }
+
+    /// Sets what may change between turns: the instructions and the tool
+    /// list, as they are now.
+    fn prepare(&self, conversation: &mut Conversation) -> Result<(), toolkit_core::ToolListError> {
+        if let Some(instructions) = &self.instructions {
+            conversation.set_instructions(instructions.clone());
+        }
+        conversation.set_tools(&self.registry)
+    }
+
+    fn tool_limits(&self, tool: &str) -> ToolLimits {
+        self.tool_limits
+            .iter()
+            .rev()
+            .find(|(name, _)| name == tool)
+            .map_or_else(ToolLimits::default, |(_, limits)| *limits)
+    }
+}
+
+impl<M: Model> AgentBuilder<M> {
+    /// The system instructions.
+    pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
+        self.agent.instructions = Some(instructions.into());
+        self
+    }
+
+    /// The run's limits.
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.agent.limits = limits;
+        self
+    }
+
+    /// One tool's limits within a run: uses, calls at once, time.
+    pub fn tool_limits(mut self, tool: impl Into<String>, limits: ToolLimits) -> Self {
+        self.agent.tool_limits.push((tool.into(), limits));
+        self
+    }
+
+    /// The approval hook, asked about each call that waits for a decision
+    /// (a tool needing approval; a call that may have run): it may approve,
+    /// deny, edit, answer, or [defer](Decision::Defer) to a person, which
+    /// pauses the run. Without a hook, such calls pause the run.
+    ///
+    /// ```no_run
+    /// # fn demo(builder: toolkit_agent::AgentBuilder<toolkit_agent::HttpModel>) {
+    /// use toolkit_agent::Decision;
+    ///
+    /// builder.approval(|pending| async move {
+    ///     if pending.call.arguments["day"] == "Sunday" {
+    ///         Decision::Deny("no meetings on Sundays".into())
+    ///     } else {
+    ///         Decision::Defer // a person decides, later
+    ///     }
+    /// });
+    /// # }
+    /// ```
+    pub fn approval<F, Fut>(mut self, hook: F) -> Self
+    where
+        F: Fn(PendingCall) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Decision> + Send + 'static,
+    {
+        self.agent.approval = Some(Arc::new(move |pending| Box::pin(hook(pending))));
+        self
+    }
+
+    /// Marks a tool as needing approval, besides those that declare it.
+    pub fn needs_approval(mut self, tool: impl Into<String>) -> Self {
+        self.agent.rules.marked.push(tool.into());
+        self
+    }
+
+    /// Every call needs approval.
+    pub fn approve_every_call(mut self) -> Self {
+        self.agent.rules.all = true;
+        self
+    }
+
+    /// Lets a tool marked destructive run without approval.
+    pub fn trust(mut self, tool: impl Into<String>) -> Self {
+        self.agent.rules.trusted.push(tool.into());
+        self
+    }
+
+    /// Stops the run after this tool runs (its result is the answer).
+    pub fn stop_after(mut self, tool: impl Into<String>) -> Self {
+        self.agent.stop_after.push(tool.into());
+        self
+    }
+
+    /// Which calls the model may make.
+    pub fn tool_choice(mut self, choice: ToolChoice) -> Self {
+        self.agent.tool_choice = choice;
+        self
+    }
+
+    /// Streams each model turn (events as they arrive; same turns).
+    pub fn streaming(mut self, stream: bool) -> Self {
+        self.agent.stream = stream;
+        self
+    }
+
+    /// Adjusts each new session's conversation (request settings such as
+    /// `max_tokens`).
+    pub fn configure(mut self, hook: impl Fn(&mut Conversation) + Send + Sync + 'static) -> Self {
+        self.agent.configure = Some(Arc::new(hook));
+        self
+    }
+
+    /// Observes the world at the start of each step (the hook gets the
+    /// step's number, from 1): what it returns is shown to the model before
+    /// the step's request, and older observations shrink to their
+    /// [`later`](Observation::later) line. A browser agent shows the page
+    /// map this way.
+    pub fn observe<F, Fut>(mut self, hook: F) -> Self
+    where
+        F: Fn(usize) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Option<Observation>> + Send + 'static,
+    {
+        self.agent.observe = Some(Arc::new(move |step| Box::pin(hook(step))));
+        self
+    }
+
+    /// Saves outputs longer than the budget to files; the model sees their
+    /// beginning and the file's name (see
+    /// [`Conversation::set_output_budget`]).
+    pub fn output_budget(mut self, budget: OutputBudget) -> Self {
+        self.agent.budget = Some(budget);
+        self
+    }
+
+    /// Where sessions are saved: at every step boundary, and before and
+    /// after every call with side effects (every tool not marked
+    /// read-only).
+    pub fn store(mut self, store: impl SessionStore + 'static) -> Self {
+        self.agent.store = Some(Arc::new(store));
+        self
+    }
+
+    /// The agent, once every tool name its rules give is a tool of the
+    /// registry.
+    pub fn build(self) -> Result<Agent<M>, BuildError> {
+        let mut agent = self.agent;
+        let registry = Arc::clone(&agent.registry);
+        // Each name becomes the name models call the tool by, so that a
+        // rule given a tool's original name still applies to its calls.
+        let resolve = |rule: &'static str, name: &mut String| match registry.get(name) {
+            Some(def) => {
+                *name = def.name().to_owned();
+                Ok(())
+            }
+            None => Err(BuildError::UnknownTool {
+                rule,
+                name: name.clone(),
+                known: registry.names().collect(),
+            }),
+        };
+        for name in &mut agent.rules.marked {
+            resolve("needs_approval", name)?;
+        }
+        for name in &mut agent.rules.trusted {
+            resolve("trust", name)?;
+        }
+        for name in &mut agent.stop_after {
+            resolve("stop_after", name)?;
+        }
+        for (name, _) in &mut agent.tool_limits {
+            resolve("tool_limits", name)?;
+        }
+        Ok(agent)
+    }
+}

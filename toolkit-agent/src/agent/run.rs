@@ -1,0 +1,337 @@
+//! One run of an agent: request, read the turn, settle its calls, record;
+//! until the task is done, the run pauses, or a limit is reached.
+
+use std::future::IntoFuture;
+
+use futures_util::future::BoxFuture;
+use tokio::sync::mpsc;
+use toolkit_core::response::Turn;
+use toolkit_core::{Cancellation, RunState, ToolListChanges};
+
+use super::Agent;
+use super::outcome::{Outcome, RunError, StopReason};
+use crate::event::{Event, Events};
+use crate::model::{Model, ModelError};
+use crate::session::{CallStatus, PendingCall, PendingTurn, RunProgress, Session};
+
+/// A run about to start: awaited, it runs to its [`Outcome`].
+///
+/// Made by [`Agent::run`], [`Agent::send`] and [`Agent::resume`]; before
+/// awaiting it, give it a cancellation signal, the run's own values, or
+/// take its events.
+///
+/// ```no_run
+/// # async fn demo(agent: toolkit_agent::Agent<toolkit_agent::HttpModel>) {
+/// use toolkit_core::{Cancellation, RunState};
+///
+/// #[derive(Clone)]
+/// struct UserId(u64);
+///
+/// let cancellation = Cancellation::new();
+/// let (run, mut events) = agent
+///     .run("What is on my calendar?")
+///     .state(RunState::new().with(UserId(7)))
+///     .cancellation(&cancellation)
+///     .events();
+/// tokio::spawn(async move {
+///     while let Some(event) = events.recv().await {
+///         eprintln!("{event}");
+///     }
+/// });
+/// let outcome = run.await;
+/// # }
+/// ```
+#[must_use = "a run does nothing until awaited"]
+pub struct Run<'a, M> {
+    agent: &'a Agent<M>,
+    session: Slot<'a>,
+    message: Option<String>,
+    cancellation: Option<&'a Cancellation>,
+    state: Option<RunState>,
+}
+
+pub(crate) enum Slot<'a> {
+    Owned(Box<Session>),
+    Borrowed(&'a mut Session),
+}
+
+impl Slot<'_> {
+    fn get(&mut self) -> &mut Session {
+        match self {
+            Slot::Owned(session) => session,
+            Slot::Borrowed(session) => session,
+        }
+    }
+}
+
+impl<'a, M: Model> Run<'a, M> {
+    pub(crate) fn new(agent: &'a Agent<M>, session: Slot<'a>, message: Option<String>) -> Self {
+        Self {
+            agent,
+            session,
+            message,
+            cancellation: None,
+            state: None,
+        }
+    }
+
+    /// A signal the host raises to stop the run: a running request or call
+    /// is abandoned (the call's own cancellation signal is raised) and the
+    /// run ends with [`StopReason::Cancelled`].
+    pub fn cancellation(mut self, cancellation: &'a Cancellation) -> Self {
+        self.cancellation = Some(cancellation);
+        self
+    }
+
+    /// The run's own values, read by its tools' calls before the
+    /// registry's (see [`RunState`]); they replace the session's.
+    pub fn state(mut self, state: RunState) -> Self {
+        self.state = Some(state);
+        self
+    }
+
+    /// The run, with its events as an async stream.
+    pub fn events(self) -> (BoxFuture<'a, Result<Outcome, RunError>>, Events) {
+        let (sender, receiver) = mpsc::unbounded_channel();
+        (Box::pin(self.go(Some(sender))), Events(receiver))
+    }
+
+    async fn go(
+        mut self,
+        events: Option<mpsc::UnboundedSender<Event>>,
+    ) -> Result<Outcome, RunError> {
+        let never = Cancellation::new();
+        let cancellation = self.cancellation.unwrap_or(&never);
+        let agent = self.agent;
+        let session = self.session.get();
+        if let Some(state) = self.state.take() {
+            session.state = state;
+        }
+        match self.message.take() {
+            Some(message) => {
+                if !session.run.ended || session.turn.is_some() {
+                    return Err(RunError::Session(
+                        "the session's run has not ended: decide its waiting calls and resume it \
+                         before sending a message"
+                            .to_owned(),
+                    ));
+                }
+                session.run = RunProgress::default();
+                session.conversation.push_user(message);
+            }
+            None => {
+                if session.run.ended && session.turn.is_none() {
+                    return Err(RunError::Session(
+                        "the session's run has ended: send a message to start the next".to_owned(),
+                    ));
+                }
+                // Whatever was running when the session was saved may
+                // have run.
+                session.loaded();
+            }
+        }
+        agent.prepare(&mut session.conversation)?;
+        let mut driver = Driver {
+            agent,
+            session,
+            cancellation,
+            events,
+            changes: agent.registry.changes(),
+            reported: Vec::new(),
+        };
+        driver.drive().await
+    }
+}
+
+impl<'a, M: Model> IntoFuture for Run<'a, M> {
+    type Output = Result<Outcome, RunError>;
+    type IntoFuture = BoxFuture<'a, Result<Outcome, RunError>>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(self.go(None))
+    }
+}
+
+/// A run in progress: the session it advances and what it reports to.
+pub(super) struct Driver<'r, M> {
+    pub(super) agent: &'r Agent<M>,
+    pub(super) session: &'r mut Session,
+    pub(super) cancellation: &'r Cancellation,
+    pub(super) events: Option<mpsc::UnboundedSender<Event>>,
+    changes: ToolListChanges,
+    /// The calls of the pending turn whose result event was sent, as they
+    /// finished; the others' are sent when the turn's results are recorded.
+    pub(super) reported: Vec<usize>,
+}
+
+/// What settling a turn's calls came to.
+pub(super) enum Settled {
+    /// Every call has its result; the run goes on.
+    Next,
+    /// Calls wait for decisions.
+    Paused,
+    /// The run ends.
+    Stop(StopReason),
+}
+
+impl<M: Model> Driver<'_, M> {
+    pub(super) fn report(&self, event: Event) {
+        if let Some(sender) = &self.events {
+            let _ = sender.send(event);
+        }
+    }
+
+    /// Saves the session, when the agent has a store.
+    pub(super) async fn save(&self) -> Result<(), RunError> {
+        if let Some(store) = &self.agent.store {
+            store.save(self.session).await?;
+        }
+        Ok(())
+    }
+
+    async fn drive(&mut self) -> Result<Outcome, RunError> {
+        let limits = self.agent.limits;
+        loop {
+            if self.session.turn.is_some() {
+                match self.settle().await? {
+                    Settled::Next => continue,
+                    Settled::Paused => return self.pause().await,
+                    Settled::Stop(reason) => return self.finish(reason).await,
+                }
+            }
+            if self.cancellation.is_cancelled() {
+                return self.finish(StopReason::Cancelled).await;
+            }
+            let run = &self.session.run;
+            if run.steps >= limits.max_steps {
+                return self.finish(StopReason::StepLimit).await;
+            }
+            if let Some(budget) = limits.max_tokens
+                && run.usage.input_tokens + run.usage.output_tokens >= budget
+            {
+                return self.finish(StopReason::TokenBudget).await;
+            }
+            self.session.run.steps += 1;
+            let step = self.session.run.steps;
+            self.report(Event::StepStarted { step });
+            if let Some(observe) = &self.agent.observe {
+                let observed = tokio::select! {
+                    observed = observe(step) => observed,
+                    () = self.cancellation.cancelled() => {
+                        return self.finish(StopReason::Cancelled).await;
+                    }
+                };
+                if let Some(observation) = observed {
+                    if self.events.is_some() {
+                        self.report(Event::Observed {
+                            step,
+                            text: observation.text().to_owned(),
+                        });
+                    }
+                    self.session.conversation.push_observation(observation);
+                }
+            }
+            // Tools added or removed since the last request (an MCP
+            // server's list changed) are offered from this one on.
+            if self.changes.take_change() {
+                self.session.conversation.set_tools(&self.agent.registry)?;
+            }
+            let request = self.session.conversation.request();
+            let turn = tokio::select! {
+                turn = self.ask(&request) => turn?,
+                () = self.cancellation.cancelled() => {
+                    return self.finish(StopReason::Cancelled).await;
+                }
+            };
+            self.record_turn(step, &turn);
+            if !turn.has_calls() {
+                let reason = if turn.truncated() {
+                    StopReason::Truncated
+                } else {
+                    StopReason::Answered
+                };
+                return self.finish(reason).await;
+            }
+        }
+    }
+
+    async fn ask(&self, request: &serde_json::Value) -> Result<Turn, ModelError> {
+        let model = &self.agent.model;
+        if self.agent.stream {
+            let mut ignore = |_: &toolkit_core::response::Accumulator| {};
+            model.stream(request, &mut ignore).await
+        } else {
+            model.complete(request).await
+        }
+    }
+
+    /// Adds the model's turn to the session, and its calls as pending.
+    fn record_turn(&mut self, step: usize, turn: &Turn) {
+        if let Some(usage) = turn.usage {
+            self.session.run.usage += usage;
+            self.report(Event::Usage { step, usage });
+        }
+        if !turn.text.is_empty() {
+            self.report(Event::Text {
+                step,
+                text: turn.text.clone(),
+            });
+            self.session.run.answer = Some(turn.text.clone());
+        }
+        self.session.conversation.push_turn(turn);
+        if !turn.has_calls() {
+            return;
+        }
+        let calls = turn
+            .calls
+            .iter()
+            .zip(&turn.call_info)
+            .map(|(call, info)| {
+                self.report(Event::Call {
+                    step,
+                    call: call.clone(),
+                    malformed: info.malformed.clone(),
+                });
+                PendingCall {
+                    call: call.clone(),
+                    malformed: info.malformed.clone(),
+                    status: CallStatus::New,
+                }
+            })
+            .collect();
+        self.session.turn = Some(PendingTurn {
+            step,
+            provider_ids: !turn.call_info.iter().any(|info| info.generated_id),
+            calls,
+        });
+    }
+
+    /// Ends the run: the session is saved as ended.
+    async fn finish(&mut self, stop: StopReason) -> Result<Outcome, RunError> {
+        self.session.run.ended = true;
+        self.save().await?;
+        Ok(self.outcome(stop))
+    }
+
+    /// Stops the run with calls waiting: the session is saved as it is.
+    async fn pause(&mut self) -> Result<Outcome, RunError> {
+        self.save().await?;
+        let mut outcome = self.outcome(StopReason::Paused);
+        outcome.pending = self.session.pending().into_iter().cloned().collect();
+        Ok(outcome)
+    }
+
+    fn outcome(&self, stop: StopReason) -> Outcome {
+        let run = &self.session.run;
+        Outcome {
+            answer: run.answer.clone(),
+            done: run.done,
+            success: run.success,
+            steps: run.steps,
+            usage: run.usage,
+            stop,
+            pending: Vec::new(),
+            session_id: self.session.id().to_owned(),
+        }
+    }
+}

@@ -1,0 +1,342 @@
+//! A conversation with an agent, and where its current run stands: what
+//! a host saves between turns, and what a paused or crashed run resumes
+//! from.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde::{Deserialize, Serialize};
+use toolkit_core::response::Usage;
+use toolkit_core::{RunState, ToolCall, ToolResult};
+
+use crate::agent::Decision;
+use crate::conversation::Conversation;
+
+/// The version of the JSON form [`Session`] is saved as.
+pub const SESSION_VERSION: u32 = 1;
+
+/// A conversation with an agent and where its current run stands.
+///
+/// Made by [`Agent::session`](crate::Agent::session) and advanced by
+/// [`Agent::send`](crate::Agent::send) (a user message) and
+/// [`Agent::resume`](crate::Agent::resume) (a paused run). It is plain
+/// data: serialize it with serde (a JSON form documented in
+/// `docs/round-trip.md`, "Sessions"), keep it anywhere, load it in another
+/// process, and the conversation goes on where it was.
+///
+/// A run that waits for a person stops with its
+/// [`pending`](Self::pending) calls; [`decide`](Self::decide) records the
+/// decisions, and [`Agent::resume`](crate::Agent::resume) goes on.
+///
+/// The run's own values ([`RunState`]: the user, a database handle) are
+/// not saved: give them again with [`set_state`](Self::set_state) after
+/// loading.
+#[derive(Clone, Serialize, Deserialize)]
+pub struct Session {
+    version: u32,
+    id: String,
+    pub(crate) conversation: Conversation,
+    pub(crate) run: RunProgress,
+    pub(crate) turn: Option<PendingTurn>,
+    #[serde(skip)]
+    pub(crate) state: RunState,
+}
+
+/// How far the current run has come.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub(crate) struct RunProgress {
+    /// Model turns taken in this run.
+    pub(crate) steps: usize,
+    /// Tokens over this run.
+    pub(crate) usage: Usage,
+    /// Consecutive failures, per tool.
+    pub(crate) failures: BTreeMap<String, u32>,
+    /// Calls made, per tool.
+    pub(crate) uses: BTreeMap<String, u32>,
+    /// The latest answer: the model's text, or a done tool's summary.
+    pub(crate) answer: Option<String>,
+    pub(crate) done: bool,
+    pub(crate) success: Option<bool>,
+    /// Whether the run has ended (a new message starts the next).
+    pub(crate) ended: bool,
+}
+
+/// The calls of the model's latest turn, while they are being settled.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct PendingTurn {
+    pub(crate) step: usize,
+    /// Whether the provider gave ids of its own to every call (Gemini may
+    /// not; then results are matched by position).
+    pub(crate) provider_ids: bool,
+    pub(crate) calls: Vec<PendingCall>,
+}
+
+/// One call of the model's latest turn and where it stands.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct PendingCall {
+    /// The call as the model made it.
+    pub call: ToolCall,
+    /// Why its arguments cannot be used, if they cannot.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub malformed: Option<String>,
+    /// Where it stands.
+    pub status: CallStatus,
+}
+
+/// Where one call of the latest turn stands.
+///
+/// A call is recorded as [`Started`](Self::Started) (and the session
+/// saved) before a tool with side effects runs, and as
+/// [`Finished`](Self::Finished) after. A session loaded with a call still
+/// `Started` — the process died while it ran — has it as
+/// [`MayHaveRun`](Self::MayHaveRun): it is never run again silently.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum CallStatus {
+    /// Not yet looked at.
+    New,
+    /// Waiting for a person's decision: the tool needs approval.
+    AwaitingApproval,
+    /// It was started and no result was recorded: it may have run. A
+    /// decision settles it: [`Decision::Approve`] runs it again,
+    /// [`Decision::Answered`] gives the result it had, [`Decision::Deny`]
+    /// tells the model it was not confirmed.
+    MayHaveRun,
+    /// Cleared to run, as given (perhaps edited by the host).
+    Approved {
+        /// The call to run.
+        call: ToolCall,
+    },
+    /// Running (as recorded before it started).
+    Started {
+        /// The call being run.
+        call: ToolCall,
+    },
+    /// Done: the result the model will see.
+    Finished {
+        /// The result.
+        result: ToolResult,
+    },
+}
+
+impl CallStatus {
+    /// Whether the call waits for the host's decision.
+    pub fn awaits_decision(&self) -> bool {
+        matches!(self, Self::AwaitingApproval | Self::MayHaveRun)
+    }
+}
+
+/// Why a decision could not be recorded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum DecideError {
+    /// No call of the latest turn has this id.
+    UnknownCall(String),
+    /// The call does not wait for a decision.
+    NotPending(String),
+    /// [`Decision::Defer`] decides nothing.
+    Deferred,
+}
+
+impl fmt::Display for DecideError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::UnknownCall(id) => write!(f, "no call of the latest turn has the id `{id}`"),
+            Self::NotPending(id) => write!(f, "the call `{id}` does not wait for a decision"),
+            Self::Deferred => f.write_str("deferring is not a decision"),
+        }
+    }
+}
+
+impl std::error::Error for DecideError {}
+
+/// Why a loaded session cannot be used.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum SessionError {
+    /// The JSON is not a session.
+    Json(serde_json::Error),
+    /// A session of a later form than this version reads.
+    Version(u32),
+    /// The id is not one a store can hold: 1 to 128 of `A-Z a-z 0-9 _ -`.
+    Id(String),
+}
+
+impl fmt::Display for SessionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Json(error) => write!(f, "not a saved session: {error}"),
+            Self::Version(version) => write!(
+                f,
+                "the session was saved in form {version}; this version reads form {SESSION_VERSION}"
+            ),
+            Self::Id(id) => write!(
+                f,
+                "`{id}` is not a session id: use 1 to 128 of `A-Z a-z 0-9 _ -`"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for SessionError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Self::Json(error) => Some(error),
+            _ => None,
+        }
+    }
+}
+
+impl Session {
+    pub(crate) fn new(conversation: Conversation) -> Self {
+        Self {
+            version: SESSION_VERSION,
+            id: new_id(),
+            conversation,
+            run: RunProgress {
+                ended: true,
+                ..RunProgress::default()
+            },
+            turn: None,
+            state: RunState::new(),
+        }
+    }
+
+    /// The session's id: what a [store](crate::SessionStore) keeps it
+    /// under. Made unique in the process when the session is made.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// Gives the session an id of the host's (a chat's id, say).
+    pub fn set_id(&mut self, id: impl Into<String>) -> Result<(), SessionError> {
+        let id = id.into();
+        if !is_valid_id(&id) {
+            return Err(SessionError::Id(id));
+        }
+        self.id = id;
+        Ok(())
+    }
+
+    /// The transcript.
+    pub fn conversation(&self) -> &Conversation {
+        &self.conversation
+    }
+
+    /// The transcript, to change before the next request (a setting, a
+    /// message of the host's).
+    pub fn conversation_mut(&mut self) -> &mut Conversation {
+        &mut self.conversation
+    }
+
+    /// The run's own values, given to its tools' calls (not saved).
+    pub fn set_state(&mut self, state: RunState) {
+        self.state = state;
+    }
+
+    /// The run's own values.
+    pub fn state(&self) -> &RunState {
+        &self.state
+    }
+
+    /// Whether the current run has ended: the next
+    /// [`send`](crate::Agent::send) starts a new one. A paused run has not.
+    pub fn is_ended(&self) -> bool {
+        self.run.ended
+    }
+
+    /// The calls waiting for the host's decision, in call order.
+    pub fn pending(&self) -> Vec<&PendingCall> {
+        self.turn
+            .iter()
+            .flat_map(|turn| &turn.calls)
+            .filter(|pending| pending.status.awaits_decision())
+            .collect()
+    }
+
+    /// Every call of the latest turn, while they are being settled.
+    pub fn calls(&self) -> &[PendingCall] {
+        self.turn.as_ref().map_or(&[], |turn| &turn.calls)
+    }
+
+    /// Records the host's decision on a waiting call; the next
+    /// [`resume`](crate::Agent::resume) acts on it.
+    pub fn decide(&mut self, call_id: &str, decision: Decision) -> Result<(), DecideError> {
+        let pending = self
+            .turn
+            .as_mut()
+            .and_then(|turn| turn.calls.iter_mut().find(|p| p.call.id == call_id))
+            .ok_or_else(|| DecideError::UnknownCall(call_id.to_owned()))?;
+        if !pending.status.awaits_decision() {
+            return Err(DecideError::NotPending(call_id.to_owned()));
+        }
+        let may_have_run = matches!(pending.status, CallStatus::MayHaveRun);
+        pending.status = decision
+            .settle(&pending.call, may_have_run)
+            .ok_or(DecideError::Deferred)?;
+        Ok(())
+    }
+
+    /// The session as JSON (the documented form).
+    pub fn to_json(&self) -> String {
+        // A session holds JSON values, strings and numbers only: it always
+        // serializes.
+        serde_json::to_string(self).unwrap_or_default()
+    }
+
+    /// A session from its JSON form. Calls recorded as started, without a
+    /// result, come back as [`CallStatus::MayHaveRun`].
+    pub fn from_json(json: &str) -> Result<Self, SessionError> {
+        let mut session: Session = serde_json::from_str(json).map_err(SessionError::Json)?;
+        if session.version > SESSION_VERSION {
+            return Err(SessionError::Version(session.version));
+        }
+        if !is_valid_id(&session.id) {
+            return Err(SessionError::Id(session.id));
+        }
+        session.loaded();
+        Ok(session)
+    }
+
+    /// What loading does to a run cut short: a call that was running may
+    /// have run.
+    pub(crate) fn loaded(&mut self) {
+        for pending in self.turn.iter_mut().flat_map(|turn| &mut turn.calls) {
+            if matches!(pending.status, CallStatus::Started { .. }) {
+                pending.status = CallStatus::MayHaveRun;
+            }
+        }
+    }
+}
+
+impl fmt::Debug for Session {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Session")
+            .field("id", &self.id)
+            .field("steps", &self.run.steps)
+            .field("ended", &self.run.ended)
+            .field("pending", &self.pending().len())
+            .finish_non_exhaustive()
+    }
+}
+
+pub(crate) fn is_valid_id(id: &str) -> bool {
+    (1..=128).contains(&id.len())
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
+/// An id unique in this process and, by its clock and process id, across
+/// processes: no random source needed.
+fn new_id() -> String {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |elapsed| elapsed.as_nanos());
+    let count = COUNTER.fetch_add(1, Ordering::Relaxed);
+    format!("s{nanos:x}-{:x}-{count:x}", std::process::id())
+}

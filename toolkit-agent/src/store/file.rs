@@ -1,0 +1,134 @@
+//! Sessions as JSON files in a folder, replaced atomically.
+
+use std::fs::{self, File};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use futures_util::future::BoxFuture;
+
+use super::{SessionStore, StoreError};
+use crate::session::{Session, SessionError, is_valid_id};
+
+/// Sessions as JSON files in a folder: `{id}.json`, each replaced
+/// atomically (written to a temporary file, flushed to disk with `fsync`,
+/// renamed over the old one, and the folder flushed), so that a crash at
+/// any moment leaves the previous session or the new one, whole.
+///
+/// Ids are checked before they touch a path: only `A-Z a-z 0-9 _ -`, so an
+/// id never names a file outside the folder.
+///
+/// ```no_run
+/// use toolkit_agent::FileStore;
+///
+/// let store = FileStore::new("/var/lib/my-agent/sessions")?;
+/// # Ok::<(), std::io::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct FileStore {
+    folder: Arc<PathBuf>,
+}
+
+impl FileStore {
+    /// A store in `folder`, made if missing.
+    pub fn new(folder: impl Into<PathBuf>) -> io::Result<Self> {
+        let folder = folder.into();
+        fs::create_dir_all(&folder)?;
+        Ok(Self {
+            folder: Arc::new(folder),
+        })
+    }
+
+    /// The folder.
+    pub fn folder(&self) -> &Path {
+        &self.folder
+    }
+
+    fn path(&self, id: &str) -> Result<PathBuf, StoreError> {
+        if !is_valid_id(id) {
+            return Err(StoreError::Session(SessionError::Id(id.to_owned())));
+        }
+        Ok(self.folder.join(format!("{id}.json")))
+    }
+}
+
+impl SessionStore for FileStore {
+    fn save<'a>(&'a self, session: &'a Session) -> BoxFuture<'a, Result<(), StoreError>> {
+        Box::pin(async move {
+            let path = self.path(session.id())?;
+            let json = session.to_json();
+            let folder = Arc::clone(&self.folder);
+            run_blocking(move || write_atomically(&folder, &path, json.as_bytes())).await
+        })
+    }
+
+    fn load<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<Session>, StoreError>> {
+        Box::pin(async move {
+            let path = self.path(id)?;
+            let read = run_blocking(move || match fs::read_to_string(&path) {
+                Ok(json) => Ok(Some(json)),
+                Err(error) if error.kind() == io::ErrorKind::NotFound => Ok(None),
+                Err(source) => Err(StoreError::Io {
+                    what: format!("reading {}", path.display()),
+                    source,
+                }),
+            })
+            .await?;
+            match read {
+                Some(json) => Session::from_json(&json)
+                    .map(Some)
+                    .map_err(StoreError::Session),
+                None => Ok(None),
+            }
+        })
+    }
+}
+
+/// Runs file work off the async threads, when there is a runtime to lend
+/// its blocking pool.
+async fn run_blocking<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, StoreError> + Send + 'static,
+) -> Result<T, StoreError> {
+    match tokio::runtime::Handle::try_current() {
+        Ok(handle) => handle.spawn_blocking(work).await.unwrap_or_else(|error| {
+            Err(StoreError::Io {
+                what: "the file task".to_owned(),
+                source: io::Error::other(error.to_string()),
+            })
+        }),
+        Err(_) => work(),
+    }
+}
+
+fn write_atomically(folder: &Path, path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
+    let io = |what: &str, source: io::Error| StoreError::Io {
+        what: format!("{what} {}", path.display()),
+        source,
+    };
+    // A temporary name of its own per save: two saves of one session (two
+    // processes, two tasks) never write the same temporary file. One left
+    // by a crash is never read, and the next save of the id removes none:
+    // it names its own.
+    static SAVES: AtomicU64 = AtomicU64::new(0);
+    let save = SAVES.fetch_add(1, Ordering::Relaxed);
+    let name = path
+        .file_name()
+        .map(|name| name.to_string_lossy())
+        .unwrap_or_default();
+    let temporary = folder.join(format!(".{name}.{}-{save}.tmp", std::process::id()));
+    let mut file = File::create(&temporary).map_err(|e| io("writing", e))?;
+    let written = file
+        .write_all(bytes)
+        .and_then(|()| file.sync_all())
+        .map_err(|e| io("writing", e));
+    if let Err(error) = written {
+        let _ = fs::remove_file(&temporary);
+        return Err(error);
+    }
+    fs::rename(&temporary, path).map_err(|e| io("replacing", e))?;
+    // The rename is durable once the folder's entry is.
+    File::open(folder)
+        .and_then(|dir| dir.sync_all())
+        .map_err(|e| io("flushing the folder of", e))
+}
