@@ -1,0 +1,510 @@
+//! Sessions, approval rules, per-run values and limits, over a real local
+//! HTTP server answering with scripted Chat Completions responses.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use toolkit_agent::{
+    Agent, BuildError, CallStatus, Decision, HttpModel, Limits, RunError, Session, StopReason,
+    ToolLimits,
+};
+use toolkit_core::{CallContext, Registry, RunState, ToolDef, tool, tools};
+use toolkit_tests::http::{Reply, Request, TestServer};
+
+fn chat_calls(calls: &[(&str, &str, Value)]) -> Reply {
+    let calls: Vec<Value> = calls
+        .iter()
+        .map(|(id, name, arguments)| {
+            json!({"id": id, "type": "function",
+                "function": {"name": name, "arguments": arguments.to_string()}})
+        })
+        .collect();
+    Reply::json(
+        &json!({"choices": [{"index": 0, "finish_reason": "tool_calls",
+        "message": {"role": "assistant", "content": null, "tool_calls": calls}}],
+        "usage": {"prompt_tokens": 10, "completion_tokens": 5}}),
+    )
+}
+
+fn chat_text(text: &str) -> Reply {
+    Reply::json(&json!({"choices": [{"index": 0, "finish_reason": "stop",
+        "message": {"role": "assistant", "content": text}}],
+        "usage": {"prompt_tokens": 12, "completion_tokens": 3}}))
+}
+
+fn model(server: &TestServer) -> HttpModel {
+    HttpModel::openai_chat("m")
+        .base_url(server.base_url())
+        .no_key()
+        .build()
+        .unwrap()
+}
+
+fn bodies(server: &TestServer) -> Vec<Value> {
+    server.requests().iter().map(Request::json).collect()
+}
+
+fn tool_messages(body: &Value) -> Vec<String> {
+    body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .map(|m| m["content"].as_str().unwrap_or("").to_owned())
+        .collect()
+}
+
+/// Echoes a text.
+#[tool]
+fn echo(
+    /** The text. */
+    text: String,
+) -> String {
+    text
+}
+
+/// Deletes a file.
+#[tool(destructive)]
+fn delete_file(
+    /** The path. */
+    path: String,
+) -> String {
+    format!("deleted {path}")
+}
+
+/// Sends a message to a person.
+#[tool(needs_approval)]
+fn send_message(
+    /** The text. */
+    text: String,
+) -> String {
+    format!("sent: {text}")
+}
+
+#[derive(Clone)]
+struct User(&'static str);
+
+/// Who the run acts for.
+#[tool]
+fn whoami(#[tool(state)] user: User) -> String {
+    user.0.to_owned()
+}
+
+fn registry() -> Registry {
+    Registry::builder()
+        .tools(tools![echo, delete_file, send_message])
+        .build()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_conversation_continues_through_its_json_form() {
+    let server = TestServer::replying(vec![chat_text("Hello, Ada."), chat_text("You are Ada.")]);
+    let agent = Agent::builder(model(&server), registry())
+        .instructions("Be brief.")
+        .build()
+        .unwrap();
+    let mut session = agent.session();
+    let first = agent.send(&mut session, "I am Ada.").await.unwrap();
+    assert_eq!(first.answer.as_deref(), Some("Hello, Ada."));
+    assert!(session.is_ended());
+
+    let saved = session.to_json();
+    let mut session = Session::from_json(&saved).unwrap();
+    let second = agent.send(&mut session, "Who am I?").await.unwrap();
+    assert_eq!(second.answer.as_deref(), Some("You are Ada."));
+    assert_eq!(second.steps, 1, "steps count per run");
+
+    let received = bodies(&server);
+    let messages = received[1]["messages"].as_array().unwrap();
+    let roles: Vec<&str> = messages
+        .iter()
+        .map(|m| m["role"].as_str().unwrap())
+        .collect();
+    assert_eq!(roles, ["system", "user", "assistant", "user"]);
+    assert_eq!(messages[2]["content"], "Hello, Ada.");
+    assert_eq!(messages[3]["content"], "Who am I?");
+
+    // Resuming a run that ended is refused.
+    let error = agent.resume(&mut session).await.unwrap_err();
+    assert!(matches!(error, RunError::Session(_)), "{error}");
+}
+
+#[tokio::test]
+async fn instructions_and_tools_may_change_between_turns() {
+    let server = TestServer::replying(vec![chat_text("one"), chat_text("two")]);
+    let registry = Arc::new(registry());
+    let first = Agent::builder(model(&server), Arc::clone(&registry))
+        .instructions("First instructions.")
+        .build()
+        .unwrap();
+    let mut session = first.session();
+    first.send(&mut session, "a").await.unwrap();
+    registry.remove("echo");
+    let second = Agent::builder(model(&server), Arc::clone(&registry))
+        .instructions("Second instructions.")
+        .build()
+        .unwrap();
+    second.send(&mut session, "b").await.unwrap();
+    let received = bodies(&server);
+    assert_eq!(
+        received[1]["messages"][0]["content"],
+        "Second instructions."
+    );
+    let names = |body: &Value| -> Vec<String> {
+        body["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["function"]["name"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert!(names(&received[0]).contains(&"echo".to_owned()));
+    assert!(!names(&received[1]).contains(&"echo".to_owned()));
+}
+
+#[tokio::test]
+async fn a_tool_added_during_a_run_is_offered_at_the_next_request() {
+    let server = TestServer::replying(vec![
+        chat_calls(&[("c1", "echo", json!({"text": "x"}))]),
+        chat_text("ok"),
+    ]);
+    let registry = Arc::new(registry());
+    let added = Arc::clone(&registry);
+    let agent = Agent::builder(model(&server), Arc::clone(&registry))
+        .observe(move |step| {
+            if step == 2 {
+                let late = ToolDef::builder("late_tool")
+                    .description("Arrived during the run.")
+                    .handler(|_: Value, _: CallContext| async { "late" });
+                added.add(late).unwrap();
+            }
+            async { None }
+        })
+        .build()
+        .unwrap();
+    agent.run("go").await.unwrap();
+    let received = bodies(&server);
+    let offered = |body: &Value| body.to_string().contains("late_tool");
+    assert!(!offered(&received[0]));
+    assert!(offered(&received[1]));
+}
+
+#[tokio::test]
+async fn calls_needing_approval_pause_the_run_and_resume_with_decisions() {
+    let server = TestServer::replying(vec![
+        chat_calls(&[
+            ("c1", "echo", json!({"text": "first"})),
+            ("c2", "send_message", json!({"text": "hi"})),
+            ("c3", "delete_file", json!({"path": "/tmp/x"})),
+        ]),
+        chat_text("finished"),
+    ]);
+    let agent = Agent::new(model(&server), registry());
+    let mut session = agent.session();
+    let outcome = agent.send(&mut session, "go").await.unwrap();
+    assert_eq!(outcome.stop, StopReason::Paused);
+    let waiting: Vec<&str> = outcome
+        .pending
+        .iter()
+        .map(|p| p.call.name.as_str())
+        .collect();
+    assert_eq!(
+        waiting,
+        ["send_message", "delete_file"],
+        "declared, and destructive"
+    );
+    assert!(
+        outcome
+            .pending
+            .iter()
+            .all(|p| matches!(p.status, CallStatus::AwaitingApproval))
+    );
+    // Nothing of the turn ran yet; a message cannot be sent meanwhile.
+    assert_eq!(server.requests().len(), 1);
+    let refused = agent.send(&mut session, "hello?").await.unwrap_err();
+    assert!(matches!(refused, RunError::Session(_)));
+
+    // Saved, loaded, decided: the run goes on.
+    let mut session = Session::from_json(&session.to_json()).unwrap();
+    session
+        .decide(
+            "c2",
+            Decision::Edit(toolkit_core::ToolCall::new(
+                "ignored",
+                "send_message",
+                json!({"text": "hello"}),
+            )),
+        )
+        .unwrap();
+    assert!(
+        session.decide("c1", Decision::Approve).is_err(),
+        "c1 did not wait"
+    );
+    assert!(session.decide("c9", Decision::Approve).is_err());
+    assert!(session.decide("c3", Decision::Defer).is_err());
+    let paused_again = agent.resume(&mut session).await.unwrap();
+    assert_eq!(paused_again.stop, StopReason::Paused, "c3 still waits");
+    session
+        .decide("c3", Decision::Deny("not that file".into()))
+        .unwrap();
+    let outcome = agent.resume(&mut session).await.unwrap();
+    assert_eq!(outcome.stop, StopReason::Answered);
+    let results = tool_messages(&bodies(&server)[1]);
+    assert_eq!(results[0], "first");
+    assert_eq!(results[1], "sent: hello");
+    assert!(results[2].contains("not that file"), "{}", results[2]);
+}
+
+#[tokio::test]
+async fn trusted_destructive_tools_run_and_an_async_hook_decides() {
+    let server = TestServer::replying(vec![
+        chat_calls(&[
+            ("c1", "delete_file", json!({"path": "a"})),
+            ("c2", "send_message", json!({"text": "hi"})),
+        ]),
+        chat_text("done"),
+    ]);
+    let asked = Arc::new(AtomicUsize::new(0));
+    let count = Arc::clone(&asked);
+    let agent = Agent::builder(model(&server), registry())
+        .trust("delete_file")
+        .approval(move |pending| {
+            count.fetch_add(1, Ordering::SeqCst);
+            async move {
+                tokio::time::sleep(Duration::from_millis(5)).await;
+                assert_eq!(pending.call.name, "send_message");
+                Decision::Approve
+            }
+        })
+        .build()
+        .unwrap();
+    let outcome = agent.run("go").await.unwrap();
+    assert_eq!(outcome.stop, StopReason::Answered);
+    assert_eq!(asked.load(Ordering::SeqCst), 1);
+    assert_eq!(
+        tool_messages(&bodies(&server)[1]),
+        ["deleted a", "sent: hi"]
+    );
+}
+
+#[test]
+fn rules_naming_unknown_tools_are_build_errors() {
+    let server = TestServer::replying(vec![]);
+    for build in [
+        Agent::builder(model(&server), registry()).needs_approval("ecoh"),
+        Agent::builder(model(&server), registry()).stop_after("ecoh"),
+        Agent::builder(model(&server), registry()).trust("ecoh"),
+        Agent::builder(model(&server), registry()).tool_limits("ecoh", ToolLimits::new()),
+    ] {
+        match build.build() {
+            Err(BuildError::UnknownTool { name, known, .. }) => {
+                assert_eq!(name, "ecoh");
+                assert!(known.contains(&"echo".to_owned()));
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+}
+
+#[tokio::test]
+async fn each_run_gives_its_tools_its_own_values() {
+    let registry = Arc::new(
+        Registry::builder()
+            .tools(tools![whoami])
+            .state_per_run::<User>()
+            .build()
+            .unwrap(),
+    );
+    let script = || vec![chat_calls(&[("c1", "whoami", json!({}))]), chat_text("ok")];
+    let (first, second) = (
+        TestServer::replying(script()),
+        TestServer::replying(script()),
+    );
+    let ada = Agent::new(model(&first), Arc::clone(&registry));
+    let bob = Agent::new(model(&second), Arc::clone(&registry));
+    let (a, b) = tokio::join!(
+        ada.run("who?").state(RunState::new().with(User("ada"))),
+        bob.run("who?").state(RunState::new().with(User("bob"))),
+    );
+    a.unwrap();
+    b.unwrap();
+    assert_eq!(tool_messages(&bodies(&first)[1]), ["ada"]);
+    assert_eq!(tool_messages(&bodies(&second)[1]), ["bob"]);
+
+    // A run that gives none: the tool's call is an error result.
+    let third = TestServer::replying(script());
+    Agent::new(model(&third), Arc::clone(&registry))
+        .run("who?")
+        .await
+        .unwrap();
+    let result = &tool_messages(&bodies(&third)[1])[0];
+    assert!(result.contains("User"), "{result}");
+}
+
+static RUNNING: AtomicUsize = AtomicUsize::new(0);
+static MOST: AtomicUsize = AtomicUsize::new(0);
+static SAW_CANCELLATION: AtomicBool = AtomicBool::new(false);
+
+/// Works for a while, counting how many run at once.
+#[tool]
+async fn busy(
+    /** Milliseconds. */
+    ms: u64,
+) -> String {
+    let now = RUNNING.fetch_add(1, Ordering::SeqCst) + 1;
+    MOST.fetch_max(now, Ordering::SeqCst);
+    tokio::time::sleep(Duration::from_millis(ms)).await;
+    RUNNING.fetch_sub(1, Ordering::SeqCst);
+    "worked".to_owned()
+}
+
+/// Works until cancelled.
+#[tool]
+fn stubborn(#[tool(context)] call: CallContext) -> String {
+    for _ in 0..500 {
+        if call.cancellation().is_cancelled() {
+            SAW_CANCELLATION.store(true, Ordering::SeqCst);
+            return "stopped".to_owned();
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    "finished".to_owned()
+}
+
+#[tokio::test]
+async fn limits_hold_time_concurrency_uses_and_tokens() {
+    let limited = || {
+        Registry::builder()
+            .tools(tools![busy, stubborn, echo])
+            .build()
+            .unwrap()
+    };
+
+    // A call over its time limit is an error result, and its work is told
+    // to stop.
+    let server = TestServer::replying(vec![
+        chat_calls(&[("c1", "stubborn", json!({}))]),
+        chat_text("ok"),
+    ]);
+    let agent = Agent::builder(model(&server), limited())
+        .limits(Limits {
+            call_timeout: Some(Duration::from_millis(100)),
+            ..Limits::default()
+        })
+        .build()
+        .unwrap();
+    agent.run("go").await.unwrap();
+    let result = &tool_messages(&bodies(&server)[1])[0];
+    assert!(result.contains("time limit"), "{result}");
+    for _ in 0..200 {
+        if SAW_CANCELLATION.load(Ordering::SeqCst) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert!(
+        SAW_CANCELLATION.load(Ordering::SeqCst),
+        "the tool saw the cancellation"
+    );
+
+    // Calls at once: the run's cap, then the tool's.
+    for (run_cap, tool_cap, expected) in [(2, None, 2), (8, Some(1), 1)] {
+        MOST.store(0, Ordering::SeqCst);
+        let calls: Vec<(String, &str, Value)> = (0..6)
+            .map(|i| (format!("c{i}"), "busy", json!({"ms": 30})))
+            .collect();
+        let calls: Vec<(&str, &str, Value)> = calls
+            .iter()
+            .map(|(id, name, args)| (id.as_str(), *name, args.clone()))
+            .collect();
+        let server = TestServer::replying(vec![chat_calls(&calls), chat_text("ok")]);
+        let mut builder = Agent::builder(model(&server), limited()).limits(Limits {
+            max_concurrent_calls: run_cap,
+            ..Limits::default()
+        });
+        if let Some(cap) = tool_cap {
+            builder = builder.tool_limits("busy", ToolLimits::new().max_concurrent(cap));
+        }
+        builder.build().unwrap().run("go").await.unwrap();
+        assert_eq!(MOST.load(Ordering::SeqCst), expected);
+        assert_eq!(
+            tool_messages(&bodies(&server)[1]).len(),
+            6,
+            "every call answered, in order"
+        );
+    }
+
+    // Uses per run.
+    let server = TestServer::replying(vec![
+        chat_calls(&[
+            ("c1", "echo", json!({"text": "one"})),
+            ("c2", "echo", json!({"text": "two"})),
+        ]),
+        chat_text("ok"),
+    ]);
+    Agent::builder(model(&server), limited())
+        .tool_limits("echo", ToolLimits::new().max_uses(1))
+        .build()
+        .unwrap()
+        .run("go")
+        .await
+        .unwrap();
+    let results = tool_messages(&bodies(&server)[1]);
+    assert_eq!(results[0], "one");
+    assert!(results[1].contains("may be used 1 time"), "{}", results[1]);
+
+    // The token budget: 15 tokens spent by the first step.
+    let server = TestServer::replying(vec![
+        chat_calls(&[("c1", "echo", json!({"text": "one"}))]),
+        chat_text("never asked"),
+    ]);
+    let outcome = Agent::builder(model(&server), limited())
+        .limits(Limits {
+            max_tokens: Some(15),
+            ..Limits::default()
+        })
+        .build()
+        .unwrap()
+        .run("go")
+        .await
+        .unwrap();
+    assert_eq!(outcome.stop, StopReason::TokenBudget);
+    assert_eq!(server.requests().len(), 1);
+}
+
+/// Takes a free-form map.
+#[tool]
+fn tag(
+    /** Tags. */
+    tags: HashMap<String, String>,
+) -> String {
+    format!("{} tags", tags.len())
+}
+
+#[tokio::test]
+async fn failures_are_errors_a_host_can_question_mark() {
+    // Tools the provider refuses are a tool error, not a model error.
+    let server = TestServer::replying(vec![]);
+    let maps = Registry::builder().tools(tools![tag]).build().unwrap();
+    let agent = Agent::builder(model(&server), maps)
+        .configure(|conversation| conversation.set_strict(true))
+        .build()
+        .unwrap();
+    let error = agent.run("go").await.unwrap_err();
+    assert!(matches!(error, RunError::Tools(_)), "{error}");
+    assert!(server.requests().is_empty());
+
+    // An endpoint that is not there.
+    let closed = HttpModel::openai_chat("m")
+        .base_url("http://127.0.0.1:9")
+        .no_key()
+        .retry(toolkit_agent::RetryPolicy::none())
+        .build()
+        .unwrap();
+    let error = Agent::new(closed, registry()).run("go").await.unwrap_err();
+    assert!(matches!(error, RunError::Model(_)), "{error}");
+}
