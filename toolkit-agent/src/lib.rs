@@ -43,7 +43,7 @@
 //!     // A conversation goes on over many messages, and saves as JSON.
 //!     let mut chat = agent.session();
 //!     agent.send(&mut chat, "Count the words of 'to be or not to be'.").await?;
-//!     let saved = chat.to_json();
+//!     let saved = chat.to_json()?;
 //!     let mut chat = Session::from_json(&saved)?;
 //!     let outcome = agent.send(&mut chat, "And of 'let it be'?").await?;
 //!     println!("{:?}", outcome.answer);

@@ -280,11 +280,10 @@ impl Session {
         Ok(())
     }
 
-    /// The session as JSON (the documented form).
-    pub fn to_json(&self) -> String {
-        // A session holds JSON values, strings and numbers only: it always
-        // serializes.
-        serde_json::to_string(self).unwrap_or_default()
+    /// The session as JSON (the documented form). Fails only for what
+    /// JSON cannot hold: a file path of a result that is not UTF-8.
+    pub fn to_json(&self) -> Result<String, SessionError> {
+        serde_json::to_string(self).map_err(SessionError::Json)
     }
 
     /// A session from its JSON form. Calls recorded as started, without a

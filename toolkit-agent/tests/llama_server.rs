@@ -8,7 +8,7 @@ mod llama;
 use futures_util::StreamExt;
 use serde_json::json;
 use toolkit_agent::{
-    Agent, Conversation, Event, Limits, Model, ModelError, StopReason, ToolChoice,
+    Agent, Conversation, Event, Limits, Model, ModelError, Session, StopReason, ToolChoice,
 };
 use toolkit_core::{Provider, Registry, tools};
 
@@ -30,6 +30,8 @@ async fn real_model() {
     let model = server.model();
     let calling = server.calling_model();
     let registry = std::sync::Arc::new(toolkit_examples::registry().unwrap());
+
+    three_turns(&server).await;
 
     // Every tool choice is accepted.
     for choice in [
@@ -172,4 +174,43 @@ async fn real_model() {
             assert!(results.iter().all(|is_error| *is_error), "{log}");
         }
     }
+}
+
+/// A chat of three turns, saved as JSON and loaded back between turns:
+/// each request continues the one before, and the server accepts each.
+async fn three_turns(server: &llama::Server) {
+    let agent = Agent::builder(server.model(), toolkit_examples::registry().unwrap())
+        .instructions("Answer in one short sentence.")
+        .tool_choice(ToolChoice::None)
+        .configure(|conversation| conversation.set("max_tokens", json!(32)))
+        .build()
+        .unwrap();
+    let mut saved = agent.session().to_json().unwrap();
+    let mut answers = Vec::new();
+    for line in ["My name is Ada.", "I like green tea.", "What is my name?"] {
+        let mut session = Session::from_json(&saved).unwrap();
+        let outcome = agent.send(&mut session, line).await.unwrap();
+        assert!(
+            matches!(outcome.stop, StopReason::Answered | StopReason::Truncated),
+            "{:?}",
+            outcome.stop
+        );
+        answers.push(outcome.answer.unwrap_or_default());
+        saved = session.to_json().unwrap();
+    }
+    let session = Session::from_json(&saved).unwrap();
+    let request = session.conversation().request();
+    let messages = request["messages"].as_array().unwrap();
+    let roles: Vec<&str> = messages.iter().map(|m| m["role"].as_str().unwrap()).collect();
+    assert_eq!(
+        roles,
+        ["system", "user", "assistant", "user", "assistant", "user", "assistant"]
+    );
+    let said: Vec<&str> = messages
+        .iter()
+        .filter(|m| m["role"] == "assistant")
+        .map(|m| m["content"].as_str().unwrap_or(""))
+        .collect();
+    assert_eq!(said, answers);
+    assert!(request["tools"].is_array(), "the tools went through JSON too");
 }

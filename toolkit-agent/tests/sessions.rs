@@ -112,7 +112,7 @@ async fn a_conversation_continues_through_its_json_form() {
     assert_eq!(first.answer.as_deref(), Some("Hello, Ada."));
     assert!(session.is_ended());
 
-    let saved = session.to_json();
+    let saved = session.to_json().unwrap();
     let mut session = Session::from_json(&saved).unwrap();
     let second = agent.send(&mut session, "Who am I?").await.unwrap();
     assert_eq!(second.answer.as_deref(), Some("You are Ada."));
@@ -229,7 +229,7 @@ async fn calls_needing_approval_pause_the_run_and_resume_with_decisions() {
     assert!(matches!(refused, RunError::Session(_)));
 
     // Saved, loaded, decided: the run goes on.
-    let mut session = Session::from_json(&session.to_json()).unwrap();
+    let mut session = Session::from_json(&session.to_json().unwrap()).unwrap();
     session
         .decide(
             "c2",

@@ -57,7 +57,7 @@ impl SessionStore for FileStore {
     fn save<'a>(&'a self, session: &'a Session) -> BoxFuture<'a, Result<(), StoreError>> {
         Box::pin(async move {
             let path = self.path(session.id())?;
-            let json = session.to_json();
+            let json = session.to_json().map_err(StoreError::Session)?;
             let folder = Arc::clone(&self.folder);
             run_blocking(move || write_atomically(&folder, &path, json.as_bytes())).await
         })
