@@ -39,7 +39,10 @@ struct Written<'a> {
 }
 
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a conversation: {\"version\": 1, ...}"
+)]
 struct Read {
     // Read first and checked as it is read: a form of another version is
     // refused as such, before its fields are judged.
@@ -69,7 +72,10 @@ struct Read {
 
 /// Where the latest step's results sit: items `start..end`.
 #[derive(Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "{\"step\", \"start\", \"end\", \"gemini_call_ids\"}"
+)]
 struct LatestForm {
     step: usize,
     start: usize,
@@ -79,7 +85,7 @@ struct LatestForm {
 
 /// Where the latest observation sits, and the line it becomes.
 #[derive(Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, expecting = "{\"item\", \"later\"}")]
 struct ObservationForm {
     item: usize,
     later: String,

@@ -37,8 +37,9 @@ struct WrittenCall<'a> {
     shortened: Option<&'a [Block]>,
 }
 
+// `expecting`: errors name what the form holds, not these types.
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, expecting = "a history: {\"steps\": [...]}")]
 struct ReadHistory {
     #[serde(default)]
     budget: Option<OutputBudget>,
@@ -46,13 +47,16 @@ struct ReadHistory {
 }
 
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, expecting = "a step: {\"calls\": [...]}")]
 struct ReadStep {
     calls: Vec<ReadCall>,
 }
 
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a call: {\"call_id\", \"tool_name\", \"result\", ...}"
+)]
 struct ReadCall {
     call_id: String,
     tool_name: String,

@@ -42,7 +42,10 @@ struct Written<'a> {
 /// What a result is read from: the same fields, each but `content`
 /// optional, and nothing else.
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a tool result: {\"content\": [...], ...}"
+)]
 struct Read {
     content: Vec<Block>,
     #[serde(default)]
@@ -66,7 +69,7 @@ struct Read {
 /// `"done": {"success": bool}`: success exists only for a finished task, as
 /// in [`Completion`].
 #[derive(Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, expecting = "{\"success\": true or false}")]
 struct Done {
     success: bool,
 }

@@ -14,6 +14,7 @@ mod foreign_tools;
 mod fuzz_bounded;
 mod history;
 mod images;
+mod json_form;
 mod result_fidelity;
 mod results;
 mod runtime_tools;

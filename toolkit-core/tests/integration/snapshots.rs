@@ -21,7 +21,7 @@ fn snapshot_path(name: &str) -> PathBuf {
 }
 
 /// Compares `actual` with the pinned snapshot, or pins it when asked.
-fn check_snapshot(name: &str, actual: &str) {
+pub(crate) fn check_snapshot(name: &str, actual: &str) {
     let path = snapshot_path(name);
     if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
