@@ -12,6 +12,7 @@ use crate::conversation::{Conversation, ToolChoice};
 use crate::event::{Event, Events};
 use crate::model::{Model, ModelError};
 use crate::observation::Observation;
+use crate::step_end::StepEnd;
 
 /// What the approval hook decided about one call.
 #[derive(Debug, Clone, PartialEq)]
@@ -203,7 +204,10 @@ impl<M: Model> Agent<M> {
         self
     }
 
-    /// Streams each model turn (events as they arrive; same turns).
+    /// Streams each model turn: the same turns, and, in a run with events
+    /// ([`run_events`](Self::run_events)), the model's text, reasoning and
+    /// call arguments as they arrive ([`Event::TextDelta`],
+    /// [`Event::ReasoningDelta`], [`Event::ArgumentsDelta`]).
     pub fn streaming(mut self, stream: bool) -> Self {
         self.stream = stream;
         self
@@ -312,6 +316,7 @@ impl<M: Model> Agent<M> {
             outcome.steps += 1;
             let step = outcome.steps;
             report(Event::StepStarted { step });
+            let _ended = StepEnd::new(step, events.as_ref());
             if let Some(observe) = &self.observe {
                 let observed = tokio::select! {
                     observed = observe(step) => observed,
@@ -332,7 +337,7 @@ impl<M: Model> Agent<M> {
             }
             let request = conversation.request();
             let turn = tokio::select! {
-                turn = self.ask(&request) => turn,
+                turn = self.ask(&request, step, events.as_ref()) => turn,
                 () = cancellation.cancelled() => {
                     outcome.stop = StopReason::Cancelled;
                     return outcome;
@@ -411,10 +416,22 @@ impl<M: Model> Agent<M> {
         outcome
     }
 
-    async fn ask(&self, request: &serde_json::Value) -> Result<Turn, ModelError> {
+    /// The step's turn; streamed, its pieces go to `events` as they arrive.
+    async fn ask(
+        &self,
+        request: &serde_json::Value,
+        step: usize,
+        events: Option<&mpsc::UnboundedSender<Event>>,
+    ) -> Result<Turn, ModelError> {
         if self.stream {
-            let mut ignore = |_: &toolkit_core::response::Accumulator| {};
-            self.model.stream(request, &mut ignore).await
+            let mut forward = |stream: &toolkit_core::response::Accumulator| {
+                if let Some(events) = events {
+                    for event in Event::deltas(step, stream) {
+                        let _ = events.send(event);
+                    }
+                }
+            };
+            self.model.stream(request, &mut forward).await
         } else {
             self.model.complete(request).await
         }

@@ -49,12 +49,14 @@
 
 mod agent;
 mod conversation;
+mod delta;
 mod event;
 mod http;
 mod model;
 mod observation;
 mod retry;
 mod sse;
+mod step_end;
 
 pub use agent::{Agent, Approval, Decision, Limits, Outcome, StopReason};
 pub use conversation::{Conversation, Pushed, ToolChoice};
