@@ -99,6 +99,38 @@ async fn real_model() {
     assert!(events > 1, "{events} events");
     assert!(!streamed.text.is_empty() || streamed.has_calls());
 
+    // A streaming run hands the host the model's text as it arrives: in
+    // several pieces, which make up the step's whole text.
+    let agent = Agent::new(model.clone(), registry.clone())
+        .instructions("Answer in one short sentence.")
+        .tool_choice(ToolChoice::None)
+        .streaming(true)
+        .configure(|conversation| conversation.set("max_tokens", json!(32)));
+    let cancellation = Cancellation::new();
+    let (run, events) = agent.run_events("Say hello to Ada.", &cancellation);
+    let (outcome, events) = tokio::join!(run, events.collect::<Vec<Event>>());
+    let log: Vec<String> = events.iter().map(|event| format!("{event:?}")).collect();
+    let log = log.join("\n");
+    assert!(
+        matches!(outcome.stop, StopReason::Answered | StopReason::Truncated),
+        "{:?}\n{log}",
+        outcome.stop
+    );
+    let pieces: Vec<&str> = events
+        .iter()
+        .filter_map(|event| match event {
+            Event::TextDelta { step: 1, text } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    let text = events.iter().find_map(|event| match event {
+        Event::Text { step: 1, text } => Some(text.as_str()),
+        _ => None,
+    });
+    assert!(pieces.len() > 1, "{log}");
+    assert_eq!(Some(pieces.concat().as_str()), text, "{log}");
+    assert_eq!(outcome.answer.as_deref(), text);
+
     // Runs driven by the model's own calls: every answer cut short (each
     // call malformed, answered with an error, the run going on to the step
     // limit), then room enough for whole calls that run (with the tools
