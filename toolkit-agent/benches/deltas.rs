@@ -11,13 +11,23 @@
 //! The difference from `read`, divided by the events, is the cost of delta
 //! extraction per SSE event. Gemini sends its call whole, so its stream is
 //! the text pieces and one event with the call.
+//!
+//! That difference is a few percent of reading the events, within what a
+//! busy machine's timings drift by; so, besides criterion's times,
+//! `DELTAS_COUNT=read|deltas|events` runs 200 streams of each provider
+//! the one way and exits, for an instruction count under valgrind
+//! (`valgrind --tool=cachegrind --cache-sim=no`), which load does not
+//! change: the difference between two ways, over the 220,800 events
+//! (`DELTAS_PROVIDER=openai` and so on: one provider's), is the cost per
+//! event.
 
 use std::hint::black_box;
 
-use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{Criterion, Throughput, criterion_group};
 use serde_json::{Value, json};
 use toolkit_agent::Event;
 use toolkit_core::Provider;
+use toolkit_core::response::Accumulator;
 
 const TEXT_PIECES: usize = 200;
 const ARGUMENT_PIECES: usize = 100;
@@ -84,52 +94,90 @@ fn stream(provider: Provider) -> Vec<String> {
     events.iter().map(Value::to_string).collect()
 }
 
+const PROVIDERS: [Provider; 4] = [
+    Provider::OpenAi,
+    Provider::OpenAiResponses,
+    Provider::Anthropic,
+    Provider::Gemini,
+];
+
+/// The ways a stream is read.
+#[derive(Clone, Copy)]
+enum Way {
+    Read,
+    Deltas,
+    Events,
+}
+
+impl Way {
+    const ALL: [Way; 3] = [Way::Read, Way::Deltas, Way::Events];
+
+    fn name(self) -> &'static str {
+        match self {
+            Way::Read => "read",
+            Way::Deltas => "deltas",
+            Way::Events => "events",
+        }
+    }
+}
+
+#[inline(never)]
+fn read(provider: Provider, data: &[String], way: Way) -> Accumulator {
+    let mut stream = provider.accumulator();
+    for event in data {
+        stream.push_data(event).unwrap();
+        match way {
+            Way::Read => {}
+            Way::Deltas => {
+                for delta in stream.deltas() {
+                    black_box(delta);
+                }
+            }
+            Way::Events => {
+                for event in Event::deltas(1, &stream) {
+                    black_box(event);
+                }
+            }
+        }
+    }
+    stream
+}
+
 fn bench(c: &mut Criterion) {
-    for provider in [
-        Provider::OpenAi,
-        Provider::OpenAiResponses,
-        Provider::Anthropic,
-        Provider::Gemini,
-    ] {
+    for provider in PROVIDERS {
         let data = stream(provider);
         let mut group = c.benchmark_group(format!("stream_{}", provider.as_str()));
         group.throughput(Throughput::Elements(data.len() as u64));
-        group.bench_function("read", |b| {
-            b.iter(|| {
-                let mut stream = provider.accumulator();
-                for event in &data {
-                    stream.push_data(event).unwrap();
-                }
-                stream
-            })
-        });
-        group.bench_function("deltas", |b| {
-            b.iter(|| {
-                let mut stream = provider.accumulator();
-                for event in &data {
-                    stream.push_data(event).unwrap();
-                    for delta in stream.deltas() {
-                        black_box(delta);
-                    }
-                }
-                stream
-            })
-        });
-        group.bench_function("events", |b| {
-            b.iter(|| {
-                let mut stream = provider.accumulator();
-                for event in &data {
-                    stream.push_data(event).unwrap();
-                    for event in Event::deltas(1, &stream) {
-                        black_box(event);
-                    }
-                }
-                stream
-            })
-        });
+        for way in Way::ALL {
+            group.bench_function(way.name(), |b| {
+                b.iter(|| read(provider, black_box(&data), way))
+            });
+        }
         group.finish();
     }
 }
 
 criterion_group!(benches, bench);
-criterion_main!(benches);
+
+fn main() {
+    if let Ok(name) = std::env::var("DELTAS_COUNT") {
+        let way = Way::ALL
+            .into_iter()
+            .find(|way| way.name() == name)
+            .expect("DELTAS_COUNT is read, deltas or events");
+        // `DELTAS_PROVIDER` (`openai`, `responses`, ...) keeps to one.
+        let only = std::env::var("DELTAS_PROVIDER").ok();
+        for provider in PROVIDERS {
+            if only.as_ref().is_some_and(|only| only != provider.as_str()) {
+                continue;
+            }
+            let data = stream(provider);
+            for _ in 0..200 {
+                black_box(read(provider, black_box(&data), way));
+            }
+        }
+        return;
+    }
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}
