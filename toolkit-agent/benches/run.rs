@@ -19,15 +19,24 @@ use toolkit_core::{Registry, tool, tools};
 
 /// Click an element.
 #[tool]
-async fn click(/** The element's index. */ index: u32) -> String {
+async fn click(
+    /** The element's index. */
+    index: u32,
+) -> String {
     format!("clicked {index}")
 }
 
 /// Reads part of the page.
 #[tool]
-async fn read_part(/** The part. */ part: u32) -> String {
+async fn read_part(
+    /** The part. */
+    part: u32,
+) -> String {
     // About 5 KB, as a page's section read in full.
-    format!("part {part}: {}", "Some readable text of the page. ".repeat(160))
+    format!(
+        "part {part}: {}",
+        "Some readable text of the page. ".repeat(160)
+    )
 }
 
 /// Answers with prepared turns, in turn: `steps - 1` steps of calls, then
@@ -138,7 +147,9 @@ fn bench(c: &mut Criterion) {
         .block_on(long.send(&mut session, "Go.").into_future())
         .unwrap();
     runtime.block_on(store.save(&session)).unwrap();
-    let size = std::fs::metadata(store.folder().join("long.json")).unwrap().len();
+    let size = std::fs::metadata(store.folder().join("long.json"))
+        .unwrap()
+        .len();
     eprintln!("agent_run/load_200_steps: {size} bytes");
     group.sample_size(30);
     group.bench_function("load_200_steps", |b| {

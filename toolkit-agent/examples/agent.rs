@@ -9,11 +9,13 @@
 //! Flags: `--dialect openai|responses|anthropic|gemini` (default openai;
 //! `--provider` is the same flag),
 //! `--max-steps N` (default 10), `--key-env VAR` (default: the provider's,
-//! none for a local `--base-url` on 127.0.0.1 or localhost).
+//! none for a local `--base-url` on 127.0.0.1 or localhost), `--stream`
+//! (the model's text printed as it arrives).
 
+use std::io::Write;
 use std::process::ExitCode;
 
-use toolkit_agent::{Agent, HttpModel, Limits};
+use toolkit_agent::{Agent, Event, HttpModel, Limits};
 use toolkit_core::Cancellation;
 use toolkit_core::Provider;
 
@@ -23,6 +25,7 @@ struct Options {
     provider: Provider,
     max_steps: usize,
     key_env: Option<String>,
+    stream: bool,
     task: String,
 }
 
@@ -34,6 +37,7 @@ fn parse() -> Result<Options, String> {
         provider: Provider::OpenAi,
         max_steps: 10,
         key_env: None,
+        stream: false,
         task: String::new(),
     };
     let mut task = Vec::new();
@@ -51,6 +55,7 @@ fn parse() -> Result<Options, String> {
                     .map_err(|_| "--max-steps takes a number".to_owned())?
             }
             "--key-env" => options.key_env = Some(value("--key-env")?),
+            "--stream" => options.stream = true,
             "-h" | "--help" => return Err(String::new()),
             _ => task.push(arg),
         }
@@ -71,7 +76,7 @@ async fn main() -> ExitCode {
                 eprintln!("agent: {message}");
             }
             eprintln!(
-                "usage: agent --model NAME [--base-url URL] [--dialect openai|responses|anthropic|gemini] [--max-steps N] [--key-env VAR] TASK"
+                "usage: agent --model NAME [--base-url URL] [--dialect openai|responses|anthropic|gemini] [--max-steps N] [--key-env VAR] [--stream] TASK"
             );
             return ExitCode::from(2);
         }
@@ -109,6 +114,7 @@ async fn main() -> ExitCode {
             max_steps: options.max_steps,
             ..Limits::default()
         })
+        .streaming(options.stream)
         // A bound on each answer, so a small local model that rambles
         // cannot hold a step for minutes.
         .configure(|conversation| {
@@ -138,8 +144,32 @@ async fn main() -> ExitCode {
         .cancellation(&cancellation)
         .events();
     let printer = async {
+        let mut stdout = std::io::stdout();
+        // Whether a line of streamed text is still open.
+        let mut open = false;
         while let Some(event) = events.recv().await {
-            println!("{event}");
+            match &event {
+                Event::TextDelta { .. } => {
+                    if !open {
+                        print!("  says: ");
+                        open = true;
+                    }
+                    print!("{event}");
+                    let _ = stdout.flush();
+                }
+                // The call line shows the arguments whole; reasoning is
+                // not the answer.
+                Event::ArgumentsDelta { .. } | Event::ReasoningDelta { .. } => {}
+                // Printed as it came.
+                Event::Text { .. } if options.stream => {}
+                _ => {
+                    if open {
+                        println!();
+                        open = false;
+                    }
+                    println!("{event}");
+                }
+            }
         }
     };
     let (outcome, ()) = tokio::join!(run, printer);

@@ -11,13 +11,26 @@ use toolkit_core::response::Usage;
 
 /// What happens during a run, for a host to show.
 ///
-/// Its `Display` is one progress line, for a terminal:
+/// Its `Display` is one progress line, for a terminal; the deltas, which a
+/// streaming run sends as the model writes, display as their bare text, to
+/// be printed one after the other without line breaks:
 ///
 /// ```
 /// use toolkit_agent::Event;
 ///
 /// assert_eq!(Event::StepStarted { step: 3 }.to_string(), "step 3");
+/// let delta = Event::TextDelta { step: 3, text: "Par".into() };
+/// assert_eq!(delta.to_string(), "Par");
 /// ```
+///
+/// A step's events come in this order: [`StepStarted`](Self::StepStarted),
+/// [`Observed`](Self::Observed); in a streaming run the deltas as they
+/// arrive; then [`Usage`](Self::Usage), [`Text`](Self::Text) (the step's
+/// whole text: in a streaming run, its text deltas concatenated), and for
+/// each call [`Call`](Self::Call) (the call complete, as the turn holds
+/// it), possibly [`Denied`](Self::Denied), and [`Result`](Self::Result)
+/// (the call's end); last [`StepEnded`](Self::StepEnded). A call's start
+/// in the stream is its first [`ArgumentsDelta`](Self::ArgumentsDelta).
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub enum Event {
@@ -85,6 +98,48 @@ pub enum Event {
         step: usize,
         /// The text.
         text: String,
+    },
+    /// A piece of the model's text, as the stream carried it (streaming
+    /// runs only). In order, a step's pieces concatenate to its
+    /// [`Text`](Self::Text).
+    TextDelta {
+        /// The step.
+        step: usize,
+        /// The piece.
+        text: String,
+    },
+    /// A piece of the model's reasoning (thinking), as the stream carried
+    /// it, where the provider streams it (streaming runs only). Reasoning
+    /// is never part of the step's text.
+    ReasoningDelta {
+        /// The step.
+        step: usize,
+        /// The piece.
+        text: String,
+    },
+    /// A piece of a call's arguments, as the stream carried it (streaming
+    /// runs only). A call's first piece may be empty: it says the call
+    /// started. In order, a call's pieces concatenate to the arguments'
+    /// text the model wrote (Gemini sends each call whole, in one piece).
+    ArgumentsDelta {
+        /// The step.
+        step: usize,
+        /// The call's position in the step's turn, from 0 (the order of
+        /// its [`Call`](Self::Call) events).
+        index: usize,
+        /// The call's id, once the stream has sent it (Gemini may send
+        /// none: the call's id is then made when the turn is read, and
+        /// [`Call`](Self::Call) carries it).
+        call_id: Option<String>,
+        /// The tool's name, once the stream has sent it.
+        tool: Option<String>,
+        /// The piece of the arguments' text.
+        text: String,
+    },
+    /// The step is over: its calls were answered, or the run stops in it.
+    StepEnded {
+        /// The step.
+        step: usize,
     },
 }
 
@@ -167,6 +222,10 @@ impl fmt::Display for Event {
             ),
             Self::Unsaved { error, .. } => write!(f, "  outputs not saved: {error}"),
             Self::Text { text, .. } => write!(f, "  says: {}", line(text)),
+            Self::TextDelta { text, .. }
+            | Self::ReasoningDelta { text, .. }
+            | Self::ArgumentsDelta { text, .. } => f.write_str(text),
+            Self::StepEnded { step } => write!(f, "step {step} ended"),
         }
     }
 }

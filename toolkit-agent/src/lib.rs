@@ -56,6 +56,7 @@
 
 mod agent;
 mod conversation;
+mod delta;
 mod event;
 mod http;
 mod model;

@@ -1,10 +1,12 @@
 //! `HttpModel` against a real local HTTP server answering with response
-//! bodies from the providers' documentation.
+//! bodies from the providers' documentation, and streamed runs whose
+//! pieces reach the host as events.
 
 use std::time::{Duration, Instant};
 
-use serde_json::json;
-use toolkit_agent::{HttpModel, Model, ModelError, Provider, RetryPolicy};
+use futures_util::StreamExt;
+use serde_json::{Value, json};
+use toolkit_agent::{Agent, Event, HttpModel, Model, ModelError, Provider, RetryPolicy};
 use toolkit_tests::http::{Reply, TestServer};
 
 fn quick_retries() -> RetryPolicy {
@@ -223,4 +225,347 @@ async fn streams_through_the_accumulator_and_reports_progress() {
     assert!(seen.contains(&"{\"city\":".to_owned()), "{seen:?}");
     let received = server.requests().remove(0);
     assert_eq!(received.json()["stream"], true);
+}
+
+/// What a streamed step carries, piece by piece.
+struct Script<'a> {
+    reasoning: &'a [&'a str],
+    text: &'a [&'a str],
+    /// The call's id and its arguments' pieces (`word_count`).
+    call: Option<(&'a str, &'a [&'a str])>,
+}
+
+impl Script<'_> {
+    fn text(&self) -> String {
+        self.text.concat()
+    }
+
+    fn arguments(&self) -> String {
+        self.call
+            .map(|(_, pieces)| pieces.concat())
+            .unwrap_or_default()
+    }
+}
+
+/// The script as `provider` streams it: one event per piece, shaped as in
+/// each provider's streaming documentation, with the events around them
+/// (starts, stops, usage, pings) that add nothing.
+fn sse(provider: Provider, script: &Script) -> Reply {
+    let mut events: Vec<Value> = Vec::new();
+    match provider {
+        Provider::OpenAi => {
+            for piece in script.reasoning {
+                events.push(json!({"choices": [{"index": 0, "delta": {"role": "assistant", "reasoning_content": piece}}]}));
+            }
+            for piece in script.text {
+                events.push(json!({"choices": [{"index": 0, "delta": {"content": piece}}]}));
+            }
+            if let Some((id, pieces)) = script.call {
+                events.push(
+                    json!({"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "id": id,
+                    "type": "function", "function": {"name": "word_count", "arguments": ""}}]}}]}),
+                );
+                for piece in pieces {
+                    events.push(
+                        json!({"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0,
+                        "function": {"arguments": piece}}]}}]}),
+                    );
+                }
+            }
+            let reason = if script.call.is_some() {
+                "tool_calls"
+            } else {
+                "stop"
+            };
+            events.push(json!({"choices": [{"index": 0, "delta": {}, "finish_reason": reason}]}));
+            events.push(
+                json!({"choices": [], "usage": {"prompt_tokens": 9, "completion_tokens": 4}}),
+            );
+        }
+        Provider::OpenAiResponses => {
+            let mut output = Vec::new();
+            events.push(json!({"type": "response.created", "response": {"status": "in_progress", "output": []}}));
+            let reasoning = json!({"type": "reasoning", "id": "rs_1", "summary": [
+                {"type": "summary_text", "text": script.reasoning.concat()}]});
+            events.push(
+                json!({"type": "response.output_item.added", "output_index": 0,
+                "item": {"type": "reasoning", "id": "rs_1", "summary": []}}),
+            );
+            for piece in script.reasoning {
+                events.push(
+                    json!({"type": "response.reasoning_summary_text.delta", "item_id": "rs_1",
+                    "output_index": 0, "summary_index": 0, "delta": piece}),
+                );
+            }
+            events.push(
+                json!({"type": "response.output_item.done", "output_index": 0, "item": reasoning}),
+            );
+            output.push(reasoning);
+            let message = json!({"type": "message", "id": "msg_1", "role": "assistant", "status": "completed",
+                "content": [{"type": "output_text", "text": script.text(), "annotations": []}]});
+            events.push(
+                json!({"type": "response.output_item.added", "output_index": 1,
+                "item": {"type": "message", "id": "msg_1", "role": "assistant", "content": []}}),
+            );
+            for piece in script.text {
+                events.push(
+                    json!({"type": "response.output_text.delta", "item_id": "msg_1",
+                    "output_index": 1, "content_index": 0, "delta": piece}),
+                );
+            }
+            events.push(
+                json!({"type": "response.output_item.done", "output_index": 1, "item": message}),
+            );
+            output.push(message);
+            if let Some((id, pieces)) = script.call {
+                let call = json!({"type": "function_call", "id": "fc_1", "call_id": id,
+                    "name": "word_count", "arguments": script.arguments(), "status": "completed"});
+                events.push(json!({"type": "response.output_item.added", "output_index": 2,
+                    "item": {"type": "function_call", "id": "fc_1", "call_id": id, "name": "word_count", "arguments": ""}}));
+                for piece in pieces {
+                    events.push(
+                        json!({"type": "response.function_call_arguments.delta", "item_id": "fc_1",
+                        "output_index": 2, "delta": piece}),
+                    );
+                }
+                events.push(
+                    json!({"type": "response.function_call_arguments.done", "item_id": "fc_1",
+                    "output_index": 2, "arguments": script.arguments()}),
+                );
+                events.push(
+                    json!({"type": "response.output_item.done", "output_index": 2, "item": call}),
+                );
+                output.push(call);
+            }
+            events.push(
+                json!({"type": "response.completed", "response": {"status": "completed",
+                "output": output, "usage": {"input_tokens": 9, "output_tokens": 4}}}),
+            );
+        }
+        Provider::Anthropic => {
+            events.push(json!({"type": "message_start", "message": {"id": "msg_1", "type": "message",
+                "role": "assistant", "content": [], "usage": {"input_tokens": 9, "output_tokens": 1}}}));
+            events.push(json!({"type": "content_block_start", "index": 0,
+                "content_block": {"type": "thinking", "thinking": "", "signature": ""}}));
+            for piece in script.reasoning {
+                events.push(json!({"type": "content_block_delta", "index": 0,
+                    "delta": {"type": "thinking_delta", "thinking": piece}}));
+            }
+            events.push(json!({"type": "content_block_delta", "index": 0,
+                "delta": {"type": "signature_delta", "signature": "sig=="}}));
+            events.push(json!({"type": "content_block_stop", "index": 0}));
+            events.push(json!({"type": "content_block_start", "index": 1,
+                "content_block": {"type": "text", "text": ""}}));
+            for piece in script.text {
+                events.push(json!({"type": "content_block_delta", "index": 1,
+                    "delta": {"type": "text_delta", "text": piece}}));
+                events.push(json!({"type": "ping"}));
+            }
+            events.push(json!({"type": "content_block_stop", "index": 1}));
+            if let Some((id, pieces)) = script.call {
+                events.push(json!({"type": "content_block_start", "index": 2,
+                    "content_block": {"type": "tool_use", "id": id, "name": "word_count", "input": {}}}));
+                for piece in pieces {
+                    events.push(json!({"type": "content_block_delta", "index": 2,
+                        "delta": {"type": "input_json_delta", "partial_json": piece}}));
+                }
+                events.push(json!({"type": "content_block_stop", "index": 2}));
+            }
+            let reason = if script.call.is_some() {
+                "tool_use"
+            } else {
+                "end_turn"
+            };
+            events.push(json!({"type": "message_delta", "delta": {"stop_reason": reason}, "usage": {"output_tokens": 4}}));
+            events.push(json!({"type": "message_stop"}));
+        }
+        Provider::Gemini => {
+            for piece in script.reasoning {
+                events.push(
+                    json!({"candidates": [{"content": {"role": "model", "parts": [
+                    {"text": piece, "thought": true}]}}]}),
+                );
+            }
+            for piece in script.text {
+                events.push(json!({"candidates": [{"content": {"role": "model", "parts": [{"text": piece}]}}]}));
+            }
+            // Gemini sends a call whole, in one part; this one without an id.
+            let mut last = json!({"candidates": [{"content": {"role": "model", "parts": []},
+                "finishReason": "STOP"}], "usageMetadata": {"promptTokenCount": 9, "candidatesTokenCount": 4}});
+            if script.call.is_some() {
+                let args: Value = serde_json::from_str(&script.arguments()).unwrap();
+                last["candidates"][0]["content"]["parts"] =
+                    json!([{"functionCall": {"name": "word_count", "args": args}}]);
+            }
+            events.push(last);
+        }
+        other => unreachable!("{other}"),
+    }
+    let mut data: Vec<String> = events.iter().map(Value::to_string).collect();
+    if matches!(provider, Provider::OpenAi) {
+        data.push("[DONE]".into());
+    }
+    Reply::sse(data)
+}
+
+/// The events of one step.
+fn of_step(events: &[Event], step: usize) -> Vec<&Event> {
+    events
+        .iter()
+        .filter(|event| match event {
+            Event::StepStarted { step: s }
+            | Event::StepEnded { step: s }
+            | Event::Text { step: s, .. }
+            | Event::TextDelta { step: s, .. }
+            | Event::ReasoningDelta { step: s, .. }
+            | Event::ArgumentsDelta { step: s, .. }
+            | Event::Call { step: s, .. }
+            | Event::Result { step: s, .. }
+            | Event::Usage { step: s, .. } => *s == step,
+            _ => false,
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn streamed_runs_send_each_piece_as_it_arrives_in_every_dialect() {
+    let first = Script {
+        reasoning: &["The user wants ", "a word count."],
+        text: &["Count", "ing the", " words… ", "✓"],
+        call: Some(("call_1", &[r#"{"te"#, r#"xt": "a b"#, r#" c"}"#])),
+    };
+    let second = Script {
+        reasoning: &[],
+        text: &["There are ", "3 words."],
+        call: None,
+    };
+    for provider in [
+        Provider::OpenAi,
+        Provider::OpenAiResponses,
+        Provider::Anthropic,
+        Provider::Gemini,
+    ] {
+        let server = TestServer::replying(vec![sse(provider, &first), sse(provider, &second)]);
+        let model = HttpModel::for_provider(provider, "m")
+            .base_url(server.base_url())
+            .key("k")
+            .build()
+            .unwrap();
+        let agent = Agent::builder(model, toolkit_examples::registry().unwrap())
+            .streaming(true)
+            .build()
+            .unwrap();
+        let (run, events) = agent.run("Count the words of 'a b c'.").events();
+        let (outcome, events) = tokio::join!(run, events.collect::<Vec<Event>>());
+        let outcome = outcome.unwrap();
+        let log: Vec<String> = events.iter().map(|e| format!("{e:?}")).collect();
+        let log = log.join("\n");
+        assert_eq!(
+            outcome.answer.as_deref(),
+            Some("There are 3 words."),
+            "{provider}\n{log}"
+        );
+        assert_eq!(outcome.steps, 2, "{provider}\n{log}");
+        assert!(
+            server
+                .requests()
+                .iter()
+                .all(|r| r.json()["stream"] == true
+                    || r.head.contains(":streamGenerateContent?alt=sse")),
+            "{provider}: every request streamed"
+        );
+
+        for (step, script) in [(1, &first), (2, &second)] {
+            let events = of_step(&events, step);
+            // Each piece as its own event, in the order sent.
+            let texts: Vec<&str> = events
+                .iter()
+                .filter_map(|event| match event {
+                    Event::TextDelta { text, .. } => Some(text.as_str()),
+                    _ => None,
+                })
+                .collect();
+            assert_eq!(texts, script.text, "{provider} step {step}\n{log}");
+            let whole = events.iter().find_map(|event| match event {
+                Event::Text { text, .. } => Some(text.clone()),
+                _ => None,
+            });
+            assert_eq!(whole, Some(texts.concat()), "{provider} step {step}");
+            let reasoning: Vec<&str> = events
+                .iter()
+                .filter_map(|event| match event {
+                    Event::ReasoningDelta { text, .. } => Some(text.as_str()),
+                    _ => None,
+                })
+                .collect();
+            assert_eq!(reasoning, script.reasoning, "{provider} step {step}\n{log}");
+            let arguments: Vec<(usize, Option<&str>, Option<&str>, &str)> = events
+                .iter()
+                .filter_map(|event| match event {
+                    Event::ArgumentsDelta {
+                        index,
+                        call_id,
+                        tool,
+                        text,
+                        ..
+                    } => Some((*index, call_id.as_deref(), tool.as_deref(), text.as_str())),
+                    _ => None,
+                })
+                .collect();
+            match script.call {
+                None => assert!(arguments.is_empty(), "{provider} step {step}\n{log}"),
+                Some((id, pieces)) => {
+                    let pieces: Vec<&str> = match provider {
+                        // Whole, written out from the part's object.
+                        Provider::Gemini => vec![r#"{"text":"a b c"}"#],
+                        // The call's start, then each piece.
+                        _ => [""].iter().chain(pieces).copied().collect(),
+                    };
+                    let id = (provider != Provider::Gemini).then_some(id);
+                    let expected: Vec<_> = pieces
+                        .iter()
+                        .map(|piece| (0, id, Some("word_count"), *piece))
+                        .collect();
+                    assert_eq!(arguments, expected, "{provider}\n{log}");
+                    // The pieces make the arguments the call ran with.
+                    let written: String = arguments.iter().map(|(.., text)| *text).collect();
+                    let call = events.iter().find_map(|event| match event {
+                        Event::Call { call, .. } => Some(call),
+                        _ => None,
+                    });
+                    let call = call.expect("the call is reported whole");
+                    let made = match &call.arguments {
+                        Value::String(text) => serde_json::from_str::<Value>(text).unwrap(),
+                        object => object.clone(),
+                    };
+                    assert_eq!(
+                        made,
+                        serde_json::from_str::<Value>(&written).unwrap(),
+                        "{provider}"
+                    );
+                }
+            }
+            // Deltas come after the step starts and before the step's
+            // whole text, calls and end.
+            let kinds: Vec<&str> = events
+                .iter()
+                .map(|event| match event {
+                    Event::StepStarted { .. } => "start",
+                    Event::TextDelta { .. }
+                    | Event::ReasoningDelta { .. }
+                    | Event::ArgumentsDelta { .. } => "delta",
+                    Event::StepEnded { .. } => "end",
+                    _ => "other",
+                })
+                .collect();
+            let deltas = kinds.iter().filter(|kind| **kind == "delta").count();
+            assert_eq!(kinds[0], "start", "{provider}\n{log}");
+            assert!(
+                kinds[1..=deltas].iter().all(|kind| *kind == "delta"),
+                "{provider}\n{log}"
+            );
+            assert_eq!(kinds.last(), Some(&"end"), "{provider}\n{log}");
+            assert_eq!(kinds.iter().filter(|kind| **kind == "end").count(), 1);
+        }
+    }
 }

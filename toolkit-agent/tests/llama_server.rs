@@ -101,6 +101,40 @@ async fn real_model() {
     assert!(events > 1, "{events} events");
     assert!(!streamed.text.is_empty() || streamed.has_calls());
 
+    // A streaming run hands the host the model's text as it arrives: in
+    // several pieces, which make up the step's whole text.
+    let agent = Agent::builder(model.clone(), registry.clone())
+        .instructions("Answer in one short sentence.")
+        .tool_choice(ToolChoice::None)
+        .streaming(true)
+        .configure(|conversation| conversation.set("max_tokens", json!(32)))
+        .build()
+        .unwrap();
+    let (run, events) = agent.run("Say hello to Ada.").events();
+    let (outcome, events) = tokio::join!(run, events.collect::<Vec<Event>>());
+    let outcome = outcome.unwrap();
+    let log: Vec<String> = events.iter().map(|event| format!("{event:?}")).collect();
+    let log = log.join("\n");
+    assert!(
+        matches!(outcome.stop, StopReason::Answered | StopReason::Truncated),
+        "{:?}\n{log}",
+        outcome.stop
+    );
+    let pieces: Vec<&str> = events
+        .iter()
+        .filter_map(|event| match event {
+            Event::TextDelta { step: 1, text } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    let text = events.iter().find_map(|event| match event {
+        Event::Text { step: 1, text } => Some(text.as_str()),
+        _ => None,
+    });
+    assert!(pieces.len() > 1, "{log}");
+    assert_eq!(Some(pieces.concat().as_str()), text, "{log}");
+    assert_eq!(outcome.answer.as_deref(), text);
+
     // Runs driven by the model's own calls: every answer cut short (each
     // call malformed, answered with an error, the run going on to the step
     // limit), then room enough for whole calls that run (with the tools
@@ -201,10 +235,21 @@ async fn three_turns(server: &llama::Server) {
     let session = Session::from_json(&saved).unwrap();
     let request = session.conversation().request();
     let messages = request["messages"].as_array().unwrap();
-    let roles: Vec<&str> = messages.iter().map(|m| m["role"].as_str().unwrap()).collect();
+    let roles: Vec<&str> = messages
+        .iter()
+        .map(|m| m["role"].as_str().unwrap())
+        .collect();
     assert_eq!(
         roles,
-        ["system", "user", "assistant", "user", "assistant", "user", "assistant"]
+        [
+            "system",
+            "user",
+            "assistant",
+            "user",
+            "assistant",
+            "user",
+            "assistant"
+        ]
     );
     let said: Vec<&str> = messages
         .iter()
@@ -212,5 +257,8 @@ async fn three_turns(server: &llama::Server) {
         .map(|m| m["content"].as_str().unwrap_or(""))
         .collect();
     assert_eq!(said, answers);
-    assert!(request["tools"].is_array(), "the tools went through JSON too");
+    assert!(
+        request["tools"].is_array(),
+        "the tools went through JSON too"
+    );
 }

@@ -317,7 +317,11 @@ impl<M: Model> AgentBuilder<M> {
         self
     }
 
-    /// Streams each model turn (events as they arrive; same turns).
+    /// Streams each model turn: the same turns, and, in a run with events
+    /// ([`Run::events`]), the model's text, reasoning and call arguments as
+    /// they arrive ([`Event::TextDelta`](crate::Event::TextDelta),
+    /// [`Event::ReasoningDelta`](crate::Event::ReasoningDelta),
+    /// [`Event::ArgumentsDelta`](crate::Event::ArgumentsDelta)).
     pub fn streaming(mut self, stream: bool) -> Self {
         self.agent.stream = stream;
         self

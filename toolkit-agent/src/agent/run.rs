@@ -138,8 +138,12 @@ impl<'a, M: Model> Run<'a, M> {
             events,
             changes: agent.registry.changes(),
             reported: Vec::new(),
+            open_step: None,
         };
-        driver.drive().await
+        let outcome = driver.drive().await;
+        // Every step is closed for the host, however the run ended.
+        driver.end_step();
+        outcome
     }
 }
 
@@ -162,6 +166,8 @@ pub(super) struct Driver<'r, M> {
     /// The calls of the pending turn whose result event was sent, as they
     /// finished; the others' are sent when the turn's results are recorded.
     pub(super) reported: Vec<usize>,
+    /// The step whose [`Event::StepEnded`] is still to be sent.
+    open_step: Option<usize>,
 }
 
 /// What settling a turn's calls came to.
@@ -178,6 +184,14 @@ impl<M: Model> Driver<'_, M> {
     pub(super) fn report(&self, event: Event) {
         if let Some(sender) = &self.events {
             let _ = sender.send(event);
+        }
+    }
+
+    /// Tells the host that the open step is over: its calls are settled,
+    /// or the run stopped in it.
+    fn end_step(&mut self) {
+        if let Some(step) = self.open_step.take() {
+            self.report(Event::StepEnded { step });
         }
     }
 
@@ -211,9 +225,11 @@ impl<M: Model> Driver<'_, M> {
             {
                 return self.finish(StopReason::TokenBudget).await;
             }
+            self.end_step();
             self.session.run.steps += 1;
             let step = self.session.run.steps;
             self.report(Event::StepStarted { step });
+            self.open_step = Some(step);
             if let Some(observe) = &self.agent.observe {
                 let observed = tokio::select! {
                     observed = observe(step) => observed,
@@ -238,7 +254,7 @@ impl<M: Model> Driver<'_, M> {
             }
             let request = self.session.conversation.request();
             let turn = tokio::select! {
-                turn = self.ask(&request) => turn?,
+                turn = self.ask(&request, step) => turn?,
                 () = self.cancellation.cancelled() => {
                     return self.finish(StopReason::Cancelled).await;
                 }
@@ -255,11 +271,20 @@ impl<M: Model> Driver<'_, M> {
         }
     }
 
-    async fn ask(&self, request: &serde_json::Value) -> Result<Turn, ModelError> {
+    /// The step's turn; streamed, its pieces go to the host's events as
+    /// they arrive.
+    async fn ask(&self, request: &serde_json::Value, step: usize) -> Result<Turn, ModelError> {
         let model = &self.agent.model;
         if self.agent.stream {
-            let mut ignore = |_: &toolkit_core::response::Accumulator| {};
-            model.stream(request, &mut ignore).await
+            let events = self.events.as_ref();
+            let mut forward = |stream: &toolkit_core::response::Accumulator| {
+                if let Some(events) = events {
+                    for event in Event::deltas(step, stream) {
+                        let _ = events.send(event);
+                    }
+                }
+            };
+            model.stream(request, &mut forward).await
         } else {
             model.complete(request).await
         }

@@ -48,6 +48,9 @@ pub(super) fn read(body: &Value) -> Result<Turn, ReadError> {
 #[derive(Debug, Clone, Default)]
 pub(super) struct Stream {
     pub(super) text: String,
+    /// Every thinking block's text, in order; the blocks themselves, with
+    /// their signatures, are kept for the echo.
+    pub(super) reasoning: String,
     pub(super) calls: Vec<PartialCall>,
     /// Blocks by their `index`, as started, then completed by deltas.
     blocks: Vec<(u64, Value)>,
@@ -97,8 +100,10 @@ impl Stream {
                     // The input arrives as JSON text; it replaces this.
                     block["input"] = json!({});
                 }
-                if str_at(&block, "type") == "text" {
-                    self.text.push_str(str_at(&block, "text"));
+                match str_at(&block, "type") {
+                    "text" => self.text.push_str(str_at(&block, "text")),
+                    "thinking" => self.reasoning.push_str(str_at(&block, "thinking")),
+                    _ => {}
                 }
                 self.blocks.push((index, block));
             }
@@ -118,7 +123,9 @@ impl Stream {
                         self.append(index, "text", piece)?;
                     }
                     "thinking_delta" => {
-                        self.append(index, "thinking", str_at(delta, "thinking"))?
+                        let piece = str_at(delta, "thinking");
+                        self.reasoning.push_str(piece);
+                        self.append(index, "thinking", piece)?
                     }
                     "signature_delta" => {
                         self.append(index, "signature", str_at(delta, "signature"))?

@@ -83,6 +83,8 @@ fn generated(position: usize, name: &str, arguments: &Value) -> String {
 #[derive(Debug, Clone, Default)]
 pub(super) struct Stream {
     pub(super) text: String,
+    /// The text of thought parts (`thought: true`).
+    pub(super) reasoning: String,
     pub(super) calls: Vec<PartialCall>,
     parts: Vec<Value>,
     role: Option<Value>,
@@ -124,10 +126,12 @@ impl Stream {
             .flatten()
         {
             let thought = part.get("thought").and_then(Value::as_bool) == Some(true);
-            if let Some(text) = part.get("text").and_then(Value::as_str)
-                && !thought
-            {
-                self.text.push_str(text);
+            if let Some(text) = part.get("text").and_then(Value::as_str) {
+                if thought {
+                    self.reasoning.push_str(text);
+                } else {
+                    self.text.push_str(text);
+                }
             }
             if let Some(call) = part.get("functionCall") {
                 let mut partial = PartialCall::new(str_at(call, "id"), str_at(call, "name"));

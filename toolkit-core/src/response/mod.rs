@@ -44,6 +44,7 @@
 //! ```
 
 mod anthropic;
+mod delta;
 mod gemini;
 mod openai_chat;
 mod openai_responses;
@@ -51,6 +52,7 @@ mod partial;
 mod stream;
 mod turn;
 
+pub use delta::Delta;
 pub use partial::PartialCall;
 pub use stream::Accumulator;
 pub use turn::{CallInfo, CallKind, ReadError, Turn, Usage};

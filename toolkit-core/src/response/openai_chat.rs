@@ -88,14 +88,14 @@ fn read_call(call: &Value) -> Result<(ToolCall, CallInfo), ReadError> {
 #[derive(Debug, Clone, Default)]
 pub(super) struct Stream {
     pub(super) text: String,
+    /// `reasoning_content`, which some servers (llama.cpp, DeepSeek)
+    /// stream beside the text; kept for the echo.
+    pub(super) reasoning: String,
     pub(super) calls: Vec<PartialCall>,
     /// Provider index of each call, position for position.
     indices: Vec<u64>,
     finish_reason: Option<String>,
     usage: Option<Usage>,
-    /// Fields of the delta other than content and calls (reasoning text
-    /// some servers stream), kept for the echo.
-    extra: Map<String, Value>,
 }
 
 impl Stream {
@@ -122,13 +122,7 @@ impl Stream {
             self.text.push_str(text);
         }
         if let Some(reasoning) = delta.get("reasoning_content").and_then(Value::as_str) {
-            let entry = self
-                .extra
-                .entry("reasoning_content")
-                .or_insert_with(|| Value::String(String::new()));
-            if let Value::String(so_far) = entry {
-                so_far.push_str(reasoning);
-            }
+            self.reasoning.push_str(reasoning);
         }
         let Some(calls) = delta.get("tool_calls") else {
             return Ok(());
@@ -183,7 +177,7 @@ impl Stream {
         }
     }
 
-    pub(super) fn finish(mut self) -> Result<Turn, ReadError> {
+    pub(super) fn finish(self) -> Result<Turn, ReadError> {
         let mut message = Map::new();
         message.insert("role".into(), json!("assistant"));
         message.insert(
@@ -194,7 +188,12 @@ impl Stream {
                 Value::String(self.text.clone())
             },
         );
-        message.append(&mut self.extra);
+        if !self.reasoning.is_empty() {
+            message.insert(
+                "reasoning_content".into(),
+                Value::String(self.reasoning.clone()),
+            );
+        }
         if !self.calls.is_empty() {
             let calls = self
                 .calls

@@ -89,6 +89,9 @@ fn call_id(item: &Value) -> &str {
 #[derive(Debug, Clone, Default)]
 pub(super) struct Stream {
     pub(super) text: String,
+    /// Reasoning text and reasoning summaries, as streamed; the reasoning
+    /// items themselves come whole in `response.output_item.done`.
+    pub(super) reasoning: String,
     pub(super) calls: Vec<PartialCall>,
     /// `output_index` of each call, position for position.
     call_indices: Vec<u64>,
@@ -123,6 +126,9 @@ impl Stream {
                 self.response = event.get("response").cloned();
             }
             "response.output_text.delta" => self.text.push_str(str_at(event, "delta")),
+            "response.reasoning_text.delta" | "response.reasoning_summary_text.delta" => {
+                self.reasoning.push_str(str_at(event, "delta"))
+            }
             "response.output_item.added" => {
                 let item = event.get("item").unwrap_or(&Value::Null);
                 let kind = match str_at(item, "type") {
@@ -153,8 +159,15 @@ impl Stream {
                     .and_then(Value::as_str)
                     .map(str::to_owned);
                 let call = self.call_at(index)?;
-                if let Some(whole) = whole {
-                    call.arguments = whole;
+                // The whole text normally repeats the deltas: only what it
+                // adds is appended, so that the arguments only ever grow
+                // (what the accumulator's deltas rely on).
+                match whole {
+                    Some(whole) if whole.starts_with(call.arguments.as_str()) => {
+                        call.arguments.push_str(&whole[call.arguments.len()..]);
+                    }
+                    Some(whole) => call.arguments = whole,
+                    None => {}
                 }
                 call.complete = true;
             }

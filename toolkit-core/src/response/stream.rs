@@ -2,6 +2,7 @@
 
 use serde_json::Value;
 
+use super::delta::{Delta, Marks};
 use super::partial::PartialCall;
 use super::turn::{ReadError, Turn};
 use super::{Provider, anthropic, gemini, openai_chat, openai_responses};
@@ -12,6 +13,8 @@ use super::{Provider, anthropic, gemini, openai_chat, openai_responses};
 /// chunk) with [`push`](Self::push) or [`push_data`](Self::push_data); read
 /// the text and the calls so far at any point; [`finish`](Self::finish)
 /// gives the turn the non-streamed response would have given.
+/// [`deltas`](Self::deltas) tells what the last event added, for a host
+/// that shows the turn as it arrives.
 ///
 /// ```
 /// use toolkit_core::Provider;
@@ -33,6 +36,8 @@ use super::{Provider, anthropic, gemini, openai_chat, openai_responses};
 pub struct Accumulator {
     provider: Provider,
     state: State,
+    /// The lengths before the last event, which its deltas are cut from.
+    marks: Marks,
 }
 
 #[derive(Debug, Clone)]
@@ -55,7 +60,11 @@ impl Accumulator {
             Provider::Gemini => State::Gemini(Default::default()),
             Provider::Mcp => State::None,
         };
-        Self { provider, state }
+        Self {
+            provider,
+            state,
+            marks: Marks::default(),
+        }
     }
 
     /// The provider of the events.
@@ -69,6 +78,7 @@ impl Accumulator {
     /// is an error; events the turn does not depend on (pings, progress)
     /// are ignored.
     pub fn push(&mut self, event: &Value) -> Result<(), ReadError> {
+        self.mark();
         match &mut self.state {
             State::Chat(stream) => stream.push(event),
             State::Responses(stream) => stream.push(event),
@@ -83,6 +93,7 @@ impl Accumulator {
     /// Takes in one SSE `data:` payload. OpenAI's closing `[DONE]` and
     /// blank payloads are ignored.
     pub fn push_data(&mut self, data: &str) -> Result<(), ReadError> {
+        self.mark();
         let data = data.trim();
         if data.is_empty() || data == "[DONE]" {
             return Ok(());
@@ -103,6 +114,59 @@ impl Accumulator {
             State::Gemini(stream) => &stream.text,
             State::None => "",
         }
+    }
+
+    /// The reasoning text so far (see [`Delta::Reasoning`]); empty where
+    /// the provider streams none.
+    pub fn reasoning(&self) -> &str {
+        match &self.state {
+            State::Chat(stream) => &stream.reasoning,
+            State::Responses(stream) => &stream.reasoning,
+            State::Anthropic(stream) => &stream.reasoning,
+            State::Gemini(stream) => &stream.reasoning,
+            State::None => "",
+        }
+    }
+
+    /// What the last event pushed added: reasoning, then text, then each
+    /// call's arguments in call order (a call that just started comes
+    /// with an empty piece). An event that added nothing (a ping, a usage
+    /// count, `[DONE]`) gives none.
+    ///
+    /// Only lengths are kept between events, so this costs a few
+    /// comparisons per call, however long the turn has grown.
+    ///
+    /// ```
+    /// use toolkit_core::Provider;
+    /// use toolkit_core::response::Delta;
+    ///
+    /// let mut stream = Provider::Anthropic.accumulator();
+    /// let mut text = String::new();
+    /// for data in [
+    ///     r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#,
+    ///     r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hello"}}"#,
+    ///     r#"{"type":"ping"}"#,
+    ///     r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":", world"}}"#,
+    /// ] {
+    ///     stream.push_data(data).unwrap();
+    ///     for delta in stream.deltas() {
+    ///         if let Delta::Text(piece) = delta {
+    ///             text.push_str(piece);
+    ///         }
+    ///     }
+    /// }
+    /// assert_eq!(text, "Hello, world");
+    /// assert_eq!(text, stream.text());
+    /// ```
+    pub fn deltas(&self) -> impl Iterator<Item = Delta<'_>> + '_ {
+        self.marks
+            .deltas(self.text(), self.reasoning(), self.partial_calls())
+    }
+
+    fn mark(&mut self) {
+        let mut marks = std::mem::take(&mut self.marks);
+        marks.set(self.text(), self.reasoning(), self.partial_calls());
+        self.marks = marks;
     }
 
     /// The calls so far, in order, with the arguments received so far.
