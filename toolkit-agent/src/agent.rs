@@ -265,7 +265,7 @@ impl<M: Model> Agent<M> {
         conversation.set_tools(&self.registry)?;
         conversation.set_tool_choice(self.tool_choice.clone());
         if let Some(parallel) = self.parallel_calls {
-            conversation.set_parallel_calls(parallel);
+            conversation.settings_mut().parallel_calls = Some(parallel);
         }
         if let Some(budget) = &self.budget {
             conversation.set_output_budget(budget.clone());

@@ -48,21 +48,25 @@
 #![forbid(unsafe_code)]
 
 mod agent;
+mod answer;
 mod conversation;
 mod event;
 mod http;
 mod model;
 mod observation;
 mod retry;
+mod settings;
 mod sse;
 
 pub use agent::{Agent, Approval, Decision, Limits, Outcome, StopReason};
+pub use answer::{AnswerError, AnswerSchema, FINAL_ANSWER_TOOL};
 pub use conversation::{Conversation, Pushed, ToolChoice};
 pub use event::{Event, Events};
 pub use http::{HttpModel, HttpModelBuilder};
 pub use model::{Model, ModelError, ModelFuture, OnProgress};
 pub use observation::Observation;
 pub use retry::RetryPolicy;
+pub use settings::{ANTHROPIC_DEFAULT_MAX_TOKENS, ReasoningEffort, Settings};
 pub use toolkit_core::Provider;
 pub use toolkit_core::response::Turn;
 

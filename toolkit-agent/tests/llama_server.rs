@@ -8,7 +8,7 @@ mod llama;
 use futures_util::StreamExt;
 use serde_json::json;
 use toolkit_agent::{
-    Agent, Conversation, Event, Limits, Model, ModelError, StopReason, ToolChoice,
+    Agent, Conversation, Event, Limits, Model, ModelError, Settings, StopReason, ToolChoice,
 };
 use toolkit_core::{Cancellation, Provider, Registry, tools};
 
@@ -40,7 +40,7 @@ async fn real_model() {
     ] {
         let mut conversation = fresh();
         conversation.set_tool_choice(choice.clone());
-        conversation.set_parallel_calls(false);
+        conversation.set_settings(Settings::new().parallel_calls(false));
         conversation.push_user("Convert 20 degrees celsius to fahrenheit.");
         let turn = model.complete(&conversation.request()).await;
         assert!(turn.is_ok(), "{choice:?}: {turn:?}");

@@ -6,7 +6,7 @@
 //! tests.)
 
 use serde_json::{Value, json};
-use toolkit_agent::{Conversation, Observation, ToolChoice};
+use toolkit_agent::{Conversation, Observation, Settings, ToolChoice};
 use toolkit_core::{Provider, ToolResult};
 use toolkit_tests::judges::{anthropic_request, gemini_request};
 
@@ -75,7 +75,7 @@ async fn requests(provider: Provider, choice: ToolChoice, with_ids: bool) -> Vec
     conversation.set_instructions("Use the tools.");
     conversation.set_tools(&registry).unwrap();
     conversation.set_tool_choice(choice);
-    conversation.set_parallel_calls(false);
+    conversation.set_settings(Settings::new().parallel_calls(false));
     conversation.push_user("Count the words of 'a b c' and look at example.com.");
     let mut sent = Vec::new();
     let with_model = |mut body: Value| {

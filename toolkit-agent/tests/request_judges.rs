@@ -7,7 +7,7 @@
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
-use toolkit_agent::{Conversation, ToolChoice};
+use toolkit_agent::{Conversation, Settings, ToolChoice};
 use toolkit_core::Provider;
 
 fn round_trip<T: DeserializeOwned + Serialize>(value: &Value) {
@@ -47,7 +47,7 @@ async fn body(provider: Provider, turn: Value, choice: ToolChoice) -> Value {
     conversation.set_instructions("Be brief.");
     conversation.set_tools(&registry).unwrap();
     conversation.set_tool_choice(choice);
-    conversation.set_parallel_calls(true);
+    conversation.set_settings(Settings::new().parallel_calls(true));
     conversation.push_user("Count the words of 'a b', convert 20 C.");
     let turn = provider.read(&turn).unwrap();
     conversation.push_turn(&turn);
