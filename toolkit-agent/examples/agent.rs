@@ -111,19 +111,7 @@ async fn main() -> ExitCode {
         })
         // A bound on each answer, so a small local model that rambles
         // cannot hold a step for minutes.
-        .configure(|conversation| {
-            let key = match conversation.provider() {
-                Provider::Gemini => {
-                    return conversation.set(
-                        "generationConfig",
-                        serde_json::json!({"maxOutputTokens": 512}),
-                    );
-                }
-                Provider::OpenAiResponses => "max_output_tokens",
-                _ => "max_tokens",
-            };
-            conversation.set(key, serde_json::json!(512));
-        });
+        .configure(|conversation| conversation.settings_mut().max_output_tokens = Some(512));
     let cancellation = Cancellation::new();
     let (run, mut events) = agent.run_events(&options.task, &cancellation);
     let printer = async {

@@ -63,7 +63,7 @@ pub const FINAL_ANSWER_TOOL: &str = "final_answer";
 /// assert_eq!(city, City { name: "Tokyo".into(), population: None });
 ///
 /// let wrong = schema.read::<City>(r#"{"name": 5, "people": 3}"#).unwrap_err();
-/// assert_eq!(wrong.problems().len(), 3);
+/// assert_eq!(wrong.problems().len(), 2);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
