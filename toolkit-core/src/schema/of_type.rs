@@ -72,9 +72,9 @@ pub fn canonical_of<T: schemars::JsonSchema>() -> Result<OrderedJson, SchemaErro
 /// assert_eq!(
 ///     violations(&schema, &json!({"n": "3", "x": 1})),
 ///     [
-///         "missing the required field `m`",
+///         "at `m`: missing required field",
 ///         "at `n`: expected an integer, got \"3\"",
-///         "at `x`: unknown field `x`; the allowed fields are `n`, `m`",
+///         "at `x`: unknown field; expected one of `n`",
 ///     ]
 /// );
 /// ```
