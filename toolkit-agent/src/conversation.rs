@@ -87,7 +87,7 @@ pub struct Conversation {
     /// not), or why some tools cannot be sent in it, so that
     /// [`set_strict`](Self::set_strict) may come after
     /// [`set_tools`](Self::set_tools).
-    other_mode_tools: Option<Result<Option<Value>, Vec<(String, String)>>>,
+    other_mode_tools: Option<OtherMode>,
     tool_choice: ToolChoice,
     typed: Settings,
     answer: Option<AnswerSchema>,
@@ -100,6 +100,15 @@ pub struct Conversation {
     latest: Option<LatestResults>,
     /// Where the latest observation sits in `items`, and what it becomes.
     observation: Option<ShownObservation>,
+}
+
+/// The Chat Completions tool list in the mode not in use.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+enum OtherMode {
+    /// The list (`None` when there are no tools).
+    Tools(Option<Value>),
+    /// The tools that mode cannot take, each with the reason.
+    Refused(Vec<(String, String)>),
 }
 
 #[derive(Debug, Clone)]
@@ -184,12 +193,15 @@ impl Conversation {
                 .map(|list| (!list.is_empty()).then(|| list.to_value()))
         };
         self.tools = list(provider)?;
-        self.other_mode_tools = match provider {
+        let other = match provider {
             Provider::OpenAi => Some(list(Provider::OpenAiStrict)),
             Provider::OpenAiStrict => Some(list(Provider::OpenAi)),
             _ => None,
-        }
-        .map(|other| other.map_err(|error| error.tools));
+        };
+        self.other_mode_tools = other.map(|other| match other {
+            Ok(tools) => OtherMode::Tools(tools),
+            Err(error) => OtherMode::Refused(error.tools),
+        });
         Ok(())
     }
 
@@ -221,16 +233,16 @@ impl Conversation {
             _ => return Ok(()),
         };
         match self.other_mode_tools.take() {
-            Some(Err(tools)) => {
-                self.other_mode_tools = Some(Err(tools.clone()));
+            Some(OtherMode::Refused(tools)) => {
+                self.other_mode_tools = Some(OtherMode::Refused(tools.clone()));
                 return Err(ToolListError {
                     provider: target,
                     tools,
                 });
             }
-            Some(Ok(other)) => {
+            Some(OtherMode::Tools(other)) => {
                 let current = std::mem::replace(&mut self.tools, other);
-                self.other_mode_tools = Some(Ok(current));
+                self.other_mode_tools = Some(OtherMode::Tools(current));
             }
             None => {}
         }
