@@ -232,18 +232,14 @@ impl Conversation {
             (Provider::OpenAiStrict, false) => Provider::OpenAi,
             _ => return Ok(()),
         };
-        match self.other_mode_tools.take() {
+        match &mut self.other_mode_tools {
             Some(OtherMode::Refused(tools)) => {
-                self.other_mode_tools = Some(OtherMode::Refused(tools.clone()));
                 return Err(ToolListError {
                     provider: target,
-                    tools,
+                    tools: tools.clone(),
                 });
             }
-            Some(OtherMode::Tools(other)) => {
-                let current = std::mem::replace(&mut self.tools, other);
-                self.other_mode_tools = Some(OtherMode::Tools(current));
-            }
+            Some(OtherMode::Tools(other)) => std::mem::swap(&mut self.tools, other),
             None => {}
         }
         self.provider = target;
