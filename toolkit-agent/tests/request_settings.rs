@@ -305,3 +305,24 @@ async fn the_final_answer_tool_takes_the_answer_as_its_arguments() {
         "{message}"
     );
 }
+
+#[test]
+fn an_agent_sends_strict_tools_when_its_configure_hook_asks() {
+    let model = toolkit_agent::HttpModel::openai_chat("m")
+        .no_key()
+        .build()
+        .unwrap();
+    let agent = toolkit_agent::Agent::new(model, toolkit_examples::registry().unwrap())
+        .parallel_calls(false)
+        .configure(|conversation| {
+            conversation.set_strict(true).unwrap();
+            conversation.settings_mut().temperature = Some(0.0);
+        });
+    let request = agent.conversation("Convert 20 C to F.").unwrap().request();
+    let tools = request["tools"].as_array().unwrap();
+    assert!(!tools.is_empty());
+    assert!(tools.iter().all(|tool| tool["function"]["strict"] == true));
+    // The agent's own switch and the hook's setting both hold.
+    assert_eq!(request["parallel_tool_calls"], false);
+    assert_eq!(request["temperature"], 0.0);
+}
