@@ -117,19 +117,7 @@ async fn main() -> ExitCode {
         .streaming(options.stream)
         // A bound on each answer, so a small local model that rambles
         // cannot hold a step for minutes.
-        .configure(|conversation| {
-            let key = match conversation.provider() {
-                Provider::Gemini => {
-                    return conversation.set(
-                        "generationConfig",
-                        serde_json::json!({"maxOutputTokens": 512}),
-                    );
-                }
-                Provider::OpenAiResponses => "max_output_tokens",
-                _ => "max_tokens",
-            };
-            conversation.set(key, serde_json::json!(512));
-        })
+        .configure(|conversation| conversation.settings_mut().max_output_tokens = Some(512))
         .build();
     let agent = match agent {
         Ok(agent) => agent,

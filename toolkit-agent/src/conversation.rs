@@ -12,7 +12,9 @@ use toolkit_core::{
     History, HistoryError, OutputBudget, Provider, Registry, ToolCallResult, ToolListError,
 };
 
+use crate::answer::AnswerSchema;
 use crate::observation::Observation;
+use crate::settings::Settings;
 
 /// Which calls the model may make.
 ///
@@ -94,9 +96,16 @@ pub struct Conversation {
     instructions: Option<String>,
     items: Vec<Value>,
     tools: Option<Value>,
+    /// Chat Completions only: the tool list in the other mode (strict or
+    /// not), or why some tools cannot be sent in it, so that
+    /// [`set_strict`](Self::set_strict) may come after
+    /// [`set_tools`](Self::set_tools).
+    other_mode_tools: Option<OtherMode>,
     tool_choice: ToolChoice,
-    parallel_calls: Option<bool>,
+    typed: Settings,
+    answer: Option<AnswerSchema>,
     options: EmitOptions,
+    /// Top-level fields set by [`set`](Self::set), written last.
     settings: Map<String, Value>,
     history: History,
     /// Where the latest step's results sit in `items`: they are emitted
@@ -104,6 +113,16 @@ pub struct Conversation {
     latest: Option<LatestResults>,
     /// Where the latest observation sits in `items`, and what it becomes.
     observation: Option<ShownObservation>,
+}
+
+/// The Chat Completions tool list in the mode not in use.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum OtherMode {
+    /// The list (`None` when there are no tools).
+    Tools(Option<Value>),
+    /// The tools that mode cannot take, each with the reason.
+    Refused(Vec<(String, String)>),
 }
 
 #[derive(Debug, Clone)]
@@ -139,21 +158,22 @@ impl Conversation {
     /// [`Provider::OpenAiStrict`] is Chat Completions with tools sent in
     /// strict mode. [`Provider::Mcp`] is not a model API; a conversation
     /// given it is written as Chat Completions.
+    ///
+    /// Anthropic requires an output-token limit: unless
+    /// [settings](Self::set_settings) give one, it gets
+    /// [`ANTHROPIC_DEFAULT_MAX_TOKENS`](crate::ANTHROPIC_DEFAULT_MAX_TOKENS).
     pub fn new(provider: Provider) -> Self {
-        let mut settings = Map::new();
-        if provider == Provider::Anthropic {
-            // Anthropic requires it; a generous default a host can lower.
-            settings.insert("max_tokens".into(), json!(4096));
-        }
         Self {
             provider,
             instructions: None,
             items: Vec::new(),
             tools: None,
+            other_mode_tools: None,
             tool_choice: ToolChoice::Auto,
-            parallel_calls: None,
+            typed: Settings::default(),
+            answer: None,
             options: EmitOptions::default(),
-            settings,
+            settings: Map::new(),
             history: History::new(),
             latest: None,
             observation: None,
@@ -171,26 +191,73 @@ impl Conversation {
     }
 
     /// Sets the tool list to the registry's enabled tools.
+    ///
+    /// For Chat Completions the list is also written in the other mode
+    /// (strict or not), so that [`set_strict`](Self::set_strict) can
+    /// switch later; a tool that cannot be sent in that mode fails the
+    /// switch, not this call.
     pub fn set_tools(&mut self, registry: &Registry) -> Result<(), ToolListError> {
         let provider = match self.provider {
             Provider::Mcp => Provider::OpenAi,
             provider => provider,
         };
-        let definitions = registry.tool_list(provider)?;
-        self.tools = (!definitions.is_empty()).then(|| definitions.to_value());
+        let list = |provider| {
+            registry
+                .tool_list(provider)
+                .map(|list| (!list.is_empty()).then(|| list.to_value()))
+        };
+        self.tools = list(provider)?;
+        let other = match provider {
+            Provider::OpenAi => Some(list(Provider::OpenAiStrict)),
+            Provider::OpenAiStrict => Some(list(Provider::OpenAi)),
+            _ => None,
+        };
+        self.other_mode_tools = other.map(|other| match other {
+            Ok(tools) => OtherMode::Tools(tools),
+            Err(error) => OtherMode::Refused(error.tools),
+        });
         Ok(())
     }
 
-    /// Whether Chat Completions tools are sent in strict mode (call before
-    /// [`set_tools`](Self::set_tools)): switches between
-    /// [`Provider::OpenAi`] and [`Provider::OpenAiStrict`]; other providers
-    /// are left as they are.
-    pub fn set_strict(&mut self, strict: bool) {
-        self.provider = match (self.provider, strict) {
+    /// Whether Chat Completions tools are sent in strict mode: switches
+    /// between [`Provider::OpenAi`] and [`Provider::OpenAiStrict`], and the
+    /// tool list already set with it, before or after
+    /// [`set_tools`](Self::set_tools). Other providers are left as they
+    /// are (Responses marks each tool strict when it can be).
+    ///
+    /// Fails, changing nothing, when some tools of the list cannot be sent
+    /// in strict mode (a free-form map, for one), naming each.
+    ///
+    /// ```
+    /// use toolkit_agent::Conversation;
+    /// use toolkit_core::Provider;
+    ///
+    /// let registry = toolkit_examples::registry()?;
+    /// let mut conversation = Conversation::new(Provider::OpenAi);
+    /// conversation.set_tools(&registry)?;
+    /// conversation.set_strict(true)?;
+    /// assert_eq!(conversation.provider(), Provider::OpenAiStrict);
+    /// assert_eq!(conversation.request()["tools"][0]["function"]["strict"], true);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn set_strict(&mut self, strict: bool) -> Result<(), ToolListError> {
+        let target = match (self.provider, strict) {
             (Provider::OpenAi, true) => Provider::OpenAiStrict,
             (Provider::OpenAiStrict, false) => Provider::OpenAi,
-            (provider, _) => provider,
+            _ => return Ok(()),
         };
+        match &mut self.other_mode_tools {
+            Some(OtherMode::Refused(tools)) => {
+                return Err(ToolListError {
+                    provider: target,
+                    tools: tools.clone(),
+                });
+            }
+            Some(OtherMode::Tools(other)) => std::mem::swap(&mut self.tools, other),
+            None => {}
+        }
+        self.provider = target;
+        Ok(())
     }
 
     /// Sets which calls the model may make.
@@ -198,10 +265,38 @@ impl Conversation {
         self.tool_choice = choice;
     }
 
-    /// Allows or forbids several calls in one turn (unset: the provider's
-    /// default, which allows them).
-    pub fn set_parallel_calls(&mut self, parallel: bool) {
-        self.parallel_calls = Some(parallel);
+    /// Sets the typed request settings (temperature, output length,
+    /// reasoning, parallel calls...), each written in the provider's own
+    /// field: see [`Settings`] for the table. Fields set with
+    /// [`set`](Self::set) are written after them, and win.
+    pub fn set_settings(&mut self, settings: Settings) {
+        self.typed = settings;
+    }
+
+    /// The typed request settings.
+    pub fn settings(&self) -> &Settings {
+        &self.typed
+    }
+
+    /// The typed request settings, to change one of them.
+    pub fn settings_mut(&mut self) -> &mut Settings {
+        &mut self.typed
+    }
+
+    /// Asks for a final answer that keeps `schema`, in the provider's
+    /// structured-output field (see [`AnswerSchema`] for each form);
+    /// `None` asks for none. A field of the same name set with
+    /// [`set`](Self::set) wins.
+    ///
+    /// Some models cannot take tools and a response schema in one request:
+    /// give them [`AnswerSchema::tool`] among their tools instead.
+    pub fn set_answer_schema(&mut self, schema: Option<AnswerSchema>) {
+        self.answer = schema;
+    }
+
+    /// The schema the final answer must keep, if any.
+    pub fn answer_schema(&self) -> Option<&AnswerSchema> {
+        self.answer.as_ref()
     }
 
     /// How results are emitted.
@@ -222,8 +317,15 @@ impl Conversation {
         &self.history
     }
 
-    /// Sets a top-level request field (`max_tokens`, `temperature`,
-    /// Gemini's `generationConfig`).
+    /// Sets a top-level request field, for what [`Settings`] does not
+    /// name (`top_k`, `service_tier`, `safetySettings`).
+    ///
+    /// The body is written in this order, each step replacing the fields
+    /// the one before wrote: the transcript and tools, then the
+    /// [typed settings](Self::set_settings) and the
+    /// [answer schema](Self::set_answer_schema), then these fields. A field
+    /// set here replaces the whole top-level field: setting Gemini's
+    /// `generationConfig` replaces the one the typed settings wrote.
     pub fn set(&mut self, key: impl Into<String>, value: Value) {
         self.settings.insert(key.into(), value);
     }
@@ -427,9 +529,6 @@ impl Conversation {
                 if let Some(tools) = tools {
                     body.insert("tools".into(), tools.clone());
                     body.insert("tool_choice".into(), self.openai_choice(false));
-                    if let Some(parallel) = self.parallel_calls {
-                        body.insert("parallel_tool_calls".into(), json!(parallel));
-                    }
                 }
             }
             Provider::Anthropic => {
@@ -442,15 +541,12 @@ impl Conversation {
                 );
                 if let Some(tools) = tools {
                     body.insert("tools".into(), tools.clone());
-                    let mut choice = match &self.tool_choice {
+                    let choice = match &self.tool_choice {
                         ToolChoice::Auto => json!({"type": "auto"}),
                         ToolChoice::None => json!({"type": "none"}),
                         ToolChoice::Required => json!({"type": "any"}),
                         ToolChoice::Tool(name) => json!({"type": "tool", "name": name}),
                     };
-                    if self.parallel_calls == Some(false) && self.tool_choice != ToolChoice::None {
-                        choice["disable_parallel_tool_use"] = json!(true);
-                    }
                     body.insert("tool_choice".into(), choice);
                 }
             }
@@ -491,11 +587,12 @@ impl Conversation {
                 if let Some(tools) = tools {
                     body.insert("tools".into(), tools.clone());
                     body.insert("tool_choice".into(), self.openai_choice(true));
-                    if let Some(parallel) = self.parallel_calls {
-                        body.insert("parallel_tool_calls".into(), json!(parallel));
-                    }
                 }
             }
+        }
+        self.typed.render(self.provider, &mut body);
+        if let Some(answer) = &self.answer {
+            answer.render(self.provider, &mut body);
         }
         for (key, value) in &self.settings {
             body.insert(key.clone(), value.clone());

@@ -1,8 +1,10 @@
 //! Providers over HTTP.
 
+use std::fmt;
 use std::time::Duration;
 
 use futures_util::StreamExt;
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde_json::Value;
 use toolkit_core::Provider;
 
@@ -24,34 +26,113 @@ use crate::sse::SseDecoder;
 ///     .build()?;
 /// # Ok::<(), toolkit_agent::ModelError>(())
 /// ```
-#[derive(Debug, Clone)]
+///
+/// Its `Debug` shows no secret: not the key, nor the values of the extra
+/// [headers](HttpModelBuilder::header) and [query](HttpModelBuilder::query)
+/// parameters, only their names.
+#[derive(Clone)]
 pub struct HttpModel {
     provider: Provider,
     base_url: String,
     model: String,
     key: Option<String>,
+    headers: HeaderMap,
+    query: Vec<(String, String)>,
     retry: RetryPolicy,
     client: reqwest::Client,
 }
 
 /// Settings of an [`HttpModel`].
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 #[must_use = "call `build` to get the model"]
 pub struct HttpModelBuilder {
     provider: Provider,
     base_url: String,
     model: String,
     key: Key,
+    headers: Vec<(String, String)>,
+    query: Vec<(String, String)>,
     retry: RetryPolicy,
     timeout: Duration,
     connect_timeout: Duration,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 enum Key {
     Env(String),
     Given(String),
     None,
+}
+
+impl fmt::Debug for Key {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Env(name) => write!(f, "from ${name}"),
+            Self::Given(_) => f.write_str("given"),
+            Self::None => f.write_str("none"),
+        }
+    }
+}
+
+/// Names only: values of headers and query parameters may be secrets.
+struct Names<'a, I>(&'a I);
+
+impl<'a, I> fmt::Debug for Names<'a, I>
+where
+    &'a I: IntoIterator,
+    <&'a I as IntoIterator>::Item: NameOf,
+{
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list()
+            .entries(self.0.into_iter().map(|entry| entry.name_of()))
+            .finish()
+    }
+}
+
+trait NameOf {
+    fn name_of(&self) -> String;
+}
+
+impl NameOf for &(String, String) {
+    fn name_of(&self) -> String {
+        self.0.clone()
+    }
+}
+
+impl NameOf for (&HeaderName, &HeaderValue) {
+    fn name_of(&self) -> String {
+        self.0.as_str().to_owned()
+    }
+}
+
+impl fmt::Debug for HttpModel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("HttpModel")
+            .field("provider", &self.provider)
+            .field("base_url", &self.base_url)
+            .field("model", &self.model)
+            .field("key", &self.key.as_ref().map(|_| "given"))
+            .field("headers", &Names(&self.headers))
+            .field("query", &Names(&self.query))
+            .field("retry", &self.retry)
+            .finish_non_exhaustive()
+    }
+}
+
+impl fmt::Debug for HttpModelBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("HttpModelBuilder")
+            .field("provider", &self.provider)
+            .field("base_url", &self.base_url)
+            .field("model", &self.model)
+            .field("key", &self.key)
+            .field("headers", &Names(&self.headers))
+            .field("query", &Names(&self.query))
+            .field("retry", &self.retry)
+            .field("timeout", &self.timeout)
+            .field("connect_timeout", &self.connect_timeout)
+            .finish()
+    }
 }
 
 impl HttpModel {
@@ -128,6 +209,22 @@ impl HttpModel {
         }
     }
 
+    /// The URL with the extra query parameters. A URL that does not parse
+    /// is left for the client, whose send then fails saying why.
+    fn full_url(&self, stream: bool) -> String {
+        let url = self.url(stream);
+        if self.query.is_empty() {
+            return url;
+        }
+        match reqwest::Url::parse(&url) {
+            Ok(mut parsed) => {
+                parsed.query_pairs_mut().extend_pairs(&self.query);
+                parsed.into()
+            }
+            Err(_) => url,
+        }
+    }
+
     /// The body as sent: the model's name added, and the stream switch.
     fn body(&self, request: &Value, stream: bool) -> Value {
         let mut body = request.clone();
@@ -149,7 +246,7 @@ impl HttpModel {
     }
 
     fn request(&self, body: &Value, stream: bool) -> reqwest::RequestBuilder {
-        let mut request = self.client.post(self.url(stream)).json(body);
+        let mut request = self.client.post(self.full_url(stream)).json(body);
         if let Some(key) = &self.key {
             request = match self.provider {
                 Provider::Anthropic => request.header("x-api-key", key),
@@ -160,7 +257,8 @@ impl HttpModel {
         if self.provider == Provider::Anthropic {
             request = request.header("anthropic-version", "2023-06-01");
         }
-        request
+        // Last, so that an extra header replaces one of the same name.
+        request.headers(self.headers.clone())
     }
 
     /// Sends the body, retrying refusals for now and lost connections;
@@ -269,6 +367,8 @@ impl HttpModelBuilder {
             base_url: base_url.to_owned(),
             model: model.into(),
             key: Key::Env(key_var.to_owned()),
+            headers: Vec::new(),
+            query: Vec::new(),
             retry: RetryPolicy::default(),
             timeout: Duration::from_secs(300),
             connect_timeout: Duration::from_secs(10),
@@ -297,6 +397,39 @@ impl HttpModelBuilder {
     /// Sends no key (local servers).
     pub fn no_key(mut self) -> Self {
         self.key = Key::None;
+        self
+    }
+
+    /// Sends this header with every request, streamed or not: a gateway's
+    /// key (Azure's `api-key`), an organization, a beta flag. A header the
+    /// model sends by itself (the key's, Anthropic's `anthropic-version`)
+    /// is replaced by one of the same name given here; a name given twice
+    /// is sent twice. [`build`](Self::build) fails on a name or value HTTP
+    /// does not allow. Values are treated as secrets: never shown by
+    /// `Debug`, nor in errors.
+    ///
+    /// ```no_run
+    /// use toolkit_agent::HttpModel;
+    ///
+    /// // An Azure OpenAI deployment.
+    /// let model = HttpModel::openai_chat("gpt-4.1-mini")
+    ///     .base_url("https://example.openai.azure.com/openai/deployments/mini")
+    ///     .no_key()
+    ///     .header("api-key", std::env::var("AZURE_OPENAI_API_KEY").unwrap_or_default())
+    ///     .query("api-version", "2024-10-21")
+    ///     .build()?;
+    /// # Ok::<(), toolkit_agent::ModelError>(())
+    /// ```
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.headers.push((name.into(), value.into()));
+        self
+    }
+
+    /// Adds this parameter to the query of every request's URL, streamed
+    /// or not (after Gemini's own `alt=sse` when streaming), encoded as
+    /// URLs require. Values are not shown by `Debug`.
+    pub fn query(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.query.push((name.into(), value.into()));
         self
     }
 
@@ -339,6 +472,26 @@ impl HttpModelBuilder {
                 self.base_url
             )));
         }
+        let mut headers = HeaderMap::new();
+        for (name, value) in &self.headers {
+            let header = HeaderName::from_bytes(name.as_bytes()).map_err(|_| {
+                ModelError::Config(format!("`{name}` is not a valid HTTP header name"))
+            })?;
+            // The value is not quoted: it may be a secret.
+            let mut value = HeaderValue::from_str(value).map_err(|_| {
+                ModelError::Config(format!(
+                    "the value of the header `{name}` is not a valid HTTP header value \
+                     (visible ASCII and spaces, no line breaks)"
+                ))
+            })?;
+            value.set_sensitive(true);
+            headers.append(header, value);
+        }
+        if self.query.iter().any(|(name, _)| name.is_empty()) {
+            return Err(ModelError::Config(
+                "a query parameter has an empty name".to_owned(),
+            ));
+        }
         let client = toolkit_http::client_builder()
             .map_err(|error| ModelError::Config(format!("TLS could not be set up: {error}")))?
             .timeout(self.timeout)
@@ -350,6 +503,8 @@ impl HttpModelBuilder {
             base_url: self.base_url,
             model: self.model,
             key,
+            headers,
+            query: self.query,
             retry: self.retry,
             client,
         })

@@ -55,6 +55,7 @@
 #![forbid(unsafe_code)]
 
 mod agent;
+mod answer;
 mod conversation;
 mod delta;
 mod event;
@@ -63,6 +64,7 @@ mod model;
 mod observation;
 mod retry;
 mod session;
+mod settings;
 mod sse;
 mod store;
 
@@ -70,6 +72,7 @@ pub use agent::{
     Agent, AgentBuilder, BuildError, Decision, Limits, Outcome, Run, RunError, StopReason,
     ToolLimits,
 };
+pub use answer::{AnswerError, AnswerSchema, FINAL_ANSWER_TOOL};
 pub use conversation::{Conversation, Pushed, ToolChoice};
 pub use event::{Event, Events};
 pub use http::{HttpModel, HttpModelBuilder};
@@ -77,6 +80,7 @@ pub use model::{Model, ModelError, ModelFuture, OnProgress};
 pub use observation::Observation;
 pub use retry::RetryPolicy;
 pub use session::{CallStatus, DecideError, PendingCall, SESSION_VERSION, Session, SessionError};
+pub use settings::{ANTHROPIC_DEFAULT_MAX_TOKENS, ReasoningEffort, Settings};
 pub use store::{FileStore, SessionStore, StoreError};
 pub use toolkit_core::Provider;
 pub use toolkit_core::response::Turn;

@@ -109,7 +109,17 @@ fn configured(provider: Provider, dir: &PathBuf) -> Conversation {
     let registry = toolkit_examples::registry().unwrap();
     conversation.set_tools(&registry).unwrap();
     conversation.set_tool_choice(ToolChoice::Tool("word_count".into()));
-    conversation.set_parallel_calls(false);
+    conversation.set_settings(
+        toolkit_agent::Settings::new()
+            .parallel_calls(false)
+            .max_output_tokens(300)
+            .stop(["END"]),
+    );
+    if provider == Provider::OpenAi {
+        conversation.set_strict(true).unwrap();
+        let schema = toolkit_agent::AnswerSchema::of::<std::collections::BTreeMap<String, bool>>();
+        conversation.set_answer_schema(Some(schema.unwrap().named("verdicts")));
+    }
     conversation.set_emit_options(
         EmitOptions::default()
             .with_placeholder("See the next message.")
@@ -238,16 +248,18 @@ fn documented() -> Conversation {
 }
 
 /// The form's top-level fields, in the order they are written.
-const FIELDS: [&str; 12] = [
+const FIELDS: [&str; 14] = [
     "version",
     "provider",
     "instructions",
     "items",
     "tools",
+    "other_mode_tools",
     "tool_choice",
-    "parallel_calls",
-    "emit_options",
     "settings",
+    "answer_schema",
+    "emit_options",
+    "raw_settings",
     "history",
     "latest_results",
     "observation",

@@ -569,3 +569,123 @@ async fn streamed_runs_send_each_piece_as_it_arrives_in_every_dialect() {
         }
     }
 }
+
+#[tokio::test]
+async fn extra_headers_and_query_go_with_every_request_streamed_or_not() {
+    let text = json!({"choices": [{"index": 0, "finish_reason": "stop",
+        "message": {"role": "assistant", "content": "hi"}}]});
+    let chunk = json!({"choices": [{"index": 0, "delta": {"role": "assistant", "content": "hi"},
+        "finish_reason": "stop"}]});
+    let gemini = json!({"candidates": [{"finishReason": "STOP",
+        "content": {"role": "model", "parts": [{"text": "hi"}]}}]});
+    let cases = [
+        (
+            Provider::OpenAi,
+            vec![
+                Reply::json(&text),
+                Reply::sse([chunk.to_string(), "[DONE]".to_owned()]),
+            ],
+        ),
+        (
+            Provider::Gemini,
+            vec![Reply::json(&gemini), Reply::sse([gemini.to_string()])],
+        ),
+    ];
+    for (provider, replies) in cases {
+        let server = TestServer::replying(replies);
+        // An Azure-style deployment: the key in `api-key`, the API version
+        // in the query.
+        let model = HttpModel::for_provider(provider, "m")
+            .base_url(server.base_url())
+            .no_key()
+            .header("api-key", "secret-key-1")
+            .header("x-trace", "a b")
+            .query("api-version", "2024-10-21")
+            .query("tag", "a&b c")
+            .build()
+            .unwrap();
+        let request = json!({"messages": [{"role": "user", "content": "hi"}]});
+        model.complete(&request).await.unwrap();
+        model.stream(&request, &mut |_| {}).await.unwrap();
+        let received = server.requests();
+        assert_eq!(received.len(), 2);
+        for (request, streamed) in received.iter().zip([false, true]) {
+            let case = format!("{provider}, streamed: {streamed}: {}", request.head);
+            assert_eq!(request.header("api-key"), Some("secret-key-1"), "{case}");
+            assert_eq!(request.header("x-trace"), Some("a b"), "{case}");
+            assert!(request.header("authorization").is_none(), "{case}");
+            let query: Vec<&str> = request.query().split('&').collect();
+            assert!(query.contains(&"api-version=2024-10-21"), "{case}");
+            assert!(query.contains(&"tag=a%26b+c"), "{case}");
+            if provider == Provider::Gemini && streamed {
+                assert!(query.contains(&"alt=sse"), "{case}");
+            }
+        }
+        // No value shows in `Debug`, of the builder or the model.
+        let debug = format!("{model:?}");
+        assert!(
+            debug.contains("api-key") && debug.contains("api-version"),
+            "{debug}"
+        );
+        for secret in ["secret-key-1", "2024-10-21", "a&b"] {
+            assert!(!debug.contains(secret), "{debug}");
+        }
+    }
+    let builder = HttpModel::openai_chat("m")
+        .key("sk-secret")
+        .header("api-key", "secret-key-1")
+        .query("key", "q-secret");
+    let debug = format!("{builder:?}");
+    for secret in ["sk-secret", "secret-key-1", "q-secret"] {
+        assert!(!debug.contains(secret), "{debug}");
+    }
+}
+
+#[tokio::test]
+async fn an_extra_header_replaces_the_one_the_model_sends() {
+    let body = json!({"type": "message", "role": "assistant", "stop_reason": "end_turn",
+        "content": [{"type": "text", "text": "hi"}]});
+    let server = TestServer::replying(vec![Reply::json(&body)]);
+    let model = HttpModel::anthropic("m")
+        .base_url(server.base_url())
+        .key("k1")
+        .header("anthropic-version", "2099-01-01")
+        .build()
+        .unwrap();
+    model.complete(&json!({"messages": []})).await.unwrap();
+    let received = server.requests().remove(0);
+    assert_eq!(received.header("anthropic-version"), Some("2099-01-01"));
+    assert_eq!(
+        received.head.matches("anthropic-version").count(),
+        1,
+        "{}",
+        received.head
+    );
+    assert_eq!(received.header("x-api-key"), Some("k1"));
+}
+
+#[test]
+fn a_bad_header_or_query_name_is_a_build_error_that_shows_no_value() {
+    let build = |name: &str, value: &str| {
+        HttpModel::openai_chat("m")
+            .no_key()
+            .header(name, value)
+            .build()
+            .unwrap_err()
+            .to_string()
+    };
+    let error = build("api-key", "line\r\nbreak-secret");
+    assert!(error.contains("`api-key`"), "{error}");
+    assert!(!error.contains("secret"), "{error}");
+    let error = build("bad name", "v");
+    assert!(error.contains("not a valid HTTP header name"), "{error}");
+    let error = build("", "v");
+    assert!(error.contains("header name"), "{error}");
+    let error = HttpModel::openai_chat("m")
+        .no_key()
+        .query("", "v")
+        .build()
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("empty name"), "{error}");
+}

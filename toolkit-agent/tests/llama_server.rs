@@ -8,9 +8,28 @@ mod llama;
 use futures_util::StreamExt;
 use serde_json::json;
 use toolkit_agent::{
-    Agent, Conversation, Event, Limits, Model, ModelError, Session, StopReason, ToolChoice,
+    Agent, AnswerSchema, Conversation, Event, Limits, Model, ModelError, Session, Settings,
+    StopReason, ToolChoice,
 };
 use toolkit_core::{Provider, Registry, tools};
+
+/// A small answer for structured output.
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+#[allow(dead_code)]
+struct Conversion {
+    /// The converted value.
+    value: f64,
+    /// The unit it is in.
+    unit: Unit,
+    /// A short note.
+    note: Option<String>,
+}
+
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+enum Unit {
+    Celsius,
+    Fahrenheit,
+}
 
 /// A conversation with the example tools, short answers.
 fn fresh() -> Conversation {
@@ -42,11 +61,43 @@ async fn real_model() {
     ] {
         let mut conversation = fresh();
         conversation.set_tool_choice(choice.clone());
-        conversation.set_parallel_calls(false);
+        conversation.set_settings(Settings::new().parallel_calls(false));
         conversation.push_user("Convert 20 degrees celsius to fahrenheit.");
         let turn = model.complete(&conversation.request()).await;
         assert!(turn.is_ok(), "{choice:?}: {turn:?}");
     }
+
+    // Typed settings reach the server in Chat Completions' current fields:
+    // `max_completion_tokens` bounds the answer, `stop` ends it.
+    let mut conversation = Conversation::new(Provider::OpenAi);
+    conversation.set_settings(
+        Settings::new()
+            .max_output_tokens(5)
+            .seed(1)
+            .temperature(0.0),
+    );
+    conversation.push_user("Write a long story about a lighthouse keeper.");
+    let turn = model.complete(&conversation.request()).await.unwrap();
+    let usage = turn.usage.unwrap();
+    assert!(usage.output_tokens <= 5, "{usage:?}: {}", turn.text);
+    assert_eq!(turn.finish_reason.as_deref(), Some("length"), "{turn:?}");
+
+    // Structured output: `response_format` with the schema of a small
+    // struct; llama-server constrains decoding to it, and the answer reads
+    // into the struct.
+    let schema = AnswerSchema::of::<Conversion>().unwrap();
+    let mut conversation = Conversation::new(Provider::OpenAi);
+    conversation.set_instructions("Answer in JSON.");
+    conversation.set_settings(Settings::new().max_output_tokens(200));
+    conversation.set_answer_schema(Some(schema.clone()));
+    conversation.push_user("Convert 20 degrees celsius to fahrenheit.");
+    let request = conversation.request();
+    assert_eq!(request["response_format"]["type"], "json_schema");
+    let turn = model.complete(&request).await.unwrap();
+    let conversion: Conversion = schema
+        .read(&turn.text)
+        .unwrap_or_else(|error| panic!("{error}\n{}", turn.text));
+    assert!(conversion.value.is_finite(), "{conversion:?}");
 
     // The model's own call, cut off by `max_tokens` mid-arguments: kept,
     // flagged, answered with an error that quotes it; the next request

@@ -6,7 +6,9 @@
 //! tests.)
 
 use serde_json::{Value, json};
-use toolkit_agent::{Conversation, Observation, ToolChoice};
+use toolkit_agent::{
+    AnswerSchema, Conversation, Observation, ReasoningEffort, Settings, ToolChoice,
+};
 use toolkit_core::{Provider, ToolResult};
 use toolkit_tests::judges::{anthropic_request, gemini_request};
 
@@ -75,7 +77,7 @@ async fn requests(provider: Provider, choice: ToolChoice, with_ids: bool) -> Vec
     conversation.set_instructions("Use the tools.");
     conversation.set_tools(&registry).unwrap();
     conversation.set_tool_choice(choice);
-    conversation.set_parallel_calls(false);
+    conversation.set_settings(Settings::new().parallel_calls(false));
     conversation.push_user("Count the words of 'a b c' and look at example.com.");
     let mut sent = Vec::new();
     let with_model = |mut body: Value| {
@@ -244,4 +246,156 @@ async fn the_request_judges_refuse_what_the_providers_refuse() {
             .drain(..answers - 1);
     });
     assert!(error.contains("immediately after a user turn"), "{error}");
+}
+
+/// The answer's form in the tests: nested objects, an enum, an optional
+/// field, numeric and length bounds.
+#[derive(serde::Deserialize, schemars::JsonSchema, Debug, PartialEq)]
+struct Forecast {
+    /// The city.
+    city: String,
+    /// Degrees Celsius, each hour.
+    hourly: Vec<f64>,
+    sky: Sky,
+    humidity: Option<u8>,
+    station: Station,
+}
+
+#[derive(serde::Deserialize, schemars::JsonSchema, Debug, PartialEq)]
+enum Sky {
+    Clear,
+    Cloudy,
+}
+
+#[derive(serde::Deserialize, schemars::JsonSchema, Debug, PartialEq)]
+struct Station {
+    id: String,
+    elevation: Option<i32>,
+}
+
+fn every_setting() -> Settings {
+    Settings::new()
+        .temperature(0.5)
+        .top_p(0.9)
+        .max_output_tokens(4000)
+        .stop(["END"])
+        .seed(7)
+        .reasoning_effort(ReasoningEffort::High)
+        .thinking_budget(2048)
+        .parallel_calls(false)
+}
+
+/// A request after one step of calls, with settings and an answer schema.
+async fn with_settings_and_answer(provider: Provider, settings: Settings) -> Value {
+    let mut sent = requests(provider, ToolChoice::Auto, true).await;
+    let last = sent.pop().unwrap();
+    let registry = toolkit_examples::registry().unwrap();
+    let mut conversation = Conversation::new(provider);
+    conversation.set_tools(&registry).unwrap();
+    conversation.set_settings(settings);
+    conversation.set_answer_schema(Some(AnswerSchema::of::<Forecast>().unwrap()));
+    conversation.push_user("The forecast for Oslo?");
+    // The transcript of the three-step run, with this conversation's
+    // settings and schema.
+    let mut body = conversation.request();
+    for key in [
+        "messages",
+        "contents",
+        "system",
+        "systemInstruction",
+        "model",
+    ] {
+        if let Some(value) = last.get(key) {
+            body[key] = value.clone();
+        }
+    }
+    body
+}
+
+#[tokio::test]
+async fn anthropic_settings_and_answer_schema_are_accepted_by_the_judge() {
+    let body = with_settings_and_answer(Provider::Anthropic, every_setting()).await;
+    if let Err(problem) = anthropic_request::check_request(&body) {
+        panic!("{problem}\n{body:#}");
+    }
+    assert_eq!(body["max_tokens"], 4000);
+    assert_eq!(body["temperature"], 0.5);
+    assert_eq!(body["top_p"], 0.9);
+    assert_eq!(body["stop_sequences"], json!(["END"]));
+    assert!(body.get("seed").is_none(), "Anthropic has no seed");
+    assert_eq!(
+        body["thinking"],
+        json!({"type": "enabled", "budget_tokens": 2048})
+    );
+    assert_eq!(body["output_config"]["effort"], "high");
+    assert_eq!(body["tool_choice"]["disable_parallel_tool_use"], true);
+    let format = &body["output_config"]["format"];
+    assert_eq!(format["type"], "json_schema");
+    // The bounds of `u8` and `i32` are left out for Anthropic.
+    let humidity = &format["schema"]["properties"]["humidity"];
+    assert!(humidity.get("maximum").is_none(), "{humidity}");
+
+    // The default output limit, when none is set.
+    let body = with_settings_and_answer(Provider::Anthropic, Settings::new()).await;
+    assert_eq!(body["max_tokens"], 4096);
+    anthropic_request::check_request(&body).unwrap();
+
+    // The judge refuses what the API refuses.
+    let mut broken = body.clone();
+    broken["output_config"]["format"]["schema"]["properties"]["humidity"]["maximum"] = json!(100);
+    let error = anthropic_request::check_request(&broken).unwrap_err();
+    assert!(error.contains("`maximum` is not supported"), "{error}");
+    let mut broken = body.clone();
+    broken["thinking"] = json!({"type": "enabled", "budget_tokens": 8192});
+    let error = anthropic_request::check_request(&broken).unwrap_err();
+    assert!(error.contains("below max_tokens"), "{error}");
+    let mut broken = body.clone();
+    broken["output_config"]["effort"] = json!("extreme");
+    anthropic_request::check_request(&broken).unwrap_err();
+}
+
+#[tokio::test]
+async fn gemini_settings_and_answer_schema_are_accepted_by_the_judge() {
+    let body = with_settings_and_answer(Provider::Gemini, every_setting()).await;
+    if let Err(problem) = gemini_request::check_request(&body) {
+        panic!("{problem}\n{body:#}");
+    }
+    let config = &body["generationConfig"];
+    assert_eq!(config["temperature"], 0.5);
+    assert_eq!(config["topP"], 0.9);
+    assert_eq!(config["maxOutputTokens"], 4000);
+    assert_eq!(config["stopSequences"], json!(["END"]));
+    assert_eq!(config["seed"], 7);
+    // A budget and a level are refused together: the budget is sent.
+    assert_eq!(config["thinkingConfig"], json!({"thinkingBudget": 2048}));
+    assert_eq!(config["responseMimeType"], "application/json");
+    assert_eq!(config["responseJsonSchema"]["type"], "object");
+    assert!(body.get("parallel_tool_calls").is_none());
+
+    let level = with_settings_and_answer(
+        Provider::Gemini,
+        Settings::new().reasoning_effort(ReasoningEffort::Medium),
+    )
+    .await;
+    gemini_request::check_request(&level).unwrap();
+    assert_eq!(
+        level["generationConfig"]["thinkingConfig"],
+        json!({"thinkingLevel": "medium"})
+    );
+
+    // The judge refuses what the API refuses.
+    let mut broken = body.clone();
+    broken["generationConfig"]["thinkingConfig"]["thinkingLevel"] = json!("low");
+    let error = gemini_request::check_request(&broken).unwrap_err();
+    assert!(error.contains("exclusive"), "{error}");
+    let mut broken = body.clone();
+    broken["generationConfig"]
+        .as_object_mut()
+        .unwrap()
+        .remove("responseMimeType");
+    let error = gemini_request::check_request(&broken).unwrap_err();
+    assert!(error.contains("responseMimeType"), "{error}");
+    let mut broken = body.clone();
+    broken["generationConfig"]["max_output_tokens"] = json!(5);
+    gemini_request::check_request(&broken).unwrap_err();
 }

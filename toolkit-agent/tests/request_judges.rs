@@ -7,7 +7,7 @@
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
-use toolkit_agent::{Conversation, ToolChoice};
+use toolkit_agent::{AnswerSchema, Conversation, ReasoningEffort, Settings, ToolChoice};
 use toolkit_core::Provider;
 
 fn round_trip<T: DeserializeOwned + Serialize>(value: &Value) {
@@ -47,7 +47,7 @@ async fn body(provider: Provider, turn: Value, choice: ToolChoice) -> Value {
     conversation.set_instructions("Be brief.");
     conversation.set_tools(&registry).unwrap();
     conversation.set_tool_choice(choice);
-    conversation.set_parallel_calls(true);
+    conversation.set_settings(Settings::new().parallel_calls(true));
     conversation.push_user("Count the words of 'a b', convert 20 C.");
     let turn = provider.read(&turn).unwrap();
     conversation.push_turn(&turn);
@@ -91,4 +91,118 @@ async fn responses_requests() {
         let body = body(Provider::OpenAiResponses, turn.clone(), choice).await;
         round_trip::<async_openai::types::responses::CreateResponse>(&body);
     }
+}
+
+/// The answer's form in the tests: nested objects, an enum, an optional
+/// field, bounds.
+#[derive(serde::Deserialize, schemars::JsonSchema, Debug, PartialEq)]
+struct Forecast {
+    /// The city.
+    city: String,
+    /// Degrees Celsius, each hour.
+    hourly: Vec<f64>,
+    sky: Sky,
+    humidity: Option<u8>,
+    station: Station,
+}
+
+#[derive(serde::Deserialize, schemars::JsonSchema, Debug, PartialEq)]
+enum Sky {
+    Clear,
+    Cloudy,
+}
+
+#[derive(serde::Deserialize, schemars::JsonSchema, Debug, PartialEq)]
+struct Station {
+    id: String,
+    elevation: Option<i32>,
+}
+
+/// Every setting, in values both `f32` and `f64` hold exactly (the SDK
+/// reads floats as `f32`).
+fn every_setting() -> Settings {
+    Settings::new()
+        .temperature(0.5)
+        .top_p(0.25)
+        .max_output_tokens(300)
+        .stop(["END", "STOP"])
+        .seed(7)
+        .reasoning_effort(ReasoningEffort::Low)
+        .thinking_budget(2048)
+        .parallel_calls(false)
+}
+
+fn with_settings_and_answer(provider: Provider) -> Value {
+    let registry = toolkit_examples::registry().unwrap();
+    let mut conversation = Conversation::new(provider);
+    conversation.set_instructions("Be brief.");
+    conversation.set_tools(&registry).unwrap();
+    conversation.set_settings(every_setting());
+    conversation.set_answer_schema(Some(AnswerSchema::of::<Forecast>().unwrap()));
+    conversation.push_user("The forecast for Oslo?");
+    let mut body = conversation.request();
+    body["model"] = json!("gpt-4.1-mini");
+    body
+}
+
+#[test]
+fn chat_completions_settings_and_answer_schema() {
+    let body = with_settings_and_answer(Provider::OpenAi);
+    round_trip::<async_openai::types::chat::CreateChatCompletionRequest>(&body);
+    assert_eq!(body["temperature"], 0.5);
+    assert_eq!(body["top_p"], 0.25);
+    assert_eq!(body["max_completion_tokens"], 300);
+    assert!(body.get("max_tokens").is_none());
+    assert_eq!(body["stop"], json!(["END", "STOP"]));
+    assert_eq!(body["seed"], 7);
+    assert_eq!(body["reasoning_effort"], "low");
+    assert_eq!(body["parallel_tool_calls"], false);
+    let format = &body["response_format"];
+    assert_eq!(format["type"], "json_schema");
+    assert_eq!(format["json_schema"]["name"], "Forecast");
+    assert_eq!(format["json_schema"]["strict"], true);
+    // Strict lowering: every field required, the optional one nullable.
+    let schema = &format["json_schema"]["schema"];
+    assert_eq!(
+        schema["required"],
+        json!(["city", "hourly", "sky", "station", "humidity"])
+    );
+    assert_eq!(schema["additionalProperties"], false);
+    assert_eq!(
+        schema["properties"]["station"]["required"],
+        json!(["id", "elevation"])
+    );
+}
+
+#[test]
+fn responses_settings_and_answer_schema() {
+    let body = with_settings_and_answer(Provider::OpenAiResponses);
+    round_trip::<async_openai::types::responses::CreateResponse>(&body);
+    assert_eq!(body["temperature"], 0.5);
+    assert_eq!(body["top_p"], 0.25);
+    assert_eq!(body["max_output_tokens"], 300);
+    assert_eq!(body["reasoning"], json!({"effort": "low"}));
+    assert_eq!(body["parallel_tool_calls"], false);
+    // The API has no stop sequences or seed: left out.
+    for absent in ["stop", "seed", "max_tokens", "max_completion_tokens"] {
+        assert!(body.get(absent).is_none(), "{absent}");
+    }
+    let format = &body["text"]["format"];
+    assert_eq!(format["type"], "json_schema");
+    assert_eq!(format["name"], "Forecast");
+    assert_eq!(format["strict"], true);
+    assert_eq!(
+        format["schema"]["properties"]["sky"]["enum"],
+        json!(["Clear", "Cloudy"])
+    );
+}
+
+/// The SDK judge is no pushover: a misnamed setting or a broken format is
+/// refused.
+#[test]
+#[should_panic(expected = "was dropped by the SDK type")]
+fn the_sdk_judge_refuses_a_misplaced_setting() {
+    let mut body = with_settings_and_answer(Provider::OpenAi);
+    body["response_format"]["json_schema"]["strictness"] = json!(true);
+    round_trip::<async_openai::types::chat::CreateChatCompletionRequest>(&body);
 }

@@ -491,7 +491,7 @@ async fn failures_are_errors_a_host_can_question_mark() {
     let server = TestServer::replying(vec![]);
     let maps = Registry::builder().tools(tools![tag]).build().unwrap();
     let agent = Agent::builder(model(&server), maps)
-        .configure(|conversation| conversation.set_strict(true))
+        .strict(true)
         .build()
         .unwrap();
     let error = agent.run("go").await.unwrap_err();

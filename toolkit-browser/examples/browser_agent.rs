@@ -215,17 +215,7 @@ async fn drive(
         // A bound on each answer, so a small local model that rambles
         // cannot hold a step for minutes.
         .configure(move |conversation| {
-            let key = match conversation.provider() {
-                Provider::Gemini => {
-                    return conversation.set(
-                        "generationConfig",
-                        serde_json::json!({"maxOutputTokens": max_tokens}),
-                    );
-                }
-                Provider::OpenAiResponses => "max_output_tokens",
-                _ => "max_tokens",
-            };
-            conversation.set(key, serde_json::json!(max_tokens));
+            conversation.settings_mut().max_output_tokens = Some(max_tokens);
         })
         .build()?;
     let cancellation = Cancellation::new();

@@ -11,6 +11,15 @@
 //! - <https://platform.claude.com/docs/en/agents-and-tools/tool-use/handle-tool-calls>
 //!   (every `tool_use` is answered by a `tool_result` in the message right
 //!   after it; results come first in that message);
+//! - <https://platform.claude.com/docs/en/build-with-claude/structured-outputs>
+//!   (`output_config.format`: `{"type":"json_schema","schema"}`; the
+//!   schema's limits: every object closed with `additionalProperties:
+//!   false`, no numeric or length bounds, `minItems` 0 or 1 only);
+//! - <https://platform.claude.com/docs/en/build-with-claude/effort>
+//!   (`output_config.effort`: `low`, `medium`, `high`);
+//! - <https://platform.claude.com/docs/en/build-with-claude/extended-thinking>
+//!   (`thinking`: `{"type":"enabled","budget_tokens"}`, at least 1024 and
+//!   below `max_tokens`, or `{"type":"disabled"}`);
 //! - API errors quoted in public issues: "`tool_use` ids were found without
 //!   `tool_result` blocks immediately after", "unexpected `tool_use_id`
 //!   found in `tool_result` blocks", "messages: first message must use the
@@ -54,9 +63,71 @@ pub struct MessagesRequest {
     pub stream: Option<bool>,
     /// `{"user_id"}` for abuse detection.
     pub metadata: Option<Map<String, Value>>,
-    /// Extended thinking: `{"type":"enabled","budget_tokens"}` or disabled.
-    pub thinking: Option<Map<String, Value>>,
+    /// Extended thinking.
+    pub thinking: Option<Thinking>,
+    /// Structured output and effort.
+    pub output_config: Option<OutputConfig>,
 }
+
+/// The `thinking` field.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Thinking {
+    /// Extended thinking on.
+    Enabled {
+        /// The most tokens spent thinking: at least 1024, below `max_tokens`.
+        budget_tokens: u32,
+    },
+    /// Extended thinking off.
+    Disabled {},
+}
+
+/// The `output_config` field.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OutputConfig {
+    /// How eagerly the model spends tokens.
+    pub effort: Option<Effort>,
+    /// The form of the answer.
+    pub format: Option<OutputFormat>,
+}
+
+/// `output_config.effort`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Effort {
+    /// Fewest tokens.
+    Low,
+    /// Balanced.
+    Medium,
+    /// Most thorough (the default).
+    High,
+}
+
+/// `output_config.format`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum OutputFormat {
+    /// An answer that keeps a JSON Schema.
+    JsonSchema {
+        /// The schema: an object at the root.
+        schema: Map<String, Value>,
+    },
+}
+
+/// Keywords the structured-output schema may not hold.
+const UNSUPPORTED_SCHEMA_KEYWORDS: &[&str] = &[
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "minLength",
+    "maxLength",
+    "maxItems",
+    "minProperties",
+    "maxProperties",
+];
 
 /// The `system` field.
 #[derive(Debug, Clone, Deserialize)]
@@ -146,6 +217,21 @@ pub fn check_request(value: &Value) -> Result<MessagesRequest, String> {
     {
         return Err(format!("temperature: {temperature} is not within 0..=1"));
     }
+    if let Some(Thinking::Enabled { budget_tokens }) = request.thinking
+        && !(1024..request.max_tokens).contains(&budget_tokens)
+    {
+        return Err(format!(
+            "thinking.budget_tokens: {budget_tokens} must be at least 1024 and below max_tokens ({})",
+            request.max_tokens
+        ));
+    }
+    if let Some(OutputFormat::JsonSchema { schema }) = request
+        .output_config
+        .as_ref()
+        .and_then(|config| config.format.as_ref())
+    {
+        check_output_schema(schema)?;
+    }
     if let Some(SystemPrompt::Text(text)) = &request.system
         && text.trim().is_empty()
     {
@@ -165,6 +251,44 @@ pub fn check_request(value: &Value) -> Result<MessagesRequest, String> {
         .collect::<Result<Vec<_>, _>>()?;
     check_sequence(&messages)?;
     Ok(request)
+}
+
+/// The structured-output schema: an object root, and in every sub-schema
+/// no unsupported keyword and every object closed.
+fn check_output_schema(schema: &Map<String, Value>) -> Result<(), String> {
+    if schema.get("type") != Some(&Value::String("object".into())) {
+        return Err("output_config.format.schema: the root must be {\"type\":\"object\"}".into());
+    }
+    let mut problem = None;
+    super::walk_schemas(&Value::Object(schema.clone()), "", &mut |path, sub| {
+        if problem.is_some() {
+            return;
+        }
+        let path = if path.is_empty() { "root" } else { path };
+        if let Some(keyword) = UNSUPPORTED_SCHEMA_KEYWORDS
+            .iter()
+            .find(|keyword| sub.contains_key(**keyword))
+        {
+            problem = Some(format!(
+                "output_config.format.schema {path}: `{keyword}` is not supported"
+            ));
+        } else if sub
+            .get("minItems")
+            .and_then(Value::as_u64)
+            .is_some_and(|min| min > 1)
+        {
+            problem = Some(format!(
+                "output_config.format.schema {path}: minItems above 1"
+            ));
+        } else if sub.get("type").and_then(Value::as_str) == Some("object")
+            && sub.get("additionalProperties") != Some(&Value::Bool(false))
+        {
+            problem = Some(format!(
+                "output_config.format.schema {path}: objects need additionalProperties: false"
+            ));
+        }
+    });
+    problem.map_or(Ok(()), Err)
 }
 
 fn check_tools(tools: &[ToolParam]) -> Result<HashSet<&str>, String> {

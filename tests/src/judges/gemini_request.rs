@@ -5,6 +5,13 @@
 //! - <https://ai.google.dev/api/generate-content#request-body> (`contents`
 //!   required; `tools`, `toolConfig`, `systemInstruction`,
 //!   `generationConfig`, `safetySettings`, `cachedContent`);
+//! - <https://ai.google.dev/api/generate-content#generationconfig>
+//!   (`generationConfig`: sampling, `maxOutputTokens`, `stopSequences` (at
+//!   most 5), `seed`, `responseMimeType`, `responseSchema` or
+//!   `responseJsonSchema` (exclusive; the latter with
+//!   `responseMimeType: application/json`), `thinkingConfig`);
+//! - <https://ai.google.dev/gemini-api/docs/thinking> (`thinkingBudget` or
+//!   `thinkingLevel`, not both);
 //! - <https://ai.google.dev/api/caching#Tool> and `#FunctionDeclaration`
 //!   (`functionDeclarations`: `name`, `description`, `parameters` or
 //!   `parametersJsonSchema`, `response` or `responseJsonSchema`,
@@ -27,7 +34,7 @@
 use std::collections::HashSet;
 
 use serde::Deserialize;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::gemini::{Content, PartData, Role, check_content};
 use super::gemini_schema;
@@ -45,11 +52,79 @@ pub struct GenerateContentRequest {
     /// The system instruction: a content of text parts.
     pub system_instruction: Option<Value>,
     /// Sampling and output settings.
-    pub generation_config: Option<Map<String, Value>>,
+    pub generation_config: Option<GenerationConfig>,
     /// Safety thresholds.
     pub safety_settings: Option<Vec<Value>>,
     /// A cached context's name.
     pub cached_content: Option<String>,
+}
+
+/// `generationConfig`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct GenerationConfig {
+    /// Text at which generation stops; at most 5.
+    pub stop_sequences: Option<Vec<String>>,
+    /// The answer's media type (`text/plain`, `application/json`, `text/x.enum`).
+    pub response_mime_type: Option<String>,
+    /// The answer's schema, in the OpenAPI subset.
+    pub response_schema: Option<Value>,
+    /// The answer's schema, in JSON Schema (exclusive with `responseSchema`).
+    pub response_json_schema: Option<Value>,
+    /// Output modalities.
+    pub response_modalities: Option<Vec<String>>,
+    /// How many candidates.
+    pub candidate_count: Option<u32>,
+    /// The most tokens a candidate may hold.
+    pub max_output_tokens: Option<u32>,
+    /// Sampling temperature, 0 to 2.
+    pub temperature: Option<f64>,
+    /// Nucleus sampling.
+    pub top_p: Option<f64>,
+    /// Top-k sampling.
+    pub top_k: Option<u32>,
+    /// A seed for decoding.
+    pub seed: Option<i64>,
+    /// Presence penalty.
+    pub presence_penalty: Option<f64>,
+    /// Frequency penalty.
+    pub frequency_penalty: Option<f64>,
+    /// Whether to return log probabilities.
+    pub response_logprobs: Option<bool>,
+    /// How many top log probabilities.
+    pub logprobs: Option<u32>,
+    /// Speech output.
+    pub speech_config: Option<Value>,
+    /// Thinking.
+    pub thinking_config: Option<ThinkingConfig>,
+    /// Media resolution.
+    pub media_resolution: Option<String>,
+}
+
+/// `generationConfig.thinkingConfig`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ThinkingConfig {
+    /// Whether thought summaries come back.
+    pub include_thoughts: Option<bool>,
+    /// Tokens for thinking (`-1` dynamic, `0` off).
+    pub thinking_budget: Option<i64>,
+    /// Gemini 3's level.
+    pub thinking_level: Option<ThinkingLevel>,
+}
+
+/// `thinkingConfig.thinkingLevel`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ThinkingLevel {
+    /// Least thinking (some models).
+    Minimal,
+    /// Low.
+    Low,
+    /// Medium (some models).
+    Medium,
+    /// High, the default.
+    High,
 }
 
 /// One entry of `tools`. Only function declarations are modelled; the
@@ -131,6 +206,9 @@ pub fn check_request(value: &Value) -> Result<GenerateContentRequest, String> {
     let request = GenerateContentRequest::deserialize(value)
         .map_err(|e| format!("not a generateContent request: {e}"))?;
     let names = check_tools(request.tools.as_deref().unwrap_or_default())?;
+    if let Some(config) = &request.generation_config {
+        check_generation_config(config)?;
+    }
     if let Some(config) = request
         .tool_config
         .as_ref()
@@ -160,6 +238,40 @@ pub fn check_request(value: &Value) -> Result<GenerateContentRequest, String> {
         .collect::<Result<Vec<_>, _>>()?;
     check_sequence(&contents)?;
     Ok(request)
+}
+
+fn check_generation_config(config: &GenerationConfig) -> Result<(), String> {
+    if config
+        .stop_sequences
+        .as_ref()
+        .is_some_and(|stop| stop.len() > 5)
+    {
+        return Err("generationConfig.stopSequences: at most 5".into());
+    }
+    if config.response_schema.is_some() && config.response_json_schema.is_some() {
+        return Err("generationConfig: responseSchema and responseJsonSchema are exclusive".into());
+    }
+    if let Some(schema) = &config.response_json_schema {
+        if config.response_mime_type.as_deref() != Some("application/json") {
+            return Err(
+                "generationConfig.responseJsonSchema: needs responseMimeType application/json"
+                    .into(),
+            );
+        }
+        if !schema.is_object() && !schema.is_boolean() {
+            return Err("generationConfig.responseJsonSchema: not a JSON Schema".into());
+        }
+    }
+    if let Some(thinking) = &config.thinking_config
+        && thinking.thinking_budget.is_some()
+        && thinking.thinking_level.is_some()
+    {
+        return Err(
+            "generationConfig.thinkingConfig: thinkingBudget and thinkingLevel are exclusive"
+                .into(),
+        );
+    }
+    Ok(())
 }
 
 fn check_tools(tools: &[Tool]) -> Result<HashSet<&str>, String> {

@@ -22,6 +22,7 @@ use crate::conversation::{Conversation, ToolChoice};
 use crate::model::Model;
 use crate::observation::Observation;
 use crate::session::{PendingCall, Session};
+use crate::settings::Settings;
 use crate::store::SessionStore;
 
 /// A hook that adjusts a new session's conversation.
@@ -62,6 +63,8 @@ pub struct Agent<M> {
     observe: Option<Observe>,
     budget: Option<OutputBudget>,
     store: Option<Arc<dyn SessionStore>>,
+    settings: Option<Settings>,
+    strict: Option<bool>,
 }
 
 impl<M> fmt::Debug for Agent<M> {
@@ -131,6 +134,8 @@ impl<M: Model> Agent<M> {
             observe: None,
             budget: None,
             store: None,
+            settings: None,
+            strict: None,
         }
     }
 
@@ -168,6 +173,9 @@ impl<M: Model> Agent<M> {
     pub fn session(&self) -> Session {
         let mut conversation = Conversation::new(self.model.provider());
         conversation.set_tool_choice(self.tool_choice.clone());
+        if let Some(settings) = &self.settings {
+            conversation.set_settings(settings.clone());
+        }
         if let Some(budget) = &self.budget {
             conversation.set_output_budget(budget.clone());
         }
@@ -229,7 +237,11 @@ impl<M: Model> Agent<M> {
         if let Some(instructions) = &self.instructions {
             conversation.set_instructions(instructions.clone());
         }
-        conversation.set_tools(&self.registry)
+        conversation.set_tools(&self.registry)?;
+        match self.strict {
+            Some(strict) => conversation.set_strict(strict),
+            None => Ok(()),
+        }
     }
 
     fn tool_limits(&self, tool: &str) -> ToolLimits {
@@ -314,6 +326,22 @@ impl<M: Model> AgentBuilder<M> {
     /// Which calls the model may make.
     pub fn tool_choice(mut self, choice: ToolChoice) -> Self {
         self.agent.tool_choice = choice;
+        self
+    }
+
+    /// The request settings of every new session (temperature, output
+    /// limit, reasoning effort, parallel calls), each sent in the model's
+    /// dialect (see [`Settings`]).
+    pub fn settings(mut self, settings: Settings) -> Self {
+        self.agent.settings = Some(settings);
+        self
+    }
+
+    /// Sends the tools in OpenAI's strict mode (Chat Completions; other
+    /// dialects are unchanged). A tool strict mode cannot express makes
+    /// each run fail with [`RunError::Tools`], naming it.
+    pub fn strict(mut self, strict: bool) -> Self {
+        self.agent.strict = Some(strict);
         self
     }
 

@@ -12,7 +12,9 @@ use serde_json::{Map, Value};
 use toolkit_core::emit::EmitOptions;
 use toolkit_core::{History, Provider};
 
-use super::{Conversation, LatestResults, ShownObservation, ToolChoice, is_user};
+use super::{Conversation, LatestResults, OtherMode, ShownObservation, ToolChoice, is_user};
+use crate::answer::AnswerSchema;
+use crate::settings::Settings;
 
 /// The form this crate writes, and the only one it reads.
 const VERSION: u64 = 1;
@@ -26,11 +28,14 @@ struct Written<'a> {
     items: &'a [Value],
     #[serde(skip_serializing_if = "Option::is_none")]
     tools: Option<&'a Value>,
-    tool_choice: &'a ToolChoice,
     #[serde(skip_serializing_if = "Option::is_none")]
-    parallel_calls: Option<bool>,
+    other_mode_tools: Option<&'a OtherMode>,
+    tool_choice: &'a ToolChoice,
+    settings: &'a Settings,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    answer_schema: Option<&'a AnswerSchema>,
     emit_options: &'a EmitOptions,
-    settings: &'a Map<String, Value>,
+    raw_settings: &'a Map<String, Value>,
     history: &'a History,
     #[serde(skip_serializing_if = "Option::is_none")]
     latest_results: Option<LatestForm>,
@@ -55,13 +60,17 @@ struct Read {
     #[serde(default)]
     tools: Option<Value>,
     #[serde(default)]
+    other_mode_tools: Option<OtherMode>,
+    #[serde(default)]
     tool_choice: ToolChoice,
     #[serde(default)]
-    parallel_calls: Option<bool>,
+    settings: Settings,
+    #[serde(default)]
+    answer_schema: Option<AnswerSchema>,
     #[serde(default)]
     emit_options: EmitOptions,
     #[serde(default)]
-    settings: Map<String, Value>,
+    raw_settings: Map<String, Value>,
     #[serde(default)]
     history: History,
     #[serde(default)]
@@ -106,8 +115,9 @@ impl<'de> Deserialize<'de> for Version {
 }
 
 /// `{"version": 1, "provider", "instructions"?, "items", "tools"?,
-/// "tool_choice", "parallel_calls"?, "emit_options", "settings", "history",
-/// "latest_results"?, "observation"?}`.
+/// "other_mode_tools"?, "tool_choice", "settings", "answer_schema"?,
+/// "emit_options", "raw_settings", "history", "latest_results"?,
+/// "observation"?}`.
 impl Serialize for Conversation {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         // Every field named: one added to the conversation must be given a
@@ -117,8 +127,10 @@ impl Serialize for Conversation {
             instructions,
             items,
             tools,
+            other_mode_tools,
             tool_choice,
-            parallel_calls,
+            typed,
+            answer,
             options,
             settings,
             history,
@@ -131,10 +143,12 @@ impl Serialize for Conversation {
             instructions: instructions.as_deref(),
             items,
             tools: tools.as_ref(),
+            other_mode_tools: other_mode_tools.as_ref(),
             tool_choice,
-            parallel_calls: *parallel_calls,
+            settings: typed,
+            answer_schema: answer.as_ref(),
             emit_options: options,
-            settings,
+            raw_settings: settings,
             history,
             latest_results: latest.as_ref().map(|latest| LatestForm {
                 step: latest.step,
@@ -159,10 +173,12 @@ impl<'de> Deserialize<'de> for Conversation {
             instructions: read.instructions,
             items: read.items,
             tools: read.tools,
+            other_mode_tools: read.other_mode_tools,
             tool_choice: read.tool_choice,
-            parallel_calls: read.parallel_calls,
+            typed: read.settings,
+            answer: read.answer_schema,
             options: read.emit_options,
-            settings: read.settings,
+            settings: read.raw_settings,
             history: read.history,
             latest: read.latest_results.map(|latest| LatestResults {
                 step: latest.step,

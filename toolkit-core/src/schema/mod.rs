@@ -31,6 +31,11 @@
 //!
 //! [`Provider::schema_dialects`]: crate::Provider::schema_dialects
 //!
+//! The same pipeline serves schemas that are not a tool's parameters:
+//! [`canonical_of`] gives the canonical schema of any object-like type
+//! (the form a model's final answer must take), and [`violations`] checks
+//! a value against a schema with the checker arguments go through.
+//!
 //! ```
 //! use serde_json::json;
 //! use toolkit_core::schema::{canonicalize, openai_strict};
@@ -69,6 +74,7 @@ mod keywords;
 mod limits;
 mod lower;
 mod nulls;
+mod of_type;
 mod openai_strict;
 mod ordered_json;
 
@@ -84,5 +90,7 @@ pub use limits::{
     MAX_PROPERTIES,
 };
 pub use lower::lower;
+pub(crate) use of_type::generate;
+pub use of_type::{canonical_of, violations};
 pub use openai_strict::openai_strict;
 pub use ordered_json::OrderedJson;

@@ -56,11 +56,7 @@ impl ToolSchema {
     /// The schemas of a tool whose argument struct is `T`, its parameters in
     /// declaration order.
     pub(crate) fn of<T: schemars::JsonSchema>(params: &[&str]) -> Self {
-        let mut settings = schemars::generate::SchemaSettings::draft2020_12();
-        settings.inline_subschemas = true;
-        settings.meta_schema = None;
-        let generated = settings.into_generator().into_root_schema_for::<T>();
-        Self::build(generated.as_value(), params, Source::Derived)
+        Self::build(&schema::generate::<T>(), params, Source::Derived)
     }
 
     pub(crate) fn build(generated: &Value, params: &[&str], source: Source) -> Self {
