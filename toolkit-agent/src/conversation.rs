@@ -219,6 +219,36 @@ impl Conversation {
         Ok(())
     }
 
+    /// Adds `registry`'s tools after those of the list already set (a
+    /// run's own tool, as a typed run's final-answer tool), in both modes
+    /// for Chat Completions.
+    pub(crate) fn add_tools(&mut self, registry: &Registry) -> Result<(), ToolListError> {
+        let provider = match self.provider {
+            Provider::Mcp => Provider::OpenAi,
+            provider => provider,
+        };
+        let append = |tools: &mut Option<Value>, provider| -> Result<(), ToolListError> {
+            let list = registry.tool_list(provider)?.to_value();
+            match (tools.as_mut().and_then(Value::as_array_mut), list) {
+                (Some(items), Value::Array(more)) => items.extend(more),
+                (_, list) => *tools = Some(list),
+            }
+            Ok(())
+        };
+        append(&mut self.tools, provider)?;
+        let other = match provider {
+            Provider::OpenAi => Provider::OpenAiStrict,
+            Provider::OpenAiStrict => Provider::OpenAi,
+            _ => return Ok(()),
+        };
+        if let Some(OtherMode::Tools(tools)) = &mut self.other_mode_tools
+            && let Err(error) = append(tools, other)
+        {
+            self.other_mode_tools = Some(OtherMode::Refused(error.tools));
+        }
+        Ok(())
+    }
+
     /// Whether Chat Completions tools are sent in strict mode: switches
     /// between [`Provider::OpenAi`] and [`Provider::OpenAiStrict`], and the
     /// tool list already set with it, before or after
@@ -258,6 +288,11 @@ impl Conversation {
         }
         self.provider = target;
         Ok(())
+    }
+
+    /// Which calls the model may make.
+    pub fn tool_choice(&self) -> &ToolChoice {
+        &self.tool_choice
     }
 
     /// Sets which calls the model may make.

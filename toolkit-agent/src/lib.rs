@@ -69,8 +69,8 @@ mod sse;
 mod store;
 
 pub use agent::{
-    Agent, AgentBuilder, BuildError, Decision, Limits, Outcome, Run, RunError, StopReason,
-    ToolLimits,
+    Agent, AgentBuilder, AnswerMode, BuildError, Decision, Limits, Outcome, Run, RunError,
+    StopReason, ToolLimits, Typed, TypedRun,
 };
 pub use answer::{AnswerError, AnswerSchema, FINAL_ANSWER_TOOL};
 pub use conversation::{Conversation, Pushed, ToolChoice};

@@ -99,6 +99,22 @@ async fn real_model() {
         .unwrap_or_else(|error| panic!("{error}\n{}", turn.text));
     assert!(conversion.value.is_finite(), "{conversion:?}");
 
+    // The same through an agent's typed run, tools offered beside the
+    // schema: the value comes back as the struct.
+    let agent = Agent::builder(model.clone(), Registry::builder().build().unwrap())
+        .instructions("Answer in JSON.")
+        .settings(Settings::new().max_output_tokens(200))
+        .build()
+        .unwrap();
+    let typed = agent
+        .run("Convert 20 degrees celsius to fahrenheit.")
+        .answer::<Conversion>()
+        .await
+        .unwrap();
+    let conversion = typed.value.expect("a value that fits");
+    assert!(conversion.value.is_finite(), "{conversion:?}");
+    assert_eq!(typed.outcome.stop, StopReason::Answered);
+
     // The model's own call, cut off by `max_tokens` mid-arguments: kept,
     // flagged, answered with an error that quotes it; the next request
     // (tool message, then two user messages) is accepted, because the

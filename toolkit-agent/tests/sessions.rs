@@ -508,3 +508,103 @@ async fn failures_are_errors_a_host_can_question_mark() {
     let error = Agent::new(closed, registry()).run("go").await.unwrap_err();
     assert!(matches!(error, RunError::Model(_)), "{error}");
 }
+
+#[derive(Debug, PartialEq, serde::Deserialize, schemars::JsonSchema)]
+struct City {
+    /// The city's name.
+    name: String,
+    /// How many live there.
+    population: u64,
+}
+
+#[tokio::test]
+async fn a_typed_run_asks_in_the_schema_and_sends_back_what_does_not_fit() {
+    let server = TestServer::replying(vec![
+        chat_calls(&[("c1", "echo", json!({"text": "Tokyo"}))]),
+        chat_text(r#"{"name": "Tokyo"}"#),
+        chat_text(r#"{"name": "Tokyo", "population": 37400000}"#),
+    ]);
+    let agent = Agent::new(model(&server), registry());
+    let mut session = agent.session();
+    let typed = agent
+        .send(&mut session, "The largest city of Japan?")
+        .answer::<City>()
+        .await
+        .unwrap();
+    assert_eq!(
+        typed.value,
+        Some(City {
+            name: "Tokyo".into(),
+            population: 37_400_000
+        })
+    );
+    assert_eq!(typed.outcome.stop, StopReason::Answered);
+    let received = bodies(&server);
+    // Every request asked for the schema, tools beside it.
+    for body in &received {
+        assert_eq!(body["response_format"]["type"], "json_schema", "{body}");
+        assert!(body["tools"].is_array());
+    }
+    let schema = &received[0]["response_format"]["json_schema"]["schema"];
+    assert_eq!(schema["required"], json!(["name", "population"]));
+    // The answer that did not fit went back with its problem.
+    let last = received[2]["messages"].as_array().unwrap().last().unwrap();
+    assert_eq!(last["role"], "user");
+    assert!(
+        last["content"].as_str().unwrap().contains("population"),
+        "{last}"
+    );
+
+    // The schema was the run's own: the next message asks for none.
+    let server_two = TestServer::replying(vec![chat_text("plain")]);
+    let plain = Agent::new(model(&server_two), registry());
+    plain.send(&mut session, "Thanks.").await.unwrap();
+    assert!(bodies(&server_two)[0].get("response_format").is_none());
+}
+
+#[tokio::test]
+async fn a_typed_run_by_tool_ends_when_the_answer_fits() {
+    let server = TestServer::replying(vec![
+        chat_calls(&[("c1", "final_answer", json!({"name": "Osaka"}))]),
+        chat_calls(&[(
+            "c2",
+            "final_answer",
+            json!({"name": "Osaka", "population": 19000000}),
+        )]),
+    ]);
+    let agent = Agent::new(model(&server), registry());
+    let typed = agent
+        .run("Japan's second city?")
+        .answer::<City>()
+        .mode(toolkit_agent::AnswerMode::Tool)
+        .await
+        .unwrap();
+    assert_eq!(typed.value.unwrap().population, 19_000_000);
+    assert_eq!(typed.outcome.stop, StopReason::Done);
+    let received = bodies(&server);
+    assert!(received[0].get("response_format").is_none());
+    assert_eq!(received[0]["tool_choice"], "required");
+    let offered = received[0].to_string();
+    assert!(offered.contains("final_answer") && offered.contains("echo"));
+    let first = &tool_messages(&received[1])[0];
+    assert!(first.contains("population"), "{first}");
+}
+
+#[tokio::test]
+async fn a_typed_run_out_of_retries_is_an_error_with_the_problems() {
+    let server = TestServer::replying(vec![chat_text("Tokyo"), chat_text("Tokyo!")]);
+    let agent = Agent::new(model(&server), registry());
+    let error = agent
+        .run("The largest city?")
+        .answer::<City>()
+        .retries(1)
+        .await
+        .unwrap_err();
+    match error {
+        RunError::Output { errors, answer } => {
+            assert!(errors.contains("not JSON"), "{errors}");
+            assert_eq!(answer, "Tokyo!");
+        }
+        other => panic!("{other:?}"),
+    }
+}

@@ -2,6 +2,7 @@
 //! start and end recorded, and what their results mean for the run.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::StreamExt;
@@ -10,6 +11,7 @@ use toolkit_core::{Cancellation, Registry, RunState, ToolCall, ToolCallResult, T
 
 use super::outcome::{RunError, StopReason};
 use super::run::{Driver, Settled};
+use crate::answer::FINAL_ANSWER_TOOL;
 use crate::event::Event;
 use crate::model::Model;
 use crate::session::CallStatus;
@@ -134,13 +136,27 @@ impl<M: Model> Driver<'_, M> {
                 continue;
             }
             *self.session.run.uses.entry(tool.clone()).or_insert(0) += 1;
-            let side_effects = registry
-                .get(&call.name)
-                .is_none_or(|def| def.annotations().read_only != Some(true));
+            // A typed run's final-answer tool is the run's own, not the
+            // registry's.
+            let own = self
+                .answer
+                .as_ref()
+                .and_then(|plan| plan.tool.as_ref())
+                .filter(|_| call.name == FINAL_ANSWER_TOOL && registry.get(&call.name).is_none());
+            let (registry, side_effects) = match own {
+                Some(own) => (Arc::clone(own), false),
+                None => (
+                    Arc::clone(registry),
+                    registry
+                        .get(&call.name)
+                        .is_none_or(|def| def.annotations().read_only != Some(true)),
+                ),
+            };
             runnable.push(Runnable {
                 index,
                 call,
                 tool,
+                registry,
                 side_effects,
                 timeout: self.timeout(limits.timeout),
                 max_concurrent: limits.max_concurrent,
@@ -170,7 +186,6 @@ impl<M: Model> Driver<'_, M> {
                 return Err(error);
             }
         }
-        let registry = std::sync::Arc::clone(&self.agent.registry);
         let state = self.session.state.clone();
         let max_at_once = self.agent.limits.max_concurrent_calls.max(1);
         let mut queue: Vec<Runnable> = runnable;
@@ -190,12 +205,7 @@ impl<M: Model> Driver<'_, M> {
                 }
                 let r = queue.remove(position);
                 *running_per_tool.entry(r.tool.clone()).or_insert(0) += 1;
-                running.push(run_one(
-                    std::sync::Arc::clone(&registry),
-                    state.clone(),
-                    self.cancellation.clone(),
-                    r,
-                ));
+                running.push(run_one(state.clone(), self.cancellation.clone(), r));
             }
             let Some((r, result)) = running.next().await else {
                 break;
@@ -291,6 +301,7 @@ impl<M: Model> Driver<'_, M> {
                 *counter = 0;
             }
             if result.result.is_done() {
+                self.done_by = Some(tool);
                 run.done = true;
                 run.success = result.result.success();
                 run.answer = Some(result.result.to_text());
@@ -332,6 +343,8 @@ struct Runnable {
     index: usize,
     call: ToolCall,
     tool: String,
+    /// Where the call is dispatched.
+    registry: Arc<Registry>,
     side_effects: bool,
     timeout: Option<Duration>,
     max_concurrent: Option<usize>,
@@ -340,7 +353,6 @@ struct Runnable {
 /// Runs one call under its time limit and the run's cancellation; either
 /// raises the call's own signal, so its work stops too.
 async fn run_one(
-    registry: std::sync::Arc<Registry>,
     state: RunState,
     run_cancellation: Cancellation,
     runnable: Runnable,
@@ -353,7 +365,7 @@ async fn run_one(
         }
     };
     let result = tokio::select! {
-        outcome = registry.run_in(&runnable.call, &own, &state) => outcome.result,
+        outcome = runnable.registry.run_in(&runnable.call, &own, &state) => outcome.result,
         () = expired => {
             own.cancel();
             let seconds = runnable.timeout.unwrap_or_default().as_secs_f64();

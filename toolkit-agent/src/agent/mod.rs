@@ -6,6 +6,7 @@ mod calls;
 mod limits;
 mod outcome;
 mod run;
+mod typed;
 
 use std::fmt;
 use std::sync::Arc;
@@ -18,6 +19,7 @@ use self::approval::{Approval, ApprovalRules};
 pub use self::limits::{Limits, ToolLimits};
 pub use self::outcome::{Outcome, RunError, StopReason};
 pub use self::run::Run;
+pub use self::typed::{AnswerMode, Typed, TypedRun};
 use crate::conversation::{Conversation, ToolChoice};
 use crate::model::Model;
 use crate::observation::Observation;

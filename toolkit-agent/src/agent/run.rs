@@ -3,6 +3,7 @@
 
 use std::future::IntoFuture;
 
+use futures_util::TryFutureExt;
 use futures_util::future::BoxFuture;
 use tokio::sync::mpsc;
 use toolkit_core::response::Turn;
@@ -10,6 +11,8 @@ use toolkit_core::{Cancellation, RunState, ToolListChanges};
 
 use super::Agent;
 use super::outcome::{Outcome, RunError, StopReason};
+use super::typed::{AnswerPlan, TypedRun};
+use crate::answer::FINAL_ANSWER_TOOL;
 use crate::event::{Event, Events};
 use crate::model::{Model, ModelError};
 use crate::session::{CallStatus, PendingCall, PendingTurn, RunProgress, Session};
@@ -48,6 +51,7 @@ pub struct Run<'a, M> {
     message: Option<String>,
     cancellation: Option<&'a Cancellation>,
     state: Option<RunState>,
+    events: Option<mpsc::UnboundedSender<Event>>,
 }
 
 pub(crate) enum Slot<'a> {
@@ -72,6 +76,7 @@ impl<'a, M: Model> Run<'a, M> {
             message,
             cancellation: None,
             state: None,
+            events: None,
         }
     }
 
@@ -92,14 +97,60 @@ impl<'a, M: Model> Run<'a, M> {
 
     /// The run, with its events as an async stream.
     pub fn events(self) -> (BoxFuture<'a, Result<Outcome, RunError>>, Events) {
+        let (run, events) = self.with_events();
+        (
+            Box::pin(run.go(None).map_ok(|(outcome, _)| outcome)),
+            events,
+        )
+    }
+
+    /// The run, ending in a value of `T`: the answer is asked for in `T`'s
+    /// schema, read into `T`, and sent back with its problems when it does
+    /// not fit (see [`TypedRun`]).
+    ///
+    /// ```no_run
+    /// # async fn demo(agent: toolkit_agent::Agent<toolkit_agent::HttpModel>)
+    /// # -> Result<(), toolkit_agent::RunError> {
+    /// #[derive(serde::Deserialize, schemars::JsonSchema)]
+    /// struct City {
+    ///     name: String,
+    ///     population: u64,
+    /// }
+    ///
+    /// let typed = agent.run("The largest city of Japan?").answer::<City>().await?;
+    /// if let Some(city) = typed.value {
+    ///     println!("{} ({})", city.name, city.population);
+    /// }
+    /// # Ok(()) }
+    /// ```
+    pub fn answer<T>(self) -> TypedRun<'a, M, T>
+    where
+        T: schemars::JsonSchema + serde::de::DeserializeOwned + Send + 'static,
+    {
+        TypedRun::new(self)
+    }
+
+    /// This run, its events sent to the stream returned.
+    pub(crate) fn with_events(mut self) -> (Self, Events) {
         let (sender, receiver) = mpsc::unbounded_channel();
-        (Box::pin(self.go(Some(sender))), Events(receiver))
+        self.events = Some(sender);
+        (self, Events(receiver))
+    }
+
+    /// Runs with a typed answer's plan; gives the outcome and the answer's
+    /// JSON.
+    pub(crate) async fn go_typed(
+        self,
+        plan: AnswerPlan,
+    ) -> Result<(Outcome, Option<serde_json::Value>), RunError> {
+        self.go(Some(plan)).await
     }
 
     async fn go(
         mut self,
-        events: Option<mpsc::UnboundedSender<Event>>,
-    ) -> Result<Outcome, RunError> {
+        mut answer: Option<AnswerPlan>,
+    ) -> Result<(Outcome, Option<serde_json::Value>), RunError> {
+        let events = self.events.take();
         let never = Cancellation::new();
         let cancellation = self.cancellation.unwrap_or(&never);
         let agent = self.agent;
@@ -131,6 +182,15 @@ impl<'a, M: Model> Run<'a, M> {
             }
         }
         agent.prepare(&mut session.conversation)?;
+        // A typed run asks for its answer for its own length only: what it
+        // changes in the conversation is put back when it ends.
+        let before = (
+            session.conversation.answer_schema().cloned(),
+            session.conversation.tool_choice().clone(),
+        );
+        if let Some(plan) = &mut answer {
+            plan.prepare(&mut session.conversation)?;
+        }
         let mut driver = Driver {
             agent,
             session,
@@ -139,11 +199,20 @@ impl<'a, M: Model> Run<'a, M> {
             changes: agent.registry.changes(),
             reported: Vec::new(),
             open_step: None,
+            answer,
+            done_by: None,
         };
         let outcome = driver.drive().await;
         // Every step is closed for the host, however the run ended.
         driver.end_step();
-        outcome
+        let value = driver.answer.take().and_then(|plan| plan.value);
+        if driver.session.conversation.answer_schema() != before.0.as_ref()
+            || driver.session.conversation.tool_choice() != &before.1
+        {
+            driver.session.conversation.set_answer_schema(before.0);
+            driver.session.conversation.set_tool_choice(before.1);
+        }
+        outcome.map(|outcome| (outcome, value))
     }
 }
 
@@ -152,7 +221,7 @@ impl<'a, M: Model> IntoFuture for Run<'a, M> {
     type IntoFuture = BoxFuture<'a, Result<Outcome, RunError>>;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.go(None))
+        Box::pin(self.go(None).map_ok(|(outcome, _)| outcome))
     }
 }
 
@@ -168,6 +237,10 @@ pub(super) struct Driver<'r, M> {
     pub(super) reported: Vec<usize>,
     /// The step whose [`Event::StepEnded`] is still to be sent.
     open_step: Option<usize>,
+    /// A typed run's answer: its schema, its check, its tool.
+    pub(super) answer: Option<AnswerPlan>,
+    /// The tool whose done result ended the run, when one did.
+    pub(super) done_by: Option<String>,
 }
 
 /// What settling a turn's calls came to.
@@ -210,6 +283,11 @@ impl<M: Model> Driver<'_, M> {
                 match self.settle().await? {
                     Settled::Next => continue,
                     Settled::Paused => return self.pause().await,
+                    Settled::Stop(StopReason::Done) if self.answered_by_tool() => {
+                        let answer = self.session.run.answer.clone().unwrap_or_default();
+                        self.accept(&answer)?;
+                        return self.finish(StopReason::Done).await;
+                    }
                     Settled::Stop(reason) => return self.finish(reason).await,
                 }
             }
@@ -251,6 +329,9 @@ impl<M: Model> Driver<'_, M> {
             // server's list changed) are offered from this one on.
             if self.changes.take_change() {
                 self.session.conversation.set_tools(&self.agent.registry)?;
+                if let Some(tool) = self.answer.as_ref().and_then(|plan| plan.tool.as_ref()) {
+                    self.session.conversation.add_tools(tool)?;
+                }
             }
             let request = self.session.conversation.request();
             let turn = tokio::select! {
@@ -261,6 +342,10 @@ impl<M: Model> Driver<'_, M> {
             };
             self.record_turn(step, &turn);
             if !turn.has_calls() {
+                if self.answer.is_some() && !self.accept(&turn.text)? {
+                    // Sent back with its problems; the model tries again.
+                    continue;
+                }
                 let reason = if turn.truncated() {
                     StopReason::Truncated
                 } else {
@@ -329,6 +414,42 @@ impl<M: Model> Driver<'_, M> {
             provider_ids: !turn.call_info.iter().any(|info| info.generated_id),
             calls,
         });
+    }
+
+    /// Whether a typed run's final-answer tool ended the run.
+    fn answered_by_tool(&self) -> bool {
+        self.answer.as_ref().is_some_and(|plan| plan.tool.is_some())
+            && self.done_by.as_deref() == Some(FINAL_ANSWER_TOOL)
+    }
+
+    /// Reads a typed run's answer: kept when it fits (`true`); sent back to
+    /// the model with its problems while retries remain (`false`); an error
+    /// after.
+    fn accept(&mut self, text: &str) -> Result<bool, RunError> {
+        let Some(plan) = &mut self.answer else {
+            return Ok(true);
+        };
+        match (plan.check)(text) {
+            Ok(value) => {
+                plan.value = Some(value);
+                Ok(true)
+            }
+            Err(problems) if plan.retries > 0 => {
+                plan.retries -= 1;
+                let mut feedback = problems.to_string();
+                if plan.tool.is_some() {
+                    feedback.push_str(&format!(
+                        " Give it by calling `{FINAL_ANSWER_TOOL}` with the answer as its arguments."
+                    ));
+                }
+                self.session.conversation.push_user(feedback);
+                Ok(false)
+            }
+            Err(problems) => Err(RunError::Output {
+                errors: problems.to_string(),
+                answer: text.to_owned(),
+            }),
+        }
     }
 
     /// Ends the run: the session is saved as ended.

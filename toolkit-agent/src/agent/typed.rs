@@ -1,0 +1,200 @@
+//! Runs that end in a typed value: the answer schema sent the provider's
+//! way, or a final-answer tool; answers that do not fit go back to the
+//! model with every problem, within a retry budget.
+
+use std::future::IntoFuture;
+use std::marker::PhantomData;
+use std::sync::Arc;
+
+use futures_util::future::BoxFuture;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use toolkit_core::Registry;
+
+use super::outcome::{Outcome, RunError};
+use super::run::Run;
+use crate::answer::{AnswerError, AnswerSchema};
+use crate::conversation::{Conversation, ToolChoice};
+use crate::event::Events;
+use crate::model::Model;
+
+/// How a typed run asks the model for its answer.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum AnswerMode {
+    /// The provider's own structured output (`response_format`,
+    /// `text.format`, `output_config.format`, `responseJsonSchema`), sent
+    /// with every request beside the tools; the model's final text is the
+    /// answer. The default.
+    #[default]
+    Schema,
+    /// A tool, `final_answer`, whose parameters are the schema, for models
+    /// or servers that cannot take tools and a response schema at once.
+    /// The model must call a tool at every step (tool choice `required`
+    /// unless the host chose otherwise); calling this one ends the run.
+    Tool,
+}
+
+/// What a typed run came to: the value, when the run ended with one, and
+/// the outcome.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct Typed<T> {
+    /// The answer, read into `T`; `None` when the run stopped before
+    /// answering (paused, a limit, a done tool other than the answer).
+    pub value: Option<T>,
+    /// How the run went.
+    pub outcome: Outcome,
+}
+
+/// Reads an answer's text as the caller's type would, giving back the
+/// JSON it holds.
+pub(crate) type Check = Box<dyn Fn(&str) -> Result<Value, AnswerError> + Send + Sync>;
+
+/// What the loop needs to know of a typed run, without its type.
+pub(crate) struct AnswerPlan {
+    pub(crate) schema: AnswerSchema,
+    pub(crate) check: Check,
+    /// The final-answer tool, in [`AnswerMode::Tool`].
+    pub(crate) tool: Option<Arc<Registry>>,
+    /// Answers that may still be sent back for another try.
+    pub(crate) retries: u32,
+    /// The answer, once one fits.
+    pub(crate) value: Option<Value>,
+}
+
+impl AnswerPlan {
+    /// Asks for the answer in the conversation: the schema the provider's
+    /// way, or the final-answer tool among the tools (and a call required
+    /// at each step, unless the host chose the calls).
+    pub(crate) fn prepare(&self, conversation: &mut Conversation) -> Result<(), RunError> {
+        match &self.tool {
+            None => conversation.set_answer_schema(Some(self.schema.clone())),
+            Some(tool) => {
+                conversation.add_tools(tool)?;
+                if conversation.tool_choice() == &ToolChoice::Auto {
+                    conversation.set_tool_choice(ToolChoice::Required);
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A run about to start that ends in a value of `T`: awaited, it gives a
+/// [`Typed`] outcome. Made by [`Run::answer`].
+#[must_use = "a run does nothing until awaited"]
+pub struct TypedRun<'a, M, T> {
+    run: Run<'a, M>,
+    mode: AnswerMode,
+    retries: u32,
+    kind: PhantomData<fn() -> T>,
+}
+
+impl<'a, M: Model, T> TypedRun<'a, M, T>
+where
+    T: schemars::JsonSchema + DeserializeOwned + Send + 'static,
+{
+    pub(crate) fn new(run: Run<'a, M>) -> Self {
+        Self {
+            run,
+            mode: AnswerMode::Schema,
+            retries: 2,
+            kind: PhantomData,
+        }
+    }
+
+    /// How the answer is asked for (default: the provider's structured
+    /// output).
+    pub fn mode(mut self, mode: AnswerMode) -> Self {
+        self.mode = mode;
+        self
+    }
+
+    /// How many answers that do not fit are sent back to the model with
+    /// their problems before the run fails with [`RunError::Output`]
+    /// (default 2).
+    pub fn retries(mut self, retries: u32) -> Self {
+        self.retries = retries;
+        self
+    }
+
+    fn plan(&self) -> Result<AnswerPlan, RunError> {
+        let schema = AnswerSchema::of::<T>().map_err(|error| {
+            RunError::Session(format!("the answer type has no usable schema: {error}"))
+        })?;
+        let tool = match self.mode {
+            AnswerMode::Schema => None,
+            AnswerMode::Tool => {
+                let registry =
+                    Registry::builder()
+                        .tool(schema.tool())
+                        .build()
+                        .map_err(|error| {
+                            RunError::Session(format!(
+                                "the final-answer tool cannot be made: {error}"
+                            ))
+                        })?;
+                Some(Arc::new(registry))
+            }
+        };
+        let reader = schema.clone();
+        Ok(AnswerPlan {
+            schema,
+            check: Box::new(move |text| {
+                reader.read::<T>(text)?;
+                // Read again as JSON: what fits `T` is JSON.
+                reader.read::<Value>(text)
+            }),
+            tool,
+            retries: self.retries,
+            value: None,
+        })
+    }
+}
+
+impl<'a, M: Model, T> IntoFuture for TypedRun<'a, M, T>
+where
+    T: schemars::JsonSchema + DeserializeOwned + Send + 'static,
+{
+    type Output = Result<Typed<T>, RunError>;
+    type IntoFuture = BoxFuture<'a, Result<Typed<T>, RunError>>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(async move {
+            let plan = self.plan()?;
+            let (outcome, value) = self.run.go_typed(plan).await?;
+            Self::typed(outcome, value)
+        })
+    }
+}
+
+impl<'a, M: Model, T> TypedRun<'a, M, T>
+where
+    T: schemars::JsonSchema + DeserializeOwned + Send + 'static,
+{
+    /// The run, with its events as an async stream.
+    pub fn events(self) -> (BoxFuture<'a, Result<Typed<T>, RunError>>, Events) {
+        let (run, events) = self.run.with_events();
+        let typed = Self {
+            run,
+            mode: self.mode,
+            retries: self.retries,
+            kind: PhantomData,
+        };
+        (typed.into_future(), events)
+    }
+
+    fn typed(outcome: Outcome, value: Option<Value>) -> Result<Typed<T>, RunError> {
+        {
+            let value = match value {
+                Some(value) => Some(T::deserialize(&value).map_err(|error| RunError::Output {
+                    errors: error.to_string(),
+                    answer: value.to_string(),
+                })?),
+                None => None,
+            };
+            Ok(Typed { value, outcome })
+        }
+    }
+}
