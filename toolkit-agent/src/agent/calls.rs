@@ -22,6 +22,11 @@ impl<M: Model> Driver<'_, M> {
     pub(super) async fn settle(&mut self) -> Result<Settled, RunError> {
         self.classify();
         if !self.decide().await? {
+            // Cancelled while a decision was awaited: the turn stays
+            // pending, for a later resume.
+            if self.cancellation.is_cancelled() {
+                return Ok(Settled::Stop(StopReason::Cancelled));
+            }
             return Ok(Settled::Paused);
         }
         self.run_approved().await?;

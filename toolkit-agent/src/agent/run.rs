@@ -179,6 +179,7 @@ impl<'a, M: Model> Run<'a, M> {
                 // Whatever was running when the session was saved may
                 // have run.
                 session.loaded();
+                session.run.ended = false;
             }
         }
         agent.prepare(&mut session.conversation)?;
@@ -281,7 +282,11 @@ impl<M: Model> Driver<'_, M> {
         loop {
             if self.session.turn.is_some() {
                 match self.settle().await? {
-                    Settled::Next => continue,
+                    Settled::Next => {
+                        // The step's end: its results are recorded.
+                        self.save().await?;
+                        continue;
+                    }
                     Settled::Paused => return self.pause().await,
                     Settled::Stop(StopReason::Done) if self.answered_by_tool() => {
                         let answer = self.session.run.answer.clone().unwrap_or_default();
