@@ -82,6 +82,39 @@ impl Model for Prepared {
     }
 }
 
+/// A store that keeps each save's JSON in memory: what saving costs the
+/// loop besides the disk.
+#[derive(Default)]
+struct InMemory(std::sync::Mutex<std::collections::HashMap<String, String>>);
+
+impl SessionStore for InMemory {
+    fn save<'a>(
+        &'a self,
+        session: &'a toolkit_agent::Session,
+    ) -> futures_util::future::BoxFuture<'a, Result<(), toolkit_agent::StoreError>> {
+        Box::pin(async move {
+            let json = session.to_json().map_err(toolkit_agent::StoreError::Session)?;
+            let mut saved = self.0.lock().unwrap();
+            saved.insert(session.id().to_owned(), json);
+            Ok(())
+        })
+    }
+
+    fn load<'a>(
+        &'a self,
+        id: &'a str,
+    ) -> futures_util::future::BoxFuture<'a, Result<Option<toolkit_agent::Session>, toolkit_agent::StoreError>>
+    {
+        Box::pin(async move {
+            let saved = self.0.lock().unwrap().get(id).cloned();
+            saved
+                .map(|json| toolkit_agent::Session::from_json(&json))
+                .transpose()
+                .map_err(toolkit_agent::StoreError::Session)
+        })
+    }
+}
+
 fn registry() -> Registry {
     Registry::builder()
         .tools(tools![click, read_part])
@@ -112,6 +145,13 @@ fn bench(c: &mut Criterion) {
     let bare = Agent::new(Prepared::new(STEPS), registry());
     group.bench_function("ten_steps", |b| {
         b.iter(|| black_box(runtime.block_on(bare.run("Go.").into_future()).unwrap()))
+    });
+    let in_memory = Agent::builder(Prepared::new(STEPS), registry())
+        .store(InMemory::default())
+        .build()
+        .unwrap();
+    group.bench_function("ten_steps_memory_store", |b| {
+        b.iter(|| black_box(runtime.block_on(in_memory.run("Go.").into_future()).unwrap()))
     });
     let store = FileStore::new(folder("bench-sessions")).unwrap();
     let stored = Agent::builder(Prepared::new(STEPS), registry())
