@@ -93,7 +93,9 @@ impl SessionStore for InMemory {
         session: &'a toolkit_agent::Session,
     ) -> futures_util::future::BoxFuture<'a, Result<(), toolkit_agent::StoreError>> {
         Box::pin(async move {
-            let json = session.to_json().map_err(toolkit_agent::StoreError::Session)?;
+            let json = session
+                .to_json()
+                .map_err(toolkit_agent::StoreError::Session)?;
             let mut saved = self.0.lock().unwrap();
             saved.insert(session.id().to_owned(), json);
             Ok(())
@@ -103,8 +105,10 @@ impl SessionStore for InMemory {
     fn load<'a>(
         &'a self,
         id: &'a str,
-    ) -> futures_util::future::BoxFuture<'a, Result<Option<toolkit_agent::Session>, toolkit_agent::StoreError>>
-    {
+    ) -> futures_util::future::BoxFuture<
+        'a,
+        Result<Option<toolkit_agent::Session>, toolkit_agent::StoreError>,
+    > {
         Box::pin(async move {
             let saved = self.0.lock().unwrap().get(id).cloned();
             saved
@@ -151,7 +155,13 @@ fn bench(c: &mut Criterion) {
         .build()
         .unwrap();
     group.bench_function("ten_steps_memory_store", |b| {
-        b.iter(|| black_box(runtime.block_on(in_memory.run("Go.").into_future()).unwrap()))
+        b.iter(|| {
+            black_box(
+                runtime
+                    .block_on(in_memory.run("Go.").into_future())
+                    .unwrap(),
+            )
+        })
     });
     let store = FileStore::new(folder("bench-sessions")).unwrap();
     let stored = Agent::builder(Prepared::new(STEPS), registry())

@@ -69,8 +69,8 @@ mod sse;
 mod store;
 
 pub use agent::{
-    Agent, AgentBuilder, AnswerMode, BuildError, Decision, Limits, Outcome, Run, RunError,
-    StopReason, ToolLimits, Typed, TypedRun,
+    Agent, AgentBuilder, AnswerMode, BuildError, Limits, Outcome, Run, RunError, StopReason,
+    ToolLimits, Typed, TypedRun,
 };
 pub use answer::{AnswerError, AnswerSchema, FINAL_ANSWER_TOOL};
 pub use conversation::{Conversation, Pushed, ToolChoice};
@@ -79,7 +79,9 @@ pub use http::{HttpModel, HttpModelBuilder};
 pub use model::{Model, ModelError, ModelFuture, OnProgress};
 pub use observation::Observation;
 pub use retry::RetryPolicy;
-pub use session::{CallStatus, DecideError, PendingCall, SESSION_VERSION, Session, SessionError};
+pub use session::{
+    CallStatus, DecideError, Decision, PendingCall, SESSION_VERSION, Session, SessionError,
+};
 pub use settings::{ANTHROPIC_DEFAULT_MAX_TOKENS, ReasoningEffort, Settings};
 pub use store::{FileStore, SessionStore, StoreError};
 pub use toolkit_core::Provider;

@@ -11,7 +11,6 @@ use serde::{Deserialize, Serialize};
 use toolkit_core::response::Usage;
 use toolkit_core::{RunState, ToolCall, ToolResult};
 
-use crate::agent::Decision;
 use crate::conversation::Conversation;
 
 /// The version of the JSON form [`Session`] is saved as.
@@ -126,6 +125,60 @@ impl CallStatus {
     /// Whether the call waits for the host's decision.
     pub fn awaits_decision(&self) -> bool {
         matches!(self, Self::AwaitingApproval | Self::MayHaveRun)
+    }
+}
+
+/// A decision about one call that waits for one: a call of a tool that
+/// needs approval, or a call that [may have run](CallStatus::MayHaveRun).
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub enum Decision {
+    /// Run the call as made (or, for a call that may have run, run it
+    /// again).
+    Approve,
+    /// Do not run it; the model is told it was denied, and why.
+    Deny(String),
+    /// Run this call instead (same id; the arguments, or even the tool,
+    /// changed by the host).
+    Edit(ToolCall),
+    /// Do not run it: this is its result (what a call that may have run
+    /// did, as the host found out).
+    Answered(ToolResult),
+    /// Decide later: the run stops with the call pending, to be
+    /// [decided](crate::Session::decide) and
+    /// [resumed](crate::Agent::resume), in this process or another.
+    Defer,
+}
+
+impl Decision {
+    /// The status the decision gives a waiting call; `None` for
+    /// [`Defer`](Self::Defer).
+    pub(crate) fn settle(self, call: &ToolCall, may_have_run: bool) -> Option<CallStatus> {
+        Some(match self {
+            Decision::Approve => CallStatus::Approved { call: call.clone() },
+            Decision::Edit(mut edited) => {
+                edited.id = call.id.clone();
+                CallStatus::Approved { call: edited }
+            }
+            Decision::Deny(reason) => {
+                let message = if may_have_run {
+                    format!(
+                        "The call was interrupted and may or may not have taken effect; \
+                         it was not run again ({reason}). Check before repeating it."
+                    )
+                } else {
+                    format!(
+                        "The call was not run: the user denied it ({reason}). \
+                         Do not repeat it unchanged."
+                    )
+                };
+                CallStatus::Finished {
+                    result: ToolResult::error(message),
+                }
+            }
+            Decision::Answered(result) => CallStatus::Finished { result },
+            Decision::Defer => return None,
+        })
     }
 }
 

@@ -4,63 +4,9 @@
 use std::sync::Arc;
 
 use futures_util::future::BoxFuture;
-use toolkit_core::{ToolCall, ToolDef, ToolResult};
+use toolkit_core::ToolDef;
 
-use crate::session::{CallStatus, PendingCall};
-
-/// A decision about one call that waits for one: a call of a tool that
-/// needs approval, or a call that [may have run](CallStatus::MayHaveRun).
-#[derive(Debug, Clone)]
-#[non_exhaustive]
-pub enum Decision {
-    /// Run the call as made (or, for a call that may have run, run it
-    /// again).
-    Approve,
-    /// Do not run it; the model is told it was denied, and why.
-    Deny(String),
-    /// Run this call instead (same id; the arguments, or even the tool,
-    /// changed by the host).
-    Edit(ToolCall),
-    /// Do not run it: this is its result (what a call that may have run
-    /// did, as the host found out).
-    Answered(ToolResult),
-    /// Decide later: the run stops with the call pending, to be
-    /// [decided](crate::Session::decide) and
-    /// [resumed](crate::Agent::resume), in this process or another.
-    Defer,
-}
-
-impl Decision {
-    /// The status the decision gives a waiting call; `None` for
-    /// [`Defer`](Self::Defer).
-    pub(crate) fn settle(self, call: &ToolCall, may_have_run: bool) -> Option<CallStatus> {
-        Some(match self {
-            Decision::Approve => CallStatus::Approved { call: call.clone() },
-            Decision::Edit(mut edited) => {
-                edited.id = call.id.clone();
-                CallStatus::Approved { call: edited }
-            }
-            Decision::Deny(reason) => {
-                let message = if may_have_run {
-                    format!(
-                        "The call was interrupted and may or may not have taken effect; \
-                         it was not run again ({reason}). Check before repeating it."
-                    )
-                } else {
-                    format!(
-                        "The call was not run: the user denied it ({reason}). \
-                         Do not repeat it unchanged."
-                    )
-                };
-                CallStatus::Finished {
-                    result: ToolResult::error(message),
-                }
-            }
-            Decision::Answered(result) => CallStatus::Finished { result },
-            Decision::Defer => return None,
-        })
-    }
-}
+use crate::session::{Decision, PendingCall};
 
 /// The host's approval hook: given each call that waits for a decision
 /// (its [`status`](PendingCall::status) says why), it decides, possibly

@@ -14,7 +14,7 @@ use super::run::{Driver, Settled};
 use crate::answer::FINAL_ANSWER_TOOL;
 use crate::event::Event;
 use crate::model::Model;
-use crate::session::CallStatus;
+use crate::session::{CallStatus, Decision};
 
 impl<M: Model> Driver<'_, M> {
     /// Takes the pending turn as far as it goes: decisions first, then the
@@ -89,10 +89,10 @@ impl<M: Model> Driver<'_, M> {
                     decision = hook(pending.clone()) => decision,
                     () = self.cancellation.cancelled() => break,
                 },
-                None => super::Decision::Defer,
+                None => Decision::Defer,
             };
             let may_have_run = matches!(pending.status, CallStatus::MayHaveRun);
-            if let super::Decision::Deny(reason) = &decision {
+            if let Decision::Deny(reason) = &decision {
                 self.report(Event::Denied {
                     step,
                     call_id: pending.call.id.clone(),

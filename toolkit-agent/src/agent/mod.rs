@@ -5,6 +5,7 @@ mod approval;
 mod calls;
 mod limits;
 mod outcome;
+mod plan;
 mod run;
 mod typed;
 
@@ -14,7 +15,6 @@ use std::sync::Arc;
 use futures_util::future::BoxFuture;
 use toolkit_core::{OutputBudget, Registry};
 
-pub use self::approval::Decision;
 use self::approval::{Approval, ApprovalRules};
 pub use self::limits::{Limits, ToolLimits};
 pub use self::outcome::{Outcome, RunError, StopReason};
@@ -23,7 +23,7 @@ pub use self::typed::{AnswerMode, Typed, TypedRun};
 use crate::conversation::{Conversation, ToolChoice};
 use crate::model::Model;
 use crate::observation::Observation;
-use crate::session::{PendingCall, Session};
+use crate::session::{Decision, PendingCall, Session};
 use crate::settings::Settings;
 use crate::store::SessionStore;
 

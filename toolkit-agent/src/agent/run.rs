@@ -11,7 +11,7 @@ use toolkit_core::{Cancellation, RunState, ToolListChanges};
 
 use super::Agent;
 use super::outcome::{Outcome, RunError, StopReason};
-use super::typed::{AnswerPlan, TypedRun};
+use super::plan::AnswerPlan;
 use crate::answer::FINAL_ANSWER_TOOL;
 use crate::event::{Event, Events};
 use crate::model::{Model, ModelError};
@@ -102,32 +102,6 @@ impl<'a, M: Model> Run<'a, M> {
             Box::pin(run.go(None).map_ok(|(outcome, _)| outcome)),
             events,
         )
-    }
-
-    /// The run, ending in a value of `T`: the answer is asked for in `T`'s
-    /// schema, read into `T`, and sent back with its problems when it does
-    /// not fit (see [`TypedRun`]).
-    ///
-    /// ```no_run
-    /// # async fn demo(agent: toolkit_agent::Agent<toolkit_agent::HttpModel>)
-    /// # -> Result<(), toolkit_agent::RunError> {
-    /// #[derive(serde::Deserialize, schemars::JsonSchema)]
-    /// struct City {
-    ///     name: String,
-    ///     population: u64,
-    /// }
-    ///
-    /// let typed = agent.run("The largest city of Japan?").answer::<City>().await?;
-    /// if let Some(city) = typed.value {
-    ///     println!("{} ({})", city.name, city.population);
-    /// }
-    /// # Ok(()) }
-    /// ```
-    pub fn answer<T>(self) -> TypedRun<'a, M, T>
-    where
-        T: schemars::JsonSchema + serde::de::DeserializeOwned + Send + 'static,
-    {
-        TypedRun::new(self)
     }
 
     /// This run, its events sent to the stream returned.

@@ -12,9 +12,9 @@ use serde_json::Value;
 use toolkit_core::Registry;
 
 use super::outcome::{Outcome, RunError};
+use super::plan::AnswerPlan;
 use super::run::Run;
-use crate::answer::{AnswerError, AnswerSchema};
-use crate::conversation::{Conversation, ToolChoice};
+use crate::answer::AnswerSchema;
 use crate::event::Events;
 use crate::model::Model;
 
@@ -47,37 +47,31 @@ pub struct Typed<T> {
     pub outcome: Outcome,
 }
 
-/// Reads an answer's text as the caller's type would, giving back the
-/// JSON it holds.
-pub(crate) type Check = Box<dyn Fn(&str) -> Result<Value, AnswerError> + Send + Sync>;
-
-/// What the loop needs to know of a typed run, without its type.
-pub(crate) struct AnswerPlan {
-    pub(crate) schema: AnswerSchema,
-    pub(crate) check: Check,
-    /// The final-answer tool, in [`AnswerMode::Tool`].
-    pub(crate) tool: Option<Arc<Registry>>,
-    /// Answers that may still be sent back for another try.
-    pub(crate) retries: u32,
-    /// The answer, once one fits.
-    pub(crate) value: Option<Value>,
-}
-
-impl AnswerPlan {
-    /// Asks for the answer in the conversation: the schema the provider's
-    /// way, or the final-answer tool among the tools (and a call required
-    /// at each step, unless the host chose the calls).
-    pub(crate) fn prepare(&self, conversation: &mut Conversation) -> Result<(), RunError> {
-        match &self.tool {
-            None => conversation.set_answer_schema(Some(self.schema.clone())),
-            Some(tool) => {
-                conversation.add_tools(tool)?;
-                if conversation.tool_choice() == &ToolChoice::Auto {
-                    conversation.set_tool_choice(ToolChoice::Required);
-                }
-            }
-        }
-        Ok(())
+impl<'a, M: Model> Run<'a, M> {
+    /// The run, ending in a value of `T`: the answer is asked for in `T`'s
+    /// schema, read into `T`, and sent back with its problems when it does
+    /// not fit (see [`TypedRun`]).
+    ///
+    /// ```no_run
+    /// # async fn demo(agent: toolkit_agent::Agent<toolkit_agent::HttpModel>)
+    /// # -> Result<(), toolkit_agent::RunError> {
+    /// #[derive(serde::Deserialize, schemars::JsonSchema)]
+    /// struct City {
+    ///     name: String,
+    ///     population: u64,
+    /// }
+    ///
+    /// let typed = agent.run("The largest city of Japan?").answer::<City>().await?;
+    /// if let Some(city) = typed.value {
+    ///     println!("{} ({})", city.name, city.population);
+    /// }
+    /// # Ok(()) }
+    /// ```
+    pub fn answer<T>(self) -> TypedRun<'a, M, T>
+    where
+        T: schemars::JsonSchema + serde::de::DeserializeOwned + Send + 'static,
+    {
+        TypedRun::new(self)
     }
 }
 
