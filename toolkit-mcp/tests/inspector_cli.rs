@@ -32,8 +32,8 @@ fn inspect(target: Target<'_>, arguments: &[&str]) -> (bool, String, String) {
     let node = std::env::var("TOOLKIT_NODE22").unwrap_or_else(|_| {
         panic!("TOOLKIT_NODE22 is not set: run scripts/test, which installs Node 22, or set TOOLKIT_SKIP_MCP_TESTS=1")
     });
-    let launcher =
-        PathBuf::from(modules).join("@modelcontextprotocol/inspector/clients/launcher/build/index.js");
+    let launcher = PathBuf::from(modules)
+        .join("@modelcontextprotocol/inspector/clients/launcher/build/index.js");
     let me = std::env::current_exe().expect("the test's own path");
     let mut command = Command::new(node);
     command.arg(launcher).arg("--cli");

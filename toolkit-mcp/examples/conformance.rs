@@ -1,0 +1,188 @@
+//! The server the official MCP conformance suite
+//! (`@modelcontextprotocol/conformance`) checks: every fixture the suite
+//! calls by name that this crate can serve, over Streamable HTTP.
+//!
+//! ```text
+//! cargo run -q -p toolkit-mcp --example conformance -- --http 127.0.0.1:8080
+//! ```
+//!
+//! Port 0 takes a free port; the line `serving MCP at URL` on standard
+//! error names it.
+//!
+//! `scripts/conformance` starts it and runs the suite against
+//! `http://127.0.0.1:PORT/mcp`, for protocol revisions 2025-11-25 and
+//! 2026-07-28. The fixtures' names and contents are the suite's; what they
+//! cannot show yet is listed, with its reason, in
+//! `toolkit-mcp/conformance/expected-failures-*.yml`.
+
+use std::net::SocketAddr;
+use std::process::ExitCode;
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use toolkit_core::{Block, CallContext, Image, Registry, ToolDef, ToolResult, tool, tools};
+use toolkit_mcp::{HttpOptions, McpServer};
+
+const USAGE: &str = "usage: conformance --http ADDRESS:PORT";
+
+/// A 1×1 red PNG.
+const RED_PIXEL: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
+
+/// Returns a fixed text.
+#[tool]
+fn test_simple_text() -> String {
+    "This is a simple text response for testing.".to_owned()
+}
+
+/// Returns a 1×1 red PNG.
+#[tool]
+fn test_image_content() -> Result<ToolResult, String> {
+    let image = Image::from_base64("image/png", RED_PIXEL).map_err(|error| error.to_string())?;
+    Ok(ToolResult::blocks([Block::image(image)]))
+}
+
+/// Always fails.
+#[tool]
+fn test_error_handling() -> Result<String, String> {
+    Err("This tool intentionally returns an error for testing".to_owned())
+}
+
+/// Reports progress 0, 50 and 100 of 100, about 50 ms apart.
+#[tool]
+async fn test_tool_with_progress(#[tool(context)] call: CallContext) -> String {
+    for done in [0.0, 50.0, 100.0] {
+        if done > 0.0 {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        call.report_progress(done, Some(100.0), None);
+    }
+    "Progress reported: 0, 50 and 100 of 100.".to_owned()
+}
+
+/// The registry being served, for `test_trigger_tool_change`.
+static SERVED: OnceLock<Arc<Registry>> = OnceLock::new();
+
+/// The tool `test_trigger_tool_change` adds and removes in turn.
+const CHANGING_TOOL: &str = "test_changing_tool";
+
+/// Adds a tool to the served list, or removes it when it is there: a change
+/// of the tool list, which clients that listen hear of.
+#[tool]
+fn test_trigger_tool_change() -> Result<String, String> {
+    let registry = SERVED.get().ok_or("the registry is not served yet")?;
+    if registry.remove(CHANGING_TOOL) {
+        return Ok(format!("removed `{CHANGING_TOOL}`"));
+    }
+    let changing = ToolDef::builder(CHANGING_TOOL)
+        .description("Comes and goes with `test_trigger_tool_change`.")
+        .handler(|_arguments: Value, _call: CallContext| async { "here".to_owned() });
+    registry.add(changing).map_err(|error| error.to_string())?;
+    Ok(format!("added `{CHANGING_TOOL}`"))
+}
+
+/// A tool whose input schema uses JSON Schema 2020-12's vocabulary
+/// (`$schema`, `$defs` with an `$anchor`, `$ref`, `allOf`/`anyOf`,
+/// `if`/`then`/`else`, `additionalProperties`): served as given.
+fn json_schema_2020_12_tool() -> ToolDef {
+    ToolDef::builder("json_schema_2020_12_tool")
+        .description("Tool with JSON Schema 2020-12 features")
+        .input_schema(json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "type": "object",
+            "$defs": {
+                "address": {
+                    "$anchor": "addressDef",
+                    "type": "object",
+                    "properties": {"street": {"type": "string"}, "city": {"type": "string"}}
+                }
+            },
+            "properties": {
+                "name": {"type": "string"},
+                "address": {"$ref": "#/$defs/address"},
+                "contactMethod": {"type": "string", "enum": ["phone", "email"]},
+                "phone": {"type": "string"},
+                "email": {"type": "string"}
+            },
+            "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+            "if": {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+            "then": {"required": ["phone"]},
+            "else": {"required": ["email"]},
+            "additionalProperties": false
+        }))
+        .handler(|_arguments: Value, _call: CallContext| async { "ok".to_owned() })
+}
+
+/// The suite's fixtures as a registry.
+fn registry() -> Result<Registry, toolkit_core::RegistryError> {
+    Registry::builder()
+        .tools(tools![
+            test_simple_text,
+            test_image_content,
+            test_error_handling,
+            test_tool_with_progress,
+            test_trigger_tool_change,
+        ])
+        .tool(json_schema_2020_12_tool())
+        .build()
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let mut address: Option<SocketAddr> = None;
+    let mut arguments = std::env::args().skip(1);
+    while let Some(argument) = arguments.next() {
+        match argument.as_str() {
+            "--http" => match arguments.next().map(|address| address.parse()) {
+                Some(Ok(parsed)) => address = Some(parsed),
+                _ => {
+                    eprintln!(
+                        "conformance: --http takes an address such as 127.0.0.1:8080\n{USAGE}"
+                    );
+                    return ExitCode::from(2);
+                }
+            },
+            _ => {
+                eprintln!("conformance: unknown argument `{argument}`\n{USAGE}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let Some(address) = address else {
+        eprintln!("conformance: no address\n{USAGE}");
+        return ExitCode::from(2);
+    };
+    let registry = match registry() {
+        Ok(registry) => Arc::new(registry),
+        Err(error) => {
+            eprintln!("conformance: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let _ = SERVED.set(Arc::clone(&registry));
+    let listener = match tokio::net::TcpListener::bind(address).await {
+        Ok(listener) => listener,
+        Err(error) => {
+            eprintln!("conformance: cannot listen on {address}: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    // Port 0 picks a free port: the line names the one taken, for
+    // scripts/conformance to read.
+    match listener.local_addr() {
+        Ok(bound) => eprintln!("serving MCP at http://{bound}/mcp"),
+        Err(error) => {
+            eprintln!("conformance: {error}");
+            return ExitCode::FAILURE;
+        }
+    }
+    let server =
+        McpServer::new(registry).with_identity("toolkit-conformance", env!("CARGO_PKG_VERSION"));
+    match server.serve_http(listener, &HttpOptions::new()).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("conformance: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
