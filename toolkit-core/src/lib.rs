@@ -106,6 +106,7 @@ pub use call::arguments::Arguments;
 pub use call::cancellation::Cancellation;
 pub use call::context::{CallContext, Progress, ProgressSink};
 pub use call::error::{CallError, CallOutcome};
+pub use call::log::{LogLevel, LogMessage, LogSink, UnknownLogLevel};
 pub use history::budget::{OutputBudget, Spilled};
 pub use history::{History, HistoryError};
 pub use provider::{Provider, UnknownProvider};

@@ -21,7 +21,9 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use toolkit_core::{Block, CallContext, Image, Registry, ToolDef, ToolResult, tool, tools};
+use toolkit_core::{
+    Block, CallContext, Image, LogLevel, Registry, ToolDef, ToolResult, tool, tools,
+};
 use toolkit_mcp::{HttpOptions, McpServer};
 
 const USAGE: &str = "usage: conformance --http ADDRESS:PORT";
@@ -58,6 +60,27 @@ async fn test_tool_with_progress(#[tool(context)] call: CallContext) -> String {
         call.report_progress(done, Some(100.0), None);
     }
     "Progress reported: 0, 50 and 100 of 100.".to_owned()
+}
+
+/// Logs three messages at `info`, about 50 ms apart.
+#[tool]
+async fn test_tool_with_logging(#[tool(context)] call: CallContext) -> String {
+    call.log(LogLevel::Info, "Tool execution started");
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    call.log(LogLevel::Info, "Tool processing data");
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    call.log(LogLevel::Info, "Tool execution completed");
+    "Logged three messages.".to_owned()
+}
+
+/// Logs one message at each level: the client hears those at or above the
+/// level it asked for, and none when it asked for none.
+#[tool]
+fn test_logging_tool(#[tool(context)] call: CallContext) -> String {
+    for level in LogLevel::ALL {
+        call.log(level, format!("a message at {level}"));
+    }
+    "Logged a message at each level.".to_owned()
 }
 
 /// The registry being served, for `test_trigger_tool_change`.
@@ -121,6 +144,8 @@ fn registry() -> Result<Registry, toolkit_core::RegistryError> {
             test_image_content,
             test_error_handling,
             test_tool_with_progress,
+            test_tool_with_logging,
+            test_logging_tool,
             test_trigger_tool_change,
         ])
         .tool(json_schema_2020_12_tool())

@@ -4,6 +4,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use super::cancellation::Cancellation;
+use super::log::LogSink;
 use super::state::StateMap;
 use crate::name::{Name, NameRef};
 
@@ -37,6 +38,8 @@ pub struct CallContext {
     cancellation: Cancellation,
     state: Arc<StateMap>,
     progress: Option<ProgressSink>,
+    /// Where [`log`](Self::log) messages go (`call/log.rs`).
+    pub(super) log: Option<LogSink>,
 }
 
 impl CallContext {
@@ -154,6 +157,7 @@ pub struct CallSite<'a> {
     cancellation: &'a Cancellation,
     state: &'a Arc<StateMap>,
     progress: Option<&'a ProgressSink>,
+    pub(super) log: Option<&'a LogSink>,
 }
 
 impl<'a> CallSite<'a> {
@@ -170,6 +174,7 @@ impl<'a> CallSite<'a> {
             cancellation,
             state,
             progress,
+            log: None,
         }
     }
 
@@ -186,6 +191,7 @@ impl<'a> CallSite<'a> {
             cancellation: self.cancellation.clone(),
             state: Arc::clone(self.state),
             progress: self.progress.cloned(),
+            log: self.log.cloned(),
         }
     }
 

@@ -8,6 +8,7 @@ pub(crate) mod arguments;
 pub(crate) mod cancellation;
 pub(crate) mod context;
 pub(crate) mod error;
+pub(crate) mod log;
 pub(crate) mod state;
 
 use serde::Deserialize;

@@ -18,6 +18,7 @@ use tokio::sync::watch;
 use self::builder::Checks;
 use self::drive::{Drive, join_all};
 use crate::call::context::{CallSite, ProgressSink};
+use crate::call::log::LogSink;
 use crate::call::state::StateMap;
 use crate::hash::Fnv1a;
 use crate::{
@@ -243,15 +244,29 @@ impl Registry {
     /// panicking tool; a timeout: each becomes an error result for the model
     /// and a [`CallError`] for the host, in the [`CallOutcome`].
     pub async fn call<'a>(&self, name: &str, arguments: impl Into<Arguments<'a>>) -> CallOutcome {
-        self.dispatch("", name, arguments.into(), &self.never_cancelled, None)
-            .await
+        self.dispatch(
+            "",
+            name,
+            arguments.into(),
+            &self.never_cancelled,
+            None,
+            None,
+        )
+        .await
     }
 
     /// Runs one call the model made, with a cancellation signal the host can
     /// raise.
     pub async fn run(&self, call: &ToolCall, cancellation: &Cancellation) -> CallOutcome {
-        self.dispatch(&call.id, &call.name, call.arguments(), cancellation, None)
-            .await
+        self.dispatch(
+            &call.id,
+            &call.name,
+            call.arguments(),
+            cancellation,
+            None,
+            None,
+        )
+        .await
     }
 
     /// [`run`](Self::run), with the tool's
@@ -270,8 +285,48 @@ impl Registry {
             arguments,
             cancellation,
             Some(progress),
+            None,
         )
         .await
+    }
+
+    /// [`run`](Self::run), with the host listening to what the tool sends
+    /// while it runs: its [progress reports](crate::CallContext::report_progress)
+    /// to `progress` and its [log messages](crate::CallContext::log) to
+    /// `log`, each when given.
+    ///
+    /// ```
+    /// use std::sync::{Arc, Mutex};
+    /// use toolkit_core::{CallContext, Cancellation, LogLevel, LogSink, Registry, ToolCall, tool, tools};
+    ///
+    /// /// Cleans the cache.
+    /// #[tool]
+    /// async fn clean(#[tool(context)] call: CallContext) -> String {
+    ///     call.log(LogLevel::Info, "cleaning");
+    ///     "clean".to_owned()
+    /// }
+    ///
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// let registry = Registry::builder().tools(tools![clean]).build()?;
+    /// let heard = Arc::new(Mutex::new(Vec::new()));
+    /// let into = Arc::clone(&heard);
+    /// let log = LogSink::new(move |message| into.lock().unwrap().push(message.message));
+    /// let call = ToolCall::new("1", "clean", serde_json::json!({}));
+    /// registry.run_listening(&call, &Cancellation::new(), None, Some(&log)).await;
+    /// assert_eq!(*heard.lock().unwrap(), ["cleaning"]);
+    /// # Ok::<(), toolkit_core::RegistryError>(())
+    /// # }).unwrap();
+    /// ```
+    pub async fn run_listening(
+        &self,
+        call: &ToolCall,
+        cancellation: &Cancellation,
+        progress: Option<&ProgressSink>,
+        log: Option<&LogSink>,
+    ) -> CallOutcome {
+        let arguments = call.arguments();
+        self.dispatch(&call.id, &call.name, arguments, cancellation, progress, log)
+            .await
     }
 
     /// Runs one turn's calls concurrently and returns their results in call
@@ -315,8 +370,9 @@ impl Registry {
         arguments: Arguments<'_>,
         cancellation: &Cancellation,
         progress: Option<&ProgressSink>,
+        log: Option<&LogSink>,
     ) -> CallOutcome {
-        match self.start(call_id, name, arguments, cancellation, progress) {
+        match self.start(call_id, name, arguments, cancellation, progress, log) {
             Ok(started) => match started.await {
                 Ok(result) => CallOutcome::ok(result),
                 Err(stop) => CallOutcome::failed(stop.into_error(name)),
@@ -333,8 +389,9 @@ impl Registry {
         arguments: Arguments<'_>,
         cancellation: &Cancellation,
         progress: Option<&ProgressSink>,
+        log: Option<&LogSink>,
     ) -> Result<Drive, CallError> {
-        let signals = (cancellation, progress);
+        let signals = (cancellation, progress, log);
         if let Some(entry) = self.built.find(name) {
             match entry.state() {
                 ENABLED => {
@@ -406,9 +463,10 @@ impl Registry {
         timeout: Option<Duration>,
         call_id: &str,
         arguments: Arguments<'_>,
-        (cancellation, progress): (&Cancellation, Option<&ProgressSink>),
+        (cancellation, progress, log): (&Cancellation, Option<&ProgressSink>, Option<&LogSink>),
     ) -> Result<Drive, CallError> {
-        let site = CallSite::new(call_id, def.name_ref(), cancellation, &self.state, progress);
+        let site = CallSite::new(call_id, def.name_ref(), cancellation, &self.state, progress)
+            .with_log(log);
         // Parsing the arguments may panic only in a user's Deserialize impl
         // or a run-time tool's handler; that is caught like a panic in the
         // tool itself.

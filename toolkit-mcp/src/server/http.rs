@@ -118,7 +118,7 @@ impl McpServer {
         let config = options.config(self.max_request_bytes);
         let limit = self.max_request_bytes;
         let service = StreamableHttpService::new(
-            move || Ok(self.clone()),
+            move || Ok(self.for_session()),
             Arc::new(LocalSessionManager::default()),
             config,
         );

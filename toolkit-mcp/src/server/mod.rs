@@ -2,6 +2,7 @@
 
 pub(crate) mod http;
 mod listing;
+mod logging;
 mod malformed;
 mod progress;
 pub(crate) mod stdio;
@@ -12,6 +13,8 @@ use std::time::Duration;
 
 use rmcp::ErrorData;
 use rmcp::handler::server::ServerHandler;
+#[allow(deprecated)] // logging: deprecated by SEP-2577, part of both revisions served
+use rmcp::model::SetLevelRequestParams;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, Implementation,
     InitializeRequestParams, InitializeResult, ListToolsResult, PaginatedRequestParams,
@@ -23,7 +26,7 @@ use rmcp::service::{
 use serde_json::Value;
 use tokio::io::{AsyncBufRead, AsyncWrite};
 use toolkit_core::emit::{self, EmitOptions, McpRevision};
-use toolkit_core::{Cancellation, Registry, ToolCall, ToolCallResult, ToolListChanges};
+use toolkit_core::{Cancellation, LogLevel, Registry, ToolCall, ToolCallResult, ToolListChanges};
 
 use self::listing::Listing;
 use crate::ServeError;
@@ -43,6 +46,9 @@ pub struct McpServer {
     /// Served over stateless HTTP: a client that opened with `initialize`
     /// has no session, so nothing can reach it between its requests.
     stateless: bool,
+    /// The log level the session's client set (`logging/setLevel`): one per
+    /// session, as [`for_session`](Self::for_session) makes a new one.
+    log_level: Arc<logging::SessionLevel>,
 }
 
 /// The size limit of one request unless set: 4 MiB.
@@ -60,6 +66,16 @@ impl McpServer {
             )),
             max_request_bytes: DEFAULT_MAX_REQUEST_BYTES,
             stateless: false,
+            log_level: Arc::default(),
+        }
+    }
+
+    /// A handler for one more session: the registry shared, the session's
+    /// own settings (its log level) new.
+    pub(crate) fn for_session(&self) -> Self {
+        Self {
+            log_level: Arc::default(),
+            ..self.clone()
         }
     }
 
@@ -88,6 +104,7 @@ impl McpServer {
     {
         let transport = stdio::LineTransport::new(input, output, self.max_request_bytes);
         let running = self
+            .for_session()
             .serve(transport)
             .await
             .map_err(|error| ServeError::new(error.to_string()))?;
@@ -107,6 +124,22 @@ impl McpServer {
     /// The registry served.
     pub fn registry(&self) -> &Arc<Registry> {
         &self.registry
+    }
+
+    /// The least severe log message a call's client wants, `None` for none:
+    /// a 2026-07-28 request names its level in `_meta` (no level, no
+    /// messages); a 2025-11-25 session's client may set one with
+    /// `logging/setLevel`, and hears every message until it does.
+    #[allow(deprecated)] // logging: deprecated by SEP-2577, part of both revisions
+    fn log_threshold(
+        &self,
+        revision: McpRevision,
+        context: &RequestContext<RoleServer>,
+    ) -> Option<LogLevel> {
+        match revision {
+            McpRevision::V2026_07_28 => context.meta.log_level().map(logging::from_rmcp),
+            _ => Some(self.log_level.get().unwrap_or(LogLevel::Debug)),
+        }
     }
 }
 
@@ -131,8 +164,10 @@ fn revision(version: Option<ProtocolVersion>) -> McpRevision {
 }
 
 impl ServerHandler for McpServer {
+    #[allow(deprecated)] // logging: deprecated by SEP-2577, part of both revisions served
     fn get_info(&self) -> ServerConfig {
         let capabilities = ServerCapabilities::builder()
+            .enable_logging()
             .enable_tools()
             .enable_tool_list_changed()
             .build();
@@ -195,17 +230,16 @@ impl ServerHandler for McpServer {
             .meta
             .get_progress_token()
             .map(|token| progress::Reporter::new(token, context.peer.clone()));
+        let logger = self
+            .log_threshold(revision, &context)
+            .map(|least| logging::Logger::new(least, call.name.clone(), context.peer.clone()));
         let outcome = {
-            let run = async {
-                match &reporter {
-                    Some(reporter) => {
-                        self.registry
-                            .run_reporting(&call, &cancellation, reporter.sink())
-                            .await
-                    }
-                    None => self.registry.run(&call, &cancellation).await,
-                }
-            };
+            let run = self.registry.run_listening(
+                &call,
+                &cancellation,
+                reporter.as_ref().map(progress::Reporter::sink),
+                logger.as_ref().map(logging::Logger::sink),
+            );
             tokio::pin!(run);
             tokio::select! {
                 outcome = &mut run => outcome,
@@ -223,6 +257,9 @@ impl ServerHandler for McpServer {
         if let Some(reporter) = reporter {
             reporter.finish().await;
         }
+        if let Some(logger) = logger {
+            logger.finish().await;
+        }
         let turn = [ToolCallResult::new(call.id, call.name, outcome.result)];
         let options = EmitOptions::default().with_mcp_revision(revision);
         let emitted = emit::mcp(&turn, &options);
@@ -232,6 +269,16 @@ impl ServerHandler for McpServer {
         // rmcp strips it for clients of earlier revisions.
         result.result_type = Some(ResultType::COMPLETE);
         Ok(CallToolResponse::Complete(result))
+    }
+
+    #[allow(deprecated)] // logging: deprecated by SEP-2577, part of 2025-11-25
+    async fn set_level(
+        &self,
+        request: SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.log_level.set(logging::from_rmcp(request.level));
+        Ok(())
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
