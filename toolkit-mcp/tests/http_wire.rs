@@ -318,6 +318,26 @@ async fn stateless(server: &HttpServer) {
     for notification in &notifications {
         assert_valid(V, "ProgressNotification", notification);
     }
+
+    // Log messages only at or above the level the request names, and none
+    // when it names none.
+    let (quiet, headers) =
+        request_2026(8, "tools/call", json!({"name": "chatty", "arguments": {}}));
+    let answer = client.post(&quiet, &headers).await;
+    let (result, notifications) = response(V, &answer, 8);
+    assert_eq!(result["result"]["content"][0]["text"], "chatted");
+    assert_eq!(notifications, Vec::<Value>::new());
+    let (mut loud, headers) =
+        request_2026(9, "tools/call", json!({"name": "chatty", "arguments": {}}));
+    loud["params"]["_meta"]["io.modelcontextprotocol/logLevel"] = json!("info");
+    let answer = client.post(&loud, &headers).await;
+    let (_, notifications) = response(V, &answer, 9);
+    let levels: Vec<&Value> = notifications
+        .iter()
+        .inspect(|notification| assert_valid(V, "LoggingMessageNotification", notification))
+        .map(|notification| &notification["params"]["level"])
+        .collect();
+    assert_eq!(levels, [&json!("info"), &json!("error")]);
 }
 
 /// A client that goes away mid-call cancels the call.

@@ -245,6 +245,38 @@ fn main() {
     let quiet = server.call(51, "count", json!({"to": 2}));
     assert_eq!(quiet["content"][0]["text"], "counted to 2");
 
+    // Log messages: every level until the client sets one, then those at
+    // or above it, each before the result and named for the tool.
+    let heard = |server: &mut Server, id: i64| {
+        server.send(&json!({
+            "jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": "chatty", "arguments": {}}
+        }));
+        let mut levels = Vec::new();
+        loop {
+            let message = server.next();
+            if message.get("id") == Some(&json!(id)) {
+                assert_eq!(message["result"]["content"][0]["text"], "chatted");
+                return levels;
+            }
+            assert_valid("LoggingMessageNotification", &message);
+            assert_eq!(message["params"]["logger"], "chatty");
+            levels.push(
+                message["params"]["level"]
+                    .as_str()
+                    .expect("a level")
+                    .to_owned(),
+            );
+        }
+    };
+    assert_eq!(heard(&mut server, 52), ["debug", "info", "error"]);
+    let set = server.request(53, "logging/setLevel", json!({"level": "info"}));
+    assert_valid("JSONRPCResultResponse", &set);
+    assert_eq!(set["result"], json!({}));
+    assert_eq!(heard(&mut server, 54), ["info", "error"]);
+    let bad = server.request(55, "logging/setLevel", json!({"level": "loud"}));
+    assert_eq!(bad["error"]["code"], -32602, "{bad}");
+
     // Cancellation reaches the tool.
     server.send(&json!({
         "jsonrpc": "2.0", "id": 10, "method": "tools/call",

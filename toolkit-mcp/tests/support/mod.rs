@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use toolkit_core::{Block, CallContext, Image, Json, Registry, ToolResult, tool, tools};
+use toolkit_core::{Block, CallContext, Image, Json, LogLevel, Registry, ToolResult, tool, tools};
 
 /// Adds two numbers.
 #[tool(read_only, idempotent)]
@@ -128,8 +128,17 @@ fn crash() -> String {
     std::process::exit(3)
 }
 
+/// Logs one message at `debug`, one at `info` and one at `error`.
+#[tool]
+fn chatty(#[tool(context)] call: CallContext) -> String {
+    call.log(LogLevel::Debug, "looking around");
+    call.log(LogLevel::Info, "found three things");
+    call.log(LogLevel::Error, "one of them is broken");
+    "chatted".to_owned()
+}
+
 /// The names of the served tools, in order.
-pub const TOOLS: [&str; 10] = [
+pub const TOOLS: [&str; 11] = [
     "add",
     "fail",
     "pixel",
@@ -140,6 +149,7 @@ pub const TOOLS: [&str; 10] = [
     "count",
     "whoami",
     "crash",
+    "chatty",
 ];
 
 fn registry() -> Arc<Registry> {
@@ -155,7 +165,8 @@ fn registry() -> Arc<Registry> {
                 was_cancelled,
                 count,
                 whoami,
-                crash
+                crash,
+                chatty
             ])
             .build()
             .expect("the test tools are valid"),
