@@ -12,7 +12,9 @@
 //! `scripts/conformance` starts it and runs the suite against
 //! `http://127.0.0.1:PORT/mcp`, for protocol revisions 2025-11-25 and
 //! 2026-07-28. The fixtures' names and contents are the suite's; what they
-//! cannot show yet is listed, with its reason, in
+//! Besides tools it offers the suite's resources (static text and bytes, a
+//! template, one to subscribe to) and prompts (plain, with arguments, with
+//! an embedded resource, with an image). What it cannot show yet is listed, with its reason, in
 //! `toolkit-mcp/conformance/expected-failures-*.yml`.
 
 use std::net::SocketAddr;
@@ -20,11 +22,15 @@ use std::process::ExitCode;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
+use base64::Engine;
 use serde_json::{Value, json};
 use toolkit_core::{
     Block, CallContext, Image, LogLevel, Registry, ToolDef, ToolResult, tool, tools,
 };
-use toolkit_mcp::{HttpOptions, McpServer};
+use toolkit_mcp::{
+    HttpOptions, McpServer, Prompt, PromptContent, PromptMessage, Resource, ResourceContents,
+    ResourceTemplate,
+};
 
 const USAGE: &str = "usage: conformance --http ADDRESS:PORT";
 
@@ -136,6 +142,101 @@ fn json_schema_2020_12_tool() -> ToolDef {
         .handler(|_arguments: Value, _call: CallContext| async { "ok".to_owned() })
 }
 
+/// The suite's resources and prompts, offered beside the registry's tools.
+fn with_resources_and_prompts(server: McpServer) -> Result<McpServer, String> {
+    let pixel = Image::from_base64("image/png", RED_PIXEL).map_err(|error| error.to_string())?;
+    let pixel_bytes = base64::engine::general_purpose::STANDARD
+        .decode(RED_PIXEL)
+        .map_err(|error| error.to_string())?;
+    let template = ResourceTemplate::new(
+        "test://template/{id}/data",
+        "template-data",
+        |_uri, variables| async move {
+            let id = &variables["id"];
+            let data =
+                json!({"id": id, "templateTest": true, "data": format!("Data for ID: {id}")});
+            Ok(ResourceContents::text("application/json", data.to_string()))
+        },
+    )
+    .description("A resource template with one parameter")
+    .mime_type("application/json");
+    let embedded = Prompt::new(
+        "test_prompt_with_embedded_resource",
+        |arguments| async move {
+            let uri = arguments.get("resourceUri").cloned().unwrap_or_default();
+            Ok(vec![
+                PromptMessage::user(PromptContent::Resource {
+                    uri,
+                    contents: ResourceContents::text(
+                        "text/plain",
+                        "Embedded resource content for testing.",
+                    ),
+                }),
+                PromptMessage::user("Please process the embedded resource above."),
+            ])
+        },
+    )
+    .description("A prompt with an embedded resource")
+    .argument("resourceUri", "URI of the resource to embed", true);
+    let with_arguments = Prompt::new("test_prompt_with_arguments", |arguments| async move {
+        let (arg1, arg2) = (&arguments["arg1"], &arguments["arg2"]);
+        Ok(vec![PromptMessage::user(format!(
+            "Prompt with arguments: arg1='{arg1}', arg2='{arg2}'"
+        ))])
+    })
+    .description("A prompt with arguments")
+    .argument("arg1", "First test argument", true)
+    .argument("arg2", "Second test argument", true);
+    Ok(server
+        .with_resource(
+            Resource::text(
+                "test://static-text",
+                "static-text",
+                "text/plain",
+                "This is the content of the static text resource.",
+            )
+            .description("A static text resource"),
+        )
+        .with_resource(
+            Resource::binary(
+                "test://static-binary",
+                "static-binary",
+                "image/png",
+                pixel_bytes,
+            )
+            .description("A static binary resource (a 1×1 red PNG)"),
+        )
+        .with_resource(
+            Resource::text(
+                "test://watched-resource",
+                "watched-resource",
+                "text/plain",
+                "This resource can be subscribed to.",
+            )
+            .description("A resource to subscribe to"),
+        )
+        .with_resource_template(template)
+        .with_prompt(
+            Prompt::fixed(
+                "test_simple_prompt",
+                [PromptMessage::user("This is a simple prompt for testing.")],
+            )
+            .description("A simple prompt without arguments"),
+        )
+        .with_prompt(with_arguments)
+        .with_prompt(embedded)
+        .with_prompt(
+            Prompt::fixed(
+                "test_prompt_with_image",
+                [
+                    PromptMessage::user(pixel),
+                    PromptMessage::user("Please analyze the image above."),
+                ],
+            )
+            .description("A prompt with an image"),
+        ))
+}
+
 /// The suite's fixtures as a registry.
 fn registry() -> Result<Registry, toolkit_core::RegistryError> {
     Registry::builder()
@@ -203,6 +304,13 @@ async fn main() -> ExitCode {
     }
     let server =
         McpServer::new(registry).with_identity("toolkit-conformance", env!("CARGO_PKG_VERSION"));
+    let server = match with_resources_and_prompts(server) {
+        Ok(server) => server,
+        Err(error) => {
+            eprintln!("conformance: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
     match server.serve_http(listener, &HttpOptions::new()).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {

@@ -87,6 +87,10 @@ pub use client::{
     ClientError, McpClient, McpClientBuilder, Refused, STRUCTURED_CONTENT, Synced, UNSHOWN_CONTENT,
 };
 pub use server::http::{HttpOptions, serve_http};
+pub use server::prompts::{Prompt, PromptContent, PromptError, PromptMessage, Role};
+pub use server::resources::{
+    Resource, ResourceContents, ResourceError, ResourceTemplate, ResourceUpdates,
+};
 pub use server::{DEFAULT_MAX_REQUEST_BYTES, McpServer};
 
 /// Why serving stopped.
