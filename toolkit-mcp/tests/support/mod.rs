@@ -137,8 +137,21 @@ fn chatty(#[tool(context)] call: CallContext) -> String {
     "chatted".to_owned()
 }
 
+/// Where `touch` announces resource changes.
+static UPDATES: OnceLock<toolkit_mcp::ResourceUpdates> = OnceLock::new();
+
+/// Says the resource changed, to the clients subscribed to it.
+#[tool]
+fn touch(
+    /// The resource's URI.
+    uri: String,
+) -> String {
+    UPDATES.get().expect("set before serving").updated(&uri);
+    format!("touched {uri}")
+}
+
 /// The names of the served tools, in order.
-pub const TOOLS: [&str; 11] = [
+pub const TOOLS: [&str; 12] = [
     "add",
     "fail",
     "pixel",
@@ -150,6 +163,7 @@ pub const TOOLS: [&str; 11] = [
     "whoami",
     "crash",
     "chatty",
+    "touch",
 ];
 
 fn registry() -> Arc<Registry> {
@@ -166,11 +180,72 @@ fn registry() -> Arc<Registry> {
                 count,
                 whoami,
                 crash,
-                chatty
+                chatty,
+                touch
             ])
             .build()
             .expect("the test tools are valid"),
     )
+}
+
+/// The served resources and prompts: a fixed text, a template, a
+/// resource whose reader fails; a prompt with a required and an optional
+/// argument, and one with an image and an embedded resource.
+fn with_resources_and_prompts(server: toolkit_mcp::McpServer) -> toolkit_mcp::McpServer {
+    use toolkit_mcp::{
+        Prompt, PromptContent, PromptMessage, Resource, ResourceContents, ResourceTemplate,
+    };
+    const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+    let day = ResourceTemplate::new("notes://day/{day}", "day", |_uri, variables| async move {
+        let day = &variables["day"];
+        Ok(ResourceContents::text(
+            "text/plain",
+            format!("Nothing happened on {day}."),
+        ))
+    })
+    .description("The notes of one day.");
+    let broken = Resource::new("notes://broken", "broken", || async {
+        Err(toolkit_mcp::ResourceError::new("the disk is full"))
+    });
+    let greet = Prompt::new("greet", |arguments| async move {
+        let name = &arguments["name"];
+        let text = match arguments.get("mood") {
+            Some(mood) => format!("Greet {name}, who is {mood}."),
+            None => format!("Greet {name}."),
+        };
+        Ok(vec![PromptMessage::user(text)])
+    })
+    .title("Greeting")
+    .description("Asks for a greeting.")
+    .argument("name", "Who to greet.", true)
+    .argument("mood", "How they feel.", false);
+    let picture = Image::from_base64("image/png", PNG).expect("a valid PNG");
+    let look = Prompt::fixed(
+        "look",
+        [
+            PromptMessage::user(picture),
+            PromptMessage::user(PromptContent::Resource {
+                uri: "notes://readme".to_owned(),
+                contents: ResourceContents::text("text/markdown", "# Notes"),
+            }),
+            PromptMessage::assistant("I see one pixel and a heading."),
+        ],
+    );
+    server
+        .with_resource(
+            Resource::text("notes://readme", "readme", "text/markdown", "# Notes")
+                .description("How the notes are kept."),
+        )
+        .with_resource(Resource::binary(
+            "notes://pixel",
+            "pixel",
+            "image/png",
+            vec![1, 2, 3],
+        ))
+        .with_resource(broken)
+        .with_resource_template(day)
+        .with_prompt(greet)
+        .with_prompt(look)
 }
 
 /// Serves the registry over stdio and returns `true` when this process was
@@ -181,7 +256,8 @@ pub fn serve_if_asked() -> bool {
     };
     let registry = registry();
     let _ = SERVED.set(Arc::clone(&registry));
-    let mut server = toolkit_mcp::McpServer::new(registry);
+    let mut server = with_resources_and_prompts(toolkit_mcp::McpServer::new(registry));
+    let _ = UPDATES.set(server.resource_updates());
     if let Some(limit) = std::env::var("TOOLKIT_MCP_TEST_MAX_BYTES")
         .ok()
         .and_then(|limit| limit.parse().ok())
