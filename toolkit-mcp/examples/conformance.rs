@@ -25,7 +25,8 @@ use std::time::Duration;
 use base64::Engine;
 use serde_json::{Value, json};
 use toolkit_core::{
-    Block, CallContext, Image, LogLevel, Registry, ToolDef, ToolResult, tool, tools,
+    Block, CallContext, Elicited, Image, LogLevel, Registry, SampleRequest, ToolDef, ToolResult,
+    tool, tools,
 };
 use toolkit_mcp::{
     HttpOptions, McpServer, Prompt, PromptContent, PromptMessage, Resource, ResourceContents,
@@ -87,6 +88,139 @@ fn test_logging_tool(#[tool(context)] call: CallContext) -> String {
         call.log(level, format!("a message at {level}"));
     }
     "Logged a message at each level.".to_owned()
+}
+
+/// How long a tool waits for the client's answer to a question.
+const ANSWER_WITHIN: Duration = Duration::from_secs(30);
+
+/// Asks the client's model to complete the prompt.
+#[tool]
+async fn test_sampling(
+    /// The prompt to send to the model.
+    prompt: String,
+    #[tool(context)] call: CallContext,
+) -> Result<String, String> {
+    let sampled = call
+        .sample(SampleRequest::new(prompt, 100), ANSWER_WITHIN)
+        .await
+        .map_err(|error| error.to_string())?;
+    Ok(format!("LLM response: {}", sampled.text))
+}
+
+/// The user's answer, as the suite's elicitation tools write it.
+fn answer_text(answer: &Elicited) -> String {
+    let content = answer.content.clone().unwrap_or(Value::Null);
+    format!("action={}, content={content}", answer.action)
+}
+
+/// Asks the user for a name and an e-mail address.
+#[tool]
+async fn test_elicitation(
+    /// The message to show the user.
+    message: String,
+    #[tool(context)] call: CallContext,
+) -> Result<String, String> {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "username": {"type": "string", "description": "User's response"},
+            "email": {"type": "string", "description": "User's email address"}
+        },
+        "required": ["username", "email"]
+    });
+    let answer = call
+        .elicit(message, schema, ANSWER_WITHIN)
+        .await
+        .map_err(|error| error.to_string())?;
+    Ok(format!("User response: {}", answer_text(&answer)))
+}
+
+/// Asks the user with a default for every primitive type (SEP-1034).
+#[tool]
+async fn test_elicitation_sep1034_defaults(
+    #[tool(context)] call: CallContext,
+) -> Result<String, String> {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "name": {"type": "string", "description": "User name", "default": "John Doe"},
+            "age": {"type": "integer", "description": "User age", "default": 30},
+            "score": {"type": "number", "description": "User score", "default": 95.5},
+            "status": {
+                "type": "string",
+                "description": "User status",
+                "enum": ["active", "inactive", "pending"],
+                "default": "active"
+            },
+            "verified": {"type": "boolean", "description": "Verification status", "default": true}
+        }
+    });
+    let answer = call
+        .elicit(
+            "Please review and update the form fields with defaults",
+            schema,
+            ANSWER_WITHIN,
+        )
+        .await
+        .map_err(|error| error.to_string())?;
+    Ok(format!("Elicitation completed: {}", answer_text(&answer)))
+}
+
+/// Asks the user with the five kinds of enum (SEP-1330).
+#[tool]
+async fn test_elicitation_sep1330_enums(
+    #[tool(context)] call: CallContext,
+) -> Result<String, String> {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "untitledSingle": {
+                "type": "string",
+                "description": "Choose an option",
+                "enum": ["option1", "option2", "option3"]
+            },
+            "titledSingle": {
+                "type": "string",
+                "description": "Choose a titled option",
+                "oneOf": [
+                    {"const": "value1", "title": "First Option"},
+                    {"const": "value2", "title": "Second Option"},
+                    {"const": "value3", "title": "Third Option"}
+                ]
+            },
+            "legacyEnum": {
+                "type": "string",
+                "description": "Choose a legacy option",
+                "enum": ["opt1", "opt2", "opt3"],
+                "enumNames": ["Option One", "Option Two", "Option Three"]
+            },
+            "untitledMulti": {
+                "type": "array",
+                "description": "Choose multiple options",
+                "items": {"type": "string", "enum": ["option1", "option2", "option3"]}
+            },
+            "titledMulti": {
+                "type": "array",
+                "description": "Choose multiple titled options",
+                "items": {
+                    "anyOf": [
+                        {"const": "value1", "title": "First Choice"},
+                        {"const": "value2", "title": "Second Choice"},
+                        {"const": "value3", "title": "Third Choice"}
+                    ]
+                }
+            }
+        }
+    });
+    let answer = call
+        .elicit(
+            "Please select options from the enum fields",
+            schema,
+            ANSWER_WITHIN,
+        )
+        .await
+        .map_err(|error| error.to_string())?;
+    Ok(format!("Elicitation completed: {}", answer_text(&answer)))
 }
 
 /// The registry being served, for `test_trigger_tool_change`.
@@ -247,6 +381,10 @@ fn registry() -> Result<Registry, toolkit_core::RegistryError> {
             test_tool_with_progress,
             test_tool_with_logging,
             test_logging_tool,
+            test_sampling,
+            test_elicitation,
+            test_elicitation_sep1034_defaults,
+            test_elicitation_sep1330_enums,
             test_trigger_tool_change,
         ])
         .tool(json_schema_2020_12_tool())

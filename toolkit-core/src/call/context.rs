@@ -4,7 +4,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use super::cancellation::Cancellation;
-use super::log::LogSink;
+use super::host::CallHost;
 use super::state::StateMap;
 use crate::name::{Name, NameRef};
 
@@ -38,8 +38,9 @@ pub struct CallContext {
     cancellation: Cancellation,
     state: Arc<StateMap>,
     progress: Option<ProgressSink>,
-    /// Where [`log`](Self::log) messages go (`call/log.rs`).
-    pub(super) log: Option<LogSink>,
+    /// What the host offers beyond progress: where [`log`](Self::log)
+    /// messages go, who answers [questions](Self::elicit) (`call/host.rs`).
+    pub(super) host: Option<CallHost>,
 }
 
 impl CallContext {
@@ -157,7 +158,7 @@ pub struct CallSite<'a> {
     cancellation: &'a Cancellation,
     state: &'a Arc<StateMap>,
     progress: Option<&'a ProgressSink>,
-    pub(super) log: Option<&'a LogSink>,
+    pub(super) host: Option<&'a CallHost>,
 }
 
 impl<'a> CallSite<'a> {
@@ -174,7 +175,7 @@ impl<'a> CallSite<'a> {
             cancellation,
             state,
             progress,
-            log: None,
+            host: None,
         }
     }
 
@@ -191,7 +192,7 @@ impl<'a> CallSite<'a> {
             cancellation: self.cancellation.clone(),
             state: Arc::clone(self.state),
             progress: self.progress.cloned(),
-            log: self.log.cloned(),
+            host: self.host.cloned(),
         }
     }
 

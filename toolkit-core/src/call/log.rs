@@ -5,7 +5,7 @@ use std::fmt;
 use std::str::FromStr;
 use std::sync::Arc;
 
-use super::context::{CallContext, CallSite};
+use super::context::CallContext;
 
 /// How severe a log message is: the eight levels of syslog (RFC 5424),
 /// which MCP uses too, from the least severe to the most.
@@ -132,7 +132,7 @@ impl fmt::Debug for LogSink {
 
 impl CallContext {
     /// Sends the host a log message about this call. It reaches the host
-    /// when it listens ([`Registry::run_listening`](crate::Registry::run_listening);
+    /// when it listens ([`Registry::run_hosted`](crate::Registry::run_hosted);
     /// an MCP server sends it as `notifications/message` when the client
     /// asked for messages of this level), and costs nothing otherwise.
     ///
@@ -154,7 +154,7 @@ impl CallContext {
     /// }
     /// ```
     pub fn log(&self, level: LogLevel, message: impl Into<String>) {
-        if let Some(sink) = &self.log {
+        if let Some(sink) = self.log_sink() {
             (sink.0)(LogMessage {
                 level,
                 message: message.into(),
@@ -165,14 +165,6 @@ impl CallContext {
     /// Whether the host listens to [log messages](Self::log), for a tool
     /// whose messages cost something to make.
     pub fn logs(&self) -> bool {
-        self.log.is_some()
-    }
-}
-
-impl<'a> CallSite<'a> {
-    /// The same call, with its log messages sent to `log`.
-    pub(crate) fn with_log(mut self, log: Option<&'a LogSink>) -> Self {
-        self.log = log;
-        self
+        self.log_sink().is_some()
     }
 }

@@ -18,7 +18,7 @@ use tokio::sync::watch;
 use self::builder::Checks;
 use self::drive::{Drive, join_all};
 use crate::call::context::{CallSite, ProgressSink};
-use crate::call::log::LogSink;
+use crate::call::host::CallHost;
 use crate::call::state::StateMap;
 use crate::hash::Fnv1a;
 use crate::{
@@ -290,14 +290,14 @@ impl Registry {
         .await
     }
 
-    /// [`run`](Self::run), with the host listening to what the tool sends
-    /// while it runs: its [progress reports](crate::CallContext::report_progress)
-    /// to `progress` and its [log messages](crate::CallContext::log) to
-    /// `log`, each when given.
+    /// [`run`](Self::run), with what the host offers the call: where the
+    /// tool's [progress reports](crate::CallContext::report_progress) and
+    /// [log messages](crate::CallContext::log) go, and who answers its
+    /// [questions](crate::CallContext::elicit).
     ///
     /// ```
     /// use std::sync::{Arc, Mutex};
-    /// use toolkit_core::{CallContext, Cancellation, LogLevel, LogSink, Registry, ToolCall, tool, tools};
+    /// use toolkit_core::{CallContext, CallHost, Cancellation, LogLevel, LogSink, Registry, ToolCall, tool, tools};
     ///
     /// /// Cleans the cache.
     /// #[tool]
@@ -310,23 +310,30 @@ impl Registry {
     /// let registry = Registry::builder().tools(tools![clean]).build()?;
     /// let heard = Arc::new(Mutex::new(Vec::new()));
     /// let into = Arc::clone(&heard);
-    /// let log = LogSink::new(move |message| into.lock().unwrap().push(message.message));
+    /// let host = CallHost::new().log(LogSink::new(move |message| into.lock().unwrap().push(message.message)));
     /// let call = ToolCall::new("1", "clean", serde_json::json!({}));
-    /// registry.run_listening(&call, &Cancellation::new(), None, Some(&log)).await;
+    /// registry.run_hosted(&call, &Cancellation::new(), &host).await;
     /// assert_eq!(*heard.lock().unwrap(), ["cleaning"]);
     /// # Ok::<(), toolkit_core::RegistryError>(())
     /// # }).unwrap();
     /// ```
-    pub async fn run_listening(
+    pub async fn run_hosted(
         &self,
         call: &ToolCall,
         cancellation: &Cancellation,
-        progress: Option<&ProgressSink>,
-        log: Option<&LogSink>,
+        host: &CallHost,
     ) -> CallOutcome {
         let arguments = call.arguments();
-        self.dispatch(&call.id, &call.name, arguments, cancellation, progress, log)
-            .await
+        let progress = host.progress.as_ref();
+        self.dispatch(
+            &call.id,
+            &call.name,
+            arguments,
+            cancellation,
+            progress,
+            Some(host),
+        )
+        .await
     }
 
     /// Runs one turn's calls concurrently and returns their results in call
@@ -370,9 +377,9 @@ impl Registry {
         arguments: Arguments<'_>,
         cancellation: &Cancellation,
         progress: Option<&ProgressSink>,
-        log: Option<&LogSink>,
+        host: Option<&CallHost>,
     ) -> CallOutcome {
-        match self.start(call_id, name, arguments, cancellation, progress, log) {
+        match self.start(call_id, name, arguments, cancellation, progress, host) {
             Ok(started) => match started.await {
                 Ok(result) => CallOutcome::ok(result),
                 Err(stop) => CallOutcome::failed(stop.into_error(name)),
@@ -389,9 +396,9 @@ impl Registry {
         arguments: Arguments<'_>,
         cancellation: &Cancellation,
         progress: Option<&ProgressSink>,
-        log: Option<&LogSink>,
+        host: Option<&CallHost>,
     ) -> Result<Drive, CallError> {
-        let signals = (cancellation, progress, log);
+        let signals = (cancellation, progress, host);
         if let Some(entry) = self.built.find(name) {
             match entry.state() {
                 ENABLED => {
@@ -463,10 +470,10 @@ impl Registry {
         timeout: Option<Duration>,
         call_id: &str,
         arguments: Arguments<'_>,
-        (cancellation, progress, log): (&Cancellation, Option<&ProgressSink>, Option<&LogSink>),
+        (cancellation, progress, host): (&Cancellation, Option<&ProgressSink>, Option<&CallHost>),
     ) -> Result<Drive, CallError> {
         let site = CallSite::new(call_id, def.name_ref(), cancellation, &self.state, progress)
-            .with_log(log);
+            .with_host(host);
         // Parsing the arguments may panic only in a user's Deserialize impl
         // or a run-time tool's handler; that is caught like a panic in the
         // tool itself.

@@ -1,5 +1,6 @@
 //! Serving a registry: the protocol handler, and the transports it runs on.
 
+mod asking;
 pub(crate) mod http;
 mod listing;
 mod logging;
@@ -32,7 +33,9 @@ use rmcp::service::{
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufRead, AsyncWrite};
 use toolkit_core::emit::{self, EmitOptions, McpRevision};
-use toolkit_core::{Cancellation, LogLevel, Registry, ToolCall, ToolCallResult, ToolListChanges};
+use toolkit_core::{
+    CallHost, Cancellation, LogLevel, Registry, ToolCall, ToolCallResult, ToolListChanges,
+};
 
 use self::listing::Listing;
 use self::prompts::{GetError, Prompt};
@@ -306,13 +309,15 @@ impl ServerHandler for McpServer {
         let logger = self
             .log_threshold(revision, &context)
             .map(|least| logging::Logger::new(least, call.name.clone(), context.peer.clone()));
+        let mut host = CallHost::new().asker(asking::ClientAsker::new(&context));
+        if let Some(reporter) = &reporter {
+            host = host.progress(reporter.sink().clone());
+        }
+        if let Some(logger) = &logger {
+            host = host.log(logger.sink().clone());
+        }
         let outcome = {
-            let run = self.registry.run_listening(
-                &call,
-                &cancellation,
-                reporter.as_ref().map(progress::Reporter::sink),
-                logger.as_ref().map(logging::Logger::sink),
-            );
+            let run = self.registry.run_hosted(&call, &cancellation, &host);
             tokio::pin!(run);
             tokio::select! {
                 outcome = &mut run => outcome,

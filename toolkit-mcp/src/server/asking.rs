@@ -1,0 +1,118 @@
+//! A tool's questions, asked of the client: `elicitation/create` for the
+//! user, `sampling/createMessage` for its model, each only when the client
+//! declared the capability.
+//!
+//! Sampling is deprecated by SEP-2577 (rmcp marks its types so) but part of
+//! 2025-11-25. Revision 2026-07-28 has no requests from server to client
+//! (multi-round input replaces them), so a call of that revision is
+//! refused with rmcp's reason.
+#![allow(deprecated)]
+
+use rmcp::model::{ClientCapabilities, CreateMessageRequestParams, ElicitRequestParams};
+use rmcp::service::{Peer, RequestContext, RoleServer};
+use serde_json::{Value, json};
+use toolkit_core::{
+    AskError, Asker, Asking, ElicitAction, ElicitRequest, Elicited, SampleRequest, Sampled,
+};
+
+/// Asks the client of one call.
+pub(crate) struct ClientAsker {
+    peer: Peer<RoleServer>,
+    capabilities: ClientCapabilities,
+}
+
+impl ClientAsker {
+    /// The client of the call `context` answers: its capabilities from the
+    /// request (2026-07-28) or from its `initialize` (2025-11-25).
+    pub(crate) fn new(context: &RequestContext<RoleServer>) -> Self {
+        let capabilities = context
+            .meta
+            .client_capabilities()
+            .or_else(|| {
+                context
+                    .peer
+                    .peer_info()
+                    .map(|info| info.capabilities.clone())
+            })
+            .unwrap_or_default();
+        Self {
+            peer: context.peer.clone(),
+            capabilities,
+        }
+    }
+}
+
+fn failed(error: impl std::fmt::Display) -> AskError {
+    AskError::Failed(error.to_string())
+}
+
+impl Asker for ClientAsker {
+    fn elicit(&self, request: ElicitRequest) -> Asking<'_, Elicited> {
+        Box::pin(async move {
+            if self.capabilities.elicitation.is_none() {
+                return Err(AskError::Unsupported("elicitation"));
+            }
+            let params: ElicitRequestParams = serde_json::from_value(json!({
+                "mode": "form",
+                "message": request.message,
+                "requestedSchema": request.schema,
+            }))
+            .map_err(|error| {
+                failed(format!(
+                    "the schema is not one MCP elicitation takes: {error}"
+                ))
+            })?;
+            let result = self.peer.create_elicitation(params).await.map_err(failed)?;
+            let result = serde_json::to_value(result).map_err(failed)?;
+            let action = match result["action"].as_str() {
+                Some("accept") => ElicitAction::Accept,
+                Some("decline") => ElicitAction::Decline,
+                Some("cancel") => ElicitAction::Cancel,
+                other => {
+                    return Err(failed(format!(
+                        "the client answered an unknown action: {other:?}"
+                    )));
+                }
+            };
+            let content = result
+                .get("content")
+                .filter(|content| !content.is_null())
+                .cloned();
+            Ok(Elicited { action, content })
+        })
+    }
+
+    fn sample(&self, request: SampleRequest) -> Asking<'_, Sampled> {
+        Box::pin(async move {
+            if self.capabilities.sampling.is_none() {
+                return Err(AskError::Unsupported("sampling"));
+            }
+            let mut params = json!({
+                "messages": [{"role": "user", "content": {"type": "text", "text": request.prompt}}],
+                "maxTokens": request.max_tokens,
+            });
+            if let Some(system) = request.system {
+                params["systemPrompt"] = json!(system);
+            }
+            let params: CreateMessageRequestParams =
+                serde_json::from_value(params).map_err(failed)?;
+            let result = self.peer.create_message(params).await.map_err(failed)?;
+            let result = serde_json::to_value(result).map_err(failed)?;
+            // One block, or (since 2025-11-25) a list of them: their texts.
+            let blocks = match &result["content"] {
+                Value::Array(blocks) => blocks.clone(),
+                block => vec![block.clone()],
+            };
+            let text = blocks
+                .iter()
+                .filter_map(|block| block["text"].as_str())
+                .collect::<Vec<_>>()
+                .join("\n");
+            Ok(Sampled {
+                text,
+                model: result["model"].as_str().unwrap_or_default().to_owned(),
+                stop_reason: result["stopReason"].as_str().map(str::to_owned),
+            })
+        })
+    }
+}
