@@ -150,8 +150,44 @@ fn touch(
     format!("touched {uri}")
 }
 
+/// Asks the user to confirm, and says what they answered.
+#[tool]
+async fn confirm(
+    /// What to confirm.
+    what: String,
+    #[tool(context)] call: CallContext,
+) -> Result<String, String> {
+    let schema = serde_json::json!({
+        "type": "object",
+        "properties": {"sure": {"type": "boolean", "description": "Whether to go on."}},
+        "required": ["sure"]
+    });
+    let answer = call
+        .elicit(format!("Really {what}?"), schema, Duration::from_secs(10))
+        .await
+        .map_err(|error| error.to_string())?;
+    let content = answer.content.unwrap_or_default();
+    Ok(format!("{}: {content}", answer.action))
+}
+
+/// Asks the client's model to summarize a text.
+#[tool]
+async fn summarize(
+    /// The text.
+    text: String,
+    #[tool(context)] call: CallContext,
+) -> Result<String, String> {
+    let request = toolkit_core::SampleRequest::new(format!("Summarize: {text}"), 50)
+        .system("You summarize in one line.");
+    let sampled = call
+        .sample(request, Duration::from_secs(10))
+        .await
+        .map_err(|error| error.to_string())?;
+    Ok(format!("{} said: {}", sampled.model, sampled.text))
+}
+
 /// The names of the served tools, in order.
-pub const TOOLS: [&str; 12] = [
+pub const TOOLS: [&str; 14] = [
     "add",
     "fail",
     "pixel",
@@ -164,6 +200,8 @@ pub const TOOLS: [&str; 12] = [
     "crash",
     "chatty",
     "touch",
+    "confirm",
+    "summarize",
 ];
 
 fn registry() -> Arc<Registry> {
@@ -181,7 +219,9 @@ fn registry() -> Arc<Registry> {
                 whoami,
                 crash,
                 chatty,
-                touch
+                touch,
+                confirm,
+                summarize
             ])
             .build()
             .expect("the test tools are valid"),
