@@ -25,6 +25,16 @@
 //!   reach a client that asked for them as `notifications/progress`.
 //! - Adding, removing, enabling or disabling tools in the registry sends
 //!   `notifications/tools/list_changed`.
+//! - A tool's [log messages](toolkit_core::CallContext::log) reach the
+//!   client as `notifications/message`, at the level it asked for
+//!   (`logging/setLevel`, or a 2026-07-28 request's `_meta`); its
+//!   [questions](toolkit_core::CallContext::elicit) become
+//!   `elicitation/create` and `sampling/createMessage`, refused clearly
+//!   when the client lacks the capability.
+//! - Resources ([`Resource`], [`ResourceTemplate`], with subscriptions
+//!   announced through [`ResourceUpdates`]) and prompts ([`Prompt`]) are
+//!   offered beside the tools, on the server's builder
+//!   ([`McpServer::with_resource`], [`McpServer::with_prompt`]).
 //! - A message that is not JSON, not JSON-RPC or too large gets a JSON-RPC
 //!   error, and the server keeps serving.
 //!
