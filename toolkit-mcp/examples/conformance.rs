@@ -90,6 +90,15 @@ fn test_logging_tool(#[tool(context)] call: CallContext) -> String {
     "Logged a message at each level.".to_owned()
 }
 
+/// Answers after 100 ms, long enough for a client to leave the call's event
+/// stream and come back with `Last-Event-ID` (the session keeps the
+/// stream's events for it).
+#[tool]
+async fn test_reconnection() -> String {
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    "Reconnection test completed".to_owned()
+}
+
 /// How long a tool waits for the client's answer to a question.
 const ANSWER_WITHIN: Duration = Duration::from_secs(30);
 
@@ -386,6 +395,7 @@ fn registry() -> Result<Registry, toolkit_core::RegistryError> {
             test_elicitation_sep1034_defaults,
             test_elicitation_sep1330_enums,
             test_trigger_tool_change,
+            test_reconnection,
         ])
         .tool(json_schema_2020_12_tool())
         .build()

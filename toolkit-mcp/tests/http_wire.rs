@@ -340,6 +340,144 @@ async fn stateless(server: &HttpServer) {
     assert_eq!(levels, [&json!("info"), &json!("error")]);
 }
 
+/// One event of an event stream: its id, and its data when there is some.
+struct Event {
+    id: Option<String>,
+    data: Option<Value>,
+}
+
+/// Reads events from `response` until `done` says to stop, or the stream
+/// ends (then `None`).
+async fn read_events(
+    response: &mut reqwest::Response,
+    mut done: impl FnMut(&Event) -> bool,
+) -> Option<Vec<Event>> {
+    let mut events = Vec::new();
+    let mut pending = String::new();
+    let mut event = Event {
+        id: None,
+        data: None,
+    };
+    loop {
+        let chunk = tokio::time::timeout(Duration::from_secs(10), response.chunk())
+            .await
+            .expect("an event within 10 s")
+            .expect("a readable stream")?;
+        pending.push_str(std::str::from_utf8(&chunk).expect("UTF-8"));
+        while let Some(end) = pending.find('\n') {
+            let line = pending[..end].trim_end_matches('\r').to_owned();
+            pending.drain(..=end);
+            if line.is_empty() {
+                let finished = std::mem::replace(
+                    &mut event,
+                    Event {
+                        id: None,
+                        data: None,
+                    },
+                );
+                let stop = done(&finished);
+                events.push(finished);
+                if stop {
+                    return Some(events);
+                }
+            } else if let Some(id) = line.strip_prefix("id:") {
+                event.id = Some(id.trim().to_owned());
+            } else if let Some(data) = line.strip_prefix("data:") {
+                let data = data.trim();
+                if !data.is_empty() {
+                    event.data =
+                        Some(serde_json::from_str(data).unwrap_or_else(|e| panic!("{e}: {data}")));
+                }
+            }
+        }
+    }
+}
+
+/// A 2025-11-25 client whose call's event stream breaks reconnects with
+/// `Last-Event-ID` and receives the rest of the call: the events it missed
+/// and the result.
+async fn resume(server: &HttpServer) {
+    const V: Revision = Revision::V2025_11_25;
+    let mut client = Client::new(&server.url);
+    let init = client.post(&initialize_2025(), &[]).await;
+    let session = init.headers["mcp-session-id"]
+        .to_str()
+        .expect("text")
+        .to_owned();
+    client.headers = vec![
+        ("Mcp-Session-Id", session.clone()),
+        ("MCP-Protocol-Version", "2025-11-25".to_owned()),
+    ];
+    client
+        .post(
+            &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+            &[],
+        )
+        .await;
+
+    let call = json!({
+        "jsonrpc": "2.0", "id": 7, "method": "tools/call",
+        "params": {"name": "count", "arguments": {"to": 5}, "_meta": {"progressToken": "resume-7"}}
+    });
+    let mut response = client
+        .request(call.to_string(), &[])
+        .send()
+        .await
+        .expect("the server answers");
+    // The first event with an id (the priming event, or the first report),
+    // then the connection drops.
+    let first = read_events(&mut response, |event| event.id.is_some())
+        .await
+        .expect("an event with an id");
+    let last_id = first
+        .last()
+        .and_then(|event| event.id.clone())
+        .expect("an id");
+    drop(response);
+
+    let mut resumed = client
+        .http
+        .get(&client.url)
+        .header("Accept", "text/event-stream")
+        .header("Mcp-Session-Id", &session)
+        .header("MCP-Protocol-Version", "2025-11-25")
+        .header("Last-Event-ID", &last_id)
+        .send()
+        .await
+        .expect("the server answers");
+    assert_eq!(resumed.status(), StatusCode::OK);
+    let rest = read_events(&mut resumed, |event| {
+        event
+            .data
+            .as_ref()
+            .is_some_and(|data| data.get("id") == Some(&json!(7)))
+    })
+    .await
+    .expect("the result after resuming");
+    let messages: Vec<&Value> = rest
+        .iter()
+        .filter_map(|event| event.data.as_ref())
+        .collect();
+    let result = messages.last().expect("the result");
+    assert_valid(V, "CallToolResult", &result["result"]);
+    assert_eq!(result["result"]["content"][0]["text"], "counted to 5");
+    // Nothing is told twice: the reports after the one seen, in order.
+    let seen_before: Vec<&Value> = first
+        .iter()
+        .filter_map(|event| event.data.as_ref())
+        .collect();
+    let progress: Vec<f64> = seen_before
+        .iter()
+        .chain(&messages)
+        .filter(|message| message["method"] == "notifications/progress")
+        .map(|message| message["params"]["progress"].as_f64().expect("a number"))
+        .collect();
+    assert!(
+        progress.windows(2).all(|pair| pair[0] < pair[1]),
+        "{progress:?}"
+    );
+}
+
 /// A client that goes away mid-call cancels the call.
 async fn disconnect(server: &HttpServer) {
     let client = Client::new(&server.url);
@@ -493,6 +631,7 @@ fn main() {
     runtime.block_on(async {
         let server = HttpServer::start_with(false, &[("TOOLKIT_MCP_TEST_MAX_BYTES", "65536")]);
         with_session(&server).await;
+        resume(&server).await;
         stateless(&server).await;
         disconnect(&server).await;
         too_large(&server).await;
