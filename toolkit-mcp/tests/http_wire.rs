@@ -556,6 +556,20 @@ async fn malformed(server: &HttpServer) {
     assert_valid(V, "JSONRPCErrorResponse", &error);
     assert_eq!(error["error"]["code"], -32602, "{error}");
 
+    // A method 2026-07-28 removed is unknown there, whatever its params.
+    for (id, method) in [
+        (9, "logging/setLevel"),
+        (10, "initialize"),
+        (11, "resources/subscribe"),
+    ] {
+        let (request, headers) = request_2026(id, method, json!({}));
+        let answer = client.post(&request, &headers).await;
+        assert_eq!(answer.status, StatusCode::NOT_FOUND, "{method}");
+        let (error, _) = response(V, &answer, id);
+        assert_valid(V, "JSONRPCErrorResponse", &error);
+        assert_eq!(error["error"]["code"], -32601, "{error}");
+    }
+
     let (request, headers) = request_2026(8, "tools/list", json!({}));
     let answer = client.post(&request, &headers).await;
     let (list, _) = response(V, &answer, 8);

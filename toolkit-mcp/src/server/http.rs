@@ -189,8 +189,13 @@ async fn answer_malformed(
         if let Some(refusal) = refused_headers(&service, &parts).await {
             return refusal;
         }
+        let status = if malformed.is_unknown_method() {
+            StatusCode::NOT_FOUND
+        } else {
+            StatusCode::BAD_REQUEST
+        };
         return (
-            StatusCode::BAD_REQUEST,
+            status,
             [(header::CONTENT_TYPE, "application/json")],
             malformed.to_response().to_string(),
         )
