@@ -116,6 +116,17 @@ async fn test_sampling(
     Ok(format!("LLM response: {}", sampled.text))
 }
 
+/// Needs the client's model: a 2026-07-28 client that did not declare
+/// `sampling` gets `MissingRequiredClientCapabilityError` (`-32021`).
+#[tool]
+async fn test_missing_capability(#[tool(context)] call: CallContext) -> Result<String, String> {
+    let sampled = call
+        .sample(SampleRequest::new("Say hello.", 20), ANSWER_WITHIN)
+        .await
+        .map_err(|error| error.to_string())?;
+    Ok(sampled.text)
+}
+
 /// The user's answer, as the suite's elicitation tools write it.
 fn answer_text(answer: &Elicited) -> String {
     let content = answer.content.clone().unwrap_or(Value::Null);
@@ -391,6 +402,7 @@ fn registry() -> Result<Registry, toolkit_core::RegistryError> {
             test_tool_with_logging,
             test_logging_tool,
             test_sampling,
+            test_missing_capability,
             test_elicitation,
             test_elicitation_sep1034_defaults,
             test_elicitation_sep1330_enums,

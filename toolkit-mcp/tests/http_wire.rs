@@ -319,6 +319,23 @@ async fn stateless(server: &HttpServer) {
         assert_valid(V, "ProgressNotification", notification);
     }
 
+    // A tool's question needs a capability the request did not declare:
+    // the protocol's own error, naming it, with HTTP 400.
+    let (ask, headers) = request_2026(
+        10,
+        "tools/call",
+        json!({"name": "summarize", "arguments": {"text": "a day"}}),
+    );
+    let answer = client.post(&ask, &headers).await;
+    assert_eq!(answer.status, StatusCode::BAD_REQUEST);
+    let (error, _) = response(V, &answer, 10);
+    assert_valid(V, "JSONRPCErrorResponse", &error);
+    assert_eq!(error["error"]["code"], -32021, "{error}");
+    assert_eq!(
+        error["error"]["data"]["requiredCapabilities"],
+        json!({"sampling": {}})
+    );
+
     // Log messages only at or above the level the request names, and none
     // when it names none.
     let (quiet, headers) =

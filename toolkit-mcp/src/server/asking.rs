@@ -8,6 +8,8 @@
 //! refused with rmcp's reason.
 #![allow(deprecated)]
 
+use std::sync::{Arc, Mutex, PoisonError};
+
 use rmcp::model::{ClientCapabilities, CreateMessageRequestParams, ElicitRequestParams};
 use rmcp::service::{Peer, RequestContext, RoleServer};
 use serde_json::{Value, json};
@@ -19,12 +21,31 @@ use toolkit_core::{
 pub(crate) struct ClientAsker {
     peer: Peer<RoleServer>,
     capabilities: ClientCapabilities,
+    lacking: Lacking,
+}
+
+/// The capability a call's question needed and the client had not
+/// declared, once one did: on 2026-07-28 the call then ends in
+/// `MissingRequiredClientCapabilityError` (`-32021`).
+#[derive(Clone, Default)]
+pub(crate) struct Lacking(Arc<Mutex<Option<&'static str>>>);
+
+impl Lacking {
+    fn note(&self, capability: &'static str) -> AskError {
+        *self.0.lock().unwrap_or_else(PoisonError::into_inner) = Some(capability);
+        AskError::Unsupported(capability)
+    }
+
+    /// The capability a question lacked, if one did.
+    pub(crate) fn capability(&self) -> Option<&'static str> {
+        *self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
 }
 
 impl ClientAsker {
     /// The client of the call `context` answers: its capabilities from the
     /// request (2026-07-28) or from its `initialize` (2025-11-25).
-    pub(crate) fn new(context: &RequestContext<RoleServer>) -> Self {
+    pub(crate) fn new(context: &RequestContext<RoleServer>, lacking: Lacking) -> Self {
         let capabilities = context
             .meta
             .client_capabilities()
@@ -38,6 +59,7 @@ impl ClientAsker {
         Self {
             peer: context.peer.clone(),
             capabilities,
+            lacking,
         }
     }
 }
@@ -50,7 +72,7 @@ impl Asker for ClientAsker {
     fn elicit(&self, request: ElicitRequest) -> Asking<'_, Elicited> {
         Box::pin(async move {
             if self.capabilities.elicitation.is_none() {
-                return Err(AskError::Unsupported("elicitation"));
+                return Err(self.lacking.note("elicitation"));
             }
             let params: ElicitRequestParams = serde_json::from_value(json!({
                 "mode": "form",
@@ -85,7 +107,7 @@ impl Asker for ClientAsker {
     fn sample(&self, request: SampleRequest) -> Asking<'_, Sampled> {
         Box::pin(async move {
             if self.capabilities.sampling.is_none() {
-                return Err(AskError::Unsupported("sampling"));
+                return Err(self.lacking.note("sampling"));
             }
             let mut params = json!({
                 "messages": [{"role": "user", "content": {"type": "text", "text": request.prompt}}],

@@ -309,7 +309,8 @@ impl ServerHandler for McpServer {
         let logger = self
             .log_threshold(revision, &context)
             .map(|least| logging::Logger::new(least, call.name.clone(), context.peer.clone()));
-        let mut host = CallHost::new().asker(asking::ClientAsker::new(&context));
+        let lacking = asking::Lacking::default();
+        let mut host = CallHost::new().asker(asking::ClientAsker::new(&context, lacking.clone()));
         if let Some(reporter) = &reporter {
             host = host.progress(reporter.sink().clone());
         }
@@ -337,6 +338,16 @@ impl ServerHandler for McpServer {
         }
         if let Some(logger) = logger {
             logger.finish().await;
+        }
+        // A 2026-07-28 call that failed for a capability its client did
+        // not declare says so in the protocol's own error, which names it.
+        if revision == McpRevision::V2026_07_28
+            && outcome.result.is_error()
+            && let Some(capability) = lacking.capability()
+        {
+            let required = serde_json::from_value(json!({capability: {}}))
+                .map_err(|error| ErrorData::internal_error(error.to_string(), None))?;
+            return Err(ErrorData::missing_required_client_capability(required));
         }
         let turn = [ToolCallResult::new(call.id, call.name, outcome.result)];
         let options = EmitOptions::default().with_mcp_revision(revision);
