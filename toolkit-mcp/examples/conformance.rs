@@ -127,6 +127,19 @@ async fn test_missing_capability(#[tool(context)] call: CallContext) -> Result<S
     Ok(sampled.text)
 }
 
+/// Asks the user a question in the middle of a call. On 2026-07-28, which
+/// has no requests from server to client, the question fails and the call
+/// ends in an error result: its stream carries no request.
+#[tool]
+async fn test_streaming_elicitation(#[tool(context)] call: CallContext) -> Result<String, String> {
+    let schema = json!({"type": "object", "properties": {"answer": {"type": "string"}}});
+    let answer = call
+        .elicit("Anything to add?", schema, ANSWER_WITHIN)
+        .await
+        .map_err(|error| error.to_string())?;
+    Ok(format!("Elicitation completed: {}", answer_text(&answer)))
+}
+
 /// The user's answer, as the suite's elicitation tools write it.
 fn answer_text(answer: &Elicited) -> String {
     let content = answer.content.clone().unwrap_or(Value::Null);
@@ -406,6 +419,7 @@ fn registry() -> Result<Registry, toolkit_core::RegistryError> {
             test_elicitation,
             test_elicitation_sep1034_defaults,
             test_elicitation_sep1330_enums,
+            test_streaming_elicitation,
             test_trigger_tool_change,
             test_reconnection,
         ])
