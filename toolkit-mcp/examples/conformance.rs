@@ -404,6 +404,26 @@ fn with_resources_and_prompts(server: McpServer) -> Result<McpServer, String> {
         ))
 }
 
+/// A tool with a parameter the client mirrors into an HTTP header
+/// (`x-mcp-header`, SEP-2243), which the server checks against the body.
+fn test_headers() -> ToolDef {
+    ToolDef::builder("test_headers")
+        .description("Echoes the region, which travels in the Mcp-Param-Region header too.")
+        .input_schema(json!({
+            "type": "object",
+            "properties": {
+                "region": {"type": "string", "description": "The region.", "x-mcp-header": "Region"}
+            },
+            "required": ["region"]
+        }))
+        .handler(|arguments: Value, _call: CallContext| async move {
+            format!(
+                "region: {}",
+                arguments["region"].as_str().unwrap_or_default()
+            )
+        })
+}
+
 /// The suite's fixtures as a registry.
 fn registry() -> Result<Registry, toolkit_core::RegistryError> {
     Registry::builder()
@@ -424,6 +444,7 @@ fn registry() -> Result<Registry, toolkit_core::RegistryError> {
             test_reconnection,
         ])
         .tool(json_schema_2020_12_tool())
+        .tool(test_headers())
         .build()
 }
 
