@@ -93,7 +93,11 @@ impl Server {
     /// The response to request `id`, skipping notifications (checked too).
     fn response(&mut self, id: i64) -> Value {
         loop {
-            let message = self.read();
+            let message = self
+                .lines
+                .recv_timeout(Duration::from_secs(10))
+                .unwrap_or_else(|_| panic!("no answer to request {id} within 10 s"));
+            assert_valid("JSONRPCMessage", &message);
             if message.get("id") == Some(&json!(id)) {
                 return message;
             }
