@@ -14,8 +14,10 @@
 //! `scripts/conformance` runs it through `conformance client --command`,
 //! which starts it once per scenario with the mock server's URL. Every
 //! scenario connects and lists the tools; `tools_call` also calls
-//! `add_numbers`, and `json-schema-2020-12-preservation` sends a tool's
-//! schema, as the client holds it, back to `json_schema_echo`. The scenarios it cannot follow are listed, with their
+//! `add_numbers`, `elicitation-sep1034-client-defaults` a tool whose server
+//! asks a question (answered with the schema's defaults), and
+//! `json-schema-2020-12-preservation` sends a tool's schema, as the client
+//! holds it, back to `json_schema_echo`. The scenarios it cannot follow are listed, with their
 //! reason, in `toolkit-mcp/conformance/expected-failures-*.yml`.
 
 use std::process::ExitCode;
@@ -23,11 +25,26 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use toolkit_core::Registry;
+use toolkit_core::{Asker, Asking, ElicitAction, ElicitRequest, Elicited, Registry};
 use toolkit_mcp::McpClient;
 
 const USAGE: &str =
     "usage: conformance_client [--stateless] URL   (the scenario in MCP_CONFORMANCE_SCENARIO)";
+
+/// Accepts every question without filling anything in: the client then
+/// answers with the defaults the question's schema gives.
+struct AcceptDefaults;
+
+impl Asker for AcceptDefaults {
+    fn elicit(&self, _request: ElicitRequest) -> Asking<'_, Elicited> {
+        Box::pin(async {
+            Ok(Elicited {
+                action: ElicitAction::Accept,
+                content: None,
+            })
+        })
+    }
+}
 
 async fn run(
     url: String,
@@ -37,6 +54,7 @@ async fn run(
     let client = McpClient::http("conformance", url)
         .prefix("")
         .stateless(stateless)
+        .asker(AcceptDefaults)
         .timeout(Duration::from_secs(20))
         .connect()
         .await?;
@@ -48,6 +66,15 @@ async fn run(
                 return Err(format!("add_numbers failed: {error}").into());
             }
             println!("add_numbers: {}", outcome.result.to_text());
+        }
+        // The server asks a question with defaults while the tool runs.
+        "elicitation-sep1034-client-defaults" => {
+            let outcome = registry
+                .call("test_client_elicitation_defaults", "{}")
+                .await;
+            if let Some(error) = outcome.error {
+                return Err(format!("test_client_elicitation_defaults failed: {error}").into());
+            }
         }
         // The one tool with a well-formed `x-mcp-header` parameter.
         "http-invalid-tool-headers" => {

@@ -4,6 +4,7 @@ mod content;
 mod handler;
 mod http;
 mod names;
+mod questions;
 mod synced;
 
 use std::collections::{HashMap, HashSet};
@@ -27,7 +28,7 @@ use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use serde_json::Value;
 use tokio::sync::{Mutex, watch};
 use tokio_util::sync::CancellationToken;
-use toolkit_core::{CallContext, Registry, ToolDef, ToolResult};
+use toolkit_core::{Asker, CallContext, Registry, ToolDef, ToolResult};
 
 pub use self::content::{STRUCTURED_CONTENT, UNSHOWN_CONTENT};
 use self::handler::Handler;
@@ -101,6 +102,7 @@ pub struct McpClientBuilder {
     timeout: Option<Duration>,
     connect_timeout: Duration,
     stateless: bool,
+    asker: Option<questions::HostAsker>,
 }
 
 impl McpClientBuilder {
@@ -112,7 +114,39 @@ impl McpClientBuilder {
             timeout: None,
             connect_timeout: Duration::from_secs(60),
             stateless: false,
+            asker: None,
         }
+    }
+
+    /// Who answers the server's questions: its `elicitation/create`
+    /// requests (an answer that leaves out a field the schema gives a
+    /// `default` gets the default) and its `sampling/createMessage`
+    /// requests, each within the client's [`timeout`](Self::timeout) (five
+    /// minutes unless set). The client then declares the `elicitation` and
+    /// `sampling` capabilities; without an asker it declares neither, and
+    /// declines an elicitation a server sends anyway.
+    ///
+    /// ```no_run
+    /// use toolkit_core::{Asker, Asking, ElicitAction, ElicitRequest, Elicited};
+    /// use toolkit_mcp::McpClient;
+    ///
+    /// /// Accepts every question with the schema's defaults.
+    /// struct Defaults;
+    ///
+    /// impl Asker for Defaults {
+    ///     fn elicit(&self, _request: ElicitRequest) -> Asking<'_, Elicited> {
+    ///         Box::pin(async { Ok(Elicited { action: ElicitAction::Accept, content: None }) })
+    ///     }
+    /// }
+    ///
+    /// # async fn run() -> Result<(), toolkit_mcp::ClientError> {
+    /// let client = McpClient::http("forms", "http://127.0.0.1:8080/mcp").asker(Defaults).connect().await?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn asker(mut self, asker: impl Asker + 'static) -> Self {
+        self.asker = Some(questions::HostAsker(Arc::new(asker)));
+        self
     }
 
     /// Sets an environment variable of the server's process.
@@ -173,7 +207,10 @@ impl McpClientBuilder {
             timeout: self.timeout,
             connect_timeout: self.connect_timeout,
             stateless: self.stateless,
-            handler: Handler::default(),
+            handler: Handler::answering(self.asker.map(|asker| questions::Questions {
+                asker: asker.0,
+                within: self.timeout.unwrap_or(questions::DEFAULT_WITHIN),
+            })),
             live: Mutex::new(None),
             generations: AtomicU64::new(0),
             known: StdMutex::new(HashMap::new()),
