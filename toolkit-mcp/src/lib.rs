@@ -67,7 +67,9 @@
 //! schemas checked like any tool's, calls forwarded with their
 //! cancellation and progress, results mapped to our blocks, a dead server
 //! restarted at the next call, list changes followed, and a tool the
-//! registry refuses reported in a [`Synced`] rather than dropped.
+//! registry refuses reported in a [`Synced`] rather than dropped. Given an
+//! asker ([`McpClientBuilder::asker`]), it answers the server's questions
+//! (elicitation, sampling) too.
 //!
 //! ```no_run
 //! use std::sync::Arc;
