@@ -25,8 +25,8 @@ use std::time::Duration;
 use base64::Engine;
 use serde_json::{Value, json};
 use toolkit_core::{
-    Block, CallContext, Elicited, Image, LogLevel, Registry, SampleRequest, ToolDef, ToolResult,
-    tool, tools,
+    Block, CallContext, ElicitRequest, Elicited, Image, LogLevel, Registry, SampleRequest, ToolDef,
+    ToolResult, tool, tools,
 };
 use toolkit_mcp::{
     HttpOptions, McpServer, Prompt, PromptContent, PromptMessage, Resource, ResourceContents,
@@ -138,6 +138,172 @@ async fn test_streaming_elicitation(#[tool(context)] call: CallContext) -> Resul
         .await
         .map_err(|error| error.to_string())?;
     Ok(format!("Elicitation completed: {}", answer_text(&answer)))
+}
+
+/// A question for the user named `key`, asking for a name.
+fn name_question(key: &str, message: &str) -> ElicitRequest {
+    let schema = json!({
+        "type": "object",
+        "properties": {"name": {"type": "string"}},
+        "required": ["name"]
+    });
+    ElicitRequest::new(message, schema).key(key)
+}
+
+/// The name in an answer to [`name_question`].
+fn name_in(answer: &Elicited) -> String {
+    answer
+        .content
+        .as_ref()
+        .and_then(|content| content["name"].as_str())
+        .unwrap_or("nobody")
+        .to_owned()
+}
+
+/// Asks the user's name (`user_name`): on 2026-07-28, in the call's
+/// answer, and the call comes again with it.
+#[tool]
+async fn test_input_required_result_elicitation(
+    #[tool(context)] call: CallContext,
+) -> Result<String, String> {
+    let answer = call
+        .elicit_with(
+            name_question("user_name", "What is your name?"),
+            ANSWER_WITHIN,
+        )
+        .await
+        .map_err(|error| error.to_string())?;
+    Ok(format!("Hello, {}!", name_in(&answer)))
+}
+
+/// Asks the client's model a question (`capital_question`).
+#[tool]
+async fn test_input_required_result_sampling(
+    #[tool(context)] call: CallContext,
+) -> Result<String, String> {
+    let request = SampleRequest::new("What is the capital of France?", 100).key("capital_question");
+    let sampled = call
+        .sample(request, ANSWER_WITHIN)
+        .await
+        .map_err(|error| error.to_string())?;
+    Ok(format!("The model answered: {}", sampled.text))
+}
+
+/// Asks for a confirmation (`confirm`); the answer reaches the tool
+/// through the state the client handed back.
+#[tool]
+async fn test_input_required_result_request_state(
+    #[tool(context)] call: CallContext,
+) -> Result<String, String> {
+    let schema = json!({
+        "type": "object",
+        "properties": {"ok": {"type": "boolean"}},
+        "required": ["ok"]
+    });
+    let answer = call
+        .elicit_with(
+            ElicitRequest::new("Please confirm", schema).key("confirm"),
+            ANSWER_WITHIN,
+        )
+        .await
+        .map_err(|error| error.to_string())?;
+    Ok(format!("state-ok: {}", answer_text(&answer)))
+}
+
+/// Asks the user and the model at once (`user_name`, `greeting`).
+#[tool]
+async fn test_input_required_result_multiple_inputs(
+    #[tool(context)] call: CallContext,
+) -> Result<String, String> {
+    let (name, greeting) = tokio::join!(
+        call.elicit_with(
+            name_question("user_name", "What is your name?"),
+            ANSWER_WITHIN
+        ),
+        call.sample(
+            SampleRequest::new("Generate a greeting", 50).key("greeting"),
+            ANSWER_WITHIN
+        ),
+    );
+    let name = name.map_err(|error| error.to_string())?;
+    let greeting = greeting.map_err(|error| error.to_string())?;
+    Ok(format!("{} {}", greeting.text, name_in(&name)))
+}
+
+/// Asks two questions one after the other (`step1`, then `step2`): two
+/// rounds of questions before the answer.
+#[tool]
+async fn test_input_required_result_multi_round(
+    #[tool(context)] call: CallContext,
+) -> Result<String, String> {
+    let name = call
+        .elicit_with(
+            name_question("step1", "Step 1: What is your name?"),
+            ANSWER_WITHIN,
+        )
+        .await
+        .map_err(|error| error.to_string())?;
+    let schema = json!({
+        "type": "object",
+        "properties": {"color": {"type": "string"}},
+        "required": ["color"]
+    });
+    let color = call
+        .elicit_with(
+            ElicitRequest::new("Step 2: What is your favorite color?", schema).key("step2"),
+            ANSWER_WITHIN,
+        )
+        .await
+        .map_err(|error| error.to_string())?;
+    let color = color
+        .content
+        .as_ref()
+        .and_then(|content| content["color"].as_str())
+        .unwrap_or("none")
+        .to_owned();
+    Ok(format!("{} likes {color}", name_in(&name)))
+}
+
+/// Asks the user and the model at once: a client that declared only one
+/// of the capabilities is asked only what it can answer.
+#[tool]
+async fn test_input_required_result_capabilities(
+    #[tool(context)] call: CallContext,
+) -> Result<String, String> {
+    let (name, sampled) = tokio::join!(
+        call.elicit_with(
+            name_question("user_name", "What is your name?"),
+            ANSWER_WITHIN
+        ),
+        call.sample(
+            SampleRequest::new("Say hello.", 50).key("greeting"),
+            ANSWER_WITHIN
+        ),
+    );
+    Ok(format!(
+        "name: {}; greeting: {}",
+        name.map(|name| name_in(&name))
+            .unwrap_or_else(|error| error.to_string()),
+        sampled
+            .map(|sampled| sampled.text)
+            .unwrap_or_else(|error| error.to_string())
+    ))
+}
+
+/// Asks a question whose answer must come back with the state this server
+/// wrote, unchanged.
+#[tool]
+async fn test_input_required_result_tampered_state(
+    #[tool(context)] call: CallContext,
+) -> Result<String, String> {
+    let answer = call
+        .elicit_with(
+            name_question("user_name", "What is your name?"),
+            ANSWER_WITHIN,
+        )
+        .await
+        .map_err(|error| error.to_string())?;
+    Ok(format!("Hello, {}!", name_in(&answer)))
 }
 
 /// The user's answer, as the suite's elicitation tools write it.
@@ -440,6 +606,13 @@ fn registry() -> Result<Registry, toolkit_core::RegistryError> {
             test_elicitation_sep1034_defaults,
             test_elicitation_sep1330_enums,
             test_streaming_elicitation,
+            test_input_required_result_elicitation,
+            test_input_required_result_sampling,
+            test_input_required_result_request_state,
+            test_input_required_result_multiple_inputs,
+            test_input_required_result_multi_round,
+            test_input_required_result_capabilities,
+            test_input_required_result_tampered_state,
             test_trigger_tool_change,
             test_reconnection,
         ])

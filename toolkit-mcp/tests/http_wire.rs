@@ -336,6 +336,41 @@ async fn stateless(server: &HttpServer) {
         json!({"sampling": {}})
     );
 
+    // A question of a client that declared the capability goes back in the
+    // call's answer; the call made again with the answer completes.
+    let (mut ask, headers) = request_2026(
+        11,
+        "tools/call",
+        json!({"name": "confirm", "arguments": {"what": "go"}}),
+    );
+    ask["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"] =
+        json!({"elicitation": {}});
+    let answer = client.post(&ask, &headers).await;
+    let (first, _) = response(V, &answer, 11);
+    assert_valid(V, "InputRequiredResult", &first["result"]);
+    assert_eq!(first["result"]["resultType"], "input_required", "{first}");
+    let question = &first["result"]["inputRequests"]["elicitation_0"];
+    assert_eq!(question["method"], "elicitation/create", "{first}");
+    assert_eq!(question["params"]["message"], "Really go?");
+    let state = first["result"]["requestState"].clone();
+    ask["id"] = json!(12);
+    ask["params"]["inputResponses"] =
+        json!({"elicitation_0": {"action": "accept", "content": {"sure": true}}});
+    ask["params"]["requestState"] = state;
+    let answer = client.post(&ask, &headers).await;
+    let (second, _) = response(V, &answer, 12);
+    assert_valid(V, "CallToolResult", &second["result"]);
+    assert_eq!(
+        second["result"]["content"][0]["text"],
+        r#"accept: {"sure":true}"#
+    );
+    // A state this server did not write is refused.
+    ask["id"] = json!(13);
+    ask["params"]["requestState"] = json!("forged");
+    let answer = client.post(&ask, &headers).await;
+    let (forged, _) = response(V, &answer, 13);
+    assert_eq!(forged["error"]["code"], -32602, "{forged}");
+
     // Log messages only at or above the level the request names, and none
     // when it names none.
     let (quiet, headers) =

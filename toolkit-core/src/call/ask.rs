@@ -48,6 +48,27 @@ pub struct ElicitRequest {
     pub message: String,
     /// The schema of the answer wanted.
     pub schema: Value,
+    /// The question's name within its call, when the tool gives one: a
+    /// host that answers by calling the tool again (MCP 2026-07-28's
+    /// multi-round input) matches answers to questions by it.
+    pub key: Option<String>,
+}
+
+impl ElicitRequest {
+    /// A question asking `message`, for an answer following `schema`.
+    pub fn new(message: impl Into<String>, schema: Value) -> Self {
+        Self {
+            message: message.into(),
+            schema,
+            key: None,
+        }
+    }
+
+    /// With a name within its call.
+    pub fn key(mut self, key: impl Into<String>) -> Self {
+        self.key = Some(key.into());
+        self
+    }
 }
 
 /// What the user did with a question.
@@ -97,6 +118,9 @@ pub struct SampleRequest {
     pub system: Option<String>,
     /// The most tokens the completion may take.
     pub max_tokens: u32,
+    /// The request's name within its call, as for
+    /// [`ElicitRequest::key`](ElicitRequest#structfield.key).
+    pub key: Option<String>,
 }
 
 impl SampleRequest {
@@ -106,7 +130,14 @@ impl SampleRequest {
             prompt: prompt.into(),
             system: None,
             max_tokens,
+            key: None,
         }
+    }
+
+    /// With a name within its call.
+    pub fn key(mut self, key: impl Into<String>) -> Self {
+        self.key = Some(key.into());
+        self
     }
 
     /// With a system prompt.
@@ -142,6 +173,10 @@ pub enum AskError {
     Cancelled,
     /// Asking failed: the reason.
     Failed(String),
+    /// The question goes back to the client with the call's answer (MCP
+    /// 2026-07-28's multi-round input): the tool should stop, and is called
+    /// again with the answer.
+    Deferred,
 }
 
 impl fmt::Display for AskError {
@@ -157,6 +192,9 @@ impl fmt::Display for AskError {
                 f.write_str("the call was cancelled while it waited for an answer")
             }
             AskError::Failed(reason) => write!(f, "asking failed: {reason}"),
+            AskError::Deferred => f.write_str(
+                "the question went to the client; the call is made again with its answer",
+            ),
         }
     }
 }
@@ -205,11 +243,18 @@ impl CallContext {
         schema: Value,
         within: Duration,
     ) -> Result<Elicited, AskError> {
+        self.elicit_with(ElicitRequest::new(message, schema), within)
+            .await
+    }
+
+    /// [`elicit`](Self::elicit), with a whole request (a question named
+    /// within its call, say).
+    pub async fn elicit_with(
+        &self,
+        request: ElicitRequest,
+        within: Duration,
+    ) -> Result<Elicited, AskError> {
         let asker = self.asker().ok_or(AskError::NoAsker)?;
-        let request = ElicitRequest {
-            message: message.into(),
-            schema,
-        };
         self.wait(asker.elicit(request), within).await
     }
 

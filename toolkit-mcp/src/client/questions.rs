@@ -77,10 +77,10 @@ impl Questions {
             return serde_json::from_value(json!({"action": "decline"})).map_err(refused);
         }
         let schema = request.get("requestedSchema").cloned().unwrap_or(json!({}));
-        let question = ElicitRequest {
-            message: request["message"].as_str().unwrap_or_default().to_owned(),
-            schema: schema.clone(),
-        };
+        let question = ElicitRequest::new(
+            request["message"].as_str().unwrap_or_default(),
+            schema.clone(),
+        );
         let answer = answer(self.within, self.asker.elicit(question)).await?;
         let result = match answer.action {
             ElicitAction::Accept => {

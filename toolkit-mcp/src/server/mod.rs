@@ -8,6 +8,7 @@ mod malformed;
 mod progress;
 pub(crate) mod prompts;
 pub(crate) mod resources;
+mod rounds;
 pub(crate) mod stdio;
 
 use std::fmt;
@@ -299,6 +300,15 @@ impl ServerHandler for McpServer {
             ));
         }
         let revision = revision(context.protocol_version());
+        // A 2026-07-28 call may be one more round of a call whose tool
+        // asked questions: the answers came with it.
+        let rounds = match revision {
+            McpRevision::V2026_07_28 => Some(Arc::new(rounds::Rounds::new(
+                request.input_responses,
+                request.request_state.as_deref(),
+            )?)),
+            _ => None,
+        };
         let arguments = Value::Object(request.arguments.unwrap_or_default());
         let call = ToolCall::new(context.id.to_string(), name, arguments);
         let cancellation = Cancellation::new();
@@ -310,7 +320,8 @@ impl ServerHandler for McpServer {
             .log_threshold(revision, &context)
             .map(|least| logging::Logger::new(least, call.name.clone(), context.peer.clone()));
         let lacking = asking::Lacking::default();
-        let mut host = CallHost::new().asker(asking::ClientAsker::new(&context, lacking.clone()));
+        let asker = asking::ClientAsker::new(&context, lacking.clone(), rounds.clone());
+        let mut host = CallHost::new().asker(asker);
         if let Some(reporter) = &reporter {
             host = host.progress(reporter.sink().clone());
         }
@@ -338,6 +349,13 @@ impl ServerHandler for McpServer {
         }
         if let Some(logger) = logger {
             logger.finish().await;
+        }
+        // Questions without answers go back to the client, whatever the
+        // tool made of their absence.
+        if let Some(input_required) = rounds.as_ref().and_then(|rounds| rounds.input_required()) {
+            let input_required = serde_json::from_value(input_required)
+                .map_err(|error| ErrorData::internal_error(error.to_string(), None))?;
+            return Ok(CallToolResponse::InputRequired(input_required));
         }
         // A 2026-07-28 call that failed for a capability its client did
         // not declare says so in the protocol's own error, which names it.
