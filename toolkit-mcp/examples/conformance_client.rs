@@ -76,6 +76,19 @@ async fn run(
                 return Err(format!("test_client_elicitation_defaults failed: {error}").into());
             }
         }
+        // Tools whose server asks in the call's answer (multi-round
+        // input), called together.
+        "sep-2322-client-request-state" => {
+            let (a, b, c, d) = tokio::join!(
+                registry.call("test_mrtr_echo_state", "{}"),
+                registry.call("test_mrtr_no_state", "{}"),
+                registry.call("test_mrtr_unrelated", "{}"),
+                registry.call("test_mrtr_no_result_type", "{}"),
+            );
+            for outcome in [a, b, c, d] {
+                println!("{}", outcome.result.to_text());
+            }
+        }
         // The one tool with a well-formed `x-mcp-header` parameter.
         "http-invalid-tool-headers" => {
             let outcome = registry

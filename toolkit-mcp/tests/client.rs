@@ -275,10 +275,30 @@ impl Asker for Answering {
 }
 
 /// The server's questions reach the host's asker, and its answers the
-/// server's tools; without an asker, the client lacks the capabilities.
+/// server's tools: as requests of their own (stdio, 2025-11-25), or in the
+/// call's answer and the call made again (stateless HTTP, 2026-07-28).
+/// Without an asker, the client lacks the capabilities.
 async fn questions() {
+    answered(ours_over_stdio("asks")).await;
+    let server = HttpServer::start(false);
+    answered(McpClient::http("asks", &server.url).stateless(true)).await;
+
+    let silent = ours_over_stdio("silent")
+        .connect()
+        .await
+        .expect("connected");
+    let registry = Registry::builder()
+        .tools(silent.tools().await.expect("a tool list"))
+        .build()
+        .expect("a registry");
+    let refused = text(&registry, "silent_confirm", json!({"what": "go"})).await;
+    assert!(refused.contains("`elicitation`"), "{refused}");
+    silent.close().await;
+}
+
+async fn answered(builder: toolkit_mcp::McpClientBuilder) {
     let asked = Arc::new(Mutex::new(Vec::new()));
-    let client = ours_over_stdio("asks")
+    let client = builder
         .asker(Answering(Arc::clone(&asked)))
         .connect()
         .await
@@ -303,18 +323,6 @@ async fn questions() {
         ]
     );
     client.close().await;
-
-    let silent = ours_over_stdio("silent")
-        .connect()
-        .await
-        .expect("connected");
-    let registry = Registry::builder()
-        .tools(silent.tools().await.expect("a tool list"))
-        .build()
-        .expect("a registry");
-    let refused = text(&registry, "silent_confirm", json!({"what": "go"})).await;
-    assert!(refused.contains("`elicitation`"), "{refused}");
-    silent.close().await;
 }
 
 async fn run() {

@@ -41,6 +41,11 @@ struct Tracked {
 }
 
 impl Handler {
+    /// Who answers the server's questions, if anyone.
+    pub(crate) fn questions(&self) -> Option<&Questions> {
+        self.questions.as_ref()
+    }
+
     /// A handler whose server's questions go to `questions`, when given.
     pub(crate) fn answering(questions: Option<Questions>) -> Self {
         Self {

@@ -67,6 +67,46 @@ fn with_defaults(schema: &Value, content: Option<Value>) -> Value {
 }
 
 impl Questions {
+    /// The answers to a server's `inputRequests` (multi-round input,
+    /// 2026-07-28), each asked as if the server had sent the request.
+    pub(crate) async fn fulfill(
+        &self,
+        requests: &Map<String, Value>,
+    ) -> Result<Map<String, Value>, String> {
+        let mut answers = Map::new();
+        for (key, request) in requests {
+            let params = request.get("params").cloned().unwrap_or(json!({}));
+            let answer = match request.get("method").and_then(Value::as_str) {
+                Some("elicitation/create") => {
+                    let params =
+                        serde_json::from_value(params).map_err(|error| error.to_string())?;
+                    serde_json::to_value(
+                        self.elicit(params)
+                            .await
+                            .map_err(|error| error.message.to_string())?,
+                    )
+                }
+                Some("sampling/createMessage") => {
+                    let params =
+                        serde_json::from_value(params).map_err(|error| error.to_string())?;
+                    serde_json::to_value(
+                        self.sample(params)
+                            .await
+                            .map_err(|error| error.message.to_string())?,
+                    )
+                }
+                other => {
+                    return Err(format!(
+                        "the server asks `{}`, which this client cannot answer",
+                        other.unwrap_or("?")
+                    ));
+                }
+            };
+            answers.insert(key.clone(), answer.map_err(|error| error.to_string())?);
+        }
+        Ok(answers)
+    }
+
     pub(crate) async fn elicit(
         &self,
         request: ElicitRequestParams,
