@@ -608,3 +608,96 @@ async fn a_typed_run_out_of_retries_is_an_error_with_the_problems() {
         other => panic!("{other:?}"),
     }
 }
+
+/// Deletes a folder once the user confirms, saying what it does.
+#[tool]
+async fn clear_folder(
+    /// The folder.
+    path: String,
+    #[tool(context)] call: CallContext,
+) -> String {
+    call.log(
+        toolkit_core::LogLevel::Info,
+        format!("asked to clear {path}"),
+    );
+    let schema = json!({"type": "object", "properties": {"confirm": {"type": "boolean"}}});
+    match call
+        .elicit(format!("Clear {path}?"), schema, Duration::from_secs(5))
+        .await
+    {
+        Ok(answer)
+            if answer
+                .content
+                .as_ref()
+                .is_some_and(|c| c["confirm"] == true) =>
+        {
+            format!("cleared {path}")
+        }
+        Ok(answer) => format!("left {path}: {}", answer.action),
+        Err(error) => format!("could not ask: {error}"),
+    }
+}
+
+/// Answers every question by confirming, and remembers it was asked.
+struct Confirm(Arc<AtomicUsize>);
+
+impl toolkit_core::Asker for Confirm {
+    fn elicit(
+        &self,
+        request: toolkit_core::ElicitRequest,
+    ) -> toolkit_core::Asking<'_, toolkit_core::Elicited> {
+        self.0.fetch_add(1, Ordering::SeqCst);
+        assert!(request.message.starts_with("Clear"));
+        Box::pin(async {
+            Ok(toolkit_core::Elicited {
+                action: toolkit_core::ElicitAction::Accept,
+                content: Some(json!({"confirm": true})),
+            })
+        })
+    }
+}
+
+#[tokio::test]
+async fn a_tool_run_by_the_agent_logs_and_asks_through_the_agents_host() {
+    let script = || {
+        vec![
+            chat_calls(&[("c1", "clear_folder", json!({"path": "/tmp/cache"}))]),
+            chat_text("done"),
+        ]
+    };
+    let registry = || {
+        Registry::builder()
+            .tools(tools![clear_folder])
+            .build()
+            .unwrap()
+    };
+
+    let heard = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let into = Arc::clone(&heard);
+    let asked = Arc::new(AtomicUsize::new(0));
+    let host = toolkit_core::CallHost::new()
+        .log(toolkit_core::LogSink::new(move |message| {
+            into.lock().unwrap().push(message.message)
+        }))
+        .asker(Confirm(Arc::clone(&asked)));
+    let server = TestServer::replying(script());
+    Agent::builder(model(&server), registry())
+        .call_host(host)
+        .build()
+        .unwrap()
+        .run("Clear the cache.")
+        .await
+        .unwrap();
+    assert_eq!(tool_messages(&bodies(&server)[1]), ["cleared /tmp/cache"]);
+    assert_eq!(*heard.lock().unwrap(), ["asked to clear /tmp/cache"]);
+    assert_eq!(asked.load(Ordering::SeqCst), 1);
+
+    // Without a host, the question is an error the tool sees.
+    let server = TestServer::replying(script());
+    Agent::new(model(&server), registry())
+        .run("Clear the cache.")
+        .await
+        .unwrap();
+    let result = &tool_messages(&bodies(&server)[1])[0];
+    assert!(result.starts_with("could not ask"), "{result}");
+}

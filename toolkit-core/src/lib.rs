@@ -103,9 +103,14 @@ pub mod __private_v1;
 
 pub use call::ToolCall;
 pub use call::arguments::Arguments;
+pub use call::ask::{
+    AskError, Asker, Asking, ElicitAction, ElicitRequest, Elicited, SampleRequest, Sampled,
+};
 pub use call::cancellation::Cancellation;
 pub use call::context::{CallContext, Progress, ProgressSink};
 pub use call::error::{CallError, CallOutcome};
+pub use call::host::CallHost;
+pub use call::log::{LogLevel, LogMessage, LogSink, UnknownLogLevel};
 pub use call::state::RunState;
 pub use history::budget::{OutputBudget, Spilled};
 pub use history::{History, HistoryError};

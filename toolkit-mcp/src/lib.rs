@@ -25,6 +25,16 @@
 //!   reach a client that asked for them as `notifications/progress`.
 //! - Adding, removing, enabling or disabling tools in the registry sends
 //!   `notifications/tools/list_changed`.
+//! - A tool's [log messages](toolkit_core::CallContext::log) reach the
+//!   client as `notifications/message`, at the level it asked for
+//!   (`logging/setLevel`, or a 2026-07-28 request's `_meta`); its
+//!   [questions](toolkit_core::CallContext::elicit) become
+//!   `elicitation/create` and `sampling/createMessage`, refused clearly
+//!   when the client lacks the capability.
+//! - Resources ([`Resource`], [`ResourceTemplate`], with subscriptions
+//!   announced through [`ResourceUpdates`]) and prompts ([`Prompt`]) are
+//!   offered beside the tools, on the server's builder
+//!   ([`McpServer::with_resource`], [`McpServer::with_prompt`]).
 //! - A message that is not JSON, not JSON-RPC or too large gets a JSON-RPC
 //!   error, and the server keeps serving.
 //!
@@ -57,7 +67,9 @@
 //! schemas checked like any tool's, calls forwarded with their
 //! cancellation and progress, results mapped to our blocks, a dead server
 //! restarted at the next call, list changes followed, and a tool the
-//! registry refuses reported in a [`Synced`] rather than dropped.
+//! registry refuses reported in a [`Synced`] rather than dropped. Given an
+//! asker ([`McpClientBuilder::asker`]), it answers the server's questions
+//! (elicitation, sampling) too.
 //!
 //! ```no_run
 //! use std::sync::Arc;
@@ -87,6 +99,10 @@ pub use client::{
     ClientError, McpClient, McpClientBuilder, Refused, STRUCTURED_CONTENT, Synced, UNSHOWN_CONTENT,
 };
 pub use server::http::{HttpOptions, serve_http};
+pub use server::prompts::{Prompt, PromptContent, PromptError, PromptMessage, Role};
+pub use server::resources::{
+    Resource, ResourceContents, ResourceError, ResourceTemplate, ResourceUpdates,
+};
 pub use server::{DEFAULT_MAX_REQUEST_BYTES, McpServer};
 
 /// Why serving stopped.

@@ -12,7 +12,8 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use support::HttpServer;
 use toolkit_core::{
-    Block, Cancellation, Progress, ProgressSink, Provider, Registry, ToolCall, ToolDef,
+    Asker, Asking, Block, Cancellation, ElicitAction, ElicitRequest, Elicited, Progress,
+    ProgressSink, Provider, Registry, SampleRequest, Sampled, ToolCall, ToolDef,
 };
 use toolkit_mcp::McpClient;
 
@@ -243,6 +244,87 @@ async fn collision() {
     dotted.close().await;
 }
 
+/// Answers the server's questions: a fixed answer to the user's, a fixed
+/// completion, keeping what it was asked.
+struct Answering(Arc<Mutex<Vec<String>>>);
+
+impl Asker for Answering {
+    fn elicit(&self, request: ElicitRequest) -> Asking<'_, Elicited> {
+        self.0.lock().unwrap().push(request.message);
+        Box::pin(async {
+            Ok(Elicited {
+                action: ElicitAction::Accept,
+                content: Some(json!({"sure": true})),
+            })
+        })
+    }
+
+    fn sample(&self, request: SampleRequest) -> Asking<'_, Sampled> {
+        self.0
+            .lock()
+            .unwrap()
+            .push(format!("{:?}: {}", request.system, request.prompt));
+        Box::pin(async {
+            Ok(Sampled {
+                text: "short".to_owned(),
+                model: "tiny".to_owned(),
+                stop_reason: None,
+            })
+        })
+    }
+}
+
+/// The server's questions reach the host's asker, and its answers the
+/// server's tools: as requests of their own (stdio, 2025-11-25), or in the
+/// call's answer and the call made again (stateless HTTP, 2026-07-28).
+/// Without an asker, the client lacks the capabilities.
+async fn questions() {
+    answered(ours_over_stdio("asks")).await;
+    let server = HttpServer::start(false);
+    answered(McpClient::http("asks", &server.url).stateless(true)).await;
+
+    let silent = ours_over_stdio("silent")
+        .connect()
+        .await
+        .expect("connected");
+    let registry = Registry::builder()
+        .tools(silent.tools().await.expect("a tool list"))
+        .build()
+        .expect("a registry");
+    let refused = text(&registry, "silent_confirm", json!({"what": "go"})).await;
+    assert!(refused.contains("`elicitation`"), "{refused}");
+    silent.close().await;
+}
+
+async fn answered(builder: toolkit_mcp::McpClientBuilder) {
+    let asked = Arc::new(Mutex::new(Vec::new()));
+    let client = builder
+        .asker(Answering(Arc::clone(&asked)))
+        .connect()
+        .await
+        .expect("connected");
+    let registry = Registry::builder()
+        .tools(client.tools().await.expect("a tool list"))
+        .build()
+        .expect("a registry");
+    assert_eq!(
+        text(&registry, "asks_confirm", json!({"what": "go"})).await,
+        r#"accept: {"sure":true}"#
+    );
+    assert_eq!(
+        text(&registry, "asks_summarize", json!({"text": "a day"})).await,
+        "tiny said: short"
+    );
+    assert_eq!(
+        *asked.lock().unwrap(),
+        [
+            "Really go?".to_owned(),
+            r#"Some("You summarize in one line."): Summarize: a day"#.to_owned()
+        ]
+    );
+    client.close().await;
+}
+
 async fn run() {
     let stdio = ours_over_stdio("ours")
         .connect()
@@ -259,6 +341,7 @@ async fn run() {
         .expect("connected");
     timeout(limited, "limited").await;
     collision().await;
+    questions().await;
     println!("client: stdio ok");
 
     let server = HttpServer::start(false);

@@ -318,6 +318,216 @@ async fn stateless(server: &HttpServer) {
     for notification in &notifications {
         assert_valid(V, "ProgressNotification", notification);
     }
+
+    // A tool's question needs a capability the request did not declare:
+    // the protocol's own error, naming it, with HTTP 400.
+    let (ask, headers) = request_2026(
+        10,
+        "tools/call",
+        json!({"name": "summarize", "arguments": {"text": "a day"}}),
+    );
+    let answer = client.post(&ask, &headers).await;
+    assert_eq!(answer.status, StatusCode::BAD_REQUEST);
+    let (error, _) = response(V, &answer, 10);
+    assert_valid(V, "JSONRPCErrorResponse", &error);
+    assert_eq!(error["error"]["code"], -32021, "{error}");
+    assert_eq!(
+        error["error"]["data"]["requiredCapabilities"],
+        json!({"sampling": {}})
+    );
+
+    // A question of a client that declared the capability goes back in the
+    // call's answer; the call made again with the answer completes.
+    let (mut ask, headers) = request_2026(
+        11,
+        "tools/call",
+        json!({"name": "confirm", "arguments": {"what": "go"}}),
+    );
+    ask["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"] =
+        json!({"elicitation": {}});
+    let answer = client.post(&ask, &headers).await;
+    let (first, _) = response(V, &answer, 11);
+    assert_valid(V, "InputRequiredResult", &first["result"]);
+    assert_eq!(first["result"]["resultType"], "input_required", "{first}");
+    let question = &first["result"]["inputRequests"]["elicitation_0"];
+    assert_eq!(question["method"], "elicitation/create", "{first}");
+    assert_eq!(question["params"]["message"], "Really go?");
+    let state = first["result"]["requestState"].clone();
+    ask["id"] = json!(12);
+    ask["params"]["inputResponses"] =
+        json!({"elicitation_0": {"action": "accept", "content": {"sure": true}}});
+    ask["params"]["requestState"] = state;
+    let answer = client.post(&ask, &headers).await;
+    let (second, _) = response(V, &answer, 12);
+    assert_valid(V, "CallToolResult", &second["result"]);
+    assert_eq!(
+        second["result"]["content"][0]["text"],
+        r#"accept: {"sure":true}"#
+    );
+    // A state this server did not write is refused.
+    ask["id"] = json!(13);
+    ask["params"]["requestState"] = json!("forged");
+    let answer = client.post(&ask, &headers).await;
+    let (forged, _) = response(V, &answer, 13);
+    assert_eq!(forged["error"]["code"], -32602, "{forged}");
+
+    // Log messages only at or above the level the request names, and none
+    // when it names none.
+    let (quiet, headers) =
+        request_2026(8, "tools/call", json!({"name": "chatty", "arguments": {}}));
+    let answer = client.post(&quiet, &headers).await;
+    let (result, notifications) = response(V, &answer, 8);
+    assert_eq!(result["result"]["content"][0]["text"], "chatted");
+    assert_eq!(notifications, Vec::<Value>::new());
+    let (mut loud, headers) =
+        request_2026(9, "tools/call", json!({"name": "chatty", "arguments": {}}));
+    loud["params"]["_meta"]["io.modelcontextprotocol/logLevel"] = json!("info");
+    let answer = client.post(&loud, &headers).await;
+    let (_, notifications) = response(V, &answer, 9);
+    let levels: Vec<&Value> = notifications
+        .iter()
+        .inspect(|notification| assert_valid(V, "LoggingMessageNotification", notification))
+        .map(|notification| &notification["params"]["level"])
+        .collect();
+    assert_eq!(levels, [&json!("info"), &json!("error")]);
+}
+
+/// One event of an event stream: its id, and its data when there is some.
+struct Event {
+    id: Option<String>,
+    data: Option<Value>,
+}
+
+/// Reads events from `response` until `done` says to stop, or the stream
+/// ends (then `None`).
+async fn read_events(
+    response: &mut reqwest::Response,
+    mut done: impl FnMut(&Event) -> bool,
+) -> Option<Vec<Event>> {
+    let mut events = Vec::new();
+    let mut pending = String::new();
+    let mut event = Event {
+        id: None,
+        data: None,
+    };
+    loop {
+        let chunk = tokio::time::timeout(Duration::from_secs(10), response.chunk())
+            .await
+            .expect("an event within 10 s")
+            .expect("a readable stream")?;
+        pending.push_str(std::str::from_utf8(&chunk).expect("UTF-8"));
+        while let Some(end) = pending.find('\n') {
+            let line = pending[..end].trim_end_matches('\r').to_owned();
+            pending.drain(..=end);
+            if line.is_empty() {
+                let finished = std::mem::replace(
+                    &mut event,
+                    Event {
+                        id: None,
+                        data: None,
+                    },
+                );
+                let stop = done(&finished);
+                events.push(finished);
+                if stop {
+                    return Some(events);
+                }
+            } else if let Some(id) = line.strip_prefix("id:") {
+                event.id = Some(id.trim().to_owned());
+            } else if let Some(data) = line.strip_prefix("data:") {
+                let data = data.trim();
+                if !data.is_empty() {
+                    event.data =
+                        Some(serde_json::from_str(data).unwrap_or_else(|e| panic!("{e}: {data}")));
+                }
+            }
+        }
+    }
+}
+
+/// A 2025-11-25 client whose call's event stream breaks reconnects with
+/// `Last-Event-ID` and receives the rest of the call: the events it missed
+/// and the result.
+async fn resume(server: &HttpServer) {
+    const V: Revision = Revision::V2025_11_25;
+    let mut client = Client::new(&server.url);
+    let init = client.post(&initialize_2025(), &[]).await;
+    let session = init.headers["mcp-session-id"]
+        .to_str()
+        .expect("text")
+        .to_owned();
+    client.headers = vec![
+        ("Mcp-Session-Id", session.clone()),
+        ("MCP-Protocol-Version", "2025-11-25".to_owned()),
+    ];
+    client
+        .post(
+            &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+            &[],
+        )
+        .await;
+
+    let call = json!({
+        "jsonrpc": "2.0", "id": 7, "method": "tools/call",
+        "params": {"name": "count", "arguments": {"to": 5}, "_meta": {"progressToken": "resume-7"}}
+    });
+    let mut response = client
+        .request(call.to_string(), &[])
+        .send()
+        .await
+        .expect("the server answers");
+    // The first event with an id (the priming event, or the first report),
+    // then the connection drops.
+    let first = read_events(&mut response, |event| event.id.is_some())
+        .await
+        .expect("an event with an id");
+    let last_id = first
+        .last()
+        .and_then(|event| event.id.clone())
+        .expect("an id");
+    drop(response);
+
+    let mut resumed = client
+        .http
+        .get(&client.url)
+        .header("Accept", "text/event-stream")
+        .header("Mcp-Session-Id", &session)
+        .header("MCP-Protocol-Version", "2025-11-25")
+        .header("Last-Event-ID", &last_id)
+        .send()
+        .await
+        .expect("the server answers");
+    assert_eq!(resumed.status(), StatusCode::OK);
+    let rest = read_events(&mut resumed, |event| {
+        event
+            .data
+            .as_ref()
+            .is_some_and(|data| data.get("id") == Some(&json!(7)))
+    })
+    .await
+    .expect("the result after resuming");
+    let messages: Vec<&Value> = rest
+        .iter()
+        .filter_map(|event| event.data.as_ref())
+        .collect();
+    let result = messages.last().expect("the result");
+    assert_valid(V, "CallToolResult", &result["result"]);
+    assert_eq!(result["result"]["content"][0]["text"], "counted to 5");
+    // Nothing is told twice: the reports after the one seen, in order.
+    let seen_before: Vec<&Value> = first
+        .iter()
+        .filter_map(|event| event.data.as_ref())
+        .collect();
+    let progress: Vec<f64> = seen_before
+        .iter()
+        .chain(&messages)
+        .filter(|message| message["method"] == "notifications/progress")
+        .map(|message| message["params"]["progress"].as_f64().expect("a number"))
+        .collect();
+    assert!(
+        progress.windows(2).all(|pair| pair[0] < pair[1]),
+        "{progress:?}"
+    );
 }
 
 /// A client that goes away mid-call cancels the call.
@@ -398,6 +608,20 @@ async fn malformed(server: &HttpServer) {
     assert_valid(V, "JSONRPCErrorResponse", &error);
     assert_eq!(error["error"]["code"], -32602, "{error}");
 
+    // A method 2026-07-28 removed is unknown there, whatever its params.
+    for (id, method) in [
+        (9, "logging/setLevel"),
+        (10, "initialize"),
+        (11, "resources/subscribe"),
+    ] {
+        let (request, headers) = request_2026(id, method, json!({}));
+        let answer = client.post(&request, &headers).await;
+        assert_eq!(answer.status, StatusCode::NOT_FOUND, "{method}");
+        let (error, _) = response(V, &answer, id);
+        assert_valid(V, "JSONRPCErrorResponse", &error);
+        assert_eq!(error["error"]["code"], -32601, "{error}");
+    }
+
     let (request, headers) = request_2026(8, "tools/list", json!({}));
     let answer = client.post(&request, &headers).await;
     let (list, _) = response(V, &answer, 8);
@@ -473,6 +697,7 @@ fn main() {
     runtime.block_on(async {
         let server = HttpServer::start_with(false, &[("TOOLKIT_MCP_TEST_MAX_BYTES", "65536")]);
         with_session(&server).await;
+        resume(&server).await;
         stateless(&server).await;
         disconnect(&server).await;
         too_large(&server).await;

@@ -1,10 +1,11 @@
-//! The MCP Inspector's command line (`@modelcontextprotocol/inspector-cli`
-//! from npm) against our server over stdio and over Streamable HTTP: a
-//! second official client.
+//! The MCP Inspector's command line (`@modelcontextprotocol/inspector` 2.x
+//! from npm, in `--cli` mode) against our server over stdio and over
+//! Streamable HTTP: a second official client.
 //!
 //! The test binary is its own server (see `support`). The Inspector comes
-//! from `TOOLKIT_NODE_MODULES` (`scripts/test` installs it); the test fails
-//! when it is missing, unless `TOOLKIT_SKIP_MCP_TESTS=1`.
+//! from `TOOLKIT_NODE_MODULES` and runs on the Node 22 of `TOOLKIT_NODE22`
+//! (`scripts/test` installs both); the test fails when they are missing,
+//! unless `TOOLKIT_SKIP_MCP_TESTS=1`.
 
 mod support;
 
@@ -27,12 +28,15 @@ fn inspect(target: Target<'_>, arguments: &[&str]) -> (bool, String, String) {
     let modules = std::env::var("TOOLKIT_NODE_MODULES").unwrap_or_else(|_| {
         panic!("TOOLKIT_NODE_MODULES is not set: run scripts/test, which installs the Inspector, or set TOOLKIT_SKIP_MCP_TESTS=1")
     });
-    let build = PathBuf::from(modules).join("@modelcontextprotocol/inspector-cli/build");
+    // Inspector 2.x needs Node 22 or newer; the machine's own may be older.
+    let node = std::env::var("TOOLKIT_NODE22").unwrap_or_else(|_| {
+        panic!("TOOLKIT_NODE22 is not set: run scripts/test, which installs Node 22, or set TOOLKIT_SKIP_MCP_TESTS=1")
+    });
+    let launcher = PathBuf::from(modules)
+        .join("@modelcontextprotocol/inspector/clients/launcher/build/index.js");
     let me = std::env::current_exe().expect("the test's own path");
-    // Run from its own folder: version 1.0.3 looks for its package.json
-    // relative to the working directory.
-    let mut command = Command::new("node");
-    command.current_dir(&build).arg("cli.js").arg("--cli");
+    let mut command = Command::new(node);
+    command.arg(launcher).arg("--cli");
     match target {
         Target::Stdio => {
             command.arg("-e").arg("TOOLKIT_MCP_TEST_SERVE=1").arg(&me);
@@ -107,11 +111,16 @@ fn check(target: Target<'_>) {
     assert_eq!(image["content"][1]["type"], "image");
     assert_eq!(image["content"][1]["mimeType"], "image/png");
 
+    // Inspector 2.x prints the result, and exits non-zero naming it an
+    // error result.
     let (ok, stdout, stderr) = inspect(target, &["--method", "tools/call", "--tool-name", "fail"]);
-    assert!(ok, "{stderr}");
+    assert!(!ok, "a failing tool makes the Inspector fail: {stdout}");
+    assert!(stderr.contains("tool_is_error"), "{stderr}");
     assert_eq!(json_of(&stdout)["isError"], true);
 
+    // Inspector 2.x looks the tool up in the list before calling it (our
+    // `-32602` for an unknown tool is checked by the wire tests).
     let (ok, stdout, stderr) = inspect(target, &["--method", "tools/call", "--tool-name", "nope"]);
     assert!(!ok, "an unknown tool is an error: {stdout}");
-    assert!(stderr.contains("-32602"), "{stderr}");
+    assert!(stderr.contains("tool_not_found"), "{stderr}");
 }

@@ -12,7 +12,7 @@ import json
 import sys
 
 import anyio
-from mcp import ClientSession, MCPError, StdioServerParameters, stdio_client
+from mcp import ClientSession, MCPError, StdioServerParameters, stdio_client, types
 from mcp.client.streamable_http import streamable_http_client
 
 
@@ -65,6 +65,49 @@ async def main(mode, target):
                 while not any("list_changed" in n for n in seen["notifications"]):
                     await anyio.sleep(0.05)
             seen["tools_after"] = [tool.name for tool in (await session.list_tools()).tools]
+            # Without the capabilities, a tool's questions are refused.
+            seen["confirm_refused"] = dump(await session.call_tool("confirm", {"what": "go"}))
+            seen["summarize_refused"] = dump(await session.call_tool("summarize", {"text": "x"}))
+
+    # A client that answers questions, and hears log messages.
+    asked = {"elicit": [], "sample": [], "logs": []}
+
+    async def on_elicit(context, params):
+        asked["elicit"].append(dump(params))
+        return types.ElicitResult(action="accept", content={"sure": True})
+
+    async def on_sample(context, params):
+        asked["sample"].append(dump(params))
+        return types.CreateMessageResult(
+            role="assistant",
+            content=types.TextContent(type="text", text="all is well"),
+            model="tiny-model",
+            stop_reason="endTurn",
+        )
+
+    async def on_log(params):
+        asked["logs"].append(dump(params))
+
+    async with transport(mode, target) as streams:
+        read, write = streams[0], streams[1]
+        async with ClientSession(
+            read,
+            write,
+            sampling_callback=on_sample,
+            elicitation_callback=on_elicit,
+            logging_callback=on_log,
+        ) as session:
+            await session.initialize()
+            seen["confirm"] = dump(await session.call_tool("confirm", {"what": "go"}))
+            seen["summarize"] = dump(await session.call_tool("summarize", {"text": "a long day"}))
+            seen["chatty"] = dump(await session.call_tool("chatty", {}))
+            # Over HTTP the messages travel on the session's own event
+            # stream (rmcp routes only progress to the call's), and may
+            # arrive after the result.
+            with anyio.fail_after(5):
+                while len(asked["logs"]) < 3:
+                    await anyio.sleep(0.05)
+    seen["asked"] = asked
     print(json.dumps(seen))
 
 

@@ -119,4 +119,50 @@ fn check(seen: &Value) {
         .filter(|n| *n != "fail")
         .collect();
     assert_eq!(after, expected);
+
+    // A client without the capabilities: the tool's question is refused,
+    // naming what is missing.
+    for (tool, capability) in [("confirm", "elicitation"), ("summarize", "sampling")] {
+        let refused = &seen[format!("{tool}_refused")];
+        assert_eq!(refused["isError"], true, "{seen}");
+        let text = refused["content"][0]["text"].as_str().unwrap_or_default();
+        assert!(text.contains(&format!("`{capability}`")), "{text}");
+    }
+    // A client with them: the questions arrive as asked, the answers reach
+    // the tools.
+    let asked = &seen["asked"];
+    assert_eq!(asked["elicit"][0]["message"], "Really go?", "{seen}");
+    assert_eq!(
+        asked["elicit"][0]["requestedSchema"]["properties"]["sure"]["type"],
+        "boolean"
+    );
+    assert_eq!(
+        seen["confirm"]["content"][0]["text"],
+        "accept: {\"sure\":true}"
+    );
+    let sampled = &asked["sample"][0];
+    assert_eq!(sampled["maxTokens"], 50, "{seen}");
+    assert_eq!(sampled["systemPrompt"], "You summarize in one line.");
+    assert_eq!(
+        sampled["messages"][0]["content"]["text"],
+        "Summarize: a long day"
+    );
+    assert_eq!(
+        seen["summarize"]["content"][0]["text"],
+        "tiny-model said: all is well"
+    );
+    // Log messages: every level, as the client set none.
+    let levels: Vec<&Value> = asked["logs"]
+        .as_array()
+        .expect("log messages")
+        .iter()
+        .map(|log| &log["level"])
+        .collect();
+    assert_eq!(
+        levels,
+        [&json!("debug"), &json!("info"), &json!("error")],
+        "{seen}"
+    );
+    assert_eq!(asked["logs"][0]["logger"], "chatty");
+    assert_eq!(asked["logs"][0]["data"], "looking around");
 }

@@ -93,7 +93,11 @@ impl Server {
     /// The response to request `id`, skipping notifications (checked too).
     fn response(&mut self, id: i64) -> Value {
         loop {
-            let message = self.read();
+            let message = self
+                .lines
+                .recv_timeout(Duration::from_secs(10))
+                .unwrap_or_else(|_| panic!("no answer to request {id} within 10 s"));
+            assert_valid("JSONRPCMessage", &message);
             if message.get("id") == Some(&json!(id)) {
                 return message;
             }
@@ -102,7 +106,9 @@ impl Server {
                 "an answer to another request: {message}"
             );
             assert_valid("ServerNotification", &message);
-            if message["method"] == "notifications/tools/list_changed" {
+            if message["method"] == "notifications/tools/list_changed"
+                || message["method"] == "notifications/resources/updated"
+            {
                 self.skipped.push_back(message);
             }
         }
@@ -132,6 +138,131 @@ impl Drop for Server {
     }
 }
 
+/// Resources, templates, subscriptions and prompts, every answer valid by
+/// the schema.
+fn resources_and_prompts(server: &mut Server) {
+    let list = server.request(60, "resources/list", json!({}));
+    assert_valid("ListResourcesResult", &list["result"]);
+    let uris: Vec<&Value> = list["result"]["resources"]
+        .as_array()
+        .expect("resources")
+        .iter()
+        .map(|resource| &resource["uri"])
+        .collect();
+    assert_eq!(
+        uris,
+        [
+            &json!("notes://readme"),
+            &json!("notes://pixel"),
+            &json!("notes://broken")
+        ]
+    );
+    assert_eq!(list["result"]["resources"][0]["mimeType"], "text/markdown");
+    assert_eq!(
+        list["result"]["resources"][0]["description"],
+        "How the notes are kept."
+    );
+    let templates = server.request(61, "resources/templates/list", json!({}));
+    assert_valid("ListResourceTemplatesResult", &templates["result"]);
+    assert_eq!(
+        templates["result"]["resourceTemplates"][0]["uriTemplate"],
+        "notes://day/{day}"
+    );
+
+    let readme = server.request(62, "resources/read", json!({"uri": "notes://readme"}));
+    assert_valid("ReadResourceResult", &readme["result"]);
+    assert_eq!(
+        readme["result"]["contents"],
+        json!([{"uri": "notes://readme", "text": "# Notes", "mimeType": "text/markdown"}])
+    );
+    let pixel = server.request(63, "resources/read", json!({"uri": "notes://pixel"}));
+    assert_valid("ReadResourceResult", &pixel["result"]);
+    assert_eq!(pixel["result"]["contents"][0]["blob"], "AQID");
+    let day = server.request(64, "resources/read", json!({"uri": "notes://day/monday"}));
+    assert_valid("ReadResourceResult", &day["result"]);
+    assert_eq!(
+        day["result"]["contents"][0]["text"],
+        "Nothing happened on monday."
+    );
+    assert_eq!(day["result"]["contents"][0]["uri"], "notes://day/monday");
+    // A URI no resource or template has: the resource-not-found error of
+    // 2025-11-25, naming it; a reader that fails: an internal error.
+    let unknown = server.request(65, "resources/read", json!({"uri": "notes://day/a/b"}));
+    assert_valid("JSONRPCErrorResponse", &unknown);
+    assert_eq!(unknown["error"]["code"], -32002, "{unknown}");
+    assert_eq!(unknown["error"]["data"]["uri"], "notes://day/a/b");
+    let broken = server.request(66, "resources/read", json!({"uri": "notes://broken"}));
+    assert_eq!(broken["error"]["code"], -32603, "{broken}");
+    assert!(
+        broken["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("the disk is full")),
+        "{broken}"
+    );
+
+    // A subscribed resource's change is announced.
+    let subscribed = server.request(67, "resources/subscribe", json!({"uri": "notes://readme"}));
+    assert_eq!(subscribed["result"], json!({}), "{subscribed}");
+    let touched = server.call(68, "touch", json!({"uri": "notes://readme"}));
+    assert_eq!(touched["content"][0]["text"], "touched notes://readme");
+    let updated = server.next();
+    assert_valid("ResourceUpdatedNotification", &updated);
+    assert_eq!(updated["params"]["uri"], "notes://readme");
+    let unsubscribed = server.request(
+        69,
+        "resources/unsubscribe",
+        json!({"uri": "notes://readme"}),
+    );
+    assert_eq!(unsubscribed["result"], json!({}), "{unsubscribed}");
+
+    let prompts = server.request(70, "prompts/list", json!({}));
+    assert_valid("ListPromptsResult", &prompts["result"]);
+    assert_eq!(
+        prompts["result"]["prompts"][0],
+        json!({"name": "greet", "title": "Greeting", "description": "Asks for a greeting.", "arguments": [
+            {"name": "name", "required": true, "description": "Who to greet."},
+            {"name": "mood", "required": false, "description": "How they feel."}
+        ]})
+    );
+    let greet = server.request(
+        71,
+        "prompts/get",
+        json!({"name": "greet", "arguments": {"name": "Ada", "mood": "glad"}}),
+    );
+    assert_valid("GetPromptResult", &greet["result"]);
+    assert_eq!(
+        greet["result"]["messages"],
+        json!([{"role": "user", "content": {"type": "text", "text": "Greet Ada, who is glad."}}])
+    );
+    let missing = server.request(
+        72,
+        "prompts/get",
+        json!({"name": "greet", "arguments": {"mood": "glad"}}),
+    );
+    assert_eq!(missing["error"]["code"], -32602, "{missing}");
+    assert!(
+        missing["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("`name`")),
+        "{missing}"
+    );
+    let not_text = server.request(
+        73,
+        "prompts/get",
+        json!({"name": "greet", "arguments": {"name": 5}}),
+    );
+    assert_eq!(not_text["error"]["code"], -32602, "{not_text}");
+    let unknown = server.request(74, "prompts/get", json!({"name": "nope"}));
+    assert_eq!(unknown["error"]["code"], -32602, "{unknown}");
+    let look = server.request(75, "prompts/get", json!({"name": "look"}));
+    assert_valid("GetPromptResult", &look["result"]);
+    let messages = &look["result"]["messages"];
+    assert_eq!(messages[0]["content"]["type"], "image");
+    assert_eq!(messages[0]["content"]["mimeType"], "image/png");
+    assert_eq!(messages[1]["content"]["resource"]["uri"], "notes://readme");
+    assert_eq!(messages[2]["role"], "assistant");
+}
+
 fn main() {
     if support::serve_if_asked() {
         return;
@@ -150,6 +281,12 @@ fn main() {
     assert_valid("JSONRPCResultResponse", &init);
     assert_valid("InitializeResult", &init["result"]);
     assert_eq!(init["result"]["protocolVersion"], "2025-11-25");
+    // Logging always; resources (with subscriptions) and prompts since the
+    // server offers some.
+    let capabilities = &init["result"]["capabilities"];
+    assert_eq!(capabilities["logging"], json!({}));
+    assert_eq!(capabilities["resources"]["subscribe"], true);
+    assert!(capabilities["prompts"].is_object(), "{capabilities}");
     server.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
 
     let list = server.request(2, "tools/list", json!({}));
@@ -244,6 +381,40 @@ fn main() {
     // Without a token, no notification.
     let quiet = server.call(51, "count", json!({"to": 2}));
     assert_eq!(quiet["content"][0]["text"], "counted to 2");
+
+    // Log messages: every level until the client sets one, then those at
+    // or above it, each before the result and named for the tool.
+    let heard = |server: &mut Server, id: i64| {
+        server.send(&json!({
+            "jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": "chatty", "arguments": {}}
+        }));
+        let mut levels = Vec::new();
+        loop {
+            let message = server.next();
+            if message.get("id") == Some(&json!(id)) {
+                assert_eq!(message["result"]["content"][0]["text"], "chatted");
+                return levels;
+            }
+            assert_valid("LoggingMessageNotification", &message);
+            assert_eq!(message["params"]["logger"], "chatty");
+            levels.push(
+                message["params"]["level"]
+                    .as_str()
+                    .expect("a level")
+                    .to_owned(),
+            );
+        }
+    };
+    assert_eq!(heard(&mut server, 52), ["debug", "info", "error"]);
+    let set = server.request(53, "logging/setLevel", json!({"level": "info"}));
+    assert_valid("JSONRPCResultResponse", &set);
+    assert_eq!(set["result"], json!({}));
+    assert_eq!(heard(&mut server, 54), ["info", "error"]);
+    let bad = server.request(55, "logging/setLevel", json!({"level": "loud"}));
+    assert_eq!(bad["error"]["code"], -32602, "{bad}");
+
+    resources_and_prompts(&mut server);
 
     // Cancellation reaches the tool.
     server.send(&json!({

@@ -7,7 +7,9 @@ use std::time::Duration;
 
 use futures_util::StreamExt;
 use futures_util::stream::FuturesUnordered;
-use toolkit_core::{Cancellation, Registry, RunState, ToolCall, ToolCallResult, ToolResult};
+use toolkit_core::{
+    CallHost, Cancellation, Registry, RunState, ToolCall, ToolCallResult, ToolResult,
+};
 
 use super::outcome::{RunError, StopReason};
 use super::run::{Driver, Settled};
@@ -192,6 +194,7 @@ impl<M: Model> Driver<'_, M> {
             }
         }
         let state = self.session.state.clone();
+        let host = self.agent.host.clone();
         let max_at_once = self.agent.limits.max_concurrent_calls.max(1);
         let mut queue: Vec<Runnable> = runnable;
         queue.reverse();
@@ -210,7 +213,12 @@ impl<M: Model> Driver<'_, M> {
                 }
                 let r = queue.remove(position);
                 *running_per_tool.entry(r.tool.clone()).or_insert(0) += 1;
-                running.push(run_one(state.clone(), self.cancellation.clone(), r));
+                running.push(run_one(
+                    state.clone(),
+                    host.clone(),
+                    self.cancellation.clone(),
+                    r,
+                ));
             }
             let Some((r, result)) = running.next().await else {
                 break;
@@ -359,6 +367,7 @@ struct Runnable {
 /// raises the call's own signal, so its work stops too.
 async fn run_one(
     state: RunState,
+    host: Option<CallHost>,
     run_cancellation: Cancellation,
     runnable: Runnable,
 ) -> (Runnable, ToolResult) {
@@ -369,8 +378,19 @@ async fn run_one(
             None => std::future::pending().await,
         }
     };
+    let call = async {
+        match &host {
+            Some(host) => {
+                runnable
+                    .registry
+                    .run_hosted_in(&runnable.call, &own, host, &state)
+                    .await
+            }
+            None => runnable.registry.run_in(&runnable.call, &own, &state).await,
+        }
+    };
     let result = tokio::select! {
-        outcome = runnable.registry.run_in(&runnable.call, &own, &state) => outcome.result,
+        outcome = call => outcome.result,
         () = expired => {
             own.cancel();
             let seconds = runnable.timeout.unwrap_or_default().as_secs_f64();

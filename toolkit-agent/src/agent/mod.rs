@@ -13,7 +13,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use futures_util::future::BoxFuture;
-use toolkit_core::{OutputBudget, Registry};
+use toolkit_core::{CallHost, OutputBudget, Registry};
 
 use self::approval::{Approval, ApprovalRules};
 pub use self::limits::{Limits, ToolLimits};
@@ -67,6 +67,7 @@ pub struct Agent<M> {
     store: Option<Arc<dyn SessionStore>>,
     settings: Option<Settings>,
     strict: Option<bool>,
+    host: Option<CallHost>,
 }
 
 impl<M> fmt::Debug for Agent<M> {
@@ -138,6 +139,7 @@ impl<M: Model> Agent<M> {
             store: None,
             settings: None,
             strict: None,
+            host: None,
         }
     }
 
@@ -336,6 +338,18 @@ impl<M: Model> AgentBuilder<M> {
     /// dialect (see [`Settings`]).
     pub fn settings(mut self, settings: Settings) -> Self {
         self.agent.settings = Some(settings);
+        self
+    }
+
+    /// What the agent offers its tools' calls: where their
+    /// [progress reports](toolkit_core::CallContext::report_progress) and
+    /// [log messages](toolkit_core::CallContext::log) go, and who answers
+    /// their [questions](toolkit_core::CallContext::elicit) to the user or
+    /// the model. The same tool served over MCP asks the MCP client; run
+    /// by this agent, it asks this host. Without one, a question is an
+    /// error the tool sees, and log messages go nowhere.
+    pub fn call_host(mut self, host: CallHost) -> Self {
+        self.agent.host = Some(host);
         self
     }
 

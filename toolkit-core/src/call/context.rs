@@ -4,6 +4,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use super::cancellation::Cancellation;
+use super::host::CallHost;
 use super::state::{RunState, StateMap};
 use crate::name::{Name, NameRef};
 
@@ -38,6 +39,9 @@ pub struct CallContext {
     state: Arc<StateMap>,
     progress: Option<ProgressSink>,
     run: Option<RunState>,
+    /// What the host offers beyond progress: where [`log`](Self::log)
+    /// messages go, who answers [questions](Self::elicit) (`call/host.rs`).
+    pub(super) host: Option<CallHost>,
 }
 
 impl CallContext {
@@ -161,6 +165,7 @@ pub struct CallSite<'a> {
     state: &'a Arc<StateMap>,
     progress: Option<&'a ProgressSink>,
     run: Option<&'a RunState>,
+    pub(super) host: Option<&'a CallHost>,
 }
 
 impl<'a> CallSite<'a> {
@@ -179,6 +184,7 @@ impl<'a> CallSite<'a> {
             state,
             progress,
             run,
+            host: None,
         }
     }
 
@@ -196,6 +202,7 @@ impl<'a> CallSite<'a> {
             state: Arc::clone(self.state),
             progress: self.progress.cloned(),
             run: self.run.cloned(),
+            host: self.host.cloned(),
         }
     }
 

@@ -5,9 +5,12 @@
 //! here; this module knows nothing of either.
 
 pub(crate) mod arguments;
+pub(crate) mod ask;
 pub(crate) mod cancellation;
 pub(crate) mod context;
 pub(crate) mod error;
+pub(crate) mod host;
+pub(crate) mod log;
 pub(crate) mod state;
 
 use serde::Deserialize;

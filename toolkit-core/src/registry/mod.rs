@@ -18,6 +18,7 @@ use tokio::sync::watch;
 use self::builder::Checks;
 use self::drive::{Drive, join_all};
 use crate::call::context::{CallSite, ProgressSink};
+use crate::call::host::CallHost;
 use crate::call::state::{RunState, StateMap};
 use crate::hash::Fnv1a;
 use crate::{
@@ -82,6 +83,7 @@ struct Signals<'a> {
     cancellation: &'a Cancellation,
     progress: Option<&'a ProgressSink>,
     run: Option<&'a RunState>,
+    host: Option<&'a CallHost>,
 }
 
 impl<'a> Signals<'a> {
@@ -90,6 +92,7 @@ impl<'a> Signals<'a> {
             cancellation,
             progress: None,
             run: None,
+            host: None,
         }
     }
 }
@@ -307,17 +310,60 @@ impl Registry {
             .await
     }
 
-    /// [`run_reporting`](Self::run_reporting) as part of a run that gives
-    /// its own values (see [`run_in`](Self::run_in)).
-    pub async fn run_reporting_in(
+    /// [`run`](Self::run), with what the host offers the call: where the
+    /// tool's [progress reports](crate::CallContext::report_progress) and
+    /// [log messages](crate::CallContext::log) go, and who answers its
+    /// [questions](crate::CallContext::elicit).
+    ///
+    /// ```
+    /// use std::sync::{Arc, Mutex};
+    /// use toolkit_core::{CallContext, CallHost, Cancellation, LogLevel, LogSink, Registry, ToolCall, tool, tools};
+    ///
+    /// /// Cleans the cache.
+    /// #[tool]
+    /// async fn clean(#[tool(context)] call: CallContext) -> String {
+    ///     call.log(LogLevel::Info, "cleaning");
+    ///     "clean".to_owned()
+    /// }
+    ///
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// let registry = Registry::builder().tools(tools![clean]).build()?;
+    /// let heard = Arc::new(Mutex::new(Vec::new()));
+    /// let into = Arc::clone(&heard);
+    /// let host = CallHost::new().log(LogSink::new(move |message| into.lock().unwrap().push(message.message)));
+    /// let call = ToolCall::new("1", "clean", serde_json::json!({}));
+    /// registry.run_hosted(&call, &Cancellation::new(), &host).await;
+    /// assert_eq!(*heard.lock().unwrap(), ["cleaning"]);
+    /// # Ok::<(), toolkit_core::RegistryError>(())
+    /// # }).unwrap();
+    /// ```
+    pub async fn run_hosted(
         &self,
         call: &ToolCall,
         cancellation: &Cancellation,
-        progress: &ProgressSink,
+        host: &CallHost,
+    ) -> CallOutcome {
+        let signals = Signals {
+            progress: host.progress.as_ref(),
+            host: Some(host),
+            ..Signals::new(cancellation)
+        };
+        self.dispatch(&call.id, &call.name, call.arguments(), signals)
+            .await
+    }
+
+    /// [`run_hosted`](Self::run_hosted) as part of a run that gives its own
+    /// values (see [`run_in`](Self::run_in)).
+    pub async fn run_hosted_in(
+        &self,
+        call: &ToolCall,
+        cancellation: &Cancellation,
+        host: &CallHost,
         state: &RunState,
     ) -> CallOutcome {
         let signals = Signals {
-            progress: Some(progress),
+            progress: host.progress.as_ref(),
+            host: Some(host),
             run: Some(state),
             ..Signals::new(cancellation)
         };
@@ -463,7 +509,8 @@ impl Registry {
             &self.state,
             signals.progress,
             signals.run,
-        );
+        )
+        .with_host(signals.host);
         // Parsing the arguments may panic only in a user's Deserialize impl
         // or a run-time tool's handler; that is caught like a panic in the
         // tool itself.

@@ -5,14 +5,19 @@ use std::cmp::Ordering;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use rmcp::ClientHandler;
 use rmcp::model::{
-    ClientCapabilities, ClientConfig, Implementation, NumberOrString, ProgressNotificationParam,
-    ProgressToken,
+    ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, Implementation,
+    NumberOrString, ProgressNotificationParam, ProgressToken,
 };
-use rmcp::service::{NotificationContext, RoleClient};
+#[allow(deprecated)] // sampling: deprecated by SEP-2577, part of 2025-11-25
+use rmcp::model::{CreateMessageRequestParams, CreateMessageResult};
+use rmcp::service::{NotificationContext, RequestContext, RoleClient};
+use rmcp::{ClientHandler, ErrorData};
+use serde_json::json;
 use tokio::sync::Notify;
 use toolkit_core::CallContext;
+
+use super::questions::Questions;
 
 /// Shared by every connection to one server (a restart makes a new
 /// connection with the same handler).
@@ -20,6 +25,8 @@ use toolkit_core::CallContext;
 pub(crate) struct Handler {
     pub(crate) list_changed: Arc<Notify>,
     progress: Arc<Mutex<HashMap<String, Arc<Tracked>>>>,
+    /// Who answers the server's questions, when the host said.
+    questions: Option<Questions>,
 }
 
 /// A call whose progress is forwarded, with the last value forwarded.
@@ -34,6 +41,19 @@ struct Tracked {
 }
 
 impl Handler {
+    /// Who answers the server's questions, if anyone.
+    pub(crate) fn questions(&self) -> Option<&Questions> {
+        self.questions.as_ref()
+    }
+
+    /// A handler whose server's questions go to `questions`, when given.
+    pub(crate) fn answering(questions: Option<Questions>) -> Self {
+        Self {
+            questions,
+            ..Self::default()
+        }
+    }
+
     /// Sends the server's reports for `token` to `call` until the guard
     /// is dropped.
     pub(crate) fn track(&self, token: &ProgressToken, call: &CallContext) -> TrackGuard {
@@ -81,10 +101,42 @@ impl Drop for TrackGuard {
 
 impl ClientHandler for Handler {
     fn get_info(&self) -> ClientConfig {
+        // The server may ask only what the host can answer.
+        let capabilities = match &self.questions {
+            Some(_) => serde_json::from_value(json!({"elicitation": {"form": {}}, "sampling": {}}))
+                .unwrap_or_default(),
+            None => ClientCapabilities::default(),
+        };
         ClientConfig::new(
-            ClientCapabilities::default(),
+            capabilities,
             Implementation::new(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION")),
         )
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        match &self.questions {
+            Some(questions) => questions.elicit(request).await,
+            None => serde_json::from_value(json!({"action": "decline"}))
+                .map_err(|error| ErrorData::internal_error(error.to_string(), None)),
+        }
+    }
+
+    #[allow(deprecated)] // sampling: deprecated by SEP-2577, part of 2025-11-25
+    async fn create_message(
+        &self,
+        params: CreateMessageRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<CreateMessageResult, ErrorData> {
+        match &self.questions {
+            Some(questions) => questions.sample(params).await,
+            None => Err(ErrorData::method_not_found::<
+                rmcp::model::CreateMessageRequestMethod,
+            >()),
+        }
     }
 
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {

@@ -4,6 +4,7 @@ mod content;
 mod handler;
 mod http;
 mod names;
+mod questions;
 mod synced;
 
 use std::collections::{HashMap, HashSet};
@@ -27,7 +28,7 @@ use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use serde_json::Value;
 use tokio::sync::{Mutex, watch};
 use tokio_util::sync::CancellationToken;
-use toolkit_core::{CallContext, Registry, ToolDef, ToolResult};
+use toolkit_core::{Asker, CallContext, Registry, ToolDef, ToolResult};
 
 pub use self::content::{STRUCTURED_CONTENT, UNSHOWN_CONTENT};
 use self::handler::Handler;
@@ -101,6 +102,7 @@ pub struct McpClientBuilder {
     timeout: Option<Duration>,
     connect_timeout: Duration,
     stateless: bool,
+    asker: Option<questions::HostAsker>,
 }
 
 impl McpClientBuilder {
@@ -112,7 +114,39 @@ impl McpClientBuilder {
             timeout: None,
             connect_timeout: Duration::from_secs(60),
             stateless: false,
+            asker: None,
         }
+    }
+
+    /// Who answers the server's questions: its `elicitation/create`
+    /// requests (an answer that leaves out a field the schema gives a
+    /// `default` gets the default) and its `sampling/createMessage`
+    /// requests, each within the client's [`timeout`](Self::timeout) (five
+    /// minutes unless set). The client then declares the `elicitation` and
+    /// `sampling` capabilities; without an asker it declares neither, and
+    /// declines an elicitation a server sends anyway.
+    ///
+    /// ```no_run
+    /// use toolkit_core::{Asker, Asking, ElicitAction, ElicitRequest, Elicited};
+    /// use toolkit_mcp::McpClient;
+    ///
+    /// /// Accepts every question with the schema's defaults.
+    /// struct Defaults;
+    ///
+    /// impl Asker for Defaults {
+    ///     fn elicit(&self, _request: ElicitRequest) -> Asking<'_, Elicited> {
+    ///         Box::pin(async { Ok(Elicited { action: ElicitAction::Accept, content: None }) })
+    ///     }
+    /// }
+    ///
+    /// # async fn run() -> Result<(), toolkit_mcp::ClientError> {
+    /// let client = McpClient::http("forms", "http://127.0.0.1:8080/mcp").asker(Defaults).connect().await?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn asker(mut self, asker: impl Asker + 'static) -> Self {
+        self.asker = Some(questions::HostAsker(Arc::new(asker)));
+        self
     }
 
     /// Sets an environment variable of the server's process.
@@ -173,7 +207,10 @@ impl McpClientBuilder {
             timeout: self.timeout,
             connect_timeout: self.connect_timeout,
             stateless: self.stateless,
-            handler: Handler::default(),
+            handler: Handler::answering(self.asker.map(|asker| questions::Questions {
+                asker: asker.0,
+                within: self.timeout.unwrap_or(questions::DEFAULT_WITHIN),
+            })),
             live: Mutex::new(None),
             generations: AtomicU64::new(0),
             known: StdMutex::new(HashMap::new()),
@@ -358,6 +395,16 @@ impl fmt::Display for ClientError {
 impl std::error::Error for ClientError {}
 
 type Running = RunningService<RoleClient, Handler>;
+
+/// The most rounds of questions (multi-round input) a call takes.
+const MAX_ROUNDS: usize = 8;
+
+/// How a call's exchange ended: the server's answer, or questions the
+/// client could not answer.
+enum Round {
+    Done(Box<ServerResult>),
+    Unanswered(String),
+}
 
 /// A running connection, numbered so that a call which saw it fail drops
 /// that one and not a newer one another call opened meanwhile.
@@ -582,6 +629,7 @@ impl Shared {
     }
 
     /// Forwards one call.
+    #[allow(clippy::too_many_lines)]
     async fn call(&self, tool: &str, arguments: Value, call: &CallContext) -> ToolResult {
         let (peer, generation) = match self.peer().await {
             Ok(peer) => peer,
@@ -591,26 +639,53 @@ impl Shared {
         if let Value::Object(arguments) = arguments {
             params = params.with_arguments(arguments);
         }
-        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
         let exchange = async {
-            let handle = peer
-                .send_request_with_option(request, PeerRequestOptions::no_options())
-                .await?;
-            // rmcp gives every request a progress token of its own.
-            let tracking = call
-                .reports_progress()
-                .then(|| self.handler.track(&handle.progress_token, call));
-            let mut abandoned = Abandoned::new(&peer, handle.id.clone());
-            let answer = handle.await_response().await;
-            abandoned.disarm();
-            // Notifications are handled on tasks of their own: the last
-            // reports may still be on their way.
-            if tracking.is_some() {
-                for _ in 0..4 {
-                    tokio::task::yield_now().await;
+            // A server of 2026-07-28 may answer with questions (multi-round
+            // input): they are answered, and the call made again with the
+            // answers, a few rounds at most.
+            for _round in 0..MAX_ROUNDS {
+                let request = ClientRequest::CallToolRequest(CallToolRequest::new(params.clone()));
+                let handle = peer
+                    .send_request_with_option(request, PeerRequestOptions::no_options())
+                    .await?;
+                // rmcp gives every request a progress token of its own.
+                let tracking = call
+                    .reports_progress()
+                    .then(|| self.handler.track(&handle.progress_token, call));
+                let mut abandoned = Abandoned::new(&peer, handle.id.clone());
+                let answer = handle.await_response().await;
+                abandoned.disarm();
+                // Notifications are handled on tasks of their own: the last
+                // reports may still be on their way.
+                if tracking.is_some() {
+                    for _ in 0..4 {
+                        tokio::task::yield_now().await;
+                    }
+                }
+                let Ok(ServerResult::InputRequiredResult(questions)) = &answer else {
+                    return answer.map(|answer| Round::Done(Box::new(answer)));
+                };
+                let Some(asker) = self.handler.questions() else {
+                    return Ok(Round::Unanswered(
+                        "asked for input, and this client has no asker to answer it".to_owned(),
+                    ));
+                };
+                let requests = serde_json::to_value(&questions.input_requests)
+                    .ok()
+                    .and_then(|requests| requests.as_object().cloned())
+                    .unwrap_or_default();
+                match asker.fulfill(&requests).await {
+                    Ok(answers) => {
+                        params.input_responses =
+                            (!answers.is_empty()).then(|| answers.into_iter().collect());
+                        params.request_state = questions.request_state.clone();
+                    }
+                    Err(reason) => return Ok(Round::Unanswered(reason)),
                 }
             }
-            answer
+            Ok(Round::Unanswered(format!(
+                "asked for input {MAX_ROUNDS} times without answering"
+            )))
         };
         let limited = async {
             match self.timeout {
@@ -635,14 +710,19 @@ impl Shared {
             ));
         };
         match answer {
-            Ok(ServerResult::CallToolResult(result)) => match serde_json::to_value(&result) {
-                Ok(value) => content::to_result(&value),
-                Err(error) => ToolResult::error(format!("an unreadable result: {error}")),
+            Ok(Round::Unanswered(reason)) => {
+                ToolResult::error(format!("the MCP server `{}` {reason}", self.name))
+            }
+            Ok(Round::Done(answer)) => match *answer {
+                ServerResult::CallToolResult(result) => match serde_json::to_value(&result) {
+                    Ok(value) => content::to_result(&value),
+                    Err(error) => ToolResult::error(format!("an unreadable result: {error}")),
+                },
+                _ => ToolResult::error(format!(
+                    "the MCP server `{}` started a task, which this client does not follow",
+                    self.name
+                )),
             },
-            Ok(_) => ToolResult::error(format!(
-                "the MCP server `{}` asked for input or started a task, which this client does not support",
-                self.name
-            )),
             Err(rmcp::ServiceError::McpError(error)) => ToolResult::error(format!(
                 "the MCP server `{}` refused the call: {} (JSON-RPC error {})",
                 self.name, error.message, error.code.0

@@ -118,7 +118,7 @@ impl McpServer {
         let config = options.config(self.max_request_bytes);
         let limit = self.max_request_bytes;
         let service = StreamableHttpService::new(
-            move || Ok(self.clone()),
+            move || Ok(self.for_session()),
             Arc::new(LocalSessionManager::default()),
             config,
         );
@@ -189,8 +189,13 @@ async fn answer_malformed(
         if let Some(refusal) = refused_headers(&service, &parts).await {
             return refusal;
         }
+        let status = if malformed.is_unknown_method() {
+            StatusCode::NOT_FOUND
+        } else {
+            StatusCode::BAD_REQUEST
+        };
         return (
-            StatusCode::BAD_REQUEST,
+            status,
             [(header::CONTENT_TYPE, "application/json")],
             malformed.to_response().to_string(),
         )

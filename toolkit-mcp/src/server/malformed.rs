@@ -14,6 +14,18 @@ use serde_json::{Value, json};
 const PARSE_ERROR: i64 = -32700;
 const INVALID_REQUEST: i64 = -32600;
 const INVALID_PARAMS: i64 = -32602;
+const METHOD_NOT_FOUND: i64 = -32601;
+
+/// The methods revision 2026-07-28 removed (sessions, per-session logging
+/// and subscriptions): a request of that revision for one is of an unknown
+/// method, whatever its parameters.
+const REMOVED_IN_2026_07_28: &[&str] = &[
+    "initialize",
+    "ping",
+    "logging/setLevel",
+    "resources/subscribe",
+    "resources/unsubscribe",
+];
 
 /// A message that gets an error instead of an answer.
 #[derive(Debug)]
@@ -33,6 +45,12 @@ impl Malformed {
                 "Invalid request: the message is longer than the limit of {limit} bytes"
             ),
         }
+    }
+
+    /// Whether the method is unknown (HTTP 404), rather than the message
+    /// malformed (HTTP 400).
+    pub(crate) fn is_unknown_method(&self) -> bool {
+        self.code == METHOD_NOT_FOUND
     }
 
     /// The JSON-RPC error response.
@@ -77,6 +95,25 @@ pub(crate) fn read_message(text: &[u8]) -> Result<Option<RxJsonRpcMessage<RoleSe
         code,
         message,
     };
+    // A request of 2026-07-28 for a method that revision removed: its
+    // parameters do not matter.
+    let method = value
+        .get("method")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let revision = value
+        .pointer("/params/_meta/io.modelcontextprotocol~1protocolVersion")
+        .and_then(Value::as_str);
+    if request_like
+        && id.is_some()
+        && REMOVED_IN_2026_07_28.contains(&method)
+        && revision.is_some_and(|revision| revision >= "2026-07-28")
+    {
+        return Err(malformed(
+            METHOD_NOT_FOUND,
+            format!("Method not found: {method} (removed in 2026-07-28)"),
+        ));
+    }
     match serde_json::from_value(value) {
         Ok(message) => match standard_method_misread(&message) {
             Some(method) => Err(malformed(

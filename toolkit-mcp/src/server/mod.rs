@@ -1,9 +1,14 @@
 //! Serving a registry: the protocol handler, and the transports it runs on.
 
+mod asking;
 pub(crate) mod http;
 mod listing;
+mod logging;
 mod malformed;
 mod progress;
+pub(crate) mod prompts;
+pub(crate) mod resources;
+mod rounds;
 pub(crate) mod stdio;
 
 use std::fmt;
@@ -12,20 +17,32 @@ use std::time::Duration;
 
 use rmcp::ErrorData;
 use rmcp::handler::server::ServerHandler;
+#[allow(deprecated)] // logging: deprecated by SEP-2577, part of both revisions served
+use rmcp::model::SetLevelRequestParams;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, Implementation,
-    InitializeRequestParams, InitializeResult, ListToolsResult, PaginatedRequestParams,
-    ProtocolVersion, ResultType, ServerCapabilities, ServerConfig, SubscriptionFilter, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, GetPromptRequestParams,
+    GetPromptResponse, GetPromptResult, Implementation, InitializeRequestParams, InitializeResult,
+    ListPromptsRequestMethod, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+    ListToolsResult, PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams,
+    ReadResourceResponse, ReadResourceResult, ResultType, ServerCapabilities, ServerConfig,
+    SubscribeRequestMethod, SubscribeRequestParams, SubscriptionFilter, Tool,
+    UnsubscribeRequestMethod, UnsubscribeRequestParams,
 };
 use rmcp::service::{
     NotificationContext, Peer, RequestContext, RoleServer, ServiceExt, SubscriptionContext,
 };
-use serde_json::Value;
+use serde_json::{Value, json};
 use tokio::io::{AsyncBufRead, AsyncWrite};
 use toolkit_core::emit::{self, EmitOptions, McpRevision};
-use toolkit_core::{Cancellation, Registry, ToolCall, ToolCallResult, ToolListChanges};
+use toolkit_core::{
+    CallHost, Cancellation, LogLevel, Registry, ToolCall, ToolCallResult, ToolListChanges,
+};
 
 use self::listing::Listing;
+use self::prompts::{GetError, Prompt};
+use self::resources::{
+    ReadError, Resource, ResourceTemplate, ResourceUpdates, Resources, Subscriptions,
+};
 use crate::ServeError;
 
 /// An MCP server for a registry: an rmcp `ServerHandler`, which any rmcp
@@ -43,6 +60,15 @@ pub struct McpServer {
     /// Served over stateless HTTP: a client that opened with `initialize`
     /// has no session, so nothing can reach it between its requests.
     stateless: bool,
+    /// The log level the session's client set (`logging/setLevel`): one per
+    /// session, as [`for_session`](Self::for_session) makes a new one.
+    log_level: Arc<logging::SessionLevel>,
+    /// The resources offered besides the tools.
+    resources: Arc<Resources>,
+    /// The prompts offered, in the order added.
+    prompts: Arc<Vec<Prompt>>,
+    /// The resources the session's client subscribed to: one per session.
+    subscriptions: Arc<Subscriptions>,
 }
 
 /// The size limit of one request unless set: 4 MiB.
@@ -60,6 +86,20 @@ impl McpServer {
             )),
             max_request_bytes: DEFAULT_MAX_REQUEST_BYTES,
             stateless: false,
+            log_level: Arc::default(),
+            resources: Arc::default(),
+            prompts: Arc::default(),
+            subscriptions: Arc::default(),
+        }
+    }
+
+    /// A handler for one more session: the registry shared, the session's
+    /// own settings (its log level) new.
+    pub(crate) fn for_session(&self) -> Self {
+        Self {
+            log_level: Arc::default(),
+            subscriptions: Arc::default(),
+            ..self.clone()
         }
     }
 
@@ -88,6 +128,7 @@ impl McpServer {
     {
         let transport = stdio::LineTransport::new(input, output, self.max_request_bytes);
         let running = self
+            .for_session()
             .serve(transport)
             .await
             .map_err(|error| ServeError::new(error.to_string()))?;
@@ -104,9 +145,72 @@ impl McpServer {
         self
     }
 
+    /// Offers a resource at a fixed URI (`resources/list`, `resources/read`).
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use toolkit_core::Registry;
+    /// use toolkit_mcp::{McpServer, Prompt, PromptMessage, Resource, ResourceContents, ResourceTemplate};
+    ///
+    /// # fn main() -> Result<(), toolkit_core::RegistryError> {
+    /// let registry = Arc::new(Registry::builder().build()?);
+    /// let server = McpServer::new(registry)
+    ///     .with_resource(Resource::text("notes://readme", "readme", "text/markdown", "# Notes"))
+    ///     .with_resource_template(ResourceTemplate::new("notes://{day}", "day", |_uri, variables| async move {
+    ///         Ok(ResourceContents::text("text/plain", format!("The notes of {}.", variables["day"])))
+    ///     }))
+    ///     .with_prompt(Prompt::fixed("greet", [PromptMessage::user("Say hello.")]));
+    /// // Later, when `notes://readme` changes:
+    /// server.resource_updates().updated("notes://readme");
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn with_resource(mut self, resource: Resource) -> Self {
+        Arc::make_mut(&mut self.resources).add(resource);
+        self
+    }
+
+    /// Offers the resources whose URIs follow a template
+    /// (`resources/templates/list`, `resources/read`).
+    pub fn with_resource_template(mut self, template: ResourceTemplate) -> Self {
+        Arc::make_mut(&mut self.resources).add_template(template);
+        self
+    }
+
+    /// Offers a prompt (`prompts/list`, `prompts/get`); a prompt of the same
+    /// name replaces the one before.
+    pub fn with_prompt(mut self, prompt: Prompt) -> Self {
+        let prompts = Arc::make_mut(&mut self.prompts);
+        prompts.retain(|known| known.name() != prompt.name());
+        prompts.push(prompt);
+        self
+    }
+
+    /// Where to announce that a resource changed, to the clients subscribed
+    /// to it.
+    pub fn resource_updates(&self) -> ResourceUpdates {
+        self.resources.updates().clone()
+    }
+
     /// The registry served.
     pub fn registry(&self) -> &Arc<Registry> {
         &self.registry
+    }
+
+    /// The least severe log message a call's client wants, `None` for none:
+    /// a 2026-07-28 request names its level in `_meta` (no level, no
+    /// messages); a 2025-11-25 session's client may set one with
+    /// `logging/setLevel`, and hears every message until it does.
+    #[allow(deprecated)] // logging: deprecated by SEP-2577, part of both revisions
+    fn log_threshold(
+        &self,
+        revision: McpRevision,
+        context: &RequestContext<RoleServer>,
+    ) -> Option<LogLevel> {
+        match revision {
+            McpRevision::V2026_07_28 => context.meta.log_level().map(logging::from_rmcp),
+            _ => Some(self.log_level.get().unwrap_or(LogLevel::Debug)),
+        }
     }
 }
 
@@ -131,11 +235,19 @@ fn revision(version: Option<ProtocolVersion>) -> McpRevision {
 }
 
 impl ServerHandler for McpServer {
+    #[allow(deprecated)] // logging: deprecated by SEP-2577, part of both revisions served
     fn get_info(&self) -> ServerConfig {
-        let capabilities = ServerCapabilities::builder()
+        let mut capabilities = ServerCapabilities::builder()
+            .enable_logging()
             .enable_tools()
             .enable_tool_list_changed()
             .build();
+        if !self.resources.is_empty() {
+            capabilities.resources = serde_json::from_value(json!({"subscribe": true})).ok();
+        }
+        if !self.prompts.is_empty() {
+            capabilities.prompts = serde_json::from_value(json!({})).ok();
+        }
         ServerConfig::new(capabilities).with_server_info((*self.identity).clone())
     }
 
@@ -188,6 +300,15 @@ impl ServerHandler for McpServer {
             ));
         }
         let revision = revision(context.protocol_version());
+        // A 2026-07-28 call may be one more round of a call whose tool
+        // asked questions: the answers came with it.
+        let rounds = match revision {
+            McpRevision::V2026_07_28 => Some(Arc::new(rounds::Rounds::new(
+                request.input_responses,
+                request.request_state.as_deref(),
+            )?)),
+            _ => None,
+        };
         let arguments = Value::Object(request.arguments.unwrap_or_default());
         let call = ToolCall::new(context.id.to_string(), name, arguments);
         let cancellation = Cancellation::new();
@@ -195,17 +316,20 @@ impl ServerHandler for McpServer {
             .meta
             .get_progress_token()
             .map(|token| progress::Reporter::new(token, context.peer.clone()));
+        let logger = self
+            .log_threshold(revision, &context)
+            .map(|least| logging::Logger::new(least, call.name.clone(), context.peer.clone()));
+        let lacking = asking::Lacking::default();
+        let asker = asking::ClientAsker::new(&context, lacking.clone(), rounds.clone());
+        let mut host = CallHost::new().asker(asker);
+        if let Some(reporter) = &reporter {
+            host = host.progress(reporter.sink().clone());
+        }
+        if let Some(logger) = &logger {
+            host = host.log(logger.sink().clone());
+        }
         let outcome = {
-            let run = async {
-                match &reporter {
-                    Some(reporter) => {
-                        self.registry
-                            .run_reporting(&call, &cancellation, reporter.sink())
-                            .await
-                    }
-                    None => self.registry.run(&call, &cancellation).await,
-                }
-            };
+            let run = self.registry.run_hosted(&call, &cancellation, &host);
             tokio::pin!(run);
             tokio::select! {
                 outcome = &mut run => outcome,
@@ -223,6 +347,26 @@ impl ServerHandler for McpServer {
         if let Some(reporter) = reporter {
             reporter.finish().await;
         }
+        if let Some(logger) = logger {
+            logger.finish().await;
+        }
+        // Questions without answers go back to the client, whatever the
+        // tool made of their absence.
+        if let Some(input_required) = rounds.as_ref().and_then(|rounds| rounds.input_required()) {
+            let input_required = serde_json::from_value(input_required)
+                .map_err(|error| ErrorData::internal_error(error.to_string(), None))?;
+            return Ok(CallToolResponse::InputRequired(input_required));
+        }
+        // A 2026-07-28 call that failed for a capability its client did
+        // not declare says so in the protocol's own error, which names it.
+        if revision == McpRevision::V2026_07_28
+            && outcome.result.is_error()
+            && let Some(capability) = lacking.capability()
+        {
+            let required = serde_json::from_value(json!({capability: {}}))
+                .map_err(|error| ErrorData::internal_error(error.to_string(), None))?;
+            return Err(ErrorData::missing_required_client_capability(required));
+        }
         let turn = [ToolCallResult::new(call.id, call.name, outcome.result)];
         let options = EmitOptions::default().with_mcp_revision(revision);
         let emitted = emit::mcp(&turn, &options);
@@ -232,6 +376,137 @@ impl ServerHandler for McpServer {
         // rmcp strips it for clients of earlier revisions.
         result.result_type = Some(ResultType::COMPLETE);
         Ok(CallToolResponse::Complete(result))
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        from_wire(json!({"resources": self.resources.list()}))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        from_wire(json!({"resourceTemplates": self.resources.list_templates()}))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        match self.resources.read(&request.uri).await {
+            Ok(result) => {
+                from_wire::<ReadResourceResult>(result).map(ReadResourceResponse::Complete)
+            }
+            // 2026-07-28 (SEP-2164) names an unknown resource invalid
+            // params; 2025-11-25 has its own code for it.
+            Err(ReadError::NotFound) => {
+                let data = Some(json!({"uri": request.uri}));
+                let message = format!("resource not found: {}", request.uri);
+                Err(match revision(context.protocol_version()) {
+                    McpRevision::V2026_07_28 => ErrorData::invalid_params(message, data),
+                    _ => ErrorData::resource_not_found(message, data),
+                })
+            }
+            Err(ReadError::Failed(error)) => Err(ErrorData::internal_error(
+                format!("reading {} failed: {error}", request.uri),
+                None,
+            )),
+        }
+    }
+
+    #[allow(deprecated)] // resources/subscribe: 2025-11-25 only
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        if self.resources.is_empty() {
+            return Err(ErrorData::method_not_found::<SubscribeRequestMethod>());
+        }
+        self.subscriptions
+            .subscribe(request.uri, self.resources.updates(), context.peer);
+        Ok(())
+    }
+
+    #[allow(deprecated)] // resources/unsubscribe: 2025-11-25 only
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        if self.resources.is_empty() {
+            return Err(ErrorData::method_not_found::<UnsubscribeRequestMethod>());
+        }
+        self.subscriptions.unsubscribe(&request.uri);
+        Ok(())
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        // A server without prompts does not have the method (rmcp would
+        // answer an empty list, which the capabilities do not promise).
+        if self.prompts.is_empty() {
+            return Err(ErrorData::method_not_found::<ListPromptsRequestMethod>());
+        }
+        let prompts: Vec<Value> = self.prompts.iter().map(Prompt::to_wire).collect();
+        from_wire(json!({"prompts": prompts}))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        let Some(prompt) = self.prompts.iter().find(|p| p.name() == request.name) else {
+            return Err(ErrorData::invalid_params(
+                format!("unknown prompt: {}", request.name),
+                None,
+            ));
+        };
+        let mut arguments = std::collections::HashMap::new();
+        for (name, value) in request.arguments.unwrap_or_default() {
+            match value {
+                Value::String(text) => {
+                    arguments.insert(name, text);
+                }
+                other => {
+                    return Err(ErrorData::invalid_params(
+                        format!("the prompt's argument `{name}` must be a string, got {other}"),
+                        None,
+                    ));
+                }
+            }
+        }
+        match prompt.get(arguments).await {
+            Ok(result) => from_wire::<GetPromptResult>(result).map(GetPromptResponse::Complete),
+            Err(GetError::Missing(name)) => Err(ErrorData::invalid_params(
+                format!("the prompt `{}` needs the argument `{name}`", request.name),
+                None,
+            )),
+            Err(GetError::Failed(error)) => Err(ErrorData::internal_error(
+                format!("the prompt `{}` failed: {error}", request.name),
+                None,
+            )),
+        }
+    }
+
+    #[allow(deprecated)] // logging: deprecated by SEP-2577, part of 2025-11-25
+    async fn set_level(
+        &self,
+        request: SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.log_level.set(logging::from_rmcp(request.level));
+        Ok(())
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
@@ -283,4 +558,14 @@ async fn announce_changes(mut changes: ToolListChanges, peer: Peer<RoleServer>) 
             }
         }
     }
+}
+
+/// An rmcp result from the JSON MCP has for it: our values are written as
+/// the protocol has them, and rmcp reads them into its types. Every result
+/// is complete (2026-07-28 says so in `resultType`, which rmcp strips for
+/// clients of earlier revisions).
+fn from_wire<T: serde::de::DeserializeOwned>(mut value: Value) -> Result<T, ErrorData> {
+    value["resultType"] = json!("complete");
+    serde_json::from_value(value)
+        .map_err(|error| ErrorData::internal_error(error.to_string(), None))
 }

@@ -75,9 +75,18 @@ where
         writer.flush().await
     }
 
-    async fn answer_error(writer: &Mutex<W>, error: Malformed) -> io::Result<()> {
+    /// Writes the error answering a malformed line, on a task of its own:
+    /// rmcp drops the `receive` future whenever another of its events comes
+    /// first, and an answer written inside it would then be lost (or cut).
+    fn answer_error(writer: &Arc<Mutex<W>>, error: Malformed) -> io::Result<()> {
         let line = serde_json::to_vec(&error.to_response()).map_err(io::Error::other)?;
-        Self::write(writer, line).await
+        let writer = Arc::clone(writer);
+        tokio::spawn(async move {
+            // A client that stopped reading also closes our input: the next
+            // read ends the session.
+            let _ = Self::write(&writer, line).await;
+        });
+        Ok(())
     }
 
     /// The message on the line just read, or the error it deserves.
@@ -107,16 +116,14 @@ where
         loop {
             self.read_line().await.ok()??;
             if std::mem::take(&mut self.oversized) {
-                Self::answer_error(&self.writer, Malformed::too_large(self.limit))
-                    .await
-                    .ok()?;
+                Self::answer_error(&self.writer, Malformed::too_large(self.limit)).ok()?;
                 continue;
             }
             match self.parse() {
                 Ok(Some(message)) => return Some(message),
                 Ok(None) => {}
                 Err(error) => {
-                    Self::answer_error(&self.writer, error).await.ok()?;
+                    Self::answer_error(&self.writer, error).ok()?;
                 }
             }
         }

@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use toolkit_core::{Block, CallContext, Image, Json, Registry, ToolResult, tool, tools};
+use toolkit_core::{Block, CallContext, Image, Json, LogLevel, Registry, ToolResult, tool, tools};
 
 /// Adds two numbers.
 #[tool(read_only, idempotent)]
@@ -128,8 +128,66 @@ fn crash() -> String {
     std::process::exit(3)
 }
 
+/// Logs one message at `debug`, one at `info` and one at `error`.
+#[tool]
+fn chatty(#[tool(context)] call: CallContext) -> String {
+    call.log(LogLevel::Debug, "looking around");
+    call.log(LogLevel::Info, "found three things");
+    call.log(LogLevel::Error, "one of them is broken");
+    "chatted".to_owned()
+}
+
+/// Where `touch` announces resource changes.
+static UPDATES: OnceLock<toolkit_mcp::ResourceUpdates> = OnceLock::new();
+
+/// Says the resource changed, to the clients subscribed to it.
+#[tool]
+fn touch(
+    /// The resource's URI.
+    uri: String,
+) -> String {
+    UPDATES.get().expect("set before serving").updated(&uri);
+    format!("touched {uri}")
+}
+
+/// Asks the user to confirm, and says what they answered.
+#[tool]
+async fn confirm(
+    /// What to confirm.
+    what: String,
+    #[tool(context)] call: CallContext,
+) -> Result<String, String> {
+    let schema = serde_json::json!({
+        "type": "object",
+        "properties": {"sure": {"type": "boolean", "description": "Whether to go on."}},
+        "required": ["sure"]
+    });
+    let answer = call
+        .elicit(format!("Really {what}?"), schema, Duration::from_secs(10))
+        .await
+        .map_err(|error| error.to_string())?;
+    let content = answer.content.unwrap_or_default();
+    Ok(format!("{}: {content}", answer.action))
+}
+
+/// Asks the client's model to summarize a text.
+#[tool]
+async fn summarize(
+    /// The text.
+    text: String,
+    #[tool(context)] call: CallContext,
+) -> Result<String, String> {
+    let request = toolkit_core::SampleRequest::new(format!("Summarize: {text}"), 50)
+        .system("You summarize in one line.");
+    let sampled = call
+        .sample(request, Duration::from_secs(10))
+        .await
+        .map_err(|error| error.to_string())?;
+    Ok(format!("{} said: {}", sampled.model, sampled.text))
+}
+
 /// The names of the served tools, in order.
-pub const TOOLS: [&str; 10] = [
+pub const TOOLS: [&str; 14] = [
     "add",
     "fail",
     "pixel",
@@ -140,6 +198,10 @@ pub const TOOLS: [&str; 10] = [
     "count",
     "whoami",
     "crash",
+    "chatty",
+    "touch",
+    "confirm",
+    "summarize",
 ];
 
 fn registry() -> Arc<Registry> {
@@ -155,11 +217,75 @@ fn registry() -> Arc<Registry> {
                 was_cancelled,
                 count,
                 whoami,
-                crash
+                crash,
+                chatty,
+                touch,
+                confirm,
+                summarize
             ])
             .build()
             .expect("the test tools are valid"),
     )
+}
+
+/// The served resources and prompts: a fixed text, a template, a
+/// resource whose reader fails; a prompt with a required and an optional
+/// argument, and one with an image and an embedded resource.
+fn with_resources_and_prompts(server: toolkit_mcp::McpServer) -> toolkit_mcp::McpServer {
+    use toolkit_mcp::{
+        Prompt, PromptContent, PromptMessage, Resource, ResourceContents, ResourceTemplate,
+    };
+    const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+    let day = ResourceTemplate::new("notes://day/{day}", "day", |_uri, variables| async move {
+        let day = &variables["day"];
+        Ok(ResourceContents::text(
+            "text/plain",
+            format!("Nothing happened on {day}."),
+        ))
+    })
+    .description("The notes of one day.");
+    let broken = Resource::new("notes://broken", "broken", || async {
+        Err(toolkit_mcp::ResourceError::new("the disk is full"))
+    });
+    let greet = Prompt::new("greet", |arguments| async move {
+        let name = &arguments["name"];
+        let text = match arguments.get("mood") {
+            Some(mood) => format!("Greet {name}, who is {mood}."),
+            None => format!("Greet {name}."),
+        };
+        Ok(vec![PromptMessage::user(text)])
+    })
+    .title("Greeting")
+    .description("Asks for a greeting.")
+    .argument("name", "Who to greet.", true)
+    .argument("mood", "How they feel.", false);
+    let picture = Image::from_base64("image/png", PNG).expect("a valid PNG");
+    let look = Prompt::fixed(
+        "look",
+        [
+            PromptMessage::user(picture),
+            PromptMessage::user(PromptContent::Resource {
+                uri: "notes://readme".to_owned(),
+                contents: ResourceContents::text("text/markdown", "# Notes"),
+            }),
+            PromptMessage::assistant("I see one pixel and a heading."),
+        ],
+    );
+    server
+        .with_resource(
+            Resource::text("notes://readme", "readme", "text/markdown", "# Notes")
+                .description("How the notes are kept."),
+        )
+        .with_resource(Resource::binary(
+            "notes://pixel",
+            "pixel",
+            "image/png",
+            vec![1, 2, 3],
+        ))
+        .with_resource(broken)
+        .with_resource_template(day)
+        .with_prompt(greet)
+        .with_prompt(look)
 }
 
 /// Serves the registry over stdio and returns `true` when this process was
@@ -170,7 +296,8 @@ pub fn serve_if_asked() -> bool {
     };
     let registry = registry();
     let _ = SERVED.set(Arc::clone(&registry));
-    let mut server = toolkit_mcp::McpServer::new(registry);
+    let mut server = with_resources_and_prompts(toolkit_mcp::McpServer::new(registry));
+    let _ = UPDATES.set(server.resource_updates());
     if let Some(limit) = std::env::var("TOOLKIT_MCP_TEST_MAX_BYTES")
         .ok()
         .and_then(|limit| limit.parse().ok())

@@ -1,0 +1,290 @@
+//! What a running tool may ask of whoever called it: a question for the
+//! user (elicitation), or a completion from the caller's model (sampling).
+//! An MCP server asks its client (`elicitation/create`,
+//! `sampling/createMessage`).
+
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::task::Poll;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::context::CallContext;
+
+/// A future answer to a question a tool asked.
+pub type Asking<'a, T> = Pin<Box<dyn Future<Output = Result<T, AskError>> + Send + 'a>>;
+
+/// Answers what running tools ask of the host, for
+/// [`CallHost::asker`](crate::CallHost::asker). Each method refuses by
+/// default, for a host that can answer only one kind.
+///
+/// A tool asks through its context ([`CallContext::elicit`],
+/// [`CallContext::sample`]), which adds the time limit and the call's
+/// cancellation: an implementation need not.
+pub trait Asker: Send + Sync {
+    /// Asks the user `request.message`, for an answer following
+    /// `request.schema`.
+    fn elicit(&self, request: ElicitRequest) -> Asking<'_, Elicited> {
+        let _ = request;
+        Box::pin(std::future::ready(Err(AskError::Unsupported(
+            "elicitation",
+        ))))
+    }
+
+    /// Asks the host's model to complete `request`.
+    fn sample(&self, request: SampleRequest) -> Asking<'_, Sampled> {
+        let _ = request;
+        Box::pin(std::future::ready(Err(AskError::Unsupported("sampling"))))
+    }
+}
+
+/// A question for the user: a message, and the JSON Schema of the answer
+/// (an object of flat properties: strings, numbers, booleans, enums).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ElicitRequest {
+    /// What to ask.
+    pub message: String,
+    /// The schema of the answer wanted.
+    pub schema: Value,
+    /// The question's name within its call, when the tool gives one: a
+    /// host that answers by calling the tool again (MCP 2026-07-28's
+    /// multi-round input) matches answers to questions by it.
+    pub key: Option<String>,
+}
+
+impl ElicitRequest {
+    /// A question asking `message`, for an answer following `schema`.
+    pub fn new(message: impl Into<String>, schema: Value) -> Self {
+        Self {
+            message: message.into(),
+            schema,
+            key: None,
+        }
+    }
+
+    /// With a name within its call.
+    pub fn key(mut self, key: impl Into<String>) -> Self {
+        self.key = Some(key.into());
+        self
+    }
+}
+
+/// What the user did with a question.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ElicitAction {
+    /// Answered it.
+    Accept,
+    /// Refused to answer.
+    Decline,
+    /// Dismissed it without choosing.
+    Cancel,
+}
+
+impl ElicitAction {
+    /// The action's name, as MCP writes it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ElicitAction::Accept => "accept",
+            ElicitAction::Decline => "decline",
+            ElicitAction::Cancel => "cancel",
+        }
+    }
+}
+
+impl fmt::Display for ElicitAction {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The user's answer to a question.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Elicited {
+    /// What the user did.
+    pub action: ElicitAction,
+    /// The answer, following the schema, when the user accepted.
+    pub content: Option<Value>,
+}
+
+/// A request for a completion of the host's model: one user message, with
+/// an optional system prompt.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SampleRequest {
+    /// The user's message.
+    pub prompt: String,
+    /// The system prompt, when there is one.
+    pub system: Option<String>,
+    /// The most tokens the completion may take.
+    pub max_tokens: u32,
+    /// The request's name within its call, as for
+    /// [`ElicitRequest::key`](ElicitRequest#structfield.key).
+    pub key: Option<String>,
+}
+
+impl SampleRequest {
+    /// A completion of `prompt` of at most `max_tokens` tokens.
+    pub fn new(prompt: impl Into<String>, max_tokens: u32) -> Self {
+        Self {
+            prompt: prompt.into(),
+            system: None,
+            max_tokens,
+            key: None,
+        }
+    }
+
+    /// With a name within its call.
+    pub fn key(mut self, key: impl Into<String>) -> Self {
+        self.key = Some(key.into());
+        self
+    }
+
+    /// With a system prompt.
+    pub fn system(mut self, system: impl Into<String>) -> Self {
+        self.system = Some(system.into());
+        self
+    }
+}
+
+/// The completion of the host's model.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Sampled {
+    /// The completion's text (empty when it holds none, such as an image).
+    pub text: String,
+    /// The model that made it.
+    pub model: String,
+    /// Why the model stopped, when the host says.
+    pub stop_reason: Option<String>,
+}
+
+/// Why a question got no answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum AskError {
+    /// The host gave the call nobody to ask.
+    NoAsker,
+    /// Whoever would answer cannot answer this kind of question: the
+    /// capability it lacks (`elicitation`, `sampling`).
+    Unsupported(&'static str),
+    /// No answer came within the time limit.
+    TimedOut(Duration),
+    /// The call was cancelled while it waited.
+    Cancelled,
+    /// Asking failed: the reason.
+    Failed(String),
+    /// The question goes back to the client with the call's answer (MCP
+    /// 2026-07-28's multi-round input): the tool should stop, and is called
+    /// again with the answer.
+    Deferred,
+}
+
+impl fmt::Display for AskError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AskError::NoAsker => f.write_str("the host offers no way to ask questions"),
+            AskError::Unsupported(capability) => write!(
+                f,
+                "the client cannot answer this (it lacks the `{capability}` capability)"
+            ),
+            AskError::TimedOut(limit) => write!(f, "no answer within {} s", limit.as_secs_f64()),
+            AskError::Cancelled => {
+                f.write_str("the call was cancelled while it waited for an answer")
+            }
+            AskError::Failed(reason) => write!(f, "asking failed: {reason}"),
+            AskError::Deferred => f.write_str(
+                "the question went to the client; the call is made again with its answer",
+            ),
+        }
+    }
+}
+
+impl std::error::Error for AskError {}
+
+impl CallContext {
+    /// Asks the user a question, for an answer following `schema`, waiting
+    /// at most `within`. The host answers when it can
+    /// ([`CallHost::asker`](crate::CallHost::asker); an MCP server asks a
+    /// client that has the `elicitation` capability); otherwise the error
+    /// says why not.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use serde_json::json;
+    /// use toolkit_core::{CallContext, ElicitAction, tool};
+    ///
+    /// /// Deletes the folder, once the user confirms.
+    /// #[tool]
+    /// async fn delete_folder(
+    ///     /// The folder.
+    ///     path: String,
+    ///     #[tool(context)] call: CallContext,
+    /// ) -> Result<String, String> {
+    ///     let schema = json!({
+    ///         "type": "object",
+    ///         "properties": {"confirm": {"type": "boolean"}},
+    ///         "required": ["confirm"]
+    ///     });
+    ///     let answer = call
+    ///         .elicit(format!("Delete {path}?"), schema, Duration::from_secs(60))
+    ///         .await
+    ///         .map_err(|error| error.to_string())?;
+    ///     match (answer.action, answer.content) {
+    ///         (ElicitAction::Accept, Some(content)) if content["confirm"] == true => {
+    ///             Ok(format!("deleted {path}"))
+    ///         }
+    ///         _ => Ok("left in place".to_owned()),
+    ///     }
+    /// }
+    /// ```
+    pub async fn elicit(
+        &self,
+        message: impl Into<String>,
+        schema: Value,
+        within: Duration,
+    ) -> Result<Elicited, AskError> {
+        self.elicit_with(ElicitRequest::new(message, schema), within)
+            .await
+    }
+
+    /// [`elicit`](Self::elicit), with a whole request (a question named
+    /// within its call, say).
+    pub async fn elicit_with(
+        &self,
+        request: ElicitRequest,
+        within: Duration,
+    ) -> Result<Elicited, AskError> {
+        let asker = self.asker().ok_or(AskError::NoAsker)?;
+        self.wait(asker.elicit(request), within).await
+    }
+
+    /// Asks the host's model for a completion, waiting at most `within`.
+    /// The host answers when it can ([`CallHost::asker`](crate::CallHost::asker);
+    /// an MCP server asks a client that has the `sampling` capability);
+    /// otherwise the error says why not.
+    pub async fn sample(
+        &self,
+        request: SampleRequest,
+        within: Duration,
+    ) -> Result<Sampled, AskError> {
+        let asker = self.asker().ok_or(AskError::NoAsker)?;
+        self.wait(asker.sample(request), within).await
+    }
+
+    /// The answer, unless the time limit or the call's cancellation comes
+    /// first.
+    async fn wait<T>(&self, asking: Asking<'_, T>, within: Duration) -> Result<T, AskError> {
+        let mut answer = std::pin::pin!(tokio::time::timeout(within, asking));
+        let mut cancelled = std::pin::pin!(self.cancellation().cancelled());
+        std::future::poll_fn(|context| {
+            if let Poll::Ready(answer) = answer.as_mut().poll(context) {
+                return Poll::Ready(answer.unwrap_or(Err(AskError::TimedOut(within))));
+            }
+            if cancelled.as_mut().poll(context).is_ready() {
+                return Poll::Ready(Err(AskError::Cancelled));
+            }
+            Poll::Pending
+        })
+        .await
+    }
+}

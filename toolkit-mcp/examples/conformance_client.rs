@@ -1,0 +1,147 @@
+//! The client the official MCP conformance suite
+//! (`@modelcontextprotocol/conformance`) checks: `McpClient` against the
+//! suite's mock server, doing what the scenario named in
+//! `MCP_CONFORMANCE_SCENARIO` asks.
+//!
+//! ```text
+//! cargo run -q -p toolkit-mcp --example conformance_client -- http://127.0.0.1:8080/mcp
+//! cargo run -q -p toolkit-mcp --example conformance_client -- --stateless http://127.0.0.1:8080/mcp
+//! ```
+//!
+//! `--stateless` speaks revision 2026-07-28 (`server/discover`, no
+//! session) instead of opening a session with `initialize`.
+//!
+//! `scripts/conformance` runs it through `conformance client --command`,
+//! which starts it once per scenario with the mock server's URL. Every
+//! scenario connects and lists the tools; `tools_call` also calls
+//! `add_numbers`, `elicitation-sep1034-client-defaults` a tool whose server
+//! asks a question (answered with the schema's defaults), and
+//! `json-schema-2020-12-preservation` sends a tool's schema, as the client
+//! holds it, back to `json_schema_echo`. The scenarios it cannot follow are listed, with their
+//! reason, in `toolkit-mcp/conformance/expected-failures-*.yml`.
+
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use toolkit_core::{Asker, Asking, ElicitAction, ElicitRequest, Elicited, Registry};
+use toolkit_mcp::McpClient;
+
+const USAGE: &str =
+    "usage: conformance_client [--stateless] URL   (the scenario in MCP_CONFORMANCE_SCENARIO)";
+
+/// Accepts every question without filling anything in: the client then
+/// answers with the defaults the question's schema gives.
+struct AcceptDefaults;
+
+impl Asker for AcceptDefaults {
+    fn elicit(&self, _request: ElicitRequest) -> Asking<'_, Elicited> {
+        Box::pin(async {
+            Ok(Elicited {
+                action: ElicitAction::Accept,
+                content: None,
+            })
+        })
+    }
+}
+
+async fn run(
+    url: String,
+    stateless: bool,
+    scenario: &str,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let client = McpClient::http("conformance", url)
+        .prefix("")
+        .stateless(stateless)
+        .asker(AcceptDefaults)
+        .timeout(Duration::from_secs(20))
+        .connect()
+        .await?;
+    let registry = Arc::new(Registry::builder().tools(client.tools().await?).build()?);
+    match scenario {
+        "tools_call" => {
+            let outcome = registry.call("add_numbers", r#"{"a": 2, "b": 3}"#).await;
+            if let Some(error) = outcome.error {
+                return Err(format!("add_numbers failed: {error}").into());
+            }
+            println!("add_numbers: {}", outcome.result.to_text());
+        }
+        // The server asks a question with defaults while the tool runs.
+        "elicitation-sep1034-client-defaults" => {
+            let outcome = registry
+                .call("test_client_elicitation_defaults", "{}")
+                .await;
+            if let Some(error) = outcome.error {
+                return Err(format!("test_client_elicitation_defaults failed: {error}").into());
+            }
+        }
+        // Tools whose server asks in the call's answer (multi-round
+        // input), called together.
+        "sep-2322-client-request-state" => {
+            let (a, b, c, d) = tokio::join!(
+                registry.call("test_mrtr_echo_state", "{}"),
+                registry.call("test_mrtr_no_state", "{}"),
+                registry.call("test_mrtr_unrelated", "{}"),
+                registry.call("test_mrtr_no_result_type", "{}"),
+            );
+            for outcome in [a, b, c, d] {
+                println!("{}", outcome.result.to_text());
+            }
+        }
+        // The one tool with a well-formed `x-mcp-header` parameter.
+        "http-invalid-tool-headers" => {
+            let outcome = registry
+                .call("valid_tool", r#"{"region": "us-west"}"#)
+                .await;
+            if let Some(error) = outcome.error {
+                return Err(format!("valid_tool failed: {error}").into());
+            }
+        }
+        // The schema of a server's tool, as the client holds it, sent back.
+        "json-schema-2020-12-preservation" => {
+            let tools = client.tools().await?;
+            let focal = tools
+                .iter()
+                .find(|tool| tool.name() == "json_schema_2020_12_tool")
+                .ok_or("no json_schema_2020_12_tool")?;
+            let schema: Value = serde_json::from_str(focal.schema().canonical()?)?;
+            let outcome = registry
+                .call(
+                    "json_schema_echo",
+                    json!({"schema": schema}).to_string().as_str(),
+                )
+                .await;
+            if let Some(error) = outcome.error {
+                return Err(format!("json_schema_echo failed: {error}").into());
+            }
+        }
+        _ => {}
+    }
+    client.close().await;
+    Ok(())
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let mut arguments: Vec<String> = std::env::args().skip(1).collect();
+    // 2026-07-28 (`server/discover`, no session) rather than `initialize`.
+    let stateless = arguments
+        .first()
+        .is_some_and(|first| first == "--stateless");
+    if stateless {
+        arguments.remove(0);
+    }
+    let [url] = <[String; 1]>::try_from(arguments).unwrap_or_else(|_| {
+        eprintln!("conformance_client: one URL\n{USAGE}");
+        std::process::exit(2)
+    });
+    let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
+    match run(url, stateless, &scenario).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("conformance_client ({scenario}): {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
