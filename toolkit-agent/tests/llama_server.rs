@@ -21,8 +21,10 @@ struct Conversion {
     value: f64,
     /// The unit it is in.
     unit: Unit,
-    /// A short note.
-    note: Option<String>,
+    /// Whether the value is rounded (optional, so that the schema holds a
+    /// nullable field; not free text, which a small model may write on
+    /// until its output limit cuts the JSON short).
+    rounded: Option<bool>,
 }
 
 #[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
