@@ -219,36 +219,6 @@ impl Conversation {
         Ok(())
     }
 
-    /// Adds `registry`'s tools after those of the list already set (a
-    /// run's own tool, as a typed run's final-answer tool), in both modes
-    /// for Chat Completions.
-    pub(crate) fn add_tools(&mut self, registry: &Registry) -> Result<(), ToolListError> {
-        let provider = match self.provider {
-            Provider::Mcp => Provider::OpenAi,
-            provider => provider,
-        };
-        let append = |tools: &mut Option<Value>, provider| -> Result<(), ToolListError> {
-            let list = registry.tool_list(provider)?.to_value();
-            match (tools.as_mut().and_then(Value::as_array_mut), list) {
-                (Some(items), Value::Array(more)) => items.extend(more),
-                (_, list) => *tools = Some(list),
-            }
-            Ok(())
-        };
-        append(&mut self.tools, provider)?;
-        let other = match provider {
-            Provider::OpenAi => Provider::OpenAiStrict,
-            Provider::OpenAiStrict => Provider::OpenAi,
-            _ => return Ok(()),
-        };
-        if let Some(OtherMode::Tools(tools)) = &mut self.other_mode_tools
-            && let Err(error) = append(tools, other)
-        {
-            self.other_mode_tools = Some(OtherMode::Refused(error.tools));
-        }
-        Ok(())
-    }
-
     /// Whether Chat Completions tools are sent in strict mode: switches
     /// between [`Provider::OpenAi`] and [`Provider::OpenAiStrict`], and the
     /// tool list already set with it, before or after
@@ -553,8 +523,33 @@ impl Conversation {
 
     /// The complete request body.
     pub fn request(&self) -> Value {
+        self.render_request(&Overlay::default())
+    }
+
+    /// The request body with a run's own additions, which the conversation
+    /// does not keep: a typed run's answer schema, or its final-answer tool
+    /// and the tool choice that goes with it.
+    pub(crate) fn request_with(&self, overlay: &Overlay) -> Value {
+        self.render_request(overlay)
+    }
+
+    fn render_request(&self, overlay: &Overlay) -> Value {
         let mut body = Map::new();
-        let tools = self.tools.as_ref();
+        let merged;
+        let tools = match (&overlay.tools, self.tools.as_ref()) {
+            (Some(extra), Some(Value::Array(own))) => {
+                let mut all = own.clone();
+                all.extend(extra.iter().cloned());
+                merged = Value::Array(all);
+                Some(&merged)
+            }
+            (Some(extra), _) => {
+                merged = Value::Array(extra.clone());
+                Some(&merged)
+            }
+            (None, own) => own,
+        };
+        let tool_choice = overlay.tool_choice.as_ref().unwrap_or(&self.tool_choice);
         match self.provider {
             Provider::OpenAiResponses => {
                 if let Some(instructions) = &self.instructions {
@@ -563,7 +558,7 @@ impl Conversation {
                 body.insert("input".into(), Value::Array(self.render_items(Vec::new())));
                 if let Some(tools) = tools {
                     body.insert("tools".into(), tools.clone());
-                    body.insert("tool_choice".into(), self.openai_choice(false));
+                    body.insert("tool_choice".into(), openai_choice(tool_choice, false));
                 }
             }
             Provider::Anthropic => {
@@ -576,7 +571,7 @@ impl Conversation {
                 );
                 if let Some(tools) = tools {
                     body.insert("tools".into(), tools.clone());
-                    let choice = match &self.tool_choice {
+                    let choice = match tool_choice {
                         ToolChoice::Auto => json!({"type": "auto"}),
                         ToolChoice::None => json!({"type": "none"}),
                         ToolChoice::Required => json!({"type": "any"}),
@@ -598,7 +593,7 @@ impl Conversation {
                 );
                 if let Some(tools) = tools {
                     body.insert("tools".into(), json!([{"functionDeclarations": tools}]));
-                    let config = match &self.tool_choice {
+                    let config = match tool_choice {
                         ToolChoice::Auto => json!({"mode": "AUTO"}),
                         ToolChoice::None => json!({"mode": "NONE"}),
                         ToolChoice::Required => json!({"mode": "ANY"}),
@@ -621,12 +616,12 @@ impl Conversation {
                 body.insert("messages".into(), Value::Array(messages));
                 if let Some(tools) = tools {
                     body.insert("tools".into(), tools.clone());
-                    body.insert("tool_choice".into(), self.openai_choice(true));
+                    body.insert("tool_choice".into(), openai_choice(tool_choice, true));
                 }
             }
         }
         self.typed.render(self.provider, &mut body);
-        if let Some(answer) = &self.answer {
+        if let Some(answer) = overlay.answer.as_ref().or(self.answer.as_ref()) {
             answer.render(self.provider, &mut body);
         }
         for (key, value) in &self.settings {
@@ -634,17 +629,39 @@ impl Conversation {
         }
         Value::Object(body)
     }
+}
 
-    fn openai_choice(&self, chat: bool) -> Value {
-        match &self.tool_choice {
-            ToolChoice::Auto => json!("auto"),
-            ToolChoice::None => json!("none"),
-            ToolChoice::Required => json!("required"),
-            ToolChoice::Tool(name) if chat => {
-                json!({"type": "function", "function": {"name": name}})
-            }
-            ToolChoice::Tool(name) => json!({"type": "function", "name": name}),
+/// What a run adds to its requests without the conversation keeping it.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Overlay {
+    /// Tool definitions in the provider's form, after the conversation's.
+    pub(crate) tools: Option<Vec<Value>>,
+    /// The tool choice, in place of the conversation's.
+    pub(crate) tool_choice: Option<ToolChoice>,
+    /// The answer schema, in place of the conversation's.
+    pub(crate) answer: Option<AnswerSchema>,
+}
+
+impl Conversation {
+    /// The provider a registry's tool list is read in for this
+    /// conversation.
+    pub(crate) fn tool_provider(&self) -> Provider {
+        match self.provider {
+            Provider::Mcp => Provider::OpenAi,
+            provider => provider,
         }
+    }
+}
+
+fn openai_choice(tool_choice: &ToolChoice, chat: bool) -> Value {
+    match tool_choice {
+        ToolChoice::Auto => json!("auto"),
+        ToolChoice::None => json!("none"),
+        ToolChoice::Required => json!("required"),
+        ToolChoice::Tool(name) if chat => {
+            json!({"type": "function", "function": {"name": name}})
+        }
+        ToolChoice::Tool(name) => json!({"type": "function", "name": name}),
     }
 }
 

@@ -26,11 +26,17 @@ use toolkit_core::response::Usage;
 /// A step's events come in this order: [`StepStarted`](Self::StepStarted),
 /// [`Observed`](Self::Observed); in a streaming run the deltas as they
 /// arrive; then [`Usage`](Self::Usage), [`Text`](Self::Text) (the step's
-/// whole text: in a streaming run, its text deltas concatenated), and for
-/// each call [`Call`](Self::Call) (the call complete, as the turn holds
-/// it), possibly [`Denied`](Self::Denied), and [`Result`](Self::Result)
-/// (the call's end); last [`StepEnded`](Self::StepEnded). A call's start
-/// in the stream is its first [`ArgumentsDelta`](Self::ArgumentsDelta).
+/// whole text: in a streaming run, its text deltas concatenated), a
+/// [`Call`](Self::Call) for each call in call order (the call complete, as
+/// the turn holds it), then [`Denied`](Self::Denied) for each call the
+/// approval hook denies, and a [`Result`](Self::Result) for each call as
+/// it finishes (calls run concurrently; calls that do not run get theirs
+/// when the step's results are recorded); last
+/// [`StepEnded`](Self::StepEnded). A call's start in the stream is its
+/// first [`ArgumentsDelta`](Self::ArgumentsDelta). A run resumed within a
+/// step starts with that step's [`StepStarted`](Self::StepStarted); a
+/// decision recorded with [`Session::decide`](crate::Session::decide)
+/// sends no event (no run is going).
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub enum Event {

@@ -301,9 +301,24 @@ impl HttpModel {
 }
 
 fn transport(error: reqwest::Error, attempts: u32) -> ModelError {
+    // The URL may carry secrets (a key in the query, as some gateways take
+    // it; credentials before the host): it is named without them.
+    let place = error.url().map(|url| {
+        let mut url = url.clone();
+        url.set_query(None);
+        let _ = url.set_password(None);
+        let _ = url.set_username("");
+        url.to_string()
+    });
+    let timeout = error.is_timeout();
+    let error = error.without_url();
+    let message = match place {
+        Some(place) => format!("{place}: {}", error_chain(&error)),
+        None => error_chain(&error),
+    };
     ModelError::Transport {
-        timeout: error.is_timeout(),
-        message: error_chain(&error),
+        timeout,
+        message,
         attempts,
     }
 }

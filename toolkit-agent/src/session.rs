@@ -62,6 +62,16 @@ pub(crate) struct RunProgress {
     pub(crate) ended: bool,
 }
 
+impl RunProgress {
+    /// Takes back one use of `tool`, for a call run again after it may
+    /// have run.
+    pub(crate) fn uncount(&mut self, tool: &str) {
+        if let Some(used) = self.uses.get_mut(tool) {
+            *used = used.saturating_sub(1);
+        }
+    }
+}
+
 /// The calls of the model's latest turn, while they are being settled.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct PendingTurn {
@@ -100,10 +110,14 @@ pub enum CallStatus {
     /// Waiting for a person's decision: the tool needs approval.
     AwaitingApproval,
     /// It was started and no result was recorded: it may have run. A
-    /// decision settles it: [`Decision::Approve`] runs it again,
-    /// [`Decision::Answered`] gives the result it had, [`Decision::Deny`]
-    /// tells the model it was not confirmed.
-    MayHaveRun,
+    /// decision settles it: [`Decision::Approve`] runs it again (as it was
+    /// run: edited by the host, if it was), [`Decision::Answered`] gives
+    /// the result it had, [`Decision::Deny`] tells the model it was not
+    /// confirmed.
+    MayHaveRun {
+        /// The call that was running.
+        call: ToolCall,
+    },
     /// Cleared to run, as given (perhaps edited by the host).
     Approved {
         /// The call to run.
@@ -124,7 +138,7 @@ pub enum CallStatus {
 impl CallStatus {
     /// Whether the call waits for the host's decision.
     pub fn awaits_decision(&self) -> bool {
-        matches!(self, Self::AwaitingApproval | Self::MayHaveRun)
+        matches!(self, Self::AwaitingApproval | Self::MayHaveRun { .. })
     }
 }
 
@@ -216,6 +230,13 @@ pub enum SessionError {
     Version(u32),
     /// The id is not one a store can hold: 1 to 128 of `A-Z a-z 0-9 _ -`.
     Id(String),
+    /// The session found under an id holds another.
+    Misplaced {
+        /// The id it was looked up by.
+        wanted: String,
+        /// The id it holds.
+        found: String,
+    },
 }
 
 impl fmt::Display for SessionError {
@@ -229,6 +250,10 @@ impl fmt::Display for SessionError {
             Self::Id(id) => write!(
                 f,
                 "`{id}` is not a session id: use 1 to 128 of `A-Z a-z 0-9 _ -`"
+            ),
+            Self::Misplaced { wanted, found } => write!(
+                f,
+                "the session stored as `{wanted}` is `{found}`: it was copied or renamed"
             ),
         }
     }
@@ -298,7 +323,7 @@ impl Session {
     /// Whether the current run has ended: the next
     /// [`send`](crate::Agent::send) starts a new one. A paused run has not.
     pub fn is_ended(&self) -> bool {
-        self.run.ended
+        self.run.ended && self.turn.is_none()
     }
 
     /// The calls waiting for the host's decision, in call order.
@@ -326,10 +351,20 @@ impl Session {
         if !pending.status.awaits_decision() {
             return Err(DecideError::NotPending(call_id.to_owned()));
         }
-        let may_have_run = matches!(pending.status, CallStatus::MayHaveRun);
-        pending.status = decision
-            .settle(&pending.call, may_have_run)
+        let (call, may_have_run) = match &pending.status {
+            CallStatus::MayHaveRun { call } => (call.clone(), true),
+            _ => (pending.call.clone(), false),
+        };
+        let status = decision
+            .settle(&call, may_have_run)
             .ok_or(DecideError::Deferred)?;
+        let tool = call.name.clone();
+        pending.status = status;
+        // Running it again is not another use of the tool: the run counted
+        // it when it started.
+        if may_have_run && matches!(pending.status, CallStatus::Approved { .. }) {
+            self.run.uncount(&tool);
+        }
         Ok(())
     }
 
@@ -357,8 +392,8 @@ impl Session {
     /// have run.
     pub(crate) fn loaded(&mut self) {
         for pending in self.turn.iter_mut().flat_map(|turn| &mut turn.calls) {
-            if matches!(pending.status, CallStatus::Started { .. }) {
-                pending.status = CallStatus::MayHaveRun;
+            if let CallStatus::Started { call } = &pending.status {
+                pending.status = CallStatus::MayHaveRun { call: call.clone() };
             }
         }
     }

@@ -246,7 +246,7 @@ async fn crash_child(base_url: &str, dir: &Path) -> ExitCode {
             let reports = reports.clone();
             async move {
                 assert!(
-                    matches!(pending.status, CallStatus::MayHaveRun),
+                    matches!(pending.status, CallStatus::MayHaveRun { .. }),
                     "only calls that may have run wait: {pending:?}"
                 );
                 let id = pending.call.id.clone();

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use futures_util::future::BoxFuture;
-use toolkit_core::ToolDef;
+use toolkit_core::{Origin, ToolDef};
 
 use crate::session::{Decision, PendingCall};
 
@@ -35,5 +35,17 @@ impl ApprovalRules {
             return true;
         }
         def.annotations().destructive == Some(true) && !self.trusted.iter().any(|t| t == name)
+    }
+
+    /// Whether the tool's own hints that it is read-only or idempotent may
+    /// decide how its calls are recorded and retried: yes for the
+    /// program's own tools; for a tool from elsewhere (an MCP server, a
+    /// plugin: a run-time tool that names its source), only when the host
+    /// trusts it.
+    pub(crate) fn hints_trusted(&self, def: &ToolDef) -> bool {
+        match def.origin() {
+            Origin::Runtime { source: Some(_) } => self.trusted.iter().any(|t| t == def.name()),
+            _ => true,
+        }
     }
 }

@@ -40,17 +40,31 @@ impl<M: Model> Driver<'_, M> {
     fn classify(&mut self) {
         let registry = &self.agent.registry;
         let rules = &self.agent.rules;
+        let own_answer_tool = self.answer.as_ref().is_some_and(|plan| plan.tool.is_some());
+        let mut retried = Vec::new();
         let Some(turn) = self.session.turn.as_mut() else {
             return;
         };
         for pending in &mut turn.calls {
             match &pending.status {
                 CallStatus::New => {
+                    let def = registry.get(&pending.call.name);
+                    let own_tool = own_answer_tool && pending.call.name == FINAL_ANSWER_TOOL;
                     pending.status = if let Some(problem) = &pending.malformed {
                         CallStatus::Finished {
                             result: malformed_result(&pending.call, problem),
                         }
-                    } else if rules.needs(registry.get(&pending.call.name).as_ref()) {
+                    } else if def.is_none() && !own_tool {
+                        // Answered now: a tool that appears later (a list
+                        // that changes while the run waits) must not run
+                        // a call no rule looked at.
+                        CallStatus::Finished {
+                            result: ToolResult::error(format!(
+                                "there is no tool named `{}`; call one of the tools you were given",
+                                pending.call.name
+                            )),
+                        }
+                    } else if rules.needs(def.as_ref()) {
                         CallStatus::AwaitingApproval
                     } else {
                         CallStatus::Approved {
@@ -58,18 +72,23 @@ impl<M: Model> Driver<'_, M> {
                         }
                     };
                 }
-                CallStatus::MayHaveRun => {
-                    let idempotent = registry
-                        .get(&pending.call.name)
-                        .is_some_and(|def| def.annotations().idempotent == Some(true));
+                CallStatus::MayHaveRun { call } => {
+                    let idempotent = registry.get(&call.name).is_some_and(|def| {
+                        rules.hints_trusted(&def) && def.annotations().idempotent == Some(true)
+                    });
                     if idempotent {
-                        pending.status = CallStatus::Approved {
-                            call: pending.call.clone(),
-                        };
+                        let call = call.clone();
+                        retried.push(call.name.clone());
+                        pending.status = CallStatus::Approved { call };
                     }
                 }
                 _ => {}
             }
+        }
+        // Running again is not another use: the run counted the call when
+        // it started.
+        for tool in retried {
+            self.session.run.uncount(&tool);
         }
     }
 
@@ -93,7 +112,10 @@ impl<M: Model> Driver<'_, M> {
                 },
                 None => Decision::Defer,
             };
-            let may_have_run = matches!(pending.status, CallStatus::MayHaveRun);
+            let (call, may_have_run) = match &pending.status {
+                CallStatus::MayHaveRun { call } => (call.clone(), true),
+                _ => (pending.call.clone(), false),
+            };
             if let Decision::Deny(reason) = &decision {
                 self.report(Event::Denied {
                     step,
@@ -101,7 +123,10 @@ impl<M: Model> Driver<'_, M> {
                     reason: reason.clone(),
                 });
             }
-            if let Some(status) = decision.settle(&pending.call, may_have_run) {
+            if let Some(status) = decision.settle(&call, may_have_run) {
+                if may_have_run && matches!(status, CallStatus::Approved { .. }) {
+                    self.session.run.uncount(&call.name);
+                }
                 self.calls_mut()[index].status = status;
             }
         }
@@ -154,9 +179,10 @@ impl<M: Model> Driver<'_, M> {
                 Some(own) => (Arc::clone(own), false),
                 None => (
                     Arc::clone(registry),
-                    registry
-                        .get(&call.name)
-                        .is_none_or(|def| def.annotations().read_only != Some(true)),
+                    registry.get(&call.name).is_none_or(|def| {
+                        !(self.agent.rules.hints_trusted(&def)
+                            && def.annotations().read_only == Some(true))
+                    }),
                 ),
             };
             runnable.push(Runnable {
@@ -201,6 +227,7 @@ impl<M: Model> Driver<'_, M> {
         let mut running = FuturesUnordered::new();
         let mut running_per_tool: HashMap<String, usize> = HashMap::new();
         let mut journaled_left = journaled.len();
+        let mut in_flight: Vec<(usize, Cancellation)> = Vec::new();
         loop {
             // Start what the limits allow, in call order.
             let mut position = queue.len();
@@ -213,10 +240,13 @@ impl<M: Model> Driver<'_, M> {
                 }
                 let r = queue.remove(position);
                 *running_per_tool.entry(r.tool.clone()).or_insert(0) += 1;
+                let own = Cancellation::new();
+                in_flight.push((r.index, own.clone()));
                 running.push(run_one(
                     state.clone(),
                     host.clone(),
                     self.cancellation.clone(),
+                    own,
                     r,
                 ));
             }
@@ -226,6 +256,7 @@ impl<M: Model> Driver<'_, M> {
             if let Some(busy) = running_per_tool.get_mut(&r.tool) {
                 *busy -= 1;
             }
+            in_flight.retain(|(index, _)| *index != r.index);
             self.report(Event::Result {
                 step,
                 call_id: r.call.id.clone(),
@@ -238,8 +269,19 @@ impl<M: Model> Driver<'_, M> {
             if r.side_effects {
                 journaled_left -= 1;
                 // The last one's result is saved with the step's end.
-                if journaled_left > 0 {
-                    self.save().await?;
+                if journaled_left > 0
+                    && let Err(error) = self.save().await
+                {
+                    // The run stops here: calls still running are told to
+                    // stop (and stay recorded as started: they may have
+                    // run); calls not yet started are approved still.
+                    for (_, own) in &in_flight {
+                        own.cancel();
+                    }
+                    for r in queue {
+                        self.calls_mut()[r.index].status = CallStatus::Approved { call: r.call };
+                    }
+                    return Err(error);
                 }
             }
         }
@@ -296,11 +338,17 @@ impl<M: Model> Driver<'_, M> {
             .step(pushed.step)
             .unwrap_or_default();
         let registry = &self.agent.registry;
+        let own_answer_tool = self.answer.as_ref().is_some_and(|plan| plan.tool.is_some());
         let run = &mut self.session.run;
         for result in results {
             let tool = registry
                 .get(&result.tool_name)
                 .map_or_else(|| result.tool_name.clone(), |def| def.name().to_owned());
+            if tool == FINAL_ANSWER_TOOL && result.result.is_error() && own_answer_tool {
+                self.bad_answer = Some(result.result.to_text());
+                // Counted against the answer's retries, not as failures.
+                continue;
+            }
             let counter = run.failures.entry(tool.clone()).or_insert(0);
             if result.result.is_error() {
                 *counter += 1;
@@ -369,9 +417,9 @@ async fn run_one(
     state: RunState,
     host: Option<CallHost>,
     run_cancellation: Cancellation,
+    own: Cancellation,
     runnable: Runnable,
 ) -> (Runnable, ToolResult) {
-    let own = Cancellation::new();
     let expired = async {
         match runnable.timeout {
             Some(limit) => tokio::time::sleep(limit).await,
@@ -394,15 +442,24 @@ async fn run_one(
         () = expired => {
             own.cancel();
             let seconds = runnable.timeout.unwrap_or_default().as_secs_f64();
+            let effect = if runnable.side_effects {
+                " It may or may not have taken effect: check before repeating it."
+            } else {
+                " Try a smaller request, or another way."
+            };
             ToolResult::error(format!(
-                "The call to `{}` was stopped after {seconds} s, its time limit. \
-                 Try a smaller request, or another way.",
+                "The call to `{}` was stopped after {seconds} s, its time limit.{effect}",
                 runnable.call.name
             ))
         }
         () = run_cancellation.cancelled() => {
             own.cancel();
-            ToolResult::error("The call was cancelled: the run was stopped.")
+            let effect = if runnable.side_effects {
+                " It may or may not have taken effect."
+            } else {
+                ""
+            };
+            ToolResult::error(format!("The call was cancelled: the run was stopped.{effect}"))
         }
     };
     (runnable, result)

@@ -315,7 +315,13 @@ impl<M: Model> AgentBuilder<M> {
         self
     }
 
-    /// Lets a tool marked destructive run without approval.
+    /// Trusts a tool: marked destructive, it runs without approval; from
+    /// elsewhere (an MCP server, a plugin), its hints that it is read-only
+    /// (its calls are not recorded as started before they run) or
+    /// idempotent (a call that may have run is run again) are believed.
+    /// Hints of a tool from elsewhere are not believed otherwise: a server
+    /// must not be able to turn off the record that keeps its calls from
+    /// running twice.
     pub fn trust(mut self, tool: impl Into<String>) -> Self {
         self.agent.rules.trusted.push(tool.into());
         self

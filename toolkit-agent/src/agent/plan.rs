@@ -8,7 +8,7 @@ use toolkit_core::Registry;
 
 use super::outcome::RunError;
 use crate::answer::{AnswerError, AnswerSchema};
-use crate::conversation::{Conversation, ToolChoice};
+use crate::conversation::{Conversation, Overlay, ToolChoice};
 
 /// Reads an answer's text as the caller's type would, giving back the
 /// JSON it holds.
@@ -27,19 +27,31 @@ pub(crate) struct AnswerPlan {
 }
 
 impl AnswerPlan {
-    /// Asks for the answer in the conversation: the schema the provider's
-    /// way, or the final-answer tool among the tools (and a call required
-    /// at each step, unless the host chose the calls).
-    pub(crate) fn prepare(&self, conversation: &mut Conversation) -> Result<(), RunError> {
-        match &self.tool {
-            None => conversation.set_answer_schema(Some(self.schema.clone())),
+    /// What the run adds to each of its requests: the schema the
+    /// provider's way, or the final-answer tool among the tools (and a call
+    /// required at each step, unless the host chose the calls). The
+    /// conversation keeps none of it, so a saved session carries nothing of
+    /// a typed run into the next message.
+    pub(crate) fn overlay(&self, conversation: &Conversation) -> Result<Overlay, RunError> {
+        Ok(match &self.tool {
+            None => Overlay {
+                answer: Some(self.schema.clone()),
+                ..Overlay::default()
+            },
             Some(tool) => {
-                conversation.add_tools(tool)?;
-                if conversation.tool_choice() == &ToolChoice::Auto {
-                    conversation.set_tool_choice(ToolChoice::Required);
+                let list = tool.tool_list(conversation.tool_provider())?.to_value();
+                let tools = match list {
+                    Value::Array(items) => items,
+                    other => vec![other],
+                };
+                let tool_choice = (conversation.tool_choice() == &ToolChoice::Auto)
+                    .then_some(ToolChoice::Required);
+                Overlay {
+                    tools: Some(tools),
+                    tool_choice,
+                    answer: None,
                 }
             }
-        }
-        Ok(())
+        })
     }
 }

@@ -13,6 +13,7 @@ use super::Agent;
 use super::outcome::{Outcome, RunError, StopReason};
 use super::plan::AnswerPlan;
 use crate::answer::FINAL_ANSWER_TOOL;
+use crate::conversation::Overlay;
 use crate::event::{Event, Events};
 use crate::model::{Model, ModelError};
 use crate::session::{CallStatus, PendingCall, PendingTurn, RunProgress, Session};
@@ -122,7 +123,7 @@ impl<'a, M: Model> Run<'a, M> {
 
     async fn go(
         mut self,
-        mut answer: Option<AnswerPlan>,
+        answer: Option<AnswerPlan>,
     ) -> Result<(Outcome, Option<serde_json::Value>), RunError> {
         let events = self.events.take();
         let never = Cancellation::new();
@@ -134,10 +135,12 @@ impl<'a, M: Model> Run<'a, M> {
         }
         match self.message.take() {
             Some(message) => {
-                if !session.run.ended || session.turn.is_some() {
+                // A run cut short by an error may be left for a new message;
+                // calls that wait for decisions may not.
+                if session.turn.is_some() {
                     return Err(RunError::Session(
-                        "the session's run has not ended: decide its waiting calls and resume it \
-                         before sending a message"
+                        "calls of the session's last turn are not settled: decide those that \
+                         wait and resume the run before sending a message"
                             .to_owned(),
                     ));
                 }
@@ -156,16 +159,12 @@ impl<'a, M: Model> Run<'a, M> {
                 session.run.ended = false;
             }
         }
+        let resumed_step = session.turn.as_ref().map(|turn| turn.step);
         agent.prepare(&mut session.conversation)?;
-        // A typed run asks for its answer for its own length only: what it
-        // changes in the conversation is put back when it ends.
-        let before = (
-            session.conversation.answer_schema().cloned(),
-            session.conversation.tool_choice().clone(),
-        );
-        if let Some(plan) = &mut answer {
-            plan.prepare(&mut session.conversation)?;
-        }
+        let overlay = match &answer {
+            Some(plan) => Some(plan.overlay(&session.conversation)?),
+            None => None,
+        };
         let mut driver = Driver {
             agent,
             session,
@@ -175,18 +174,19 @@ impl<'a, M: Model> Run<'a, M> {
             reported: Vec::new(),
             open_step: None,
             answer,
+            overlay,
             done_by: None,
+            bad_answer: None,
         };
+        // A run resumed within a step opens it again for the host.
+        if let Some(step) = resumed_step {
+            driver.report(Event::StepStarted { step });
+            driver.open_step = Some(step);
+        }
         let outcome = driver.drive().await;
         // Every step is closed for the host, however the run ended.
         driver.end_step();
         let value = driver.answer.take().and_then(|plan| plan.value);
-        if driver.session.conversation.answer_schema() != before.0.as_ref()
-            || driver.session.conversation.tool_choice() != &before.1
-        {
-            driver.session.conversation.set_answer_schema(before.0);
-            driver.session.conversation.set_tool_choice(before.1);
-        }
         outcome.map(|outcome| (outcome, value))
     }
 }
@@ -214,8 +214,13 @@ pub(super) struct Driver<'r, M> {
     open_step: Option<usize>,
     /// A typed run's answer: its schema, its check, its tool.
     pub(super) answer: Option<AnswerPlan>,
+    /// What a typed run adds to each request.
+    overlay: Option<Overlay>,
     /// The tool whose done result ended the run, when one did.
     pub(super) done_by: Option<String>,
+    /// In a typed run by tool, the error a call of the final-answer tool
+    /// got in the turn just settled.
+    pub(super) bad_answer: Option<String>,
 }
 
 /// What settling a turn's calls came to.
@@ -257,6 +262,11 @@ impl<M: Model> Driver<'_, M> {
             if self.session.turn.is_some() {
                 match self.settle().await? {
                     Settled::Next => {
+                        // An answer the final-answer tool refused costs a
+                        // retry, as a text answer that does not fit does.
+                        if let Some(error) = self.bad_answer.take() {
+                            self.spend_retry(&error)?;
+                        }
                         // The step's end: its results are recorded.
                         self.save().await?;
                         continue;
@@ -264,8 +274,14 @@ impl<M: Model> Driver<'_, M> {
                     Settled::Paused => return self.pause().await,
                     Settled::Stop(StopReason::Done) if self.answered_by_tool() => {
                         let answer = self.session.run.answer.clone().unwrap_or_default();
-                        self.accept(&answer)?;
-                        return self.finish(StopReason::Done).await;
+                        if self.accept(&answer)? {
+                            return self.finish(StopReason::Done).await;
+                        }
+                        // Sent back: the run goes on.
+                        let run = &mut self.session.run;
+                        (run.done, run.success, run.answer) = (false, None, None);
+                        self.save().await?;
+                        continue;
                     }
                     Settled::Stop(reason) => return self.finish(reason).await,
                 }
@@ -278,7 +294,11 @@ impl<M: Model> Driver<'_, M> {
                 return self.finish(StopReason::StepLimit).await;
             }
             if let Some(budget) = limits.max_tokens
-                && run.usage.input_tokens + run.usage.output_tokens >= budget
+                && run
+                    .usage
+                    .input_tokens
+                    .saturating_add(run.usage.output_tokens)
+                    >= budget
             {
                 return self.finish(StopReason::TokenBudget).await;
             }
@@ -308,11 +328,11 @@ impl<M: Model> Driver<'_, M> {
             // server's list changed) are offered from this one on.
             if self.changes.take_change() {
                 self.session.conversation.set_tools(&self.agent.registry)?;
-                if let Some(tool) = self.answer.as_ref().and_then(|plan| plan.tool.as_ref()) {
-                    self.session.conversation.add_tools(tool)?;
-                }
             }
-            let request = self.session.conversation.request();
+            let request = match &self.overlay {
+                Some(overlay) => self.session.conversation.request_with(overlay),
+                None => self.session.conversation.request(),
+            };
             let turn = tokio::select! {
                 turn = self.ask(&request, step) => turn?,
                 () = self.cancellation.cancelled() => {
@@ -413,10 +433,14 @@ impl<M: Model> Driver<'_, M> {
                 plan.value = Some(value);
                 Ok(true)
             }
-            Err(problems) if plan.retries > 0 => {
-                plan.retries -= 1;
+            Err(problems) => {
+                self.spend_retry(&problems.to_string())
+                    .map_err(|_| RunError::Output {
+                        errors: problems.to_string(),
+                        answer: text.to_owned(),
+                    })?;
                 let mut feedback = problems.to_string();
-                if plan.tool.is_some() {
+                if self.answer.as_ref().is_some_and(|plan| plan.tool.is_some()) {
                     feedback.push_str(&format!(
                         " Give it by calling `{FINAL_ANSWER_TOOL}` with the answer as its arguments."
                     ));
@@ -424,18 +448,34 @@ impl<M: Model> Driver<'_, M> {
                 self.session.conversation.push_user(feedback);
                 Ok(false)
             }
-            Err(problems) => Err(RunError::Output {
-                errors: problems.to_string(),
-                answer: text.to_owned(),
-            }),
         }
+    }
+
+    /// Takes one retry of a typed run's budget, for an answer that did not
+    /// fit; an error once none is left.
+    fn spend_retry(&mut self, problems: &str) -> Result<(), RunError> {
+        let Some(plan) = &mut self.answer else {
+            return Ok(());
+        };
+        if plan.retries == 0 {
+            return Err(RunError::Output {
+                errors: problems.to_owned(),
+                answer: self.session.run.answer.clone().unwrap_or_default(),
+            });
+        }
+        plan.retries -= 1;
+        Ok(())
     }
 
     /// Ends the run: the session is saved as ended.
     async fn finish(&mut self, stop: StopReason) -> Result<Outcome, RunError> {
         self.session.run.ended = true;
         self.save().await?;
-        Ok(self.outcome(stop))
+        let mut outcome = self.outcome(stop);
+        // Stopped with calls waiting (cancelled during a decision): they
+        // are the host's to see, and to settle before the run can resume.
+        outcome.pending = self.session.pending().into_iter().cloned().collect();
+        Ok(outcome)
     }
 
     /// Stops the run with calls waiting: the session is saved as it is.

@@ -34,7 +34,15 @@ impl FileStore {
     /// A store in `folder`, made if missing.
     pub fn new(folder: impl Into<PathBuf>) -> io::Result<Self> {
         let folder = folder.into();
-        fs::create_dir_all(&folder)?;
+        // Sessions hold whole transcripts: a folder made here is the
+        // owner's alone (an existing one keeps its permissions).
+        if !folder.exists() {
+            let mut builder = fs::DirBuilder::new();
+            builder.recursive(true);
+            #[cfg(unix)]
+            std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+            builder.create(&folder)?;
+        }
         Ok(Self {
             folder: Arc::new(folder),
         })
@@ -75,12 +83,19 @@ impl SessionStore for FileStore {
                 }),
             })
             .await?;
-            match read {
-                Some(json) => Session::from_json(&json)
-                    .map(Some)
-                    .map_err(StoreError::Session),
-                None => Ok(None),
+            let Some(json) = read else {
+                return Ok(None);
+            };
+            let session = Session::from_json(&json).map_err(StoreError::Session)?;
+            // A file copied or renamed under another id would otherwise be
+            // saved back over the session it names.
+            if session.id() != id {
+                return Err(StoreError::Session(SessionError::Misplaced {
+                    wanted: id.to_owned(),
+                    found: session.id().to_owned(),
+                }));
             }
+            Ok(Some(session))
         })
     }
 }
@@ -117,7 +132,12 @@ fn write_atomically(folder: &Path, path: &Path, bytes: &[u8]) -> Result<(), Stor
         .map(|name| name.to_string_lossy())
         .unwrap_or_default();
     let temporary = folder.join(format!(".{name}.{}-{save}.tmp", std::process::id()));
-    let mut file = File::create(&temporary).map_err(|e| io("writing", e))?;
+    let mut options = fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    // The owner's alone: a session is a whole transcript.
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let mut file = options.open(&temporary).map_err(|e| io("writing", e))?;
     let written = file
         .write_all(bytes)
         .and_then(|()| file.sync_all())

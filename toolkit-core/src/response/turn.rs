@@ -136,10 +136,12 @@ impl Usage {
 impl std::ops::Add for Usage {
     type Output = Usage;
 
+    /// Saturating: counts come from the provider's response, and an
+    /// absurd one must not wrap (or panic) a run's total under its budget.
     fn add(self, other: Usage) -> Usage {
         Usage {
-            input_tokens: self.input_tokens + other.input_tokens,
-            output_tokens: self.output_tokens + other.output_tokens,
+            input_tokens: self.input_tokens.saturating_add(other.input_tokens),
+            output_tokens: self.output_tokens.saturating_add(other.output_tokens),
         }
     }
 }
