@@ -73,13 +73,12 @@ impl<M: Model> Driver<'_, M> {
                     };
                 }
                 CallStatus::MayHaveRun { call } => {
-                    let idempotent = registry.get(&call.name).is_some_and(|def| {
-                        rules.hints_trusted(&def) && def.annotations().idempotent == Some(true)
+                    let idempotent = registry.get(&call.name).filter(|def| {
+                        rules.hints_trusted(def) && def.annotations().idempotent == Some(true)
                     });
-                    if idempotent {
-                        let call = call.clone();
-                        retried.push(call.name.clone());
-                        pending.status = CallStatus::Approved { call };
+                    if let Some(def) = idempotent {
+                        retried.push(def.name().to_owned());
+                        pending.status = CallStatus::Approved { call: call.clone() };
                     }
                 }
                 _ => {}
@@ -125,7 +124,13 @@ impl<M: Model> Driver<'_, M> {
             }
             if let Some(status) = decision.settle(&call, may_have_run) {
                 if may_have_run && matches!(status, CallStatus::Approved { .. }) {
-                    self.session.run.uncount(&call.name);
+                    // Uses are counted by the name models call the tool by.
+                    let tool = self
+                        .agent
+                        .registry
+                        .get(&call.name)
+                        .map_or_else(|| call.name.clone(), |def| def.name().to_owned());
+                    self.session.run.uncount(&tool);
                 }
                 self.calls_mut()[index].status = status;
             }
