@@ -5,8 +5,10 @@
 //! This crate holds what needs a network or a runtime: the [`Model`] trait
 //! and its HTTP implementation, [`HttpModel`], for OpenAI Chat Completions
 //! (and every compatible server), OpenAI Responses, Anthropic Messages and
-//! Gemini; [`Conversation`], the transcript in each provider; and [`Agent`],
-//! the loop.
+//! Gemini; [`Conversation`], the transcript in each provider; [`Agent`], the
+//! loop; [`Session`], a conversation with the agent that continues, pauses
+//! for decisions and resumes; and [`SessionStore`] ([`FileStore`] built in),
+//! where sessions are saved so that no call runs twice after a crash.
 //!
 //! (The README shows this example; a test keeps the two the same.)
 //!
