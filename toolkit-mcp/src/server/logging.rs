@@ -7,14 +7,15 @@
 //! both revisions served.
 #![allow(deprecated)]
 
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Mutex, PoisonError};
 
 use rmcp::model::{LoggingLevel, LoggingMessageNotificationParam};
 use rmcp::service::{Peer, RoleServer};
 use serde_json::Value;
 use tokio::sync::mpsc;
-use tokio::task::JoinHandle;
 use toolkit_core::{LogLevel, LogMessage, LogSink};
+
+use super::forward::Forwarder;
 
 /// The level a session's client set with `logging/setLevel`; unset until
 /// it does.
@@ -57,48 +58,26 @@ fn to_rmcp(level: LogLevel) -> LoggingLevel {
     }
 }
 
-/// Where messages go: nowhere yet, to the forwarding task, or (once the
-/// call ended) nowhere any more.
-enum State {
-    Idle {
-        tool: String,
-        peer: Peer<RoleServer>,
-    },
-    Forwarding {
-        sender: mpsc::UnboundedSender<LogMessage>,
-        task: JoinHandle<()>,
-    },
-    Finished,
-}
-
 /// Forwards one call's log messages at or above `least`, in order, from the
 /// tool's task (where logging must not wait) to the client, named for the
 /// tool (`logger`). Most tools never log: the forwarding task starts at the
-/// first message, so that a call without messages pays for none.
+/// first message (`forward.rs`), so that a call without messages pays for
+/// none.
 pub(crate) struct Logger {
     sink: LogSink,
-    state: Arc<Mutex<State>>,
+    forwarder: Forwarder<LogMessage>,
 }
 
 impl Logger {
     pub(crate) fn new(least: LogLevel, tool: String, peer: Peer<RoleServer>) -> Self {
-        let state = Arc::new(Mutex::new(State::Idle { tool, peer }));
-        let shared = Arc::clone(&state);
+        let forwarder = Forwarder::new(move |receiver| forward(tool, peer, receiver));
+        let into = forwarder.clone();
         let sink = LogSink::new(move |message| {
-            if message.level < least {
-                return;
-            }
-            let mut state = shared.lock().unwrap_or_else(PoisonError::into_inner);
-            if let State::Idle { tool, peer } = &*state {
-                let (sender, receiver) = mpsc::unbounded_channel();
-                let task = tokio::spawn(forward(tool.clone(), peer.clone(), receiver));
-                *state = State::Forwarding { sender, task };
-            }
-            if let State::Forwarding { sender, .. } = &*state {
-                let _ = sender.send(message);
+            if message.level >= least {
+                into.send(message);
             }
         });
-        Self { sink, state }
+        Self { sink, forwarder }
     }
 
     pub(crate) fn sink(&self) -> &LogSink {
@@ -108,14 +87,7 @@ impl Logger {
     /// Sends the messages logged so far and stops: later messages (from a
     /// tool that kept its context past its call) go nowhere.
     pub(crate) async fn finish(self) {
-        let state = std::mem::replace(
-            &mut *self.state.lock().unwrap_or_else(PoisonError::into_inner),
-            State::Finished,
-        );
-        if let State::Forwarding { sender, task } = state {
-            drop(sender);
-            let _ = task.await;
-        }
+        self.forwarder.finish().await;
     }
 }
 

@@ -1,6 +1,7 @@
 //! Serving a registry: the protocol handler, and the transports it runs on.
 
 mod asking;
+mod forward;
 pub(crate) mod http;
 mod listing;
 mod logging;

@@ -2,54 +2,29 @@
 //! `notifications/progress` when its request carried a progress token.
 //!
 //! Many clients (rmcp's among them) put a token on every request, and most
-//! tools never report: the forwarding task starts at the first report, so
-//! that a call without reports pays for none.
-
-use std::sync::{Arc, Mutex, PoisonError};
+//! tools never report: the forwarding task starts at the first report
+//! (`forward.rs`), so that a call without reports pays for none.
 
 use rmcp::model::{ProgressNotificationParam, ProgressToken};
 use rmcp::service::{Peer, RoleServer};
 use tokio::sync::mpsc;
-use tokio::task::JoinHandle;
 use toolkit_core::{Progress, ProgressSink};
 
-/// Where reports go: nowhere yet, to the forwarding task, or (once the
-/// call ended) nowhere any more.
-enum State {
-    Idle {
-        token: ProgressToken,
-        peer: Peer<RoleServer>,
-    },
-    Forwarding {
-        sender: mpsc::UnboundedSender<Progress>,
-        task: JoinHandle<()>,
-    },
-    Finished,
-}
+use super::forward::Forwarder;
 
 /// Forwards one call's reports, in order, from the tool's task (where a
 /// report must not wait) to the client.
 pub(crate) struct Reporter {
     sink: ProgressSink,
-    state: Arc<Mutex<State>>,
+    forwarder: Forwarder<Progress>,
 }
 
 impl Reporter {
     pub(crate) fn new(token: ProgressToken, peer: Peer<RoleServer>) -> Self {
-        let state = Arc::new(Mutex::new(State::Idle { token, peer }));
-        let shared = Arc::clone(&state);
-        let sink = ProgressSink::new(move |report| {
-            let mut state = shared.lock().unwrap_or_else(PoisonError::into_inner);
-            if let State::Idle { token, peer } = &*state {
-                let (sender, receiver) = mpsc::unbounded_channel();
-                let task = tokio::spawn(forward(token.clone(), peer.clone(), receiver));
-                *state = State::Forwarding { sender, task };
-            }
-            if let State::Forwarding { sender, .. } = &*state {
-                let _ = sender.send(report);
-            }
-        });
-        Self { sink, state }
+        let forwarder = Forwarder::new(move |receiver| forward(token, peer, receiver));
+        let into = forwarder.clone();
+        let sink = ProgressSink::new(move |report| into.send(report));
+        Self { sink, forwarder }
     }
 
     pub(crate) fn sink(&self) -> &ProgressSink {
@@ -59,14 +34,7 @@ impl Reporter {
     /// Sends the reports made so far and stops: later reports (from a tool
     /// that kept its context past its call) go nowhere.
     pub(crate) async fn finish(self) {
-        let state = std::mem::replace(
-            &mut *self.state.lock().unwrap_or_else(PoisonError::into_inner),
-            State::Finished,
-        );
-        if let State::Forwarding { sender, task } = state {
-            drop(sender);
-            let _ = task.await;
-        }
+        self.forwarder.finish().await;
     }
 }
 
