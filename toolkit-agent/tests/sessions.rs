@@ -12,50 +12,12 @@ use toolkit_agent::{
     ToolLimits,
 };
 use toolkit_core::{CallContext, Registry, RunState, ToolDef, tool, tools};
-use toolkit_tests::http::{Reply, Request, TestServer};
+use toolkit_tests::http::TestServer;
 
-fn chat_calls(calls: &[(&str, &str, Value)]) -> Reply {
-    let calls: Vec<Value> = calls
-        .iter()
-        .map(|(id, name, arguments)| {
-            json!({"id": id, "type": "function",
-                "function": {"name": name, "arguments": arguments.to_string()}})
-        })
-        .collect();
-    Reply::json(
-        &json!({"choices": [{"index": 0, "finish_reason": "tool_calls",
-        "message": {"role": "assistant", "content": null, "tool_calls": calls}}],
-        "usage": {"prompt_tokens": 10, "completion_tokens": 5}}),
-    )
-}
+#[path = "support/chat.rs"]
+mod chat;
 
-fn chat_text(text: &str) -> Reply {
-    Reply::json(&json!({"choices": [{"index": 0, "finish_reason": "stop",
-        "message": {"role": "assistant", "content": text}}],
-        "usage": {"prompt_tokens": 12, "completion_tokens": 3}}))
-}
-
-fn model(server: &TestServer) -> HttpModel {
-    HttpModel::openai_chat("m")
-        .base_url(server.base_url())
-        .no_key()
-        .build()
-        .unwrap()
-}
-
-fn bodies(server: &TestServer) -> Vec<Value> {
-    server.requests().iter().map(Request::json).collect()
-}
-
-fn tool_messages(body: &Value) -> Vec<String> {
-    body["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|m| m["role"] == "tool")
-        .map(|m| m["content"].as_str().unwrap_or("").to_owned())
-        .collect()
-}
+use chat::{bodies, chat_calls, chat_text, model, tool_messages};
 
 /// Echoes a text.
 #[tool]
