@@ -263,12 +263,28 @@ impl HttpModel {
 
     /// Sends the body, retrying refusals for now and lost connections;
     /// returns the first response with a success status.
+    ///
+    /// A request the server never answered because it had closed the
+    /// kept-alive connection the request went out on (HTTP lets a server
+    /// close an idle connection at any time; llama.cpp's server closes one
+    /// after every streamed answer while still advertising keep-alive) is
+    /// sent once more at once, on a new connection, outside the retry
+    /// budget: it is the connection that failed, not the request, and a
+    /// host that turned retries off still expects its request to be sent.
     async fn send(&self, body: &Value, stream: bool) -> Result<reqwest::Response, ModelError> {
         let mut attempt = 0;
+        let mut retry = 0;
+        let mut resent_on_closed = false;
         loop {
             attempt += 1;
-            let retry = attempt - 1;
             let outcome = self.request(body, stream).send().await;
+            if let Err(error) = &outcome
+                && !resent_on_closed
+                && closed_before_answering(error)
+            {
+                resent_on_closed = true;
+                continue;
+            }
             let (error, retry_after) = match outcome {
                 Ok(response) if response.status().is_success() => return Ok(response),
                 Ok(response) => {
@@ -296,8 +312,22 @@ impl HttpModel {
                 return Err(error);
             }
             tokio::time::sleep(self.retry.delay(retry, retry_after)).await;
+            retry += 1;
         }
     }
+}
+
+/// Whether the request failed because the connection closed before any
+/// answer came (hyper's "incomplete message" with no response at all).
+fn closed_before_answering(error: &reqwest::Error) -> bool {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error);
+    while let Some(cause) = source {
+        if let Some(hyper) = cause.downcast_ref::<hyper::Error>() {
+            return hyper.is_incomplete_message();
+        }
+        source = cause.source();
+    }
+    false
 }
 
 fn transport(error: reqwest::Error, attempts: u32) -> ModelError {

@@ -689,3 +689,132 @@ fn a_bad_header_or_query_name_is_a_build_error_that_shows_no_value() {
         .to_string();
     assert!(error.contains("empty name"), "{error}");
 }
+
+/// Reads one HTTP/1.1 request (headers and a `Content-Length` body) off
+/// the connection; `None` when the client closed it first.
+async fn read_request(connection: &mut tokio::net::TcpStream) -> Option<Vec<u8>> {
+    use tokio::io::AsyncReadExt;
+    let mut data = Vec::new();
+    let mut buffer = [0u8; 4096];
+    loop {
+        if let Some(end) = data.windows(4).position(|w| w == b"\r\n\r\n") {
+            let head = String::from_utf8_lossy(&data[..end]).to_ascii_lowercase();
+            let length: usize = head
+                .lines()
+                .find_map(|line| line.strip_prefix("content-length:"))
+                .map_or(0, |value| value.trim().parse().unwrap());
+            if data.len() >= end + 4 + length {
+                return Some(data);
+            }
+        }
+        let read = connection.read(&mut buffer).await.ok()?;
+        if read == 0 {
+            return None;
+        }
+        data.extend_from_slice(&buffer[..read]);
+    }
+}
+
+/// A Chat Completions answer saying `text`, whole.
+fn chat_answer(text: &str) -> String {
+    let body = json!({
+        "id": "c", "object": "chat.completion", "created": 0, "model": "m",
+        "choices": [{"index": 0, "finish_reason": "stop",
+                     "message": {"role": "assistant", "content": text}}]
+    })
+    .to_string();
+    format!(
+        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
+        body.len()
+    )
+}
+
+/// A server that closes a kept-alive connection after a streamed answer,
+/// as llama.cpp's server does, while advertising keep-alive: the next
+/// request goes out on that connection and gets no answer. The model
+/// sends it again on a new connection, retries turned off or not.
+#[tokio::test]
+async fn a_request_lost_to_a_connection_the_server_closed_is_sent_again() {
+    use tokio::io::AsyncWriteExt;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    let server = tokio::spawn(async move {
+        let mut requests = 0;
+        // The first connection: a streamed answer, then the next request
+        // read and the connection closed without a word.
+        let (mut first, _) = listener.accept().await.unwrap();
+        read_request(&mut first).await.unwrap();
+        requests += 1;
+        let event = json!({
+            "id": "c", "object": "chat.completion.chunk", "created": 0, "model": "m",
+            "choices": [{"index": 0, "delta": {"role": "assistant", "content": "hi"},
+                         "finish_reason": "stop"}]
+        });
+        let events = format!("data: {event}\n\ndata: [DONE]\n\n");
+        let reply = format!(
+            "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nkeep-alive: timeout=5, max=100\r\n\
+             transfer-encoding: chunked\r\n\r\n{:x}\r\n{events}\r\n0\r\n\r\n",
+            events.len()
+        );
+        first.write_all(reply.as_bytes()).await.unwrap();
+        if read_request(&mut first).await.is_some() {
+            requests += 1;
+        }
+        drop(first);
+        // The request again, on a new connection: answered.
+        let (mut second, _) = listener.accept().await.unwrap();
+        read_request(&mut second).await.unwrap();
+        requests += 1;
+        second
+            .write_all(chat_answer("again").as_bytes())
+            .await
+            .unwrap();
+        requests
+    });
+    let model = HttpModel::openai_chat("m")
+        .base_url(format!("http://{address}"))
+        .no_key()
+        .retry(RetryPolicy::none())
+        .build()
+        .unwrap();
+    let streamed = model.stream(&json!({}), &mut |_| {}).await.unwrap();
+    assert_eq!(streamed.text, "hi");
+    let turn = model.complete(&json!({})).await.unwrap();
+    assert_eq!(turn.text, "again");
+    assert_eq!(server.await.unwrap(), 3, "the lost request, then once more");
+}
+
+/// A server that closes every connection without answering: the request
+/// is sent again once, not in a loop, and the host gets a transport error
+/// that counts both attempts.
+#[tokio::test]
+async fn a_server_that_never_answers_is_not_asked_forever() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    let server = tokio::spawn(async move {
+        let mut requests = 0;
+        while let Ok(Ok((mut connection, _))) =
+            tokio::time::timeout(Duration::from_secs(2), listener.accept()).await
+        {
+            if read_request(&mut connection).await.is_some() {
+                requests += 1;
+            }
+        }
+        requests
+    });
+    let model = HttpModel::openai_chat("m")
+        .base_url(format!("http://{address}"))
+        .no_key()
+        .retry(RetryPolicy::none())
+        .build()
+        .unwrap();
+    match model.complete(&json!({})).await {
+        Err(ModelError::Transport {
+            attempts: 2,
+            timeout: false,
+            ..
+        }) => {}
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(server.await.unwrap(), 2);
+}

@@ -24,12 +24,29 @@ pub struct Server {
     child: Child,
     /// `http://127.0.0.1:<port>/v1`.
     pub base_url: String,
+    /// Where the server's own output goes: shown when a test fails, as
+    /// the one place that says why the server dropped a connection.
+    log: std::path::PathBuf,
 }
 
 impl Drop for Server {
     fn drop(&mut self) {
+        let exited = self.child.try_wait().ok().flatten();
         let _ = self.child.kill();
         let _ = self.child.wait();
+        if std::thread::panicking() {
+            let log = std::fs::read_to_string(&self.log).unwrap_or_default();
+            let lines: Vec<&str> = log.lines().collect();
+            let tail = lines[lines.len().saturating_sub(60)..].join("\n");
+            eprintln!(
+                "llama-server {} ({}); the end of its output:\n{tail}",
+                match exited {
+                    Some(status) => format!("had exited: {status}"),
+                    None => "was still running".to_owned(),
+                },
+                self.log.display(),
+            );
+        }
     }
 }
 
@@ -118,18 +135,21 @@ pub fn start(context: u32) -> Option<Server> {
         .local_addr()
         .unwrap()
         .port();
+    let log = std::env::temp_dir().join(format!("toolkit-llama-server-{port}.log"));
+    let output = std::fs::File::create(&log).expect("a log file for llama-server");
     let child = Command::new(&server)
         .args(["-m", &model, "--jinja", "--chat-template-file", &template])
         .args(["--host", "127.0.0.1", "--port", &port.to_string()])
         .args(["-c", &context.to_string(), "-np", "1"])
         .args(["--seed", "7", "--temp", "0"])
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(output)
         .spawn()
         .expect("llama-server starts");
     let server = Server {
         child,
         base_url: format!("http://127.0.0.1:{port}/v1"),
+        log,
     };
     let started = Instant::now();
     loop {
