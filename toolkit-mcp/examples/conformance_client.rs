@@ -26,7 +26,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use toolkit_core::{Asker, Asking, ElicitAction, ElicitRequest, Elicited, Registry};
-use toolkit_mcp::McpClient;
+use toolkit_mcp::{Authorizer, Authorizing, McpClient, OAuth};
 
 const USAGE: &str =
     "usage: conformance_client [--stateless] URL   (the scenario in MCP_CONFORMANCE_SCENARIO)";
@@ -46,19 +46,85 @@ impl Asker for AcceptDefaults {
     }
 }
 
+/// Approves like a user who always agrees: the suite's authorization
+/// server approves at once, so the authorization URL is fetched and the
+/// redirect it answers with is where the browser would land.
+struct FollowRedirect(reqwest::Client);
+
+impl Authorizer for FollowRedirect {
+    fn authorize<'a>(&'a self, url: &'a str) -> Authorizing<'a> {
+        Box::pin(async move {
+            let response = self
+                .0
+                .get(url)
+                .send()
+                .await
+                .map_err(|error| error.to_string())?;
+            response
+                .headers()
+                .get(reqwest::header::LOCATION)
+                .and_then(|location| location.to_str().ok())
+                .map(str::to_owned)
+                .ok_or_else(|| {
+                    format!(
+                        "no redirect from the authorization server ({})",
+                        response.status()
+                    )
+                })
+        })
+    }
+}
+
+/// The redirect URI the client registers; nothing listens there, as the
+/// redirect is read from the authorization server's answer.
+const REDIRECT_URI: &str = "http://localhost:3000/callback";
+
+/// The client ID metadata document the suite expects a client to name.
+const CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadata.json";
+
 async fn run(
     url: String,
     stateless: bool,
     scenario: &str,
 ) -> Result<(), Box<dyn std::error::Error>> {
-    let client = McpClient::http("conformance", url)
+    // What the scenario gives the client: pre-registered credentials, the
+    // tool calls to make.
+    let context: Value = std::env::var("MCP_CONFORMANCE_CONTEXT")
+        .ok()
+        .and_then(|context| serde_json::from_str(&context).ok())
+        .unwrap_or_default();
+    let mut builder = McpClient::http("conformance", url)
         .prefix("")
         .stateless(stateless)
         .asker(AcceptDefaults)
-        .timeout(Duration::from_secs(20))
-        .connect()
-        .await?;
-    let registry = Arc::new(Registry::builder().tools(client.tools().await?).build()?);
+        .timeout(Duration::from_secs(20));
+    if scenario.starts_with("auth/") {
+        let fetcher = toolkit_http::client_builder()?
+            .redirect(reqwest::redirect::Policy::none())
+            .build()?;
+        let mut oauth = OAuth::new(REDIRECT_URI, FollowRedirect(fetcher))
+            .client_name("toolkit-mcp conformance client")
+            .client_metadata_url(CLIENT_METADATA_URL);
+        if let Some(id) = context["client_id"].as_str() {
+            oauth = oauth.client_id(id);
+        }
+        if let Some(secret) = context["client_secret"].as_str() {
+            oauth = oauth.client_secret(secret);
+        }
+        builder = builder.oauth(oauth);
+    }
+    let client = builder.connect().await?;
+    let tools = client.tools().await?;
+    let first = tools.first().map(|tool| tool.name().to_owned());
+    let registry = Arc::new(Registry::builder().tools(tools).build()?);
+    // The calls the scenario asks for, in its order.
+    for call in context["toolCalls"].as_array().into_iter().flatten() {
+        let name = call["name"].as_str().unwrap_or_default();
+        let outcome = registry.call(name, &call["arguments"].to_string()).await;
+        if let Some(error) = outcome.error {
+            return Err(format!("{name} failed: {error}").into());
+        }
+    }
     match scenario {
         "tools_call" => {
             let outcome = registry.call("add_numbers", r#"{"a": 2, "b": 3}"#).await;
@@ -114,6 +180,14 @@ async fn run(
                 .await;
             if let Some(error) = outcome.error {
                 return Err(format!("json_schema_echo failed: {error}").into());
+            }
+        }
+        // An authorized call, after the authorized listing.
+        _ if scenario.starts_with("auth/") => {
+            let name = first.ok_or("the server listed no tool")?;
+            let outcome = registry.call(&name, "{}").await;
+            if let Some(error) = outcome.error {
+                return Err(format!("{name} failed: {error}").into());
             }
         }
         _ => {}

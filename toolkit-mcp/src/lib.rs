@@ -96,7 +96,8 @@ use std::sync::Arc;
 use toolkit_core::Registry;
 
 pub use client::{
-    ClientError, McpClient, McpClientBuilder, Refused, STRUCTURED_CONTENT, Synced, UNSHOWN_CONTENT,
+    Authorizer, Authorizing, ClientError, McpClient, McpClientBuilder, OAuth, Refused,
+    STRUCTURED_CONTENT, Synced, UNSHOWN_CONTENT,
 };
 pub use server::http::{HttpOptions, serve_http};
 pub use server::prompts::{Prompt, PromptContent, PromptError, PromptMessage, Role};
