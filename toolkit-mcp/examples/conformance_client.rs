@@ -15,10 +15,16 @@
 //! which starts it once per scenario with the mock server's URL. Every
 //! scenario connects and lists the tools; `tools_call` also calls
 //! `add_numbers`, `elicitation-sep1034-client-defaults` a tool whose server
-//! asks a question (answered with the schema's defaults), and
+//! asks a question (answered with the schema's defaults),
 //! `json-schema-2020-12-preservation` sends a tool's schema, as the client
-//! holds it, back to `json_schema_echo`. The scenarios it cannot follow are listed, with their
-//! reason, in `toolkit-mcp/conformance/expected-failures-*.yml`.
+//! holds it, back to `json_schema_echo`, and `sse-retry` calls a tool whose
+//! answer comes on a resumed stream. The tool calls a scenario's context
+//! (`MCP_CONFORMANCE_CONTEXT`) names are made in its order. The `auth/*`
+//! scenarios authorize with OAuth (the pre-registered client the context
+//! gives, if any), the user's approval being the authorization server's
+//! redirect, read without following it; then they call the first tool.
+//! The scenarios it cannot follow are listed, with their reason, in
+//! `toolkit-mcp/conformance/expected-failures-*.yml`.
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -153,6 +159,14 @@ async fn run(
             );
             for outcome in [a, b, c, d] {
                 println!("{}", outcome.result.to_text());
+            }
+        }
+        // The call's response stream is closed after its priming event: the
+        // answer comes on the stream resumed after `retry`.
+        "sse-retry" => {
+            let outcome = registry.call("test_reconnection", "{}").await;
+            if let Some(error) = outcome.error {
+                return Err(format!("test_reconnection failed: {error}").into());
             }
         }
         // The one tool with a well-formed `x-mcp-header` parameter.
