@@ -69,7 +69,10 @@
 //! restarted at the next call, list changes followed, and a tool the
 //! registry refuses reported in a [`Synced`] rather than dropped. Given an
 //! asker ([`McpClientBuilder::asker`]), it answers the server's questions
-//! (elicitation, sampling) too.
+//! (elicitation, sampling) too. An HTTP server may be given a bearer token
+//! and headers ([`McpClientBuilder::bearer`], [`McpClientBuilder::header`]),
+//! or be authorized with OAuth 2.1 when it asks ([`McpClientBuilder::oauth`],
+//! [`OAuth`]), the user's approval coming from the host's [`Authorizer`].
 //!
 //! ```no_run
 //! use std::sync::Arc;
