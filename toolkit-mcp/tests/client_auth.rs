@@ -1,7 +1,7 @@
 //! Our client reaching our server over HTTP behind authorization: a bearer
 //! token and extra headers given by the host, and OAuth 2.1 against an
 //! authorization server the test serves (discovery, registration, PKCE,
-//! the token exchange, a step-up of scopes), all on 127.0.0.1.
+//! the token exchange, refresh, a step-up of scopes), all on 127.0.0.1.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -68,6 +68,8 @@ struct Shared {
     /// needs (none: any valid token will do).
     token: &'static str,
     needs_scope: Option<&'static str>,
+    /// The lifetime of a token got for a code, in seconds.
+    first_expiry: u64,
 }
 
 impl Shared {
@@ -173,27 +175,45 @@ async fn authorize(State(shared): State<Shared>, request: Request) -> Response {
     (StatusCode::FOUND, [(header::LOCATION, to)]).into_response()
 }
 
-/// Gives a token naming the scopes the code was for.
+/// Gives a token naming the scopes the code was for, with a refresh
+/// token; a refreshed token ends with `.refreshed`.
 async fn token(State(shared): State<Shared>, request: Request) -> Response {
     let form = pairs(&body_text(request).await);
-    let scopes = form
-        .get("code")
-        .and_then(|code| code.strip_prefix("code-"))
-        .unwrap_or_default()
-        .replace(' ', "+");
-    let token = format!("{}.{scopes}", shared.token);
+    let answer = if form.get("grant_type").map(String::as_str) == Some("refresh_token") {
+        json!({
+            "access_token": format!("{}.refreshed", shared.token),
+            "token_type": "Bearer",
+            "expires_in": 3600,
+        })
+    } else {
+        let scopes = form
+            .get("code")
+            .and_then(|code| code.strip_prefix("code-"))
+            .unwrap_or_default()
+            .replace(' ', "+");
+        json!({
+            "access_token": format!("{}.{scopes}", shared.token),
+            "token_type": "Bearer",
+            "expires_in": shared.first_expiry,
+            "refresh_token": "refresh-1",
+        })
+    };
     shared.seen().tokens.push(form);
-    let answer = json!({
-        "access_token": token,
-        "token_type": "Bearer",
-        "expires_in": 3600,
-    });
     json_reply(StatusCode::OK, &answer)
 }
 
 /// Serves the MCP endpoint behind the guard, and the authorization server
 /// beside it.
 async fn serve(access_token: &'static str, needs_scope: Option<&'static str>) -> Shared {
+    serve_expiring(access_token, needs_scope, 3600).await
+}
+
+/// [`serve`], with tokens got for a code lasting `first_expiry` seconds.
+async fn serve_expiring(
+    access_token: &'static str,
+    needs_scope: Option<&'static str>,
+    first_expiry: u64,
+) -> Shared {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://127.0.0.1:{}", listener.local_addr().unwrap().port());
     let shared = Shared {
@@ -201,6 +221,7 @@ async fn serve(access_token: &'static str, needs_scope: Option<&'static str>) ->
         base,
         token: access_token,
         needs_scope,
+        first_expiry,
     };
     let registry = Arc::new(Registry::builder().tools(tools![hello]).build().unwrap());
     let mcp = McpServer::new(registry)
@@ -366,6 +387,30 @@ async fn oauth_steps_up_the_scopes_a_server_asks_for() {
         .map(|query| query["scope"].as_str())
         .collect();
     assert_eq!(scopes, ["notes:read", "notes:read notes:write"]);
+}
+
+#[tokio::test]
+async fn a_token_about_to_expire_is_refreshed() {
+    // Ten seconds is within the time before expiry when rmcp refreshes.
+    let server = serve_expiring("oauth-token", None, 10).await;
+    let client = McpClient::http("site", format!("{}/mcp", server.base))
+        .oauth(OAuth::new("http://127.0.0.1:8976/callback", Agrees))
+        .connect()
+        .await
+        .expect("connected");
+    assert_eq!(greet(&client).await, "hello, Ada");
+    client.close().await;
+
+    let seen = server.seen();
+    let grants: Vec<&str> = seen
+        .tokens
+        .iter()
+        .map(|form| form["grant_type"].as_str())
+        .collect();
+    assert_eq!(grants, ["authorization_code", "refresh_token"]);
+    assert_eq!(seen.tokens[1]["refresh_token"], "refresh-1");
+    let (last, _) = seen.mcp.last().unwrap();
+    assert_eq!(last.as_deref(), Some("Bearer oauth-token.refreshed"));
 }
 
 #[tokio::test]
