@@ -15,10 +15,16 @@
 //! which starts it once per scenario with the mock server's URL. Every
 //! scenario connects and lists the tools; `tools_call` also calls
 //! `add_numbers`, `elicitation-sep1034-client-defaults` a tool whose server
-//! asks a question (answered with the schema's defaults), and
+//! asks a question (answered with the schema's defaults),
 //! `json-schema-2020-12-preservation` sends a tool's schema, as the client
-//! holds it, back to `json_schema_echo`. The scenarios it cannot follow are listed, with their
-//! reason, in `toolkit-mcp/conformance/expected-failures-*.yml`.
+//! holds it, back to `json_schema_echo`, and `sse-retry` calls a tool whose
+//! answer comes on a resumed stream. The tool calls a scenario's context
+//! (`MCP_CONFORMANCE_CONTEXT`) names are made in its order. The `auth/*`
+//! scenarios authorize with OAuth (the pre-registered client the context
+//! gives, if any), the user's approval being the authorization server's
+//! redirect, read without following it; then they call the first tool.
+//! The scenarios it cannot follow are listed, with their reason, in
+//! `toolkit-mcp/conformance/expected-failures-*.yml`.
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -26,7 +32,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use toolkit_core::{Asker, Asking, ElicitAction, ElicitRequest, Elicited, Registry};
-use toolkit_mcp::McpClient;
+use toolkit_mcp::{Authorizer, Authorizing, McpClient, OAuth};
 
 const USAGE: &str =
     "usage: conformance_client [--stateless] URL   (the scenario in MCP_CONFORMANCE_SCENARIO)";
@@ -46,19 +52,85 @@ impl Asker for AcceptDefaults {
     }
 }
 
+/// Approves like a user who always agrees: the suite's authorization
+/// server approves at once, so the authorization URL is fetched and the
+/// redirect it answers with is where the browser would land.
+struct FollowRedirect(reqwest::Client);
+
+impl Authorizer for FollowRedirect {
+    fn authorize<'a>(&'a self, url: &'a str) -> Authorizing<'a> {
+        Box::pin(async move {
+            let response = self
+                .0
+                .get(url)
+                .send()
+                .await
+                .map_err(|error| error.to_string())?;
+            response
+                .headers()
+                .get(reqwest::header::LOCATION)
+                .and_then(|location| location.to_str().ok())
+                .map(str::to_owned)
+                .ok_or_else(|| {
+                    format!(
+                        "no redirect from the authorization server ({})",
+                        response.status()
+                    )
+                })
+        })
+    }
+}
+
+/// The redirect URI the client registers; nothing listens there, as the
+/// redirect is read from the authorization server's answer.
+const REDIRECT_URI: &str = "http://localhost:3000/callback";
+
+/// The client ID metadata document the suite expects a client to name.
+const CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadata.json";
+
 async fn run(
     url: String,
     stateless: bool,
     scenario: &str,
 ) -> Result<(), Box<dyn std::error::Error>> {
-    let client = McpClient::http("conformance", url)
+    // What the scenario gives the client: pre-registered credentials, the
+    // tool calls to make.
+    let context: Value = std::env::var("MCP_CONFORMANCE_CONTEXT")
+        .ok()
+        .and_then(|context| serde_json::from_str(&context).ok())
+        .unwrap_or_default();
+    let mut builder = McpClient::http("conformance", url)
         .prefix("")
         .stateless(stateless)
         .asker(AcceptDefaults)
-        .timeout(Duration::from_secs(20))
-        .connect()
-        .await?;
-    let registry = Arc::new(Registry::builder().tools(client.tools().await?).build()?);
+        .timeout(Duration::from_secs(20));
+    if scenario.starts_with("auth/") {
+        let fetcher = toolkit_http::client_builder()?
+            .redirect(reqwest::redirect::Policy::none())
+            .build()?;
+        let mut oauth = OAuth::new(REDIRECT_URI, FollowRedirect(fetcher))
+            .client_name("toolkit-mcp conformance client")
+            .client_metadata_url(CLIENT_METADATA_URL);
+        if let Some(id) = context["client_id"].as_str() {
+            oauth = oauth.client_id(id);
+        }
+        if let Some(secret) = context["client_secret"].as_str() {
+            oauth = oauth.client_secret(secret);
+        }
+        builder = builder.oauth(oauth);
+    }
+    let client = builder.connect().await?;
+    let tools = client.tools().await?;
+    let first = tools.first().map(|tool| tool.name().to_owned());
+    let registry = Arc::new(Registry::builder().tools(tools).build()?);
+    // The calls the scenario asks for, in its order.
+    for call in context["toolCalls"].as_array().into_iter().flatten() {
+        let name = call["name"].as_str().unwrap_or_default();
+        let outcome = registry.call(name, &call["arguments"].to_string()).await;
+        if let Some(error) = outcome.error {
+            return Err(format!("{name} failed: {error}").into());
+        }
+    }
     match scenario {
         "tools_call" => {
             let outcome = registry.call("add_numbers", r#"{"a": 2, "b": 3}"#).await;
@@ -89,6 +161,14 @@ async fn run(
                 println!("{}", outcome.result.to_text());
             }
         }
+        // The call's response stream is closed after its priming event: the
+        // answer comes on the stream resumed after `retry`.
+        "sse-retry" => {
+            let outcome = registry.call("test_reconnection", "{}").await;
+            if let Some(error) = outcome.error {
+                return Err(format!("test_reconnection failed: {error}").into());
+            }
+        }
         // The one tool with a well-formed `x-mcp-header` parameter.
         "http-invalid-tool-headers" => {
             let outcome = registry
@@ -114,6 +194,14 @@ async fn run(
                 .await;
             if let Some(error) = outcome.error {
                 return Err(format!("json_schema_echo failed: {error}").into());
+            }
+        }
+        // An authorized call, after the authorized listing.
+        _ if scenario.starts_with("auth/") => {
+            let name = first.ok_or("the server listed no tool")?;
+            let outcome = registry.call(&name, "{}").await;
+            if let Some(error) = outcome.error {
+                return Err(format!("{name} failed: {error}").into());
             }
         }
         _ => {}

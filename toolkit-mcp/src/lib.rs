@@ -69,7 +69,10 @@
 //! restarted at the next call, list changes followed, and a tool the
 //! registry refuses reported in a [`Synced`] rather than dropped. Given an
 //! asker ([`McpClientBuilder::asker`]), it answers the server's questions
-//! (elicitation, sampling) too.
+//! (elicitation, sampling) too. An HTTP server may be given a bearer token
+//! and headers ([`McpClientBuilder::bearer`], [`McpClientBuilder::header`]),
+//! or be authorized with OAuth 2.1 when it asks ([`McpClientBuilder::oauth`],
+//! [`OAuth`]), the user's approval coming from the host's [`Authorizer`].
 //!
 //! ```no_run
 //! use std::sync::Arc;
@@ -96,7 +99,8 @@ use std::sync::Arc;
 use toolkit_core::Registry;
 
 pub use client::{
-    ClientError, McpClient, McpClientBuilder, Refused, STRUCTURED_CONTENT, Synced, UNSHOWN_CONTENT,
+    Authorizer, Authorizing, ClientError, McpClient, McpClientBuilder, OAuth, Refused,
+    STRUCTURED_CONTENT, Synced, UNSHOWN_CONTENT,
 };
 pub use server::http::{HttpOptions, serve_http};
 pub use server::prompts::{Prompt, PromptContent, PromptError, PromptMessage, Role};

@@ -1,5 +1,19 @@
 //! The HTTP client for servers reached over Streamable HTTP.
 
+use std::collections::HashMap;
+use std::future::Future;
+use std::sync::Arc;
+
+use axum::http::{HeaderName, HeaderValue};
+use futures_util::stream::BoxStream;
+use rmcp::model::ClientJsonRpcMessage;
+use rmcp::transport::streamable_http_client::{
+    SseError, StreamableHttpClient, StreamableHttpError, StreamableHttpPostResponse,
+};
+use sse_stream::Sse;
+
+use super::auth::Authorization;
+
 /// A client with the toolkit's TLS (`toolkit_http`), keeping no idle
 /// connection.
 pub(crate) fn http_client() -> Result<reqwest::Client, String> {
@@ -12,4 +26,173 @@ pub(crate) fn http_client() -> Result<reqwest::Client, String> {
         .pool_max_idle_per_host(0)
         .build()
         .map_err(|error| format!("the HTTP client could not be made: {error}"))
+}
+
+/// What a request to the server carries to be let in.
+pub(crate) enum Credentials {
+    None,
+    /// A token the host gave (`.bearer`).
+    Bearer(String),
+    /// Tokens from OAuth authorization, got when the server asks.
+    OAuth(Arc<Authorization>),
+}
+
+/// rmcp's HTTP client with the server's credentials: a request the server
+/// refuses for want of authorization is authorized (or its scopes stepped
+/// up) and sent again.
+#[derive(Clone)]
+pub(crate) struct AuthorizedHttp {
+    inner: reqwest::Client,
+    credentials: Arc<Credentials>,
+}
+
+type HttpError = StreamableHttpError<reqwest::Error>;
+
+impl AuthorizedHttp {
+    pub(crate) fn new(inner: reqwest::Client, credentials: Arc<Credentials>) -> Self {
+        Self { inner, credentials }
+    }
+
+    async fn send<T, F, Fut>(&self, call: F) -> Result<T, HttpError>
+    where
+        F: Fn(Option<String>) -> Fut,
+        Fut: Future<Output = Result<T, HttpError>>,
+    {
+        let authorization = match &*self.credentials {
+            Credentials::None => return call(None).await,
+            Credentials::Bearer(token) => return call(Some(token.clone())).await,
+            Credentials::OAuth(authorization) => authorization,
+        };
+        let mut token = authorization.token().await?;
+        let mut authorized = false;
+        let mut step_ups = 0;
+        loop {
+            match call(token.clone()).await {
+                // One new authorization a request: a server that refuses
+                // the fresh token too is answered with its refusal.
+                Err(StreamableHttpError::AuthRequired(challenge)) if !authorized => {
+                    authorized = true;
+                    token = Some(
+                        authorization
+                            .authorize(token.as_deref(), &challenge.www_authenticate_header)
+                            .await?,
+                    );
+                }
+                Err(StreamableHttpError::InsufficientScope(refusal))
+                    if step_ups < authorization.step_ups() && refusal.can_upgrade() =>
+                {
+                    step_ups += 1;
+                    let scope = refusal.get_required_scope().unwrap_or_default();
+                    token = Some(authorization.step_up(scope).await?);
+                }
+                answer => return answer,
+            }
+        }
+    }
+}
+
+impl StreamableHttpClient for AuthorizedHttp {
+    type Error = reqwest::Error;
+
+    async fn post_message(
+        &self,
+        uri: Arc<str>,
+        message: ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        _auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> Result<StreamableHttpPostResponse, HttpError> {
+        self.send(|token| {
+            self.inner.post_message(
+                Arc::clone(&uri),
+                message.clone(),
+                session_id.clone(),
+                token,
+                custom_headers.clone(),
+            )
+        })
+        .await
+    }
+
+    async fn post_message_with_max_sse_event_size(
+        &self,
+        uri: Arc<str>,
+        message: ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        _auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+        max_sse_event_size: usize,
+    ) -> Result<StreamableHttpPostResponse, HttpError> {
+        self.send(|token| {
+            self.inner.post_message_with_max_sse_event_size(
+                Arc::clone(&uri),
+                message.clone(),
+                session_id.clone(),
+                token,
+                custom_headers.clone(),
+                max_sse_event_size,
+            )
+        })
+        .await
+    }
+
+    async fn delete_session(
+        &self,
+        uri: Arc<str>,
+        session_id: Arc<str>,
+        _auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> Result<(), HttpError> {
+        self.send(|token| {
+            self.inner.delete_session(
+                Arc::clone(&uri),
+                Arc::clone(&session_id),
+                token,
+                custom_headers.clone(),
+            )
+        })
+        .await
+    }
+
+    async fn get_stream(
+        &self,
+        uri: Arc<str>,
+        session_id: Option<Arc<str>>,
+        last_event_id: Option<String>,
+        _auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> Result<BoxStream<'static, Result<Sse, SseError>>, HttpError> {
+        self.send(|token| {
+            self.inner.get_stream(
+                Arc::clone(&uri),
+                session_id.clone(),
+                last_event_id.clone(),
+                token,
+                custom_headers.clone(),
+            )
+        })
+        .await
+    }
+
+    async fn get_stream_with_max_sse_event_size(
+        &self,
+        uri: Arc<str>,
+        session_id: Option<Arc<str>>,
+        last_event_id: Option<String>,
+        _auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+        max_sse_event_size: usize,
+    ) -> Result<BoxStream<'static, Result<Sse, SseError>>, HttpError> {
+        self.send(|token| {
+            self.inner.get_stream_with_max_sse_event_size(
+                Arc::clone(&uri),
+                session_id.clone(),
+                last_event_id.clone(),
+                token,
+                custom_headers.clone(),
+                max_sse_event_size,
+            )
+        })
+        .await
+    }
 }

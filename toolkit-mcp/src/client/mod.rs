@@ -1,5 +1,6 @@
 //! Using an MCP server's tools as tools of a registry.
 
+mod auth;
 mod content;
 mod handler;
 mod http;
@@ -16,6 +17,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex as StdMutex, PoisonError, Weak};
 use std::time::Duration;
 
+use axum::http::{HeaderName, HeaderValue};
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CancelledNotificationParam, ClientRequest,
     ProtocolVersion, RequestId, ServerNotification, ServerResult, SubscriptionFilter,
@@ -30,6 +32,7 @@ use tokio::sync::{Mutex, watch};
 use tokio_util::sync::CancellationToken;
 use toolkit_core::{Asker, CallContext, Registry, ToolDef, ToolResult};
 
+pub use self::auth::{Authorizer, Authorizing, OAuth};
 pub use self::content::{STRUCTURED_CONTENT, UNSHOWN_CONTENT};
 use self::handler::Handler;
 pub use self::synced::{Refused, Synced};
@@ -88,7 +91,40 @@ enum Target {
     },
     Http {
         url: String,
+        access: Access,
     },
+}
+
+/// What requests to an HTTP server carry besides MCP: headers and
+/// credentials, whose values never appear in `Debug` output.
+#[derive(Clone, Default)]
+struct Access {
+    headers: Vec<(String, String)>,
+    credentials: Given,
+}
+
+/// The credentials the host chose.
+#[derive(Clone, Default)]
+enum Given {
+    #[default]
+    None,
+    Bearer(String),
+    OAuth(OAuth),
+}
+
+impl fmt::Debug for Access {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let names: Vec<&str> = self.headers.iter().map(|(name, _)| name.as_str()).collect();
+        let credentials: &dyn fmt::Debug = match &self.credentials {
+            Given::None => &"none",
+            Given::Bearer(_) => &"bearer <hidden>",
+            Given::OAuth(oauth) => oauth,
+        };
+        f.debug_struct("Access")
+            .field("headers", &names)
+            .field("credentials", credentials)
+            .finish()
+    }
 }
 
 /// Connects to an MCP server: made by [`McpClient::command`] or
@@ -149,6 +185,42 @@ impl McpClientBuilder {
         self
     }
 
+    /// Sends `Authorization: Bearer {token}` with every request to an HTTP
+    /// server (replacing [`oauth`](Self::oauth)). The token never appears in
+    /// `Debug` output or `tracing` events. No effect on a child process.
+    pub fn bearer(mut self, token: impl Into<String>) -> Self {
+        if let Target::Http { access, .. } = &mut self.target {
+            access.credentials = Given::Bearer(token.into());
+        }
+        self
+    }
+
+    /// Sends a header with every request to an HTTP server (an API key, a
+    /// routing hint). A name or value HTTP does not allow, or a header the
+    /// transport sets itself (`Mcp-Session-Id`, `Accept`, ...), makes
+    /// [`connect`](Self::connect) fail. Values never appear in `Debug`
+    /// output. No effect on a child process.
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        if let Target::Http { access, .. } = &mut self.target {
+            access.headers.push((name.into(), value.into()));
+        }
+        self
+    }
+
+    /// Authorizes with OAuth 2.1 when an HTTP server asks for it (a `401`
+    /// with `WWW-Authenticate: Bearer`), as the MCP authorization
+    /// specification describes: the user approves through the
+    /// [`Authorizer`], the tokens are refreshed when they expire, and a
+    /// `403 insufficient_scope` asks for the scope the server names
+    /// (replacing [`bearer`](Self::bearer)). No effect on a child process.
+    /// See [`OAuth`].
+    pub fn oauth(mut self, oauth: OAuth) -> Self {
+        if let Target::Http { access, .. } = &mut self.target {
+            access.credentials = Given::OAuth(oauth);
+        }
+        self
+    }
+
     /// Sets an environment variable of the server's process.
     pub fn env(mut self, key: impl Into<OsString>, value: impl Into<OsString>) -> Self {
         if let Target::Command { env, .. } = &mut self.target {
@@ -200,7 +272,15 @@ impl McpClientBuilder {
     /// Starts (or reaches) the server and opens the connection.
     pub async fn connect(self) -> Result<McpClient, ClientError> {
         let prefix = self.prefix.unwrap_or_else(|| names::prefix(&self.name));
+        let http = match &self.target {
+            Target::Http { url, access } => Some(
+                HttpAccess::new(url, access)
+                    .map_err(|error| ClientError::new(&self.name, error))?,
+            ),
+            Target::Command { .. } => None,
+        };
         let shared = Arc::new(Shared {
+            http,
             name: self.name,
             prefix,
             target: self.target,
@@ -244,7 +324,13 @@ impl McpClient {
 
     /// A server at a Streamable HTTP endpoint (`http://host:port/mcp`).
     pub fn http(name: &str, url: impl Into<String>) -> McpClientBuilder {
-        McpClientBuilder::new(name, Target::Http { url: url.into() })
+        McpClientBuilder::new(
+            name,
+            Target::Http {
+                url: url.into(),
+                access: Access::default(),
+            },
+        )
     }
 
     /// The server's name, as given.
@@ -413,7 +499,46 @@ struct Live {
     generation: u64,
 }
 
+/// The HTTP client, headers and credentials of a server reached over HTTP,
+/// kept across reconnections (tokens included).
+struct HttpAccess {
+    client: reqwest::Client,
+    headers: HashMap<HeaderName, HeaderValue>,
+    credentials: Arc<http::Credentials>,
+}
+
+impl HttpAccess {
+    fn new(url: &str, access: &Access) -> Result<Self, String> {
+        let client = http::http_client()?;
+        let mut headers = HashMap::new();
+        for (name, value) in &access.headers {
+            let name = HeaderName::from_bytes(name.as_bytes())
+                .map_err(|_| format!("`{name}` is not an HTTP header name"))?;
+            let mut value = HeaderValue::from_str(value)
+                .map_err(|_| format!("the value of header `{name}` is not allowed in HTTP"))?;
+            // Keeps it out of HTTP/2 header compression tables and debug logs.
+            value.set_sensitive(true);
+            headers.insert(name, value);
+        }
+        let credentials =
+            match &access.credentials {
+                Given::None => http::Credentials::None,
+                Given::Bearer(token) => http::Credentials::Bearer(token.clone()),
+                Given::OAuth(oauth) => http::Credentials::OAuth(Arc::new(
+                    auth::Authorization::new(oauth.clone(), url, client.clone())?,
+                )),
+            };
+        Ok(Self {
+            client,
+            headers,
+            credentials: Arc::new(credentials),
+        })
+    }
+}
+
 struct Shared {
+    /// Set when the server is reached over HTTP.
+    http: Option<HttpAccess>,
     name: String,
     prefix: String,
     target: Target,
@@ -506,12 +631,18 @@ impl Shared {
                     })?;
                 handler.serve_with_lifecycle(transport, lifecycle).await
             }
-            Target::Http { url } => {
-                let client = http::http_client().map_err(|error| self.error(error))?;
-                let transport = StreamableHttpClientTransport::with_client(
-                    client,
-                    StreamableHttpClientTransportConfig::with_uri(url.as_str()),
+            Target::Http { url, .. } => {
+                let access = self
+                    .http
+                    .as_ref()
+                    .ok_or_else(|| self.error("no HTTP client"))?;
+                let client = http::AuthorizedHttp::new(
+                    access.client.clone(),
+                    Arc::clone(&access.credentials),
                 );
+                let mut config = StreamableHttpClientTransportConfig::with_uri(url.as_str());
+                config.custom_headers = access.headers.clone();
+                let transport = StreamableHttpClientTransport::with_client(client, config);
                 handler.serve_with_lifecycle(transport, lifecycle).await
             }
         };

@@ -1,0 +1,439 @@
+//! Our client reaching our server over HTTP behind authorization: a bearer
+//! token and extra headers given by the host, and OAuth 2.1 against an
+//! authorization server the test serves (discovery, registration, PKCE,
+//! the token exchange, refresh, a step-up of scopes), all on 127.0.0.1.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use axum::Router;
+use axum::extract::{Request, State};
+use axum::http::{StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use serde_json::{Value, json};
+use toolkit_core::{Registry, tool, tools};
+use toolkit_mcp::{Authorizer, Authorizing, HttpOptions, McpClient, McpServer, OAuth};
+
+/// Says hello.
+#[tool]
+fn hello(
+    /// Who to greet.
+    name: String,
+) -> String {
+    format!("hello, {name}")
+}
+
+/// A JSON answer.
+fn json_reply(status: StatusCode, value: &Value) -> Response {
+    (
+        status,
+        [(header::CONTENT_TYPE, "application/json")],
+        value.to_string(),
+    )
+        .into_response()
+}
+
+/// The pairs of a query or of a form body.
+fn pairs(encoded: &str) -> HashMap<String, String> {
+    reqwest::Url::parse(&format!("http://form.invalid/?{encoded}"))
+        .map(|url| url.query_pairs().into_owned().collect())
+        .unwrap_or_default()
+}
+
+async fn body_text(request: Request) -> String {
+    let bytes = axum::body::to_bytes(request.into_body(), 1 << 16)
+        .await
+        .unwrap_or_default();
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+/// What the test's servers saw.
+#[derive(Default)]
+struct Seen {
+    /// The `Authorization` and `X-Api-Key` headers of each MCP request.
+    mcp: Vec<(Option<String>, Option<String>)>,
+    /// The query of each authorization request.
+    authorizations: Vec<HashMap<String, String>>,
+    /// The form of each token request.
+    tokens: Vec<HashMap<String, String>>,
+}
+
+#[derive(Clone)]
+struct Shared {
+    seen: Arc<Mutex<Seen>>,
+    base: String,
+    /// The access token the MCP endpoint takes, and the scope a request
+    /// needs (none: any valid token will do).
+    token: &'static str,
+    needs_scope: Option<&'static str>,
+    /// The lifetime of a token got for a code, in seconds.
+    first_expiry: u64,
+}
+
+impl Shared {
+    fn seen(&self) -> std::sync::MutexGuard<'_, Seen> {
+        self.seen.lock().unwrap()
+    }
+}
+
+/// The MCP endpoint's guard: records the headers, and lets in a request
+/// with the expected token (and, when one is needed, a token with the
+/// scope).
+async fn guard(State(shared): State<Shared>, request: Request, next: Next) -> Response {
+    // Out of the request before any await: a body is not `Sync`.
+    let (authorization, key) = {
+        let text = |name: &str| {
+            request
+                .headers()
+                .get(name)
+                .and_then(|value| value.to_str().ok())
+                .map(str::to_owned)
+        };
+        (text("authorization"), text("x-api-key"))
+    };
+    shared.seen().mcp.push((authorization.clone(), key));
+    let metadata = format!("{}/.well-known/oauth-protected-resource/mcp", shared.base);
+    let presented = authorization
+        .as_deref()
+        .and_then(|value| value.strip_prefix("Bearer "));
+    let Some(presented) = presented.filter(|token| token.starts_with(shared.token)) else {
+        return (
+            StatusCode::UNAUTHORIZED,
+            [(
+                header::WWW_AUTHENTICATE,
+                format!("Bearer resource_metadata=\"{metadata}\""),
+            )],
+        )
+            .into_response();
+    };
+    if let Some(scope) = shared.needs_scope
+        && !presented.contains(scope)
+    {
+        return (
+            StatusCode::FORBIDDEN,
+            [(
+                header::WWW_AUTHENTICATE,
+                format!(
+                    "Bearer error=\"insufficient_scope\", scope=\"{scope}\", resource_metadata=\"{metadata}\""
+                ),
+            )],
+        )
+            .into_response();
+    }
+    next.run(request).await
+}
+
+async fn resource_metadata(State(shared): State<Shared>) -> Response {
+    let metadata = json!({
+        "resource": format!("{}/mcp", shared.base),
+        "authorization_servers": [shared.base],
+        "scopes_supported": ["notes:read"],
+    });
+    json_reply(StatusCode::OK, &metadata)
+}
+
+async fn server_metadata(State(shared): State<Shared>) -> Response {
+    let base = &shared.base;
+    let metadata = json!({
+        "issuer": base,
+        "authorization_endpoint": format!("{base}/authorize"),
+        "token_endpoint": format!("{base}/token"),
+        "registration_endpoint": format!("{base}/register"),
+        "response_types_supported": ["code"],
+        "grant_types_supported": ["authorization_code", "refresh_token"],
+        "code_challenge_methods_supported": ["S256"],
+        "token_endpoint_auth_methods_supported": ["none"],
+        "authorization_response_iss_parameter_supported": true,
+    });
+    json_reply(StatusCode::OK, &metadata)
+}
+
+async fn register(request: Request) -> Response {
+    let body: Value = serde_json::from_str(&body_text(request).await).unwrap_or_default();
+    let client = json!({
+        "client_id": "registered-client",
+        "redirect_uris": body["redirect_uris"],
+    });
+    json_reply(StatusCode::CREATED, &client)
+}
+
+/// Approves at once: back to the redirect URI with a code that remembers
+/// the scopes asked for.
+async fn authorize(State(shared): State<Shared>, request: Request) -> Response {
+    let query = pairs(request.uri().query().unwrap_or_default());
+    let scope = query.get("scope").cloned().unwrap_or_default();
+    let to = format!(
+        "{}?code=code-{}&state={}&iss={}",
+        query["redirect_uri"],
+        scope.replace(' ', "+"),
+        query["state"],
+        shared.base
+    );
+    shared.seen().authorizations.push(query);
+    (StatusCode::FOUND, [(header::LOCATION, to)]).into_response()
+}
+
+/// Gives a token naming the scopes the code was for, with a refresh
+/// token; a refreshed token ends with `.refreshed`.
+async fn token(State(shared): State<Shared>, request: Request) -> Response {
+    let form = pairs(&body_text(request).await);
+    let answer = if form.get("grant_type").map(String::as_str) == Some("refresh_token") {
+        json!({
+            "access_token": format!("{}.refreshed", shared.token),
+            "token_type": "Bearer",
+            "expires_in": 3600,
+        })
+    } else {
+        let scopes = form
+            .get("code")
+            .and_then(|code| code.strip_prefix("code-"))
+            .unwrap_or_default()
+            .replace(' ', "+");
+        json!({
+            "access_token": format!("{}.{scopes}", shared.token),
+            "token_type": "Bearer",
+            "expires_in": shared.first_expiry,
+            "refresh_token": "refresh-1",
+        })
+    };
+    shared.seen().tokens.push(form);
+    json_reply(StatusCode::OK, &answer)
+}
+
+/// Serves the MCP endpoint behind the guard, and the authorization server
+/// beside it.
+async fn serve(access_token: &'static str, needs_scope: Option<&'static str>) -> Shared {
+    serve_expiring(access_token, needs_scope, 3600).await
+}
+
+/// [`serve`], with tokens got for a code lasting `first_expiry` seconds.
+async fn serve_expiring(
+    access_token: &'static str,
+    needs_scope: Option<&'static str>,
+    first_expiry: u64,
+) -> Shared {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://127.0.0.1:{}", listener.local_addr().unwrap().port());
+    let shared = Shared {
+        seen: Arc::default(),
+        base,
+        token: access_token,
+        needs_scope,
+        first_expiry,
+    };
+    let registry = Arc::new(Registry::builder().tools(tools![hello]).build().unwrap());
+    let mcp = McpServer::new(registry)
+        .router(&HttpOptions::new())
+        .layer(middleware::from_fn_with_state(shared.clone(), guard));
+    let app = Router::new()
+        .route(
+            "/.well-known/oauth-protected-resource/mcp",
+            get(resource_metadata),
+        )
+        .route(
+            "/.well-known/oauth-authorization-server",
+            get(server_metadata),
+        )
+        .route("/register", post(register))
+        .route("/authorize", get(authorize))
+        .route("/token", post(token))
+        .with_state(shared.clone())
+        .merge(mcp);
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    shared
+}
+
+/// Approves by fetching the authorization URL and reading the redirect, as
+/// a browser whose user agrees would land there.
+struct Agrees;
+
+impl Authorizer for Agrees {
+    fn authorize<'a>(&'a self, url: &'a str) -> Authorizing<'a> {
+        Box::pin(async move {
+            let client = toolkit_http::client_builder()
+                .map_err(|error| error.to_string())?
+                .redirect(reqwest::redirect::Policy::none())
+                .build()
+                .map_err(|error| error.to_string())?;
+            let response = client.get(url).send().await.map_err(|e| e.to_string())?;
+            response
+                .headers()
+                .get(header::LOCATION)
+                .and_then(|location| location.to_str().ok())
+                .map(str::to_owned)
+                .ok_or_else(|| "no redirect".to_owned())
+        })
+    }
+}
+
+/// A user who says no.
+struct Refuses;
+
+impl Authorizer for Refuses {
+    fn authorize<'a>(&'a self, _url: &'a str) -> Authorizing<'a> {
+        Box::pin(async { Err("the user closed the page".to_owned()) })
+    }
+}
+
+async fn greet(client: &McpClient) -> String {
+    let registry = Registry::builder()
+        .tools(client.tools().await.expect("a tool list"))
+        .build()
+        .unwrap();
+    let outcome = registry.call("site_hello", r#"{"name": "Ada"}"#).await;
+    outcome.result.to_text()
+}
+
+#[tokio::test]
+async fn a_bearer_token_and_headers_reach_the_server() {
+    let server = serve("static-token", None).await;
+    let builder = McpClient::http("site", format!("{}/mcp", server.base))
+        .bearer("static-token")
+        .header("X-Api-Key", "key-123");
+    let shown = format!("{builder:?}");
+    assert!(!shown.contains("static-token"), "{shown}");
+    assert!(!shown.contains("key-123"), "{shown}");
+    assert!(shown.contains("X-Api-Key"), "{shown}");
+    let client = builder.connect().await.expect("connected");
+    assert!(!format!("{client:?}").contains("static-token"));
+    assert_eq!(greet(&client).await, "hello, Ada");
+    client.close().await;
+
+    let seen = server.seen();
+    assert!(!seen.mcp.is_empty());
+    for (authorization, key) in &seen.mcp {
+        assert_eq!(authorization.as_deref(), Some("Bearer static-token"));
+        assert_eq!(key.as_deref(), Some("key-123"));
+    }
+}
+
+#[tokio::test]
+async fn a_wrong_token_or_header_is_a_clear_error() {
+    let server = serve("static-token", None).await;
+    let refused = McpClient::http("site", format!("{}/mcp", server.base))
+        .bearer("another-token")
+        .connect()
+        .await
+        .expect_err("refused");
+    assert!(
+        refused.to_string().contains("MCP server `site`"),
+        "{refused}"
+    );
+
+    let invalid = McpClient::http("site", format!("{}/mcp", server.base))
+        .header("X Api Key", "1")
+        .connect()
+        .await
+        .expect_err("not a header name");
+    assert!(invalid.to_string().contains("`X Api Key`"), "{invalid}");
+}
+
+#[tokio::test]
+async fn oauth_authorizes_when_the_server_asks() {
+    let server = serve("oauth-token", None).await;
+    let oauth = OAuth::new("http://127.0.0.1:8976/callback", Agrees);
+    let client = McpClient::http("site", format!("{}/mcp", server.base))
+        .oauth(oauth)
+        .connect()
+        .await
+        .expect("connected after authorizing");
+    assert_eq!(greet(&client).await, "hello, Ada");
+    client.close().await;
+
+    let seen = server.seen();
+    let resource = format!("{}/mcp", server.base);
+    let [authorization] = seen.authorizations.as_slice() else {
+        panic!("one authorization: {:?}", seen.authorizations);
+    };
+    assert_eq!(authorization["client_id"], "registered-client");
+    assert_eq!(authorization["code_challenge_method"], "S256");
+    assert_eq!(authorization["resource"], resource);
+    // No scope in the challenge: the resource's `scopes_supported`.
+    assert_eq!(authorization["scope"], "notes:read");
+    let [token] = seen.tokens.as_slice() else {
+        panic!("one token request: {:?}", seen.tokens);
+    };
+    assert_eq!(token["grant_type"], "authorization_code");
+    assert!(!token["code_verifier"].is_empty());
+    assert_eq!(token["resource"], resource);
+    // Every request after the first carried the token.
+    let (first, rest) = seen.mcp.split_first().unwrap();
+    assert_eq!(first.0, None);
+    assert!(rest.iter().all(|(authorization, _)| {
+        authorization
+            .as_deref()
+            .is_some_and(|value| value.starts_with("Bearer oauth-token"))
+    }));
+}
+
+#[tokio::test]
+async fn oauth_steps_up_the_scopes_a_server_asks_for() {
+    let server = serve("oauth-token", Some("notes:write")).await;
+    let oauth = OAuth::new("http://127.0.0.1:8976/callback", Agrees);
+    let client = McpClient::http("site", format!("{}/mcp", server.base))
+        .oauth(oauth)
+        .connect()
+        .await
+        .expect("connected after stepping up");
+    assert_eq!(greet(&client).await, "hello, Ada");
+    client.close().await;
+
+    let seen = server.seen();
+    let scopes: Vec<&str> = seen
+        .authorizations
+        .iter()
+        .map(|query| query["scope"].as_str())
+        .collect();
+    assert_eq!(scopes, ["notes:read", "notes:read notes:write"]);
+}
+
+#[tokio::test]
+async fn a_token_about_to_expire_is_refreshed() {
+    // Ten seconds is within the time before expiry when rmcp refreshes.
+    let server = serve_expiring("oauth-token", None, 10).await;
+    let client = McpClient::http("site", format!("{}/mcp", server.base))
+        .oauth(OAuth::new("http://127.0.0.1:8976/callback", Agrees))
+        .connect()
+        .await
+        .expect("connected");
+    assert_eq!(greet(&client).await, "hello, Ada");
+    client.close().await;
+
+    let seen = server.seen();
+    let grants: Vec<&str> = seen
+        .tokens
+        .iter()
+        .map(|form| form["grant_type"].as_str())
+        .collect();
+    assert_eq!(grants, ["authorization_code", "refresh_token"]);
+    assert_eq!(seen.tokens[1]["refresh_token"], "refresh-1");
+    let (last, _) = seen.mcp.last().unwrap();
+    assert_eq!(last.as_deref(), Some("Bearer oauth-token.refreshed"));
+}
+
+#[tokio::test]
+async fn a_refused_authorization_is_a_clear_error() {
+    let server = serve("oauth-token", None).await;
+    let error = McpClient::http("site", format!("{}/mcp", server.base))
+        .oauth(OAuth::new("http://127.0.0.1:8976/callback", Refuses))
+        .connect()
+        .await
+        .expect_err("not authorized");
+    let message = error.to_string();
+    assert!(message.contains("the user closed the page"), "{message}");
+    assert!(server.seen().tokens.is_empty());
+}
+
+#[test]
+fn a_client_secret_is_never_shown() {
+    let oauth = OAuth::new("http://127.0.0.1:8976/callback", Agrees)
+        .client_id("registered-client")
+        .client_secret("s3cret");
+    let shown = format!("{oauth:?}");
+    assert!(shown.contains("registered-client"), "{shown}");
+    assert!(!shown.contains("s3cret"), "{shown}");
+    let builder = McpClient::http("site", "http://127.0.0.1:1/mcp").oauth(oauth);
+    assert!(!format!("{builder:?}").contains("s3cret"));
+}
