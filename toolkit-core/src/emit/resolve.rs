@@ -37,6 +37,21 @@ fn takes_audio(provider: Provider, mime_type: &str) -> bool {
     }
 }
 
+/// Whether `provider` takes `resource` as a resource: MCP every one,
+/// Anthropic a text resource (a `text` document) and a PDF (a `base64`
+/// document); the others read it as text.
+fn takes_resource(provider: Provider, resource: &EmbeddedResource) -> bool {
+    match provider {
+        Provider::Mcp => true,
+        // A blank document says nothing; its text fallback names the URI.
+        Provider::Anthropic => match resource.text() {
+            Some(text) => !text.trim().is_empty(),
+            None => resource.mime_type() == Some("application/pdf"),
+        },
+        _ => false,
+    }
+}
+
 /// The audio types Gemini reads inline.
 const GEMINI_AUDIO: &[&str] = &[
     "audio/wav",
@@ -70,7 +85,8 @@ pub(crate) enum Part<'a> {
         mime_type: &'a str,
         data: Arc<str>,
     },
-    /// An embedded resource, for MCP; the others read its text.
+    /// An embedded resource, for a provider that takes it (see
+    /// `takes_resource`); the others read its text.
     Resource(&'a EmbeddedResource),
     /// A resource link, for MCP; the others read its text.
     Link(&'a ResourceLink),
@@ -133,7 +149,7 @@ impl<'a> Resolved<'a> {
                     mime_type: audio.mime_type(),
                     data: audio.shared_data(),
                 },
-                Block::Resource { resource } if provider == Provider::Mcp => {
+                Block::Resource { resource } if takes_resource(provider, resource) => {
                     Part::Resource(resource)
                 }
                 Block::ResourceLink { link } if provider == Provider::Mcp => Part::Link(link),

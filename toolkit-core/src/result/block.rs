@@ -39,8 +39,9 @@ pub enum Block {
         audio: Audio,
     },
     /// A resource's contents, embedded. MCP receives it as an embedded
-    /// `resource`; the others its text under a line naming its URI (a
-    /// binary resource: a line naming its URI, type and size).
+    /// `resource`, Anthropic a text resource or a PDF as a `document`; the
+    /// others its text under a line naming its URI (a binary resource: a
+    /// line naming its URI, type and size).
     Resource {
         /// The resource.
         resource: EmbeddedResource,

@@ -12,9 +12,10 @@ use crate::result::media::{decoded_len, media_mime};
 /// A resource's contents carried inside a result: its URI, its MIME type
 /// if known, and either its text or its bytes (base64).
 ///
-/// MCP clients receive it as an embedded `resource`; the other providers
-/// read a text resource as its text under a line naming its URI, and a
-/// binary one as a line naming its URI, type and size.
+/// MCP clients receive it as an embedded `resource`, and Anthropic a text
+/// resource or a PDF as a `document` titled with its URI; the other
+/// providers read a text resource as its text under a line naming its URI,
+/// and a binary one as a line naming its URI, type and size.
 ///
 /// ```
 /// use toolkit_core::{Block, EmbeddedResource, ToolResult};

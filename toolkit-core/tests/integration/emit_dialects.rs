@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::{Value, json};
 use toolkit_core::emit::{self, EmitOptions, McpRevision};
-use toolkit_core::{Audio, Block, IntoToolResult, ToolCallResult, ToolResult};
+use toolkit_core::{Audio, Block, EmbeddedResource, IntoToolResult, ToolCallResult, ToolResult};
 use toolkit_tests::fixtures::{
     PNG_BASE64, blob_resource, png, resource_link, text_resource, three_call_turn, wav,
 };
@@ -610,7 +610,7 @@ fn openai_chat_takes_wav_in_the_user_message_and_resources_as_text() {
 }
 
 #[test]
-fn openai_responses_and_anthropic_read_media_and_resources_as_text() {
+fn openai_responses_and_the_envelope_read_media_and_resources_as_text() {
     let turn = [call("c1", "record", media_result())];
     let text =
         format!("Recorded:\n[audio: audio/wav, 52 B]\n{RESOURCE_TEXT}\n{BLOB_TEXT}\n{LINK_TEXT}");
@@ -618,18 +618,36 @@ fn openai_responses_and_anthropic_read_media_and_resources_as_text() {
     sdk_judges::openai_function_call_output(&items[0]).unwrap();
     assert_eq!(items[0]["output"], text);
 
-    let items = emit::anthropic(&turn, &options()).items;
-    anthropic::check_user_message(&items[0]).unwrap();
-    let texts: Vec<&str> = items[0]["content"][0]["content"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|block| block["text"].as_str().unwrap())
-        .collect();
-    assert_eq!(texts.join("\n"), text);
-
     let envelope = &emit::envelope(&turn, &options().with_envelope_limit(1000)).items[0];
     assert_eq!(envelope["output"], text);
+}
+
+#[test]
+fn anthropic_takes_text_and_pdf_resources_as_documents() {
+    let pdf =
+        EmbeddedResource::from_bytes("file:///docs/spec.pdf", "application/pdf", b"%PDF-1.7\n")
+            .unwrap();
+    let blank = EmbeddedResource::from_text("file:///empty.txt", " ");
+    let mut blocks = media_result().content().to_vec();
+    blocks.push(Block::resource(pdf));
+    blocks.push(Block::resource(blank));
+    let turn = [call("c1", "record", ToolResult::blocks(blocks))];
+    let items = emit::anthropic(&turn, &options()).items;
+    anthropic::check_user_message(&items[0]).unwrap();
+    assert_eq!(
+        items[0]["content"][0]["content"],
+        json!([
+            {"type": "text", "text": "Recorded:"},
+            {"type": "text", "text": "[audio: audio/wav, 52 B]"},
+            {"type": "document", "title": "file:///notes/plan.md",
+             "source": {"type": "text", "media_type": "text/plain", "data": "- ship on Friday"}},
+            {"type": "text", "text": BLOB_TEXT},
+            {"type": "text", "text": LINK_TEXT},
+            {"type": "document", "title": "file:///docs/spec.pdf",
+             "source": {"type": "base64", "media_type": "application/pdf", "data": "JVBERi0xLjcK"}},
+            {"type": "text", "text": "[resource: file:///empty.txt]\n "},
+        ])
+    );
 }
 
 #[test]
