@@ -2,7 +2,9 @@
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
-use toolkit_core::{Block, Image, ToolCallResult, ToolResult};
+use toolkit_core::{
+    Audio, Block, EmbeddedResource, Image, ResourceLink, ToolCallResult, ToolResult,
+};
 
 /// A valid 1×1 PNG, base64.
 pub const PNG_BASE64: &str =
@@ -18,6 +20,52 @@ pub fn png_bytes() -> Vec<u8> {
 /// [`PNG_BASE64`] as an image.
 pub fn png() -> Image {
     Image::from_base64("image/png", PNG_BASE64).expect("fixture is a valid PNG")
+}
+
+/// A WAV file of eight samples of silence (8 kHz, 8-bit, mono).
+pub fn wav_bytes() -> Vec<u8> {
+    let mut wav = Vec::with_capacity(52);
+    wav.extend_from_slice(b"RIFF");
+    wav.extend_from_slice(&44u32.to_le_bytes());
+    wav.extend_from_slice(b"WAVEfmt ");
+    wav.extend_from_slice(&16u32.to_le_bytes());
+    wav.extend_from_slice(&1u16.to_le_bytes());
+    wav.extend_from_slice(&1u16.to_le_bytes());
+    wav.extend_from_slice(&8000u32.to_le_bytes());
+    wav.extend_from_slice(&8000u32.to_le_bytes());
+    wav.extend_from_slice(&1u16.to_le_bytes());
+    wav.extend_from_slice(&8u16.to_le_bytes());
+    wav.extend_from_slice(b"data");
+    wav.extend_from_slice(&8u32.to_le_bytes());
+    wav.resize(52, 128);
+    wav
+}
+
+/// [`wav_bytes`] as audio.
+pub fn wav() -> Audio {
+    Audio::wav(&wav_bytes()).expect("fixture is valid audio")
+}
+
+/// An embedded text resource: a short Markdown note.
+pub fn text_resource() -> EmbeddedResource {
+    EmbeddedResource::from_text("file:///notes/plan.md", "- ship on Friday")
+        .with_mime_type("text/markdown")
+        .expect("fixture has a valid MIME type")
+}
+
+/// An embedded binary resource: [`png_bytes`] under a URI.
+pub fn blob_resource() -> EmbeddedResource {
+    EmbeddedResource::from_bytes("file:///shots/page.png", "image/png", &png_bytes())
+        .expect("fixture has a valid MIME type")
+}
+
+/// A link to a log file, with every optional field set.
+pub fn resource_link() -> ResourceLink {
+    ResourceLink::new("file:///logs/today.log", "today.log")
+        .with_title("Today's log")
+        .with_description("The server log since midnight")
+        .with_mime_type("text/plain")
+        .with_size(52_000)
 }
 
 /// One parallel turn of three calls: plain text; text plus a PNG with a

@@ -11,7 +11,7 @@
 //!
 //! `scripts/conformance` starts it and runs the suite against
 //! `http://127.0.0.1:PORT/mcp`, for protocol revisions 2025-11-25 and
-//! 2026-07-28. The fixtures' names and contents are the suite's; what they
+//! 2026-07-28. The fixtures' names and contents are the suite's.
 //! Besides tools it offers the suite's resources (static text and bytes, a
 //! template, one to subscribe to) and prompts (plain, with arguments, with
 //! an embedded resource, with an image). What it cannot show yet is listed, with its reason, in
@@ -25,8 +25,8 @@ use std::time::Duration;
 use base64::Engine;
 use serde_json::{Value, json};
 use toolkit_core::{
-    Block, CallContext, ElicitRequest, Elicited, Image, LogLevel, Registry, SampleRequest, ToolDef,
-    ToolResult, tool, tools,
+    Audio, Block, CallContext, ElicitRequest, Elicited, EmbeddedResource, Image, LogLevel,
+    Registry, SampleRequest, ToolDef, ToolResult, tool, tools,
 };
 use toolkit_mcp::{
     HttpOptions, McpServer, Prompt, PromptContent, PromptMessage, Resource, ResourceContents,
@@ -49,6 +49,63 @@ fn test_simple_text() -> String {
 fn test_image_content() -> Result<ToolResult, String> {
     let image = Image::from_base64("image/png", RED_PIXEL).map_err(|error| error.to_string())?;
     Ok(ToolResult::blocks([Block::image(image)]))
+}
+
+/// Returns a short silent WAV.
+#[tool]
+fn test_audio_content() -> Result<ToolResult, String> {
+    let audio = Audio::wav(&silent_wav()).map_err(|error| error.to_string())?;
+    Ok(ToolResult::blocks([Block::audio(audio)]))
+}
+
+/// Returns an embedded text resource.
+#[tool]
+fn test_embedded_resource() -> Result<ToolResult, String> {
+    let resource = EmbeddedResource::from_text(
+        "test://embedded-resource",
+        "This is an embedded resource content.",
+    )
+    .with_mime_type("text/plain")
+    .map_err(|error| error.to_string())?;
+    Ok(ToolResult::blocks([Block::resource(resource)]))
+}
+
+/// Returns text, an image and an embedded JSON resource, in that order.
+#[tool]
+fn test_multiple_content_types() -> Result<ToolResult, String> {
+    let image = Image::from_base64("image/png", RED_PIXEL).map_err(|error| error.to_string())?;
+    let resource = EmbeddedResource::from_text(
+        "test://mixed-content-resource",
+        r#"{"test":"data","value":123}"#,
+    )
+    .with_mime_type("application/json")
+    .map_err(|error| error.to_string())?;
+    Ok(ToolResult::blocks([
+        Block::text("Multiple content types test:"),
+        Block::image(image),
+        Block::resource(resource),
+    ]))
+}
+
+/// A WAV file of a tenth of a second of silence: 8 kHz, 8-bit, mono.
+fn silent_wav() -> Vec<u8> {
+    const SAMPLES: u32 = 800;
+    let mut wav = Vec::with_capacity(44 + SAMPLES as usize);
+    wav.extend_from_slice(b"RIFF");
+    wav.extend_from_slice(&(36 + SAMPLES).to_le_bytes());
+    wav.extend_from_slice(b"WAVEfmt ");
+    wav.extend_from_slice(&16u32.to_le_bytes()); // the format chunk's size
+    wav.extend_from_slice(&1u16.to_le_bytes()); // PCM
+    wav.extend_from_slice(&1u16.to_le_bytes()); // channels
+    wav.extend_from_slice(&8000u32.to_le_bytes()); // samples a second
+    wav.extend_from_slice(&8000u32.to_le_bytes()); // bytes a second
+    wav.extend_from_slice(&1u16.to_le_bytes()); // bytes a frame
+    wav.extend_from_slice(&8u16.to_le_bytes()); // bits a sample
+    wav.extend_from_slice(b"data");
+    wav.extend_from_slice(&SAMPLES.to_le_bytes());
+    // 8-bit PCM is unsigned: 128 is silence.
+    wav.resize(44 + SAMPLES as usize, 128);
+    wav
 }
 
 /// Always fails.
@@ -596,6 +653,9 @@ fn registry() -> Result<Registry, toolkit_core::RegistryError> {
         .tools(tools![
             test_simple_text,
             test_image_content,
+            test_audio_content,
+            test_embedded_resource,
+            test_multiple_content_types,
             test_error_handling,
             test_tool_with_progress,
             test_tool_with_logging,

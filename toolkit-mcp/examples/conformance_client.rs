@@ -31,7 +31,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use toolkit_core::{Asker, Asking, ElicitAction, ElicitRequest, Elicited, Registry};
+use toolkit_core::{Asker, Asking, ElicitAction, ElicitRequest, Elicited, Provider, Registry};
 use toolkit_mcp::{Authorizer, Authorizing, McpClient, OAuth};
 
 const USAGE: &str =
@@ -178,14 +178,15 @@ async fn run(
                 return Err(format!("valid_tool failed: {error}").into());
             }
         }
-        // The schema of a server's tool, as the client holds it, sent back.
+        // The schema of a server's tool, as the client holds it for MCP
+        // (as the server wrote it), sent back.
         "json-schema-2020-12-preservation" => {
             let tools = client.tools().await?;
             let focal = tools
                 .iter()
                 .find(|tool| tool.name() == "json_schema_2020_12_tool")
                 .ok_or("no json_schema_2020_12_tool")?;
-            let schema: Value = serde_json::from_str(focal.schema().canonical()?)?;
+            let schema: Value = serde_json::from_str(focal.schema().lowered(Provider::Mcp)?)?;
             let outcome = registry
                 .call(
                     "json_schema_echo",

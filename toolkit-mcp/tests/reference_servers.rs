@@ -94,21 +94,34 @@ async fn everything(client: &McpClient) {
         "{image:?}"
     );
 
-    let links = text(
-        &registry,
-        "everything_get-resource-links",
-        json!({"count": 2}),
-    )
-    .await;
-    assert_eq!(links.matches("Resource link:").count(), 2, "{links}");
+    let links = registry
+        .call("everything_get-resource-links", r#"{"count": 2}"#)
+        .await
+        .result;
+    let uris: Vec<&str> = links
+        .content()
+        .iter()
+        .filter_map(|block| match block {
+            Block::ResourceLink { link } => Some(link.uri()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(uris.len(), 2, "{links:?}");
+    assert!(uris.iter().all(|uri| !uri.is_empty()), "{links:?}");
 
-    let embedded = text(
-        &registry,
-        "everything_get-resource-reference",
-        json!({"resourceType": "Text", "resourceId": 1}),
-    )
-    .await;
-    assert!(embedded.contains("Resource <"), "{embedded}");
+    let embedded = registry
+        .call(
+            "everything_get-resource-reference",
+            r#"{"resourceType": "Text", "resourceId": 1}"#,
+        )
+        .await
+        .result;
+    assert!(
+        embedded.content().iter().any(
+            |block| matches!(block, Block::Resource { resource } if resource.text().is_some())
+        ),
+        "{embedded:?}"
+    );
     let blob = registry
         .call(
             "everything_get-resource-reference",
@@ -116,8 +129,13 @@ async fn everything(client: &McpClient) {
         )
         .await
         .result;
-    assert!(blob.to_text().contains("[resource <"), "{}", blob.to_text());
-    assert!(blob.attributes().contains_key(UNSHOWN_CONTENT), "{blob:?}");
+    assert!(
+        blob.content().iter().any(
+            |block| matches!(block, Block::Resource { resource } if resource.blob().is_some())
+        ),
+        "{blob:?}"
+    );
+    assert!(!blob.attributes().contains_key(UNSHOWN_CONTENT), "{blob:?}");
 
     let structured = registry
         .call(

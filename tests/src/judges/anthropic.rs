@@ -5,6 +5,10 @@
 //!   (`tool_result` shape, `is_error`, results first in the user message);
 //! - <https://docs.anthropic.com/en/api/messages-examples> (image sources
 //!   `base64` and `url`; media types jpeg, png, gif, webp);
+//! - <https://platform.claude.com/docs/en/build-with-claude/pdf-support> and
+//!   the SDK's `DocumentBlockParam` (a `document` block: a `text` source,
+//!   `text/plain` only, or a `base64` source, `application/pdf` only; an
+//!   optional `title` and `context`);
 //! - API errors quoted in public issues for rules the pages leave implicit:
 //!   "text content blocks must contain non-whitespace text", "all messages
 //!   must have non-empty content except for the optional final assistant
@@ -12,9 +16,9 @@
 //!
 //! Only the blocks a tool-calling client sends are modelled (thinking
 //! blocks included: a client echoes them back, with their signatures, in
-//! assistant messages); documents and server-tool blocks are rejected as
-//! unknown on purpose, so an emitter that starts writing them has to extend
-//! this judge first.
+//! assistant messages, and documents inside a `tool_result`); documents
+//! elsewhere and server-tool blocks are rejected as unknown on purpose, so
+//! an emitter that starts writing them has to extend this judge first.
 
 use super::check_base64_payload;
 use serde::Deserialize;
@@ -226,6 +230,42 @@ pub enum ToolResultContentBlock {
     Text(TextBlockParam),
     /// `{"type":"image"}`.
     Image(ImageBlockParam),
+    /// `{"type":"document"}`: a text or PDF document.
+    Document(DocumentBlockParam),
+}
+
+/// A document: plain text or a PDF, with an optional title and context.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DocumentBlockParam {
+    /// Where the document comes from.
+    pub source: DocumentSource,
+    /// A title the model sees with the document.
+    pub title: Option<String>,
+    /// Context about the document, for the model.
+    pub context: Option<String>,
+    /// Prompt-caching breakpoint.
+    pub cache_control: Option<CacheControl>,
+}
+
+/// Where a document comes from; only the two inline sources are modelled.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum DocumentSource {
+    /// Plain text inline.
+    Text {
+        /// Must be `text/plain`.
+        media_type: String,
+        /// The text.
+        data: String,
+    },
+    /// A PDF inline, as standard base64.
+    Base64 {
+        /// Must be `application/pdf`.
+        media_type: String,
+        /// Standard base64.
+        data: String,
+    },
 }
 
 /// A prompt-caching breakpoint; `ephemeral` is the only kind.
@@ -326,9 +366,32 @@ fn check_tool_result(result: &ToolResultBlockParam, path: &str) -> Result<(), St
         match block {
             ToolResultContentBlock::Text(text) => check_text(&text.text, &path)?,
             ToolResultContentBlock::Image(image) => check_image(image, &path)?,
+            ToolResultContentBlock::Document(document) => check_document(document, &path)?,
         }
     }
     Ok(())
+}
+
+fn check_document(document: &DocumentBlockParam, path: &str) -> Result<(), String> {
+    let path = format!("{path}.source");
+    match &document.source {
+        DocumentSource::Text { media_type, data } => {
+            if media_type != "text/plain" {
+                return Err(format!(
+                    "{path}: a text document is text/plain, not {media_type}"
+                ));
+            }
+            check_text(data, &path)
+        }
+        DocumentSource::Base64 { media_type, data } => {
+            if media_type != "application/pdf" {
+                return Err(format!(
+                    "{path}: a base64 document is application/pdf, not {media_type}"
+                ));
+            }
+            check_base64_payload(media_type, data, &path)
+        }
+    }
 }
 
 fn check_text(text: &str, path: &str) -> Result<(), String> {

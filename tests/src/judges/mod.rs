@@ -39,6 +39,9 @@ pub(crate) fn check_base64_payload(mime_type: &str, data: &str, path: &str) -> R
         "image/gif" => bytes.starts_with(b"GIF87a") || bytes.starts_with(b"GIF89a"),
         "image/webp" => bytes.starts_with(b"RIFF") && bytes.get(8..12) == Some(b"WEBP"),
         "application/pdf" => bytes.starts_with(b"%PDF-"),
+        "audio/wav" | "audio/wave" | "audio/x-wav" => {
+            bytes.starts_with(b"RIFF") && bytes.get(8..12) == Some(b"WAVE")
+        }
         _ => true,
     };
     if matches {

@@ -11,7 +11,10 @@ use crate::{Provider, ToolCallResult};
 ///
 /// Each block's `content` holds the result's text and base64 `image` blocks
 /// in order (`Error: …` first, and `is_error: true`, when the tool failed),
-/// the note as a last text block. An empty turn emits nothing.
+/// the note as a last text block. An embedded text resource is a `text`
+/// document and an embedded PDF a `base64` one, each titled with its URI;
+/// audio, other resources and resource links are text. An empty turn emits
+/// nothing.
 ///
 /// ```
 /// use toolkit_core::emit::{self, EmitOptions};
@@ -72,6 +75,25 @@ fn content_block(part: &Part<'_>) -> Value {
                 ]),
             ),
         ]),
+        Part::Resource(resource) => {
+            let source = match (resource.text(), resource.blob()) {
+                (Some(text), _) => object([
+                    ("type", string("text")),
+                    ("media_type", string("text/plain")),
+                    ("data", string(text)),
+                ]),
+                (None, blob) => object([
+                    ("type", string("base64")),
+                    ("media_type", string("application/pdf")),
+                    ("data", string(blob.unwrap_or_default())),
+                ]),
+            };
+            object([
+                ("type", string("document")),
+                ("source", source),
+                ("title", string(resource.uri())),
+            ])
+        }
         text => object([("type", string("text")), ("text", text.text_value())]),
     }
 }

@@ -20,6 +20,11 @@ use crate::{Provider, ToolCallResult};
 /// travel instead in a second `user` content after the function responses,
 /// each call's images behind a text part naming the call.
 ///
+/// Audio travels as `inlineData` in that second `user` content (a function
+/// response's own parts take no audio), behind a text part naming the call;
+/// `output` then says the content is in the next message. Audio of a type
+/// Gemini does not read, embedded resources and resource links are text.
+///
 /// ```
 /// use toolkit_core::emit::{self, EmitOptions};
 /// use toolkit_core::{ToolCallResult, ToolResult};
@@ -90,6 +95,20 @@ pub fn gemini(turn: &[ToolCallResult], options: &EmitOptions) -> Emitted {
             }
             function_response.insert("response".into(), Value::Object(response));
         }
+        let sounds = audio(call);
+        if !sounds.is_empty() {
+            let label = format!(
+                "Audio returned by tool call {} ({}):",
+                call.call.call_id, call.call.tool_name
+            );
+            image_parts.push(object([("text", string(label))]));
+            image_parts.extend(sounds.into_iter().map(|(mime_type, data)| {
+                object([(
+                    "inlineData",
+                    object([("mimeType", string(mime_type)), ("data", string(data))]),
+                )])
+            }));
+        }
         responses.push(object([(
             "functionResponse",
             Value::Object(function_response),
@@ -124,11 +143,15 @@ fn output(call: &Resolved<'_>, inline: bool, placeholder: &str) -> Option<Value>
     let texts: Vec<&Part<'_>> = call
         .content_parts()
         .iter()
-        .filter(|part| !matches!(part, Part::Image { .. }))
+        .filter(|part| !matches!(part, Part::Image { .. } | Part::Audio { .. }))
         .collect();
+    let has_audio = call
+        .parts
+        .iter()
+        .any(|part| matches!(part, Part::Audio { .. }));
     match texts.as_slice() {
         [Part::Json(value)] => Some((*value).clone()),
-        [] if inline => None,
+        [] if inline && !has_audio => None,
         [] => Some(Value::String(placeholder.to_owned())),
         parts => {
             let joined: Vec<_> = parts.iter().filter_map(|part| part.as_text()).collect();
@@ -142,6 +165,16 @@ fn images<'a>(call: &'a Resolved<'_>) -> Vec<(&'a str, &'a str)> {
         .iter()
         .filter_map(|part| match part {
             Part::Image { mime_type, data } => Some((*mime_type, &**data)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn audio<'a>(call: &'a Resolved<'_>) -> Vec<(&'a str, &'a str)> {
+    call.parts
+        .iter()
+        .filter_map(|part| match part {
+            Part::Audio { mime_type, data } => Some((*mime_type, &**data)),
             _ => None,
         })
         .collect()

@@ -9,8 +9,9 @@ use crate::{Provider, ToolCallResult};
 /// One turn's results as MCP `CallToolResult` objects, one per call, in call
 /// order.
 ///
-/// `content` holds text blocks, `image` blocks (any image type) and, for a
-/// JSON block, its serialized text; `isError` is always present. A result
+/// `content` holds text blocks, `image` and `audio` blocks (any type),
+/// embedded `resource` blocks, `resource_link` blocks and, for a JSON
+/// block, its serialized text; `isError` is always present. A result
 /// whose content is exactly one JSON block also carries it as
 /// `structuredContent` (for revision 2025-11-25 only when it is an object,
 /// as that revision requires). The note is a last text block.
@@ -70,6 +71,46 @@ fn content_block(part: &Part<'_>) -> Value {
             ("data", string(&**data)),
             ("mimeType", string(*mime_type)),
         ]),
+        Part::Audio { mime_type, data } => object([
+            ("type", string("audio")),
+            ("data", string(&**data)),
+            ("mimeType", string(*mime_type)),
+        ]),
+        Part::Resource(resource) => {
+            let mut contents = Map::new();
+            contents.insert("uri".into(), string(resource.uri()));
+            if let Some(mime_type) = resource.mime_type() {
+                contents.insert("mimeType".into(), string(mime_type));
+            }
+            match (resource.text(), resource.blob()) {
+                (Some(text), _) => contents.insert("text".into(), string(text)),
+                (None, blob) => contents.insert("blob".into(), string(blob.unwrap_or_default())),
+            };
+            object([
+                ("type", string("resource")),
+                ("resource", Value::Object(contents)),
+            ])
+        }
+        Part::Link(link) => {
+            let mut fields = Map::new();
+            fields.insert("type".into(), string("resource_link"));
+            fields.insert("uri".into(), string(link.uri()));
+            fields.insert("name".into(), string(link.name()));
+            let optional = [
+                ("title", link.title()),
+                ("description", link.description()),
+                ("mimeType", link.mime_type()),
+            ];
+            for (key, value) in optional {
+                if let Some(value) = value {
+                    fields.insert(key.into(), string(value));
+                }
+            }
+            if let Some(size) = link.size() {
+                fields.insert("size".into(), Value::from(size));
+            }
+            Value::Object(fields)
+        }
         text => object([("type", string("text")), ("text", text.text_value())]),
     }
 }

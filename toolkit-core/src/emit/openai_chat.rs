@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use super::resolve::{Part, Resolved, data_url, object, string};
+use super::resolve::{Part, Resolved, data_url, object, openai_audio_format, string};
 use super::{EmitOptions, Emitted};
 use crate::{Provider, ToolCallResult};
 
@@ -13,14 +13,16 @@ use crate::{Provider, ToolCallResult};
 ///
 /// - a result without images and without a note is one `tool` message
 ///   holding its text (`Error: …` first when the tool failed);
-/// - a result with images, or with a note and content, gets a `tool` message
+/// - a result with images or audio, or with a note and content, gets a
+///   `tool` message
 ///   holding the note, or [`EmitOptions::DEFAULT_PLACEHOLDER`], after
 ///   its error line if any; its content travels in the `user` message (a
 ///   note on a result without content stays in the `tool` message);
 /// - all `tool` messages come first, in call order, followed by at most one
 ///   `user` message holding, in call order, each such result's content:
-///   a text part naming the call id and tool it came from, then its text
-///   and `image_url` (data URL) parts.
+///   a text part naming the call id and tool it came from, then its text,
+///   `image_url` (data URL) and `input_audio` (WAV and MP3; other audio,
+///   embedded resources and resource links are text) parts.
 ///
 /// ```
 /// use toolkit_core::emit::{self, EmitOptions};
@@ -43,7 +45,7 @@ pub fn openai_chat(turn: &[ToolCallResult], options: &EmitOptions) -> Emitted {
     let mut items = Vec::with_capacity(resolved.len() + 1);
     let mut user_parts: Vec<Value> = Vec::new();
     for call in &resolved {
-        let two_messages = call.has_images() || (call.note.is_some() && call.has_content);
+        let two_messages = call.has_media() || (call.note.is_some() && call.has_content);
         let content = if two_messages {
             let label = format!(
                 "Output of tool call {} ({}):",
@@ -87,6 +89,19 @@ fn user_part(part: &Part<'_>) -> Value {
             (
                 "image_url",
                 object([("url", string(data_url(mime_type, data)))]),
+            ),
+        ]),
+        Part::Audio { mime_type, data } => object([
+            ("type", string("input_audio")),
+            (
+                "input_audio",
+                object([
+                    ("data", string(&**data)),
+                    (
+                        "format",
+                        string(openai_audio_format(mime_type).unwrap_or("wav")),
+                    ),
+                ]),
             ),
         ]),
         text => object([("type", string("text")), ("text", text.text_value())]),

@@ -6,7 +6,8 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::{EmitOptions, EmitProblem};
-use crate::{Block, ImageError, Provider, ToolCallResult};
+use crate::result::block::{fallback_text, link_text, resource_text};
+use crate::{Block, EmbeddedResource, ImageError, Provider, ResourceLink, ToolCallResult};
 
 /// What the model reads when a call's result has no content at all.
 pub(crate) const NO_OUTPUT: &str = "(no output)";
@@ -23,11 +24,72 @@ fn accepted_images(provider: Provider) -> Option<&'static [&'static str]> {
     }
 }
 
+/// Whether `provider` takes audio of `mime_type` in what it is sent for a
+/// result: MCP any audio, Gemini the types its `inlineData` reads, OpenAI
+/// Chat WAV and MP3 (`input_audio`, in the `user` message); OpenAI
+/// Responses and Anthropic take no audio.
+fn takes_audio(provider: Provider, mime_type: &str) -> bool {
+    match provider {
+        Provider::Mcp => true,
+        Provider::Gemini => GEMINI_AUDIO.contains(&mime_type),
+        Provider::OpenAi | Provider::OpenAiStrict => openai_audio_format(mime_type).is_some(),
+        Provider::OpenAiResponses | Provider::Anthropic => false,
+    }
+}
+
+/// Whether `provider` takes `resource` as a resource: MCP every one,
+/// Anthropic a text resource (a `text` document) and a PDF (a `base64`
+/// document); the others read it as text.
+fn takes_resource(provider: Provider, resource: &EmbeddedResource) -> bool {
+    match provider {
+        Provider::Mcp => true,
+        // A blank document says nothing; its text fallback names the URI.
+        Provider::Anthropic => match resource.text() {
+            Some(text) => !text.trim().is_empty(),
+            None => resource.mime_type() == Some("application/pdf"),
+        },
+        _ => false,
+    }
+}
+
+/// The audio types Gemini reads inline.
+const GEMINI_AUDIO: &[&str] = &[
+    "audio/wav",
+    "audio/mp3",
+    "audio/mpeg",
+    "audio/aiff",
+    "audio/aac",
+    "audio/ogg",
+    "audio/flac",
+];
+
+/// OpenAI Chat's `input_audio.format` for a MIME type: `wav` or `mp3`.
+pub(crate) fn openai_audio_format(mime_type: &str) -> Option<&'static str> {
+    match mime_type {
+        "audio/wav" | "audio/wave" | "audio/x-wav" => Some("wav"),
+        "audio/mpeg" | "audio/mp3" => Some("mp3"),
+        _ => None,
+    }
+}
+
 /// One piece of a result, resolved for emission.
 pub(crate) enum Part<'a> {
     Text(Cow<'a, str>),
     Json(&'a Value),
-    Image { mime_type: &'a str, data: Arc<str> },
+    Image {
+        mime_type: &'a str,
+        data: Arc<str>,
+    },
+    /// Audio, for a provider that takes its type.
+    Audio {
+        mime_type: &'a str,
+        data: Arc<str>,
+    },
+    /// An embedded resource, for a provider that takes it (see
+    /// `takes_resource`); the others read its text.
+    Resource(&'a EmbeddedResource),
+    /// A resource link, for MCP; the others read its text.
+    Link(&'a ResourceLink),
 }
 
 impl Part<'_> {
@@ -41,7 +103,9 @@ impl Part<'_> {
         match self {
             Part::Text(text) => Some(Cow::Borrowed(text)),
             Part::Json(value) => Some(Cow::Owned(value.to_string())),
-            Part::Image { .. } => None,
+            Part::Resource(resource) => Some(Cow::Owned(resource_text(resource))),
+            Part::Link(link) => Some(Cow::Owned(link_text(link))),
+            Part::Image { .. } | Part::Audio { .. } => None,
         }
     }
 }
@@ -81,6 +145,17 @@ impl<'a> Resolved<'a> {
                 Block::Text { text } if text.trim().is_empty() => continue,
                 Block::Text { text } => Part::Text(Cow::Borrowed(text)),
                 Block::Json { value } => Part::Json(value),
+                Block::Audio { audio } if takes_audio(provider, audio.mime_type()) => Part::Audio {
+                    mime_type: audio.mime_type(),
+                    data: audio.shared_data(),
+                },
+                Block::Resource { resource } if takes_resource(provider, resource) => {
+                    Part::Resource(resource)
+                }
+                Block::ResourceLink { link } if provider == Provider::Mcp => Part::Link(link),
+                Block::Audio { .. } | Block::Resource { .. } | Block::ResourceLink { .. } => {
+                    Part::Text(Cow::Owned(fallback_text(block).unwrap_or_default()))
+                }
                 Block::Image { image } => {
                     let loaded = match accepted_images(provider) {
                         Some(list) if !list.contains(&image.mime_type()) => {
@@ -147,7 +222,14 @@ impl<'a> Resolved<'a> {
             .any(|part| matches!(part, Part::Image { .. }))
     }
 
-    /// The text parts joined by newlines, images left out.
+    /// Whether the parts hold an image or audio.
+    pub(crate) fn has_media(&self) -> bool {
+        self.parts
+            .iter()
+            .any(|part| matches!(part, Part::Image { .. } | Part::Audio { .. }))
+    }
+
+    /// The text parts joined by newlines, images and audio left out.
     pub(crate) fn joined_text(&self) -> String {
         let texts: Vec<Cow<'_, str>> = self.parts.iter().filter_map(Part::as_text).collect();
         texts.join("\n")

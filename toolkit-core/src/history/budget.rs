@@ -11,11 +11,11 @@ use crate::{Block, ToolResult};
 /// The most text a result may put before the model, and the folder where
 /// longer outputs are saved whole.
 ///
-/// When the text of a result's content (text and JSON blocks; images are not
-/// counted) is longer than the budget, the text is written to a file in the
-/// folder and the model sees its first `max_chars` characters, the
-/// [cut mark](crate::text::CUT_MARK), then a line naming the file and how
-/// much was left out. Images are kept. Nothing
+/// When the text of a result's content (text, JSON, resources and links;
+/// images and audio are not counted) is longer than the budget, the text is
+/// written to a file in the folder and the model sees its first `max_chars`
+/// characters, the [cut mark](crate::text::CUT_MARK), then a line naming
+/// the file and how much was left out. Images and audio are kept. Nothing
 /// is lost: the file holds all of the text.
 ///
 /// ```
@@ -97,7 +97,7 @@ impl OutputBudget {
             result
                 .content()
                 .iter()
-                .filter(|block| matches!(block, Block::Image { .. }))
+                .filter(|block| matches!(block, Block::Image { .. } | Block::Audio { .. }))
                 .cloned(),
         );
         Ok(Some(Spilled {
@@ -163,13 +163,14 @@ fn create_new(file: &Path) -> io::Result<std::fs::File> {
     options.open(file)
 }
 
-/// The text and JSON blocks of a result, rendered; images are not text.
+/// The blocks of a result that are text, rendered (JSON, resources and
+/// links as [`render_text`] writes them); images and audio are not text.
 fn content_text(result: &ToolResult) -> String {
     render_text(
         result
             .content()
             .iter()
-            .filter(|block| !matches!(block, Block::Image { .. })),
+            .filter(|block| !matches!(block, Block::Image { .. } | Block::Audio { .. })),
     )
 }
 

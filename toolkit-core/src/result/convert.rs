@@ -6,12 +6,12 @@ use std::error::Error;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::{Block, Image, ToolResult};
+use crate::{Audio, Block, EmbeddedResource, Image, ResourceLink, ToolResult};
 
 /// A value a tool can return.
 ///
 /// Implemented for text (`String`, `&str`, `Cow<str>`), `()` (no content),
-/// [`Image`], [`Block`], `Vec<Block>`, [`ToolResult`] itself,
+/// [`Image`], [`Audio`], [`EmbeddedResource`], [`ResourceLink`], [`Block`], `Vec<Block>`, [`ToolResult`] itself,
 /// `serde_json::Value` and [`Json<T>`] for any `T: Serialize` (structured
 /// JSON), `Option<T>` (`None` is no content) and `Result<T, E>` where `E`
 /// is an error: any `std::error::Error + Send + Sync + 'static`, an
@@ -82,6 +82,24 @@ impl IntoToolResult for () {
 impl IntoToolResult for Image {
     fn into_tool_result(self) -> ToolResult {
         ToolResult::blocks([Block::image(self)])
+    }
+}
+
+impl IntoToolResult for Audio {
+    fn into_tool_result(self) -> ToolResult {
+        ToolResult::blocks([Block::audio(self)])
+    }
+}
+
+impl IntoToolResult for EmbeddedResource {
+    fn into_tool_result(self) -> ToolResult {
+        ToolResult::blocks([Block::resource(self)])
+    }
+}
+
+impl IntoToolResult for ResourceLink {
+    fn into_tool_result(self) -> ToolResult {
+        ToolResult::blocks([Block::resource_link(self)])
     }
 }
 

@@ -1,5 +1,6 @@
 //! What a tool returns.
 
+pub(crate) mod audio;
 pub(crate) mod block;
 pub(crate) mod call_result;
 pub(crate) mod confined;
@@ -9,6 +10,8 @@ pub(crate) mod exact_floats;
 pub(crate) mod image;
 pub(crate) mod json_form;
 pub(crate) mod lazy_text;
+pub(crate) mod media;
+pub(crate) mod resource;
 
 use std::collections::BTreeMap;
 use std::error::Error;
@@ -340,7 +343,9 @@ impl ToolResult {
     }
 
     /// All content as one text: text blocks as they are, JSON compact, images
-    /// as `[image: image/png]`, separated by newlines. An error comes first,
+    /// as `[image: image/png]`, audio as `[audio: audio/wav, 12 KiB]`, an
+    /// embedded text resource as its text under `[resource: <uri>]`,
+    /// separated by newlines (see [`Block`] for every kind). An error comes first,
     /// as `Error: <message>`.
     pub fn to_text(&self) -> String {
         let content = render_text(self.content());

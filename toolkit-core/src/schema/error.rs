@@ -116,6 +116,12 @@ pub enum Dialect {
     /// tools `parameters` cannot express (recursive types, free-form
     /// values, maps, names outside its alphabet).
     GeminiJsonSchema,
+    /// The schema as its author wrote it, every keyword kept (`$schema`,
+    /// `$defs`, `$anchor`, `$ref`): what MCP receives for a tool whose
+    /// schema was given as JSON (a run-time tool's, an MCP server's). A
+    /// tool whose schema is derived from its Rust types has no written
+    /// form, and MCP receives its canonical schema.
+    Written,
 }
 
 impl fmt::Display for Dialect {
@@ -125,6 +131,7 @@ impl fmt::Display for Dialect {
             Self::OpenAiStrict => "OpenAI strict mode",
             Self::Gemini => "Gemini `parameters`",
             Self::GeminiJsonSchema => "Gemini `parametersJsonSchema`",
+            Self::Written => "the schema as written",
         })
     }
 }

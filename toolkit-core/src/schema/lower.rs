@@ -10,10 +10,11 @@ use super::ordered_json::OrderedJson;
 ///
 /// [`Dialect::Canonical`] never fails: the canonical schema is already what
 /// OpenAI (without strict mode), Anthropic and MCP take, its root always an
-/// object with `properties`.
+/// object with `properties`. Nor does [`Dialect::Written`]: a schema known
+/// only by its canonical form is written as that form.
 pub fn lower(canonical: &OrderedJson, dialect: Dialect) -> Result<OrderedJson, LoweringError> {
     match dialect {
-        Dialect::Canonical => Ok(canonical.clone()),
+        Dialect::Canonical | Dialect::Written => Ok(canonical.clone()),
         Dialect::OpenAiStrict => openai_strict(canonical),
         Dialect::Gemini => gemini(canonical),
         Dialect::GeminiJsonSchema => gemini_json_schema(canonical),

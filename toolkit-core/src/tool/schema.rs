@@ -14,8 +14,16 @@ use crate::schema::{self, Dialect, LoweringError, OrderedJson, SchemaError, Sour
 /// The canonical schema is built when the tool's definition is first asked
 /// for its schema; each provider's lowering when first asked for. After
 /// that, every access is a read of memory already computed.
+///
+/// A schema given as JSON (a run-time tool's, an MCP server's) is kept as
+/// written too, and MCP receives that form ([`Dialect::Written`]): JSON
+/// Schema 2020-12 is MCP's own dialect, so `$schema`, `$defs`, `$anchor`
+/// and `$ref` reach its clients as the author wrote them. Every other
+/// provider receives the canonical schema or its lowering.
 pub struct ToolSchema {
     canonical: Result<Canonical, SchemaError>,
+    // The schema as given, for a tool whose schema is not derived.
+    written: Option<Lowered>,
     // Whether serde, reading the arguments into their Rust types, refuses
     // by itself everything the canonical schema refuses; when not, the
     // arguments are checked against the schema too.
@@ -67,6 +75,11 @@ impl ToolSchema {
             });
         Self {
             serde_enforces: source == Source::Derived && enforcement::serde_enforces(generated),
+            // MCP requires an object root; a schema without one is sent in
+            // its canonical form, which has it.
+            written: (source == Source::Given
+                && generated.get("type").and_then(Value::as_str) == Some("object"))
+            .then(|| Lowered::new(OrderedJson::from(generated))),
             canonical,
             canonical_value: OnceLock::new(),
             strict: OnceLock::new(),
@@ -109,6 +122,13 @@ impl ToolSchema {
         )
     }
 
+    /// The schema as written, as JSON text, for a tool whose schema was
+    /// given as JSON; `None` for a tool whose schema is derived from its
+    /// Rust types.
+    pub fn written(&self) -> Option<&str> {
+        self.written.as_ref().map(|written| written.text.as_str())
+    }
+
     /// The parameter schema as `provider` receives it, as JSON text.
     pub fn lowered(&self, provider: Provider) -> Result<&str, ToolSchemaError> {
         self.lowered_tree(provider).map(|lowered| lowered.text)
@@ -116,7 +136,8 @@ impl ToolSchema {
 
     /// The schema dialect `provider` receives this schema in: for Gemini,
     /// [`Dialect::GeminiJsonSchema`] (sent as `parametersJsonSchema`) when
-    /// `parameters` cannot express it.
+    /// `parameters` cannot express it; for MCP, [`Dialect::Written`] when
+    /// the schema was given as JSON.
     pub fn dialect(&self, provider: Provider) -> Result<Dialect, ToolSchemaError> {
         self.lowered_tree(provider).map(|lowered| lowered.dialect)
     }
@@ -129,17 +150,29 @@ impl ToolSchema {
             .is_ok_and(|canonical| self.in_dialect(canonical, Dialect::OpenAiStrict).is_ok())
     }
 
-    /// The lowered schema for `provider`, as a tree and as text: the first
-    /// of the provider's [schema dialects](Provider::schema_dialects) the
-    /// schema lowers to.
+    /// The lowered schema for `provider`, as a tree and as text: for MCP
+    /// the schema as written when there is one, else the first of the
+    /// provider's [schema dialects](Provider::schema_dialects) the schema
+    /// lowers to.
     pub(crate) fn lowered_tree(
         &self,
         provider: Provider,
     ) -> Result<LoweredRef<'_>, ToolSchemaError> {
+        // A written schema that does not canonicalize is refused for MCP
+        // too: it is the one the arguments are checked against.
         let canonical = self
             .canonical
             .as_ref()
             .map_err(|error| ToolSchemaError::Canonical(error.clone()))?;
+        if provider == Provider::Mcp
+            && let Some(written) = &self.written
+        {
+            return Ok(LoweredRef {
+                json: &written.json,
+                text: &written.text,
+                dialect: Dialect::Written,
+            });
+        }
         let mut refusal = None;
         for &dialect in provider.schema_dialects() {
             match self.in_dialect(canonical, dialect) {
@@ -164,7 +197,9 @@ impl ToolSchema {
         dialect: Dialect,
     ) -> Result<(&'a OrderedJson, &'a str), LoweringError> {
         let cache = match dialect {
-            Dialect::Canonical => return Ok((&canonical.json, canonical.text.as_str())),
+            Dialect::Canonical | Dialect::Written => {
+                return Ok((&canonical.json, canonical.text.as_str()));
+            }
             Dialect::OpenAiStrict => &self.strict,
             Dialect::Gemini => &self.gemini,
             Dialect::GeminiJsonSchema => &self.gemini_json_schema,

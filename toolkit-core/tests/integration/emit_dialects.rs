@@ -7,8 +7,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::{Value, json};
 use toolkit_core::emit::{self, EmitOptions, McpRevision};
-use toolkit_core::{Block, IntoToolResult, ToolCallResult, ToolResult};
-use toolkit_tests::fixtures::{PNG_BASE64, png, three_call_turn};
+use toolkit_core::{Audio, Block, EmbeddedResource, IntoToolResult, ToolCallResult, ToolResult};
+use toolkit_tests::fixtures::{
+    PNG_BASE64, blob_resource, png, resource_link, text_resource, three_call_turn, wav,
+};
 use toolkit_tests::judges::{anthropic, gemini};
 use toolkit_tests::sdk_judges;
 
@@ -525,4 +527,160 @@ fn a_panicking_lazy_text_is_emitted_as_an_error() {
         "Error: the tool panicked: boom"
     );
     assert_eq!(emit::envelope(&turn, &o).items[0]["ok"], false);
+}
+
+// ------------------------------------------- audio, resources and resource links
+
+/// Text, WAV audio, a text resource, a binary resource and a link.
+fn media_result() -> ToolResult {
+    ToolResult::blocks([
+        Block::text("Recorded:"),
+        Block::audio(wav()),
+        Block::resource(text_resource()),
+        Block::resource(blob_resource()),
+        Block::resource_link(resource_link()),
+    ])
+}
+
+const RESOURCE_TEXT: &str = "[resource: file:///notes/plan.md]\n- ship on Friday";
+const BLOB_TEXT: &str = "[resource: file:///shots/page.png, image/png, 69 B]";
+const LINK_TEXT: &str = "[resource link: Today's log, file:///logs/today.log, text/plain, 51 KiB: The server log since midnight]";
+
+#[test]
+fn media_and_resources_reach_mcp_as_mcp_content() {
+    let turn = [call("c1", "record", media_result())];
+    for revision in [McpRevision::V2025_11_25, McpRevision::V2026_07_28] {
+        let items = emit::mcp(&turn, &options().with_mcp_revision(revision)).items;
+        sdk_judges::mcp_call_tool_result(&items[0]).unwrap();
+        assert_eq!(
+            items[0]["content"],
+            json!([
+                {"type": "text", "text": "Recorded:"},
+                {"type": "audio", "data": wav().data(), "mimeType": "audio/wav"},
+                {"type": "resource", "resource": {
+                    "uri": "file:///notes/plan.md", "mimeType": "text/markdown", "text": "- ship on Friday"}},
+                {"type": "resource", "resource": {
+                    "uri": "file:///shots/page.png", "mimeType": "image/png", "blob": PNG_BASE64}},
+                {"type": "resource_link", "uri": "file:///logs/today.log", "name": "today.log",
+                 "title": "Today's log", "description": "The server log since midnight",
+                 "mimeType": "text/plain", "size": 52_000},
+            ])
+        );
+    }
+}
+
+#[test]
+fn openai_chat_takes_wav_in_the_user_message_and_resources_as_text() {
+    let turn = [call("c1", "record", media_result())];
+    let items = emit::openai_chat(&turn, &options()).items;
+    for item in &items {
+        sdk_judges::openai_chat_message(item).unwrap();
+    }
+    assert_eq!(
+        items.len(),
+        2,
+        "the audio moves the content to a user message"
+    );
+    assert_eq!(items[0]["content"], EmitOptions::DEFAULT_PLACEHOLDER);
+    let parts = items[1]["content"].as_array().unwrap();
+    let kinds: Vec<&str> = parts.iter().map(|p| p["type"].as_str().unwrap()).collect();
+    assert_eq!(
+        kinds,
+        ["text", "text", "input_audio", "text", "text", "text"]
+    );
+    assert_eq!(
+        parts[2]["input_audio"],
+        json!({"data": wav().data(), "format": "wav"})
+    );
+    assert_eq!(parts[3]["text"], RESOURCE_TEXT);
+    assert_eq!(parts[4]["text"], BLOB_TEXT);
+    assert_eq!(parts[5]["text"], LINK_TEXT);
+
+    // Audio OpenAI cannot read stays in the tool message, as text.
+    let ogg = Audio::from_bytes("audio/ogg", b"OggS\0\x02").unwrap();
+    let turn = [call(
+        "c2",
+        "record",
+        ToolResult::blocks([Block::audio(ogg)]),
+    )];
+    let items = emit::openai_chat(&turn, &options()).items;
+    sdk_judges::openai_chat_message(&items[0]).unwrap();
+    assert_eq!(items.len(), 1);
+    assert_eq!(items[0]["content"], "[audio: audio/ogg, 6 B]");
+}
+
+#[test]
+fn openai_responses_and_the_envelope_read_media_and_resources_as_text() {
+    let turn = [call("c1", "record", media_result())];
+    let text =
+        format!("Recorded:\n[audio: audio/wav, 52 B]\n{RESOURCE_TEXT}\n{BLOB_TEXT}\n{LINK_TEXT}");
+    let items = emit::openai_responses(&turn, &options()).items;
+    sdk_judges::openai_function_call_output(&items[0]).unwrap();
+    assert_eq!(items[0]["output"], text);
+
+    let envelope = &emit::envelope(&turn, &options().with_envelope_limit(1000)).items[0];
+    assert_eq!(envelope["output"], text);
+}
+
+#[test]
+fn anthropic_takes_text_and_pdf_resources_as_documents() {
+    let pdf =
+        EmbeddedResource::from_bytes("file:///docs/spec.pdf", "application/pdf", b"%PDF-1.7\n")
+            .unwrap();
+    let blank = EmbeddedResource::from_text("file:///empty.txt", " ");
+    let mut blocks = media_result().content().to_vec();
+    blocks.push(Block::resource(pdf));
+    blocks.push(Block::resource(blank));
+    let turn = [call("c1", "record", ToolResult::blocks(blocks))];
+    let items = emit::anthropic(&turn, &options()).items;
+    anthropic::check_user_message(&items[0]).unwrap();
+    assert_eq!(
+        items[0]["content"][0]["content"],
+        json!([
+            {"type": "text", "text": "Recorded:"},
+            {"type": "text", "text": "[audio: audio/wav, 52 B]"},
+            {"type": "document", "title": "file:///notes/plan.md",
+             "source": {"type": "text", "media_type": "text/plain", "data": "- ship on Friday"}},
+            {"type": "text", "text": BLOB_TEXT},
+            {"type": "text", "text": LINK_TEXT},
+            {"type": "document", "title": "file:///docs/spec.pdf",
+             "source": {"type": "base64", "media_type": "application/pdf", "data": "JVBERi0xLjcK"}},
+            {"type": "text", "text": "[resource: file:///empty.txt]\n "},
+        ])
+    );
+}
+
+#[test]
+fn gemini_takes_audio_in_a_user_content_after_the_responses() {
+    for inline in [true, false] {
+        let o = options().with_gemini_inline_images(inline);
+        let turn = [
+            call("c1", "record", media_result()),
+            call("c2", "listen", ToolResult::blocks([Block::audio(wav())])),
+        ];
+        let items = emit::gemini(&turn, &o).items;
+        for item in &items {
+            gemini::check_content(item).unwrap();
+        }
+        assert_eq!(items.len(), 2, "inline images {inline}");
+        let response = &items[0]["parts"][0]["functionResponse"]["response"];
+        assert_eq!(
+            response["output"],
+            format!("Recorded:\n{RESOURCE_TEXT}\n{BLOB_TEXT}\n{LINK_TEXT}")
+        );
+        assert_eq!(
+            items[0]["parts"][1]["functionResponse"]["response"],
+            json!({"output": EmitOptions::DEFAULT_PLACEHOLDER}),
+            "an audio-only result still answers"
+        );
+        assert_eq!(
+            items[1]["parts"],
+            json!([
+                {"text": "Audio returned by tool call c1 (record):"},
+                {"inlineData": {"mimeType": "audio/wav", "data": wav().data()}},
+                {"text": "Audio returned by tool call c2 (listen):"},
+                {"inlineData": {"mimeType": "audio/wav", "data": wav().data()}},
+            ])
+        );
+    }
 }

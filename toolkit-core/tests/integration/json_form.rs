@@ -8,7 +8,7 @@
 use serde_json::{Value, json};
 use toolkit_core::emit::{self, EmitOptions, Emitted};
 use toolkit_core::{Block, History, Image, OutputBudget, Provider, ToolCallResult, ToolResult};
-use toolkit_tests::fixtures::{ScratchDir, png};
+use toolkit_tests::fixtures::{ScratchDir, blob_resource, png, resource_link, text_resource, wav};
 
 use crate::snapshots::check_snapshot;
 
@@ -102,10 +102,14 @@ impl Draws {
     }
 
     fn block(&mut self) -> Block {
-        match self.below(4) {
+        match self.below(8) {
             0 => Block::text(self.text()),
             1 => Block::image(png()),
             2 => Block::image(Image::from_path("image/png", "shots/page.png").unwrap()),
+            3 => Block::audio(wav()),
+            4 => Block::resource(text_resource()),
+            5 => Block::resource(blob_resource()),
+            6 => Block::resource_link(resource_link()),
             _ => Block::json(self.json(3)),
         }
     }

@@ -360,6 +360,85 @@ async fn tools_come_and_go_at_run_time() {
     );
 }
 
+/// A tool whose schema uses JSON Schema 2020-12's vocabulary, as MCP
+/// servers write it.
+fn plan_route() -> ToolDef {
+    ToolDef::builder("plan_route")
+        .description("Plans a route between two cities.")
+        .input_schema(json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "type": "object",
+            "$defs": {"city": {"$anchor": "city", "type": "string", "minLength": 1}},
+            "properties": {
+                "from": {"$ref": "#/$defs/city"},
+                "to": {"$ref": "#/$defs/city"}
+            },
+            "required": ["from", "to"],
+            "additionalProperties": false
+        }))
+        .handler(|arguments: Value, _call: CallContext| async move {
+            format!("{} to {}", arguments["from"], arguments["to"])
+        })
+}
+
+#[tokio::test]
+async fn mcp_lists_a_given_schema_as_written_and_the_others_their_lowering() {
+    let def = plan_route();
+    let written: Value = serde_json::from_str(def.schema().written().unwrap()).unwrap();
+    let registry = Registry::builder()
+        .tool(plan_route())
+        .tools(tools![hello])
+        .build()
+        .unwrap();
+    let mcp = registry.tool_list(Provider::Mcp).unwrap().to_value();
+    assert_eq!(mcp[0]["inputSchema"], written, "every keyword kept");
+    assert_eq!(
+        def.schema().dialect(Provider::Mcp).unwrap(),
+        toolkit_core::schema::Dialect::Written
+    );
+    // A tool derived from Rust types has no written schema: MCP lists
+    // its canonical one, as every other provider starts from.
+    let derived = registry.get("hello").unwrap();
+    assert_eq!(derived.schema().written(), None);
+    let canonical: Value = serde_json::from_str(derived.schema().canonical().unwrap()).unwrap();
+    assert_eq!(mcp[1]["inputSchema"], canonical);
+
+    // The other providers receive the canonical schema or its lowering,
+    // as before: no `$schema`, and the `$defs` inlined.
+    for provider in Provider::ALL {
+        // Strict mode refuses the schema's `$anchor`, as it did before.
+        if provider == Provider::Mcp || provider == Provider::OpenAiStrict {
+            continue;
+        }
+        let lowered = def
+            .schema()
+            .lowered(provider)
+            .unwrap_or_else(|error| panic!("{provider}: {error}"));
+        for keyword in ["$schema", "$defs", "$ref"] {
+            assert!(
+                !lowered.contains(keyword),
+                "{provider}: {keyword} in {lowered}"
+            );
+        }
+    }
+    // Arguments are still checked against the schema.
+    let outcome = registry
+        .call("plan_route", r#"{"from": "", "to": "Lyon"}"#)
+        .await;
+    assert!(outcome.result.is_error(), "{:?}", outcome.result);
+}
+
+#[test]
+fn a_given_schema_without_an_object_root_is_listed_canonical_on_mcp() {
+    let def = ToolDef::builder("bare")
+        .description("Takes a word.")
+        .input_schema(json!({"properties": {"word": {"type": "string"}}}))
+        .handler(|_arguments: Value, _call: CallContext| async move { "ok" });
+    assert_eq!(def.schema().written(), None);
+    let listed: Value = serde_json::from_str(def.schema().lowered(Provider::Mcp).unwrap()).unwrap();
+    assert_eq!(listed["type"], "object");
+}
+
 #[test]
 fn run_time_tools_are_checked_like_macro_tools() {
     let bad_name = ToolDef::builder("say hello").handler(|_: Value, _: CallContext| async { "hi" });

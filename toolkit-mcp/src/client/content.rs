@@ -1,12 +1,13 @@
-//! An MCP `CallToolResult` as our result: what the model can see becomes
-//! blocks, what it cannot (audio, binary resources) is described in text
-//! and kept whole for the host in an attribute.
+//! An MCP `CallToolResult` as our result: every content block becomes the
+//! block of the same kind (text, image, audio, embedded resource, resource
+//! link); what cannot be read (malformed data, a kind MCP does not define)
+//! is described in text and kept whole for the host in an attribute.
 
 use serde_json::{Value, json};
-use toolkit_core::{Block, Image, ToolResult};
+use toolkit_core::{Audio, Block, EmbeddedResource, Image, ResourceLink, ToolResult};
 
 /// The attribute holding the content blocks the model sees only described
-/// (audio, binary resources), as the server sent them.
+/// (malformed, or of a kind MCP does not define), as the server sent them.
 pub const UNSHOWN_CONTENT: &str = "mcp.unshownContent";
 
 /// The attribute holding `structuredContent` when the blocks do not carry
@@ -84,10 +85,17 @@ fn text_of<'a>(item: &'a Value, key: &str) -> &'a str {
     item.get(key).and_then(Value::as_str).unwrap_or_default()
 }
 
-/// The decoded size of base64 text, for descriptions.
-fn decoded_len(data: &str) -> usize {
-    let padding = data.bytes().rev().take_while(|&b| b == b'=').count();
-    (data.len() / 4 * 3).saturating_sub(padding)
+/// An embedded resource's contents (`{uri, mimeType?, text | blob}`), if
+/// well formed.
+fn embedded(resource: &Value) -> Option<EmbeddedResource> {
+    // Our JSON form of a resource is MCP's with `mime_type` for
+    // `mimeType`; reading it checks every field as a saved result's are.
+    let mut fields = resource.as_object()?.clone();
+    if let Some(mime_type) = fields.remove("mimeType") {
+        fields.insert("mime_type".into(), mime_type);
+    }
+    fields.retain(|key, _| matches!(key.as_str(), "uri" | "mime_type" | "text" | "blob"));
+    serde_json::from_value(Value::Object(fields)).ok()
 }
 
 fn image(mime_type: &str, data: &str) -> Option<Block> {
@@ -107,50 +115,47 @@ fn block(item: &Value, unshown: &mut Vec<Value>) -> Block {
             })
         }
         "audio" => {
-            unshown.push(item.clone());
-            Block::text(format!(
-                "[audio, {}, {} bytes]",
-                text_of(item, "mimeType"),
-                decoded_len(text_of(item, "data"))
-            ))
+            let mime_type = text_of(item, "mimeType");
+            match Audio::from_base64(mime_type, text_of(item, "data")) {
+                Ok(audio) => Block::audio(audio),
+                Err(_) => {
+                    unshown.push(item.clone());
+                    Block::text(format!(
+                        "[audio of type {mime_type} that could not be read]"
+                    ))
+                }
+            }
         }
         "resource_link" => {
-            let mut text = format!(
-                "Resource link: {} <{}>",
-                item.get("title")
-                    .or_else(|| item.get("name"))
-                    .and_then(Value::as_str)
-                    .unwrap_or_default(),
-                text_of(item, "uri")
-            );
-            if let Some(mime_type) = item.get("mimeType").and_then(Value::as_str) {
-                text.push_str(&format!(" ({mime_type})"));
+            let uri = text_of(item, "uri");
+            let mut link = ResourceLink::new(uri, text_of(item, "name"));
+            let optional = |key: &str| item.get(key).and_then(Value::as_str);
+            if let Some(title) = optional("title") {
+                link = link.with_title(title);
             }
-            if let Some(description) = item.get("description").and_then(Value::as_str) {
-                text.push_str(&format!(": {description}"));
+            if let Some(description) = optional("description") {
+                link = link.with_description(description);
             }
-            Block::text(text)
+            if let Some(mime_type) = optional("mimeType") {
+                link = link.with_mime_type(mime_type);
+            }
+            if let Some(size) = item.get("size").and_then(Value::as_u64) {
+                link = link.with_size(size);
+            }
+            Block::resource_link(link)
         }
         "resource" => {
             let resource = item.get("resource").unwrap_or(&Value::Null);
-            let uri = text_of(resource, "uri");
-            let mime_type = resource.get("mimeType").and_then(Value::as_str);
-            if let Some(text) = resource.get("text").and_then(Value::as_str) {
-                return Block::text(format!("Resource <{uri}>:\n{text}"));
+            match embedded(resource) {
+                Some(embedded) => Block::resource(embedded),
+                None => {
+                    unshown.push(item.clone());
+                    Block::text(format!(
+                        "[resource <{}> that could not be read]",
+                        text_of(resource, "uri")
+                    ))
+                }
             }
-            let blob = text_of(resource, "blob");
-            if let Some(image) = mime_type
-                .filter(|mime| mime.starts_with("image/"))
-                .and_then(|mime| image(mime, blob))
-            {
-                return image;
-            }
-            unshown.push(item.clone());
-            Block::text(format!(
-                "[resource <{uri}>, {}, {} bytes]",
-                mime_type.unwrap_or("binary"),
-                decoded_len(blob)
-            ))
         }
         other => {
             unshown.push(item.clone());
@@ -172,24 +177,56 @@ mod tests {
                 {"type": "text", "text": "hello"},
                 {"type": "image", "data": PNG, "mimeType": "image/png"},
                 {"type": "audio", "data": "AAAA", "mimeType": "audio/wav"},
-                {"type": "resource_link", "uri": "file:///a.txt", "name": "a.txt", "mimeType": "text/plain"},
+                {"type": "resource_link", "uri": "file:///a.txt", "name": "a.txt", "mimeType": "text/plain", "size": 3},
                 {"type": "resource", "resource": {"uri": "file:///b.txt", "text": "bee"}},
                 {"type": "resource", "resource": {"uri": "file:///c.bin", "blob": "AAAA", "mimeType": "application/octet-stream"}},
+                {"type": "audio", "data": "%%", "mimeType": "audio/wav"},
+                {"type": "resource", "resource": {"uri": "file:///d.bin"}},
+                {"type": "hologram"},
             ]
         }));
         assert!(!result.is_error());
         let kinds: Vec<&str> = result.content().iter().map(Block::kind).collect();
-        assert_eq!(kinds, ["text", "image", "text", "text", "text", "text"]);
-        let text = result.to_text();
-        assert!(text.contains("[audio, audio/wav, 3 bytes]"), "{text}");
-        assert!(
-            text.contains("Resource link: a.txt <file:///a.txt> (text/plain)"),
-            "{text}"
+        assert_eq!(
+            kinds,
+            [
+                "text",
+                "image",
+                "audio",
+                "resource_link",
+                "resource",
+                "resource",
+                "text",
+                "text",
+                "text"
+            ]
         );
-        assert!(text.contains("Resource <file:///b.txt>:\nbee"), "{text}");
-        assert!(text.contains("[resource <file:///c.bin>, application/octet-stream, 3 bytes]"));
+        let [
+            _,
+            _,
+            Block::Audio { audio },
+            Block::ResourceLink { link },
+            Block::Resource { resource: text },
+            Block::Resource { resource: blob },
+            ..,
+        ] = result.content()
+        else {
+            panic!("{:?}", result.content());
+        };
+        assert_eq!((audio.mime_type(), audio.data()), ("audio/wav", "AAAA"));
+        assert_eq!(
+            (link.uri(), link.name(), link.size()),
+            ("file:///a.txt", "a.txt", Some(3))
+        );
+        assert_eq!(link.mime_type(), Some("text/plain"));
+        assert_eq!(
+            (text.uri(), text.text(), text.mime_type()),
+            ("file:///b.txt", Some("bee"), None)
+        );
+        assert_eq!(blob.blob(), Some("AAAA"));
+        assert_eq!(blob.mime_type(), Some("application/octet-stream"));
         let unshown = &result.attributes()[UNSHOWN_CONTENT];
-        assert_eq!(unshown.as_array().map(Vec::len), Some(2));
+        assert_eq!(unshown.as_array().map(Vec::len), Some(3));
     }
 
     #[test]
@@ -208,14 +245,6 @@ mod tests {
         }));
         assert_eq!(result.to_text(), "three");
         assert_eq!(result.attributes()[STRUCTURED_CONTENT], value);
-    }
-
-    #[test]
-    fn sizes_of_any_base64() {
-        assert_eq!(decoded_len("AAAA"), 3);
-        assert_eq!(decoded_len("AA=="), 1);
-        assert_eq!(decoded_len("="), 0);
-        assert_eq!(decoded_len(""), 0);
     }
 
     #[test]

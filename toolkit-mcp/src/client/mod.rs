@@ -49,12 +49,16 @@ pub use self::synced::{Refused, Synced};
 /// name is cut and ends with a hash. Calls reach the server under the
 /// tool's own name. Its schema, title, annotations and output schema come
 /// from the server, and are checked like any tool's when a registry takes
-/// it: two tools of one name are refused with both sources named.
+/// it: two tools of one name are refused with both sources named. The
+/// input schema is kept as the server wrote it for MCP
+/// ([`ToolSchema::written`](toolkit_core::ToolSchema::written)), and
+/// lowered for every other provider.
 ///
 /// A call is forwarded with the call's cancellation (a cancelled or timed
 /// out call sends `notifications/cancelled`) and, when the host listens,
-/// its progress. The server's result becomes ours: text, images, audio and
-/// resources (described in text; the raw blocks kept in the
+/// its progress. The server's result becomes ours: text, images, audio,
+/// embedded resources and resource links as the blocks of their kind
+/// (what cannot be read described in text, the raw blocks kept in the
 /// [`UNSHOWN_CONTENT`] attribute), `structuredContent` (a JSON block), and
 /// `isError`. A server that dies makes its calls error results, and is
 /// started again (or, over HTTP, reconnected) at the next call.
