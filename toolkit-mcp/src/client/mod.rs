@@ -1,5 +1,6 @@
 //! Using an MCP server's tools as tools of a registry.
 
+mod address;
 mod auth;
 mod content;
 mod handler;
@@ -32,6 +33,7 @@ use tokio::sync::{Mutex, watch};
 use tokio_util::sync::CancellationToken;
 use toolkit_core::{Asker, CallContext, Registry, ToolDef, ToolResult};
 
+pub use self::address::{AddressClass, AddressPolicy, EndpointRefused};
 pub use self::auth::{Authorizer, Authorizing, OAuth};
 pub use self::content::{STRUCTURED_CONTENT, UNSHOWN_CONTENT};
 use self::handler::Handler;
@@ -456,6 +458,7 @@ impl Drop for Abandoned<'_> {
 pub struct ClientError {
     server: String,
     message: String,
+    refused: Option<EndpointRefused>,
 }
 
 impl ClientError {
@@ -463,12 +466,19 @@ impl ClientError {
         Self {
             server: server.to_owned(),
             message: message.into(),
+            refused: None,
         }
     }
 
     /// The server's name.
     pub fn server(&self) -> &str {
         &self.server
+    }
+
+    /// The OAuth endpoint the address check refused, when that is why the
+    /// server could not be used (see [`OAuth`] and [`AddressPolicy`]).
+    pub fn endpoint_refused(&self) -> Option<&EndpointRefused> {
+        self.refused.as_ref()
     }
 }
 
@@ -525,7 +535,7 @@ impl HttpAccess {
                 Given::None => http::Credentials::None,
                 Given::Bearer(token) => http::Credentials::Bearer(token.clone()),
                 Given::OAuth(oauth) => http::Credentials::OAuth(Arc::new(
-                    auth::Authorization::new(oauth.clone(), url, client.clone())?,
+                    auth::Authorization::new(oauth.clone(), url)?,
                 )),
             };
         Ok(Self {
@@ -562,7 +572,13 @@ impl Shared {
     }
 
     fn error(&self, message: impl Into<String>) -> ClientError {
-        ClientError::new(&self.name, message)
+        let mut error = ClientError::new(&self.name, message);
+        if let Some(access) = &self.http
+            && let http::Credentials::OAuth(authorization) = &*access.credentials
+        {
+            error.refused = authorization.take_refusal();
+        }
+        error
     }
 
     /// The live connection's peer, starting the server first if it is not
