@@ -140,12 +140,7 @@ impl fmt::Display for AddressClass {
 /// The IPv4 address an IPv6 one leads to, if it embeds one.
 fn embedded_v4(ip: Ipv6Addr) -> Option<Ipv4Addr> {
     let s = ip.segments();
-    let low = Ipv4Addr::new(
-        (s[6] >> 8) as u8,
-        s[6] as u8,
-        (s[7] >> 8) as u8,
-        s[7] as u8,
-    );
+    let low = Ipv4Addr::new((s[6] >> 8) as u8, s[6] as u8, (s[7] >> 8) as u8, s[7] as u8);
     match s[..6] {
         // IPv4-mapped, NAT64 well-known prefix.
         [0, 0, 0, 0, 0, 0xffff] | [0x64, 0xff9b, 0, 0, 0, 0] => Some(low),
@@ -399,9 +394,8 @@ impl Resolve for Resolver {
         let policy = Arc::clone(&self.policy);
         Box::pin(async move {
             let host = name.as_str().to_owned();
-            let found: Vec<SocketAddr> = tokio::net::lookup_host((host.as_str(), 0))
-                .await?
-                .collect();
+            let found: Vec<SocketAddr> =
+                tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
             let (allowed, refused): (Vec<_>, Vec<_>) =
                 found.into_iter().partition(|addr| policy.allows(addr.ip()));
             if refused.is_empty() && allowed.is_empty() {
@@ -418,7 +412,8 @@ impl Resolve for Resolver {
                 return Err(Box::new(EndpointRefused {
                     endpoint: host,
                     reason: Reason::Resolved(classes),
-                }) as Box<dyn std::error::Error + Send + Sync>);
+                })
+                    as Box<dyn std::error::Error + Send + Sync>);
             }
             Ok(Box::new(allowed.into_iter()) as Addrs)
         })
@@ -435,4 +430,35 @@ pub(crate) fn refusal_in(error: &(dyn std::error::Error + 'static)) -> Option<En
         current = error.source();
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Resolves `host` (through the system's resolver) under the policy of
+    /// the server at `server`.
+    async fn resolve(server: &str, host: &str) -> Result<Vec<SocketAddr>, EndpointRefused> {
+        let resolver = Resolver::new(Arc::new(AddressPolicy::for_server(server)));
+        match resolver.resolve(host.parse().unwrap()).await {
+            Ok(addrs) => Ok(addrs.collect()),
+            Err(error) => Err(refusal_in(&*error).expect("a refusal")),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_name_that_resolves_to_forbidden_addresses_is_refused() {
+        // `localhost` stands for any name whose answers lead inside.
+        let refused = resolve("https://mcp.example.com/mcp", "localhost")
+            .await
+            .expect_err("loopback only");
+        assert_eq!(refused.address_class(), Some(AddressClass::Loopback));
+        assert_eq!(refused.endpoint(), "localhost");
+        assert!(refused.to_string().contains("loopback"), "{refused}");
+
+        let addrs = resolve("http://127.0.0.1:1/mcp", "localhost")
+            .await
+            .expect("loopback is the local server's own class");
+        assert!(addrs.iter().all(|addr| addr.ip().is_loopback()));
+    }
 }

@@ -530,14 +530,13 @@ impl HttpAccess {
             value.set_sensitive(true);
             headers.insert(name, value);
         }
-        let credentials =
-            match &access.credentials {
-                Given::None => http::Credentials::None,
-                Given::Bearer(token) => http::Credentials::Bearer(token.clone()),
-                Given::OAuth(oauth) => http::Credentials::OAuth(Arc::new(
-                    auth::Authorization::new(oauth.clone(), url)?,
-                )),
-            };
+        let credentials = match &access.credentials {
+            Given::None => http::Credentials::None,
+            Given::Bearer(token) => http::Credentials::Bearer(token.clone()),
+            Given::OAuth(oauth) => {
+                http::Credentials::OAuth(Arc::new(auth::Authorization::new(oauth.clone(), url)?))
+            }
+        };
         Ok(Self {
             client,
             headers,
@@ -577,6 +576,10 @@ impl Shared {
             && let http::Credentials::OAuth(authorization) = &*access.credentials
         {
             error.refused = authorization.take_refusal();
+            if let Some(refused) = &error.refused {
+                // What rmcp's layers wrapped around it says less.
+                error.message = format!("OAuth authorization failed: {refused}");
+            }
         }
         error
     }
