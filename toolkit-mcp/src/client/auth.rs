@@ -161,7 +161,9 @@ impl OAuth {
     /// Also lets the authorization's requests reach addresses of these
     /// classes, beyond what [`AddressPolicy::for_server`] allows: for
     /// instance [`AddressClass::Private`] for a server on a public name
-    /// whose authorization server is inside the host's network.
+    /// whose authorization server is inside the host's network, or for a
+    /// server on an intranet name (one that resolves to a private
+    /// address), whose own metadata is otherwise out of reach.
     ///
     /// ```
     /// use toolkit_mcp::{AddressClass, Authorizer, Authorizing, OAuth};
@@ -264,6 +266,7 @@ impl Authorization {
     /// none before the first authorization (the request then goes without,
     /// and the server's challenge starts one).
     pub(crate) async fn token(&self) -> Result<Option<String>, AuthError> {
+        self.take_refusal();
         self.held_token().await.map_err(|error| self.explain(error))
     }
 
@@ -377,6 +380,9 @@ impl Authorization {
     /// by the user's browser, not by this client, so only its scheme is
     /// checked.
     async fn approve(&self, url: &str) -> Result<String, AuthError> {
+        // Discovery and registration went through: a refusal on the way
+        // (of one candidate among several) is not why anything after fails.
+        self.take_refusal();
         let parsed = Url::parse(url)?;
         if let Err(refusal) = self.policy.check_scheme(&parsed) {
             *self.refused.lock().unwrap_or_else(PoisonError::into_inner) = Some(refusal.clone());
