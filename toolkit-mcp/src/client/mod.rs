@@ -574,12 +574,13 @@ impl Shared {
         let mut error = ClientError::new(&self.name, message);
         if let Some(access) = &self.http
             && let http::Credentials::OAuth(authorization) = &*access.credentials
+            && let Some(refused) = authorization.take_refusal()
+            // Only the failure it caused, which tells it.
+            && error.message.contains(&refused.to_string())
         {
-            error.refused = authorization.take_refusal();
-            if let Some(refused) = &error.refused {
-                // What rmcp's layers wrapped around it says less.
-                error.message = format!("OAuth authorization failed: {refused}");
-            }
+            // What rmcp's layers wrapped around it says less.
+            error.message = format!("OAuth authorization failed: {refused}");
+            error.refused = Some(refused);
         }
         error
     }
