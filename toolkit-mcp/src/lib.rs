@@ -99,8 +99,8 @@ use std::sync::Arc;
 use toolkit_core::Registry;
 
 pub use client::{
-    Authorizer, Authorizing, ClientError, McpClient, McpClientBuilder, OAuth, Refused,
-    STRUCTURED_CONTENT, Synced, UNSHOWN_CONTENT,
+    AddressClass, AddressPolicy, Authorizer, Authorizing, ClientError, EndpointRefused, McpClient,
+    McpClientBuilder, OAuth, Refused, STRUCTURED_CONTENT, Synced, UNSHOWN_CONTENT,
 };
 pub use server::http::{HttpOptions, serve_http};
 pub use server::prompts::{Prompt, PromptContent, PromptError, PromptMessage, Role};

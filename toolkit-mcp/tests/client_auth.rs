@@ -1,10 +1,14 @@
 //! Our client reaching our server over HTTP behind authorization: a bearer
 //! token and extra headers given by the host, and OAuth 2.1 against an
 //! authorization server the test serves (discovery, registration, PKCE,
-//! the token exchange, refresh, a step-up of scopes), all on 127.0.0.1.
+//! the token exchange, refresh, a step-up of scopes), all on 127.0.0.1;
+//! and the address check that keeps the flow's requests off addresses the
+//! server's metadata should not send them to.
 
 use std::collections::HashMap;
+use std::net::IpAddr;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use axum::Router;
 use axum::extract::{Request, State};
@@ -14,7 +18,9 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use serde_json::{Value, json};
 use toolkit_core::{Registry, tool, tools};
-use toolkit_mcp::{Authorizer, Authorizing, HttpOptions, McpClient, McpServer, OAuth};
+use toolkit_mcp::{
+    AddressClass, AddressPolicy, Authorizer, Authorizing, HttpOptions, McpClient, McpServer, OAuth,
+};
 
 /// Says hello.
 #[tool]
@@ -70,6 +76,10 @@ struct Shared {
     needs_scope: Option<&'static str>,
     /// The lifetime of a token got for a code, in seconds.
     first_expiry: u64,
+    /// Where the authorization server's metadata says to register and to
+    /// get tokens (none: beside it).
+    registration_endpoint: Option<&'static str>,
+    token_endpoint: Option<&'static str>,
 }
 
 impl Shared {
@@ -139,8 +149,12 @@ async fn server_metadata(State(shared): State<Shared>) -> Response {
     let metadata = json!({
         "issuer": base,
         "authorization_endpoint": format!("{base}/authorize"),
-        "token_endpoint": format!("{base}/token"),
-        "registration_endpoint": format!("{base}/register"),
+        "token_endpoint": shared
+            .token_endpoint
+            .map_or_else(|| format!("{base}/token"), str::to_owned),
+        "registration_endpoint": shared
+            .registration_endpoint
+            .map_or_else(|| format!("{base}/register"), str::to_owned),
         "response_types_supported": ["code"],
         "grant_types_supported": ["authorization_code", "refresh_token"],
         "code_challenge_methods_supported": ["S256"],
@@ -216,13 +230,43 @@ async fn serve_expiring(
 ) -> Shared {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://127.0.0.1:{}", listener.local_addr().unwrap().port());
-    let shared = Shared {
-        seen: Arc::default(),
-        base,
-        token: access_token,
-        needs_scope,
-        first_expiry,
-    };
+    serve_shared(
+        listener,
+        Shared {
+            seen: Arc::default(),
+            base,
+            token: access_token,
+            needs_scope,
+            first_expiry,
+            registration_endpoint: None,
+            token_endpoint: None,
+        },
+    )
+}
+
+/// [`serve`], with the authorization server's metadata naming these
+/// registration and token endpoints.
+async fn serve_naming(
+    registration_endpoint: Option<&'static str>,
+    token_endpoint: Option<&'static str>,
+) -> Shared {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://127.0.0.1:{}", listener.local_addr().unwrap().port());
+    serve_shared(
+        listener,
+        Shared {
+            seen: Arc::default(),
+            base,
+            token: "oauth-token",
+            needs_scope: None,
+            first_expiry: 3600,
+            registration_endpoint,
+            token_endpoint,
+        },
+    )
+}
+
+fn serve_shared(listener: tokio::net::TcpListener, shared: Shared) -> Shared {
     let registry = Arc::new(Registry::builder().tools(tools![hello]).build().unwrap());
     let mcp = McpServer::new(registry)
         .router(&HttpOptions::new())
@@ -321,6 +365,13 @@ async fn a_wrong_token_or_header_is_a_clear_error() {
         refused.to_string().contains("MCP server `site`"),
         "{refused}"
     );
+    assert!(
+        refused
+            .to_string()
+            .contains("the server refused the bearer token (HTTP 401)"),
+        "{refused}"
+    );
+    assert!(!refused.to_string().contains("another-token"), "{refused}");
 
     let invalid = McpClient::http("site", format!("{}/mcp", server.base))
         .header("X Api Key", "1")
@@ -436,4 +487,210 @@ fn a_client_secret_is_never_shown() {
     assert!(!shown.contains("s3cret"), "{shown}");
     let builder = McpClient::http("site", "http://127.0.0.1:1/mcp").oauth(oauth);
     assert!(!format!("{builder:?}").contains("s3cret"));
+}
+
+fn ip(text: &str) -> IpAddr {
+    text.parse().unwrap()
+}
+
+#[test]
+fn every_address_class_is_told_apart() {
+    let cases = [
+        ("93.184.215.14", AddressClass::Public),
+        ("2606:4700::1111", AddressClass::Public),
+        ("127.0.0.1", AddressClass::Loopback),
+        ("127.255.0.9", AddressClass::Loopback),
+        ("::1", AddressClass::Loopback),
+        ("10.255.255.1", AddressClass::Private),
+        ("172.16.0.1", AddressClass::Private),
+        ("172.31.255.255", AddressClass::Private),
+        ("192.168.1.1", AddressClass::Private),
+        ("fd00::1", AddressClass::Private),
+        ("169.254.169.254", AddressClass::LinkLocal),
+        ("fe80::1", AddressClass::LinkLocal),
+        ("100.64.0.1", AddressClass::SharedAddressSpace),
+        ("100.127.255.254", AddressClass::SharedAddressSpace),
+        ("0.0.0.0", AddressClass::Unspecified),
+        ("::", AddressClass::Unspecified),
+        ("224.0.0.1", AddressClass::Multicast),
+        ("ff02::1", AddressClass::Multicast),
+        ("255.255.255.255", AddressClass::Broadcast),
+        ("192.0.2.1", AddressClass::Documentation),
+        ("198.51.100.7", AddressClass::Documentation),
+        ("203.0.113.9", AddressClass::Documentation),
+        ("2001:db8::1", AddressClass::Documentation),
+        ("198.18.0.1", AddressClass::Benchmarking),
+        ("2001:2::1", AddressClass::Benchmarking),
+        ("240.0.0.1", AddressClass::Reserved),
+        ("2001::1", AddressClass::Reserved),
+        // IPv6 forms of IPv4 addresses lead where the IPv4 one does.
+        ("::ffff:127.0.0.1", AddressClass::Loopback),
+        ("::ffff:10.0.0.1", AddressClass::Private),
+        ("::ffff:169.254.169.254", AddressClass::LinkLocal),
+        ("::ffff:100.64.0.1", AddressClass::SharedAddressSpace),
+        ("::ffff:0.0.0.0", AddressClass::Unspecified),
+        ("::ffff:93.184.215.14", AddressClass::Public),
+        ("64:ff9b::a9fe:a9fe", AddressClass::LinkLocal),
+        ("2002:a9fe:a9fe::1", AddressClass::LinkLocal),
+        // Just outside the ranges.
+        ("172.32.0.1", AddressClass::Public),
+        ("100.128.0.1", AddressClass::Public),
+        ("169.255.0.1", AddressClass::Public),
+    ];
+    for (address, class) in cases {
+        assert_eq!(AddressClass::of(ip(address)), class, "{address}");
+    }
+}
+
+#[test]
+fn a_remote_server_reaches_public_addresses_only() {
+    let policy = AddressPolicy::for_server("https://mcp.example.com/mcp");
+    assert!(policy.allows(ip("93.184.215.14")));
+    assert!(policy.allows(ip("2606:4700::1111")));
+    for refused in [
+        "127.0.0.1",
+        "::1",
+        "10.255.255.1",
+        "172.16.0.1",
+        "192.168.1.1",
+        "fd00::1",
+        "169.254.169.254",
+        "fe80::1",
+        "100.64.0.1",
+        "0.0.0.0",
+        "::",
+        "224.0.0.1",
+        "ff02::1",
+        "255.255.255.255",
+        "192.0.2.1",
+        "2001:db8::1",
+        "198.18.0.1",
+        "240.0.0.1",
+        "::ffff:127.0.0.1",
+        "::ffff:10.0.0.1",
+        "::ffff:169.254.169.254",
+    ] {
+        assert!(!policy.allows(ip(refused)), "{refused}");
+    }
+    assert!(!policy.allows_plain_http());
+    // What a name resolves to never widens it: only the URL's own words.
+    assert_eq!(
+        AddressPolicy::for_server("http://internal.example/mcp"),
+        AddressPolicy::for_server("https://mcp.example.com/mcp"),
+    );
+}
+
+#[test]
+fn a_local_server_reaches_its_own_class_of_address() {
+    for server in [
+        "http://127.0.0.1:8080/mcp",
+        "http://localhost:8080/mcp",
+        "http://[::1]:8080/mcp",
+    ] {
+        let policy = AddressPolicy::for_server(server);
+        assert!(policy.allows(ip("127.0.0.1")), "{server}");
+        assert!(policy.allows(ip("::ffff:127.0.0.1")), "{server}");
+        assert!(policy.allows(ip("93.184.215.14")), "{server}");
+        assert!(!policy.allows(ip("10.255.255.1")), "{server}");
+        assert!(!policy.allows(ip("169.254.169.254")), "{server}");
+        assert!(!policy.allows(ip("::ffff:169.254.169.254")), "{server}");
+        assert!(policy.allows_plain_http(), "{server}");
+    }
+
+    let private = AddressPolicy::for_server("http://10.1.2.3/mcp");
+    assert!(private.allows(ip("192.168.1.1")));
+    assert!(private.allows(ip("fd00::1")));
+    assert!(!private.allows(ip("127.0.0.1")));
+    assert!(!private.allows(ip("169.254.169.254")));
+    assert!(private.allows_plain_http());
+
+    // Plain http only when the server itself is plain http.
+    assert!(!AddressPolicy::for_server("https://127.0.0.1/mcp").allows_plain_http());
+    // A server at a link-local address is not a reason for plain http.
+    assert!(!AddressPolicy::for_server("http://169.254.1.1/mcp").allows_plain_http());
+}
+
+#[test]
+fn a_policy_is_widened_only_as_asked() {
+    let policy =
+        AddressPolicy::for_server("https://mcp.example.com/mcp").allow(AddressClass::Private);
+    assert!(policy.allows(ip("10.0.0.9")));
+    assert!(policy.allows(ip("::ffff:10.0.0.9")));
+    assert!(!policy.allows(ip("127.0.0.1")));
+    assert!(!policy.allows(ip("169.254.169.254")));
+}
+
+/// Connects with OAuth and a short limit, so that a client which tried to
+/// reach the unroutable address would fail on the limit instead.
+async fn connect_expecting_refusal(server: &Shared) -> toolkit_mcp::ClientError {
+    McpClient::http("site", format!("{}/mcp", server.base))
+        .oauth(OAuth::new("http://127.0.0.1:8976/callback", Agrees))
+        .connect_timeout(Duration::from_secs(10))
+        .connect()
+        .await
+        .expect_err("refused")
+}
+
+#[tokio::test]
+async fn a_registration_endpoint_at_cloud_metadata_is_refused() {
+    let server = serve_naming(
+        Some("http://169.254.169.254/latest/register?key=s3cret"),
+        None,
+    )
+    .await;
+    let error = connect_expecting_refusal(&server).await;
+    let refused = error
+        .endpoint_refused()
+        .expect("refused by the address check");
+    assert_eq!(refused.address_class(), Some(AddressClass::LinkLocal));
+    assert_eq!(refused.endpoint(), "http://169.254.169.254/latest/register");
+    let message = error.to_string();
+    assert!(message.contains("169.254.169.254"), "{message}");
+    assert!(message.contains("link-local"), "{message}");
+    assert!(!message.contains("s3cret"), "{message}");
+    assert!(server.seen().authorizations.is_empty());
+}
+
+#[tokio::test]
+async fn a_token_endpoint_on_a_private_address_is_refused() {
+    // 10.255.255.1 is unroutable here: a connection attempt would fail
+    // (or hang until the limit) instead of being refused.
+    let server = serve_naming(None, Some("http://10.255.255.1/token")).await;
+    let error = connect_expecting_refusal(&server).await;
+    let refused = error
+        .endpoint_refused()
+        .expect("refused by the address check");
+    assert_eq!(refused.address_class(), Some(AddressClass::Private));
+    assert_eq!(refused.endpoint(), "http://10.255.255.1/token");
+    let message = error.to_string();
+    assert!(message.contains("10.255.255.1"), "{message}");
+    assert!(message.contains("private"), "{message}");
+}
+
+#[tokio::test]
+async fn an_address_written_as_a_number_is_refused_too() {
+    // 2852039166 is 169.254.169.254 written as one number.
+    let server = serve_naming(None, Some("http://2852039166/token")).await;
+    let error = connect_expecting_refusal(&server).await;
+    let refused = error
+        .endpoint_refused()
+        .expect("refused by the address check");
+    assert_eq!(refused.address_class(), Some(AddressClass::LinkLocal));
+}
+
+#[tokio::test]
+async fn a_widened_policy_lets_the_class_through() {
+    // Widened to link-local, the request is made, and fails for want of a
+    // server there: no longer refused by the check.
+    let server = serve_naming(Some("http://169.254.0.1/register"), None).await;
+    let error = McpClient::http("site", format!("{}/mcp", server.base))
+        .oauth(
+            OAuth::new("http://127.0.0.1:8976/callback", Agrees)
+                .allow_addresses([AddressClass::LinkLocal]),
+        )
+        .connect_timeout(Duration::from_secs(3))
+        .connect()
+        .await
+        .expect_err("nothing there");
+    assert!(error.endpoint_refused().is_none(), "{error}");
 }

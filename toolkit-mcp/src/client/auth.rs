@@ -10,14 +10,17 @@
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex as StdMutex, PoisonError};
 
+use reqwest::Url;
 use rmcp::transport::auth::{
     AuthError, AuthorizationCallback, AuthorizationManager, AuthorizationRequest,
     AuthorizationSession, OAuthHttpClient, OAuthHttpClientFuture, OAuthHttpRedirectPolicy,
     OAuthHttpRequest,
 };
 use tokio::sync::Mutex;
+
+use super::address::{AddressClass, AddressPolicy, EndpointRefused, Resolver, refusal_in};
 
 /// What an [`Authorizer`] gives back: the URL the authorization server
 /// redirected the user's browser to (with its `code`, `state` and, when the
@@ -63,6 +66,15 @@ pub trait Authorizer: Send + Sync {
 /// a client ID metadata document ([`client_metadata_url`](Self::client_metadata_url))
 /// when the server takes them, or dynamic client registration.
 /// The client secret never appears in `Debug` output.
+///
+/// The endpoints of the authorization come from metadata the server
+/// publishes, so the requests to them are checked against an
+/// [`AddressPolicy`] on the addresses they connect to (names resolved,
+/// redirects followed): a server cannot send the client to its host's
+/// loopback, private network or cloud metadata service, unless it is itself
+/// on such an address. The requests go direct, never through a proxy (a
+/// proxy would resolve the names, out of the check's sight).
+/// [`allow_addresses`](Self::allow_addresses) widens the policy.
 #[derive(Clone)]
 pub struct OAuth {
     redirect_uri: String,
@@ -73,6 +85,7 @@ pub struct OAuth {
     client_metadata_url: Option<String>,
     scopes: Vec<String>,
     step_ups: u32,
+    allowed: Vec<AddressClass>,
 }
 
 impl OAuth {
@@ -89,6 +102,7 @@ impl OAuth {
             client_metadata_url: None,
             scopes: Vec::new(),
             step_ups: 2,
+            allowed: Vec::new(),
         }
     }
 
@@ -143,6 +157,35 @@ impl OAuth {
         self.step_ups = limit;
         self
     }
+
+    /// Also lets the authorization's requests reach addresses of these
+    /// classes, beyond what [`AddressPolicy::for_server`] allows: for
+    /// instance [`AddressClass::Private`] for a server on a public name
+    /// whose authorization server is inside the host's network, or for a
+    /// server on an intranet name (one that resolves to a private
+    /// address), whose own metadata is otherwise out of reach.
+    ///
+    /// ```
+    /// use toolkit_mcp::{AddressClass, Authorizer, Authorizing, OAuth};
+    /// # struct Browser;
+    /// # impl Authorizer for Browser {
+    /// #     fn authorize<'a>(&'a self, _: &'a str) -> Authorizing<'a> {
+    /// #         Box::pin(async { Err("no browser".to_owned()) })
+    /// #     }
+    /// # }
+    ///
+    /// let oauth = OAuth::new("http://127.0.0.1:8976/callback", Browser)
+    ///     .allow_addresses([AddressClass::Private]);
+    /// ```
+    #[must_use]
+    pub fn allow_addresses(mut self, classes: impl IntoIterator<Item = AddressClass>) -> Self {
+        for class in classes {
+            if !self.allowed.contains(&class) {
+                self.allowed.push(class);
+            }
+        }
+        self
+    }
 }
 
 impl fmt::Debug for OAuth {
@@ -158,6 +201,7 @@ impl fmt::Debug for OAuth {
             .field("client_metadata_url", &self.client_metadata_url)
             .field("scopes", &self.scopes)
             .field("step_ups", &self.step_ups)
+            .field("allowed", &self.allowed)
             .finish_non_exhaustive()
     }
 }
@@ -167,18 +211,50 @@ impl fmt::Debug for OAuth {
 pub(crate) struct Authorization {
     config: OAuth,
     server: String,
+    policy: Arc<AddressPolicy>,
     http: Arc<dyn OAuthHttpClient>,
     manager: Mutex<Option<AuthorizationManager>>,
+    /// The latest endpoint refused by the address check, which rmcp's
+    /// errors carry only as text.
+    refused: Arc<StdMutex<Option<EndpointRefused>>>,
 }
 
 impl Authorization {
-    pub(crate) fn new(config: OAuth, server: &str, http: reqwest::Client) -> Result<Self, String> {
+    pub(crate) fn new(config: OAuth, server: &str) -> Result<Self, String> {
+        let policy = config
+            .allowed
+            .iter()
+            .fold(AddressPolicy::for_server(server), |policy, class| {
+                policy.allow(*class)
+            });
+        let policy = Arc::new(policy);
+        let refused = Arc::default();
         Ok(Self {
+            http: Arc::new(OAuthHttp::new(Arc::clone(&policy), Arc::clone(&refused))?),
             config,
             server: server.to_owned(),
-            http: Arc::new(OAuthHttp::new(http)?),
+            policy,
             manager: Mutex::new(None),
+            refused,
         })
+    }
+
+    /// The endpoint the address check refused since this was last asked.
+    pub(crate) fn take_refusal(&self) -> Option<EndpointRefused> {
+        self.refused
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
+    }
+
+    /// `error`, or the refusal behind it told plainly (rmcp's message for
+    /// it names only the step that failed).
+    fn explain(&self, error: AuthError) -> AuthError {
+        let refused = self.refused.lock().unwrap_or_else(PoisonError::into_inner);
+        match &*refused {
+            Some(refusal) => AuthError::AuthorizationFailed(refusal.to_string()),
+            None => error,
+        }
     }
 
     /// How many step-ups one request may make.
@@ -190,6 +266,11 @@ impl Authorization {
     /// none before the first authorization (the request then goes without,
     /// and the server's challenge starts one).
     pub(crate) async fn token(&self) -> Result<Option<String>, AuthError> {
+        self.take_refusal();
+        self.held_token().await.map_err(|error| self.explain(error))
+    }
+
+    async fn held_token(&self) -> Result<Option<String>, AuthError> {
         let manager = self.manager.lock().await;
         let Some(manager) = &*manager else {
             return Ok(None);
@@ -207,6 +288,17 @@ impl Authorization {
     /// and nothing registered with the previous one is reused. A token
     /// another request got meanwhile is taken instead.
     pub(crate) async fn authorize(
+        &self,
+        sent: Option<&str>,
+        challenge: &str,
+    ) -> Result<String, AuthError> {
+        self.take_refusal();
+        self.run_authorization(sent, challenge)
+            .await
+            .map_err(|error| self.explain(error))
+    }
+
+    async fn run_authorization(
         &self,
         sent: Option<&str>,
         challenge: &str,
@@ -257,6 +349,13 @@ impl Authorization {
     /// Asks the user for the scope the server said it needs (`403
     /// insufficient_scope`), on top of the ones held.
     pub(crate) async fn step_up(&self, required_scope: &str) -> Result<String, AuthError> {
+        self.take_refusal();
+        self.run_step_up(required_scope)
+            .await
+            .map_err(|error| self.explain(error))
+    }
+
+    async fn run_step_up(&self, required_scope: &str) -> Result<String, AuthError> {
         let held = self.manager.lock().await;
         let Some(manager) = &*held else {
             return Err(AuthError::AuthorizationRequired);
@@ -277,7 +376,18 @@ impl Authorization {
         manager.get_access_token().await
     }
 
+    /// Has the user approve at `url`, the authorization endpoint: opened
+    /// by the user's browser, not by this client, so only its scheme is
+    /// checked.
     async fn approve(&self, url: &str) -> Result<String, AuthError> {
+        // Discovery and registration went through: a refusal on the way
+        // (of one candidate among several) is not why anything after fails.
+        self.take_refusal();
+        let parsed = Url::parse(url)?;
+        if let Err(refusal) = self.policy.check_scheme(&parsed) {
+            *self.refused.lock().unwrap_or_else(PoisonError::into_inner) = Some(refusal.clone());
+            return Err(AuthError::AuthorizationFailed(refusal.to_string()));
+        }
         self.config
             .authorizer
             .authorize(url)
@@ -289,22 +399,59 @@ impl Authorization {
 /// Largest metadata or token response read.
 const MAX_OAUTH_BODY: usize = 1 << 20;
 
-/// The OAuth requests go through a client with the toolkit's TLS (rmcp's
-/// default client would need a process-wide TLS provider).
+/// Most redirects one OAuth request follows.
+const MAX_OAUTH_REDIRECTS: usize = 10;
+
+/// The OAuth requests go through clients of their own, with the toolkit's
+/// TLS (rmcp's default client would need a process-wide TLS provider) and
+/// the address check: names resolve through [`Resolver`], and IP-literal
+/// hosts (which resolve nothing) are checked before each request and
+/// redirect.
 struct OAuthHttp {
     follow: reqwest::Client,
     stop: reqwest::Client,
+    policy: Arc<AddressPolicy>,
+    refused: Arc<StdMutex<Option<EndpointRefused>>>,
 }
 
 impl OAuthHttp {
-    fn new(follow: reqwest::Client) -> Result<Self, String> {
-        let stop = toolkit_http::client_builder()
-            .map_err(|error| format!("TLS could not be set up: {error}"))?
-            .redirect(reqwest::redirect::Policy::none())
-            .timeout(std::time::Duration::from_secs(30))
-            .build()
-            .map_err(|error| format!("the HTTP client could not be made: {error}"))?;
-        Ok(Self { follow, stop })
+    fn new(
+        policy: Arc<AddressPolicy>,
+        refused: Arc<StdMutex<Option<EndpointRefused>>>,
+    ) -> Result<Self, String> {
+        let build = |redirect: reqwest::redirect::Policy| {
+            toolkit_http::client_builder()
+                .map_err(|error| format!("TLS could not be set up: {error}"))?
+                .redirect(redirect)
+                .dns_resolver(Resolver::new(Arc::clone(&policy)))
+                // Through a proxy, the proxy would resolve the names.
+                .no_proxy()
+                .timeout(std::time::Duration::from_secs(30))
+                .build()
+                .map_err(|error| format!("the HTTP client could not be made: {error}"))
+        };
+        let checked = Arc::clone(&policy);
+        let follow = reqwest::redirect::Policy::custom(move |attempt| {
+            if let Err(refusal) = checked.check_url(attempt.url()) {
+                attempt.error(refusal)
+            } else if attempt.previous().len() > MAX_OAUTH_REDIRECTS {
+                attempt.error(format!("more than {MAX_OAUTH_REDIRECTS} redirects"))
+            } else {
+                attempt.follow()
+            }
+        });
+        Ok(Self {
+            follow: build(follow)?,
+            stop: build(reqwest::redirect::Policy::none())?,
+            policy,
+            refused,
+        })
+    }
+
+    fn refuse(&self, refusal: EndpointRefused) -> rmcp::transport::auth::OAuthHttpClientError {
+        tracing::warn!("{refusal}");
+        *self.refused.lock().unwrap_or_else(PoisonError::into_inner) = Some(refusal.clone());
+        Box::new(refusal)
     }
 }
 
@@ -316,7 +463,19 @@ impl OAuthHttpClient for OAuthHttp {
                 _ => &self.follow,
             };
             let request = reqwest::Request::try_from(request.request)?;
-            let mut response = client.execute(request).await?;
+            let url = request.url().clone();
+            if let Err(refusal) = self.policy.check_url(&url) {
+                return Err(self.refuse(refusal));
+            }
+            let mut response = match client.execute(request).await {
+                Ok(response) => response,
+                Err(error) => {
+                    return Err(match refusal_in(&error) {
+                        Some(refusal) => self.refuse(refusal.at(&url)),
+                        None => error.into(),
+                    });
+                }
+            };
             let mut answer = axum::http::Response::builder().status(response.status());
             for (name, value) in response.headers() {
                 answer = answer.header(name, value);

@@ -60,7 +60,20 @@ impl AuthorizedHttp {
     {
         let authorization = match &*self.credentials {
             Credentials::None => return call(None).await,
-            Credentials::Bearer(token) => return call(Some(token.clone())).await,
+            Credentials::Bearer(token) => {
+                return match call(Some(token.clone())).await {
+                    // A token the host gave cannot be renewed here: say
+                    // plainly that it is the one refused.
+                    Err(StreamableHttpError::AuthRequired(_)) => {
+                        Err(StreamableHttpError::UnexpectedServerResponse(
+                            "the server refused the bearer token (HTTP 401): it is invalid, \
+                             expired or not meant for this server"
+                                .into(),
+                        ))
+                    }
+                    answer => answer,
+                };
+            }
             Credentials::OAuth(authorization) => authorization,
         };
         let mut token = authorization.token().await?;

@@ -1,5 +1,6 @@
 //! Using an MCP server's tools as tools of a registry.
 
+mod address;
 mod auth;
 mod content;
 mod handler;
@@ -32,6 +33,7 @@ use tokio::sync::{Mutex, watch};
 use tokio_util::sync::CancellationToken;
 use toolkit_core::{Asker, CallContext, Registry, ToolDef, ToolResult};
 
+pub use self::address::{AddressClass, AddressPolicy, EndpointRefused};
 pub use self::auth::{Authorizer, Authorizing, OAuth};
 pub use self::content::{STRUCTURED_CONTENT, UNSHOWN_CONTENT};
 use self::handler::Handler;
@@ -460,6 +462,7 @@ impl Drop for Abandoned<'_> {
 pub struct ClientError {
     server: String,
     message: String,
+    refused: Option<EndpointRefused>,
 }
 
 impl ClientError {
@@ -467,12 +470,19 @@ impl ClientError {
         Self {
             server: server.to_owned(),
             message: message.into(),
+            refused: None,
         }
     }
 
     /// The server's name.
     pub fn server(&self) -> &str {
         &self.server
+    }
+
+    /// The OAuth endpoint the address check refused, when that is why the
+    /// server could not be used (see [`OAuth`] and [`AddressPolicy`]).
+    pub fn endpoint_refused(&self) -> Option<&EndpointRefused> {
+        self.refused.as_ref()
     }
 }
 
@@ -524,14 +534,13 @@ impl HttpAccess {
             value.set_sensitive(true);
             headers.insert(name, value);
         }
-        let credentials =
-            match &access.credentials {
-                Given::None => http::Credentials::None,
-                Given::Bearer(token) => http::Credentials::Bearer(token.clone()),
-                Given::OAuth(oauth) => http::Credentials::OAuth(Arc::new(
-                    auth::Authorization::new(oauth.clone(), url, client.clone())?,
-                )),
-            };
+        let credentials = match &access.credentials {
+            Given::None => http::Credentials::None,
+            Given::Bearer(token) => http::Credentials::Bearer(token.clone()),
+            Given::OAuth(oauth) => {
+                http::Credentials::OAuth(Arc::new(auth::Authorization::new(oauth.clone(), url)?))
+            }
+        };
         Ok(Self {
             client,
             headers,
@@ -566,7 +575,18 @@ impl Shared {
     }
 
     fn error(&self, message: impl Into<String>) -> ClientError {
-        ClientError::new(&self.name, message)
+        let mut error = ClientError::new(&self.name, message);
+        if let Some(access) = &self.http
+            && let http::Credentials::OAuth(authorization) = &*access.credentials
+            && let Some(refused) = authorization.take_refusal()
+            // Only the failure it caused, which tells it.
+            && error.message.contains(&refused.to_string())
+        {
+            // What rmcp's layers wrapped around it says less.
+            error.message = format!("OAuth authorization failed: {refused}");
+            error.refused = Some(refused);
+        }
+        error
     }
 
     /// The live connection's peer, starting the server first if it is not
