@@ -278,8 +278,12 @@ fn canonical_node(
     }
     // `title` is schemars' Rust type name: noise to a model, and it leaks
     // internal names. `$schema` is implied (2020-12) everywhere it matters.
+    // `$anchor` names one place, and definitions are inlined wherever they
+    // are used, so a kept anchor would name several (OpenAI's strict mode
+    // refuses that); references by anchor are not followed here anyway.
     schema.remove("title");
     schema.remove("$schema");
+    schema.remove("$anchor");
     let optional_enum = lift_optional_unit_enum(schema);
 
     let required: Vec<String> = schema

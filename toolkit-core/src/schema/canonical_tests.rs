@@ -657,3 +657,32 @@ fn durations_and_sets_say_what_serde_does() {
         "{out}"
     );
 }
+
+/// `$anchor` names one place in a schema; the canonical form inlines a
+/// definition wherever it is used, so an anchor kept would name several
+/// places (which JSON Schema forbids, and OpenAI's strict mode refuses).
+/// References by anchor are not followed here, so anchors go, as
+/// `$schema` does; MCP keeps the schema as written, anchors included.
+#[test]
+fn anchors_go_with_the_definitions_they_named() {
+    let generated = json!({
+        "type": "object",
+        "properties": {
+            "from": {"$ref": "#/$defs/Place"},
+            "to": {"$ref": "#/$defs/Place"}
+        },
+        "required": ["from", "to"],
+        "$defs": {"Place": {
+            "$anchor": "place",
+            "type": "object",
+            "properties": {"name": {"type": "string"}},
+            "required": ["name"]
+        }}
+    });
+    let out = canonical(generated, &["from", "to"]);
+    assert!(!out.to_string().contains("$anchor"), "{out}");
+    assert_eq!(out["properties"]["from"], out["properties"]["to"]);
+    let tree = canonicalize(&out, &["from", "to"]).unwrap();
+    let strict = crate::schema::lower::lower(&tree, crate::schema::Dialect::OpenAiStrict);
+    assert!(strict.is_ok(), "{strict:?}");
+}
