@@ -90,6 +90,7 @@ pub mod emit;
 pub mod name;
 pub mod response;
 pub mod schema;
+pub mod telemetry;
 pub mod text;
 
 /// Ready tools that come with the crate.
@@ -156,4 +157,8 @@ pub mod guide {
     /// Tools, schemas and the registry (`docs/tools.md`).
     #[doc = include_str!("../../docs/tools.md")]
     pub struct Tools;
+
+    /// Traces in the OpenTelemetry GenAI conventions (`docs/observability.md`).
+    #[doc = include_str!("../../docs/observability.md")]
+    pub struct Observability;
 }
