@@ -101,6 +101,11 @@ impl Recorder {
         self.state().spans.clone()
     }
 
+    /// How many spans were made.
+    pub fn span_count(&self) -> usize {
+        self.state().spans.len()
+    }
+
     /// The spans whose exported name (or static name) is `name`.
     pub fn spans_named(&self, name: &str) -> Vec<SpanRecord> {
         self.spans()

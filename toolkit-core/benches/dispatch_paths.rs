@@ -19,11 +19,17 @@
 //!   the arguments are checked against the schema too) against
 //!   `serde_json::from_str` into the same structs and a direct call.
 //!
+//! - traced: `Registry::call` of `search` with no subscriber against the
+//!   same with a subscriber that keeps every span and field
+//!   (`toolkit_tests::trace::Recorder`): what tracing costs a call when
+//!   someone listens (docs/performance.md, "Tracing").
+//!
 //! The paths alternate round by round (each first in half the rounds), and
 //! the median of the per-round ratios is printed: a machine whose speed
 //! drifts moves both paths of a round alike.
 //!
-//! `TOOLKIT_BENCH_ROUNDS` sets the rounds (default 41).
+//! `TOOLKIT_BENCH_ROUNDS` sets the rounds (default 41); `TOOLKIT_BENCH_ONLY=macro`
+//! runs the target's pair alone.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -201,6 +207,22 @@ fn main() {
         }))
     });
 
+    let recorder = toolkit_tests::trace::Recorder::default();
+    let traced_tool: Path = Box::new(|| {
+        let elapsed = {
+            let _listening = tracing::subscriber::set_default(recorder.clone());
+            timed(Box::pin(async {
+                for _ in 0..calls {
+                    black_box(registry.call("search", black_box(ARGUMENTS)).await);
+                }
+            }))
+        };
+        // Outside the timing: what the recorder kept is its own cost.
+        assert_eq!(recorder.span_count(), calls as usize);
+        recorder.clear();
+        elapsed
+    });
+
     println!(
         "dispatch_paths: {rounds} alternating rounds of {calls} calls per path, one runtime entry per round"
     );
@@ -210,6 +232,12 @@ fn main() {
     if std::env::var("TOOLKIT_BENCH_ONLY").as_deref() != Ok("macro") {
         pair("run-time tool", &hand_value, &runtime_tool, rounds);
         pair("struct parameter", &hand_struct, &struct_tool, rounds);
+        pair(
+            "traced (recording subscriber)",
+            &macro_tool,
+            &traced_tool,
+            rounds,
+        );
     }
     // Keeps the struct the hand-written path parses in use here.
     let _ = std::mem::size_of::<SearchArguments>();
