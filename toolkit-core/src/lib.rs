@@ -157,8 +157,4 @@ pub mod guide {
     /// Tools, schemas and the registry (`docs/tools.md`).
     #[doc = include_str!("../../docs/tools.md")]
     pub struct Tools;
-
-    /// Traces in the OpenTelemetry GenAI conventions (`docs/observability.md`).
-    #[doc = include_str!("../../docs/observability.md")]
-    pub struct Observability;
 }
