@@ -20,6 +20,10 @@ use toolkit_tests::trace::{Recorder, SpanRecord};
 
 const SECRET: &str = "hunter2-7f3a9c";
 
+/// Held by the tests that turn content capture on, one switch for the
+/// process: one of them checks that nothing leaked while it was off.
+static CAPTURE: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 /// Looks a city up.
 #[tool(catalogue = false)]
 fn lookup(
@@ -160,6 +164,7 @@ async fn a_run_is_an_invoke_agent_span_holding_its_requests_and_calls() {
 /// Both states of the process-wide switch, in one test.
 #[tokio::test]
 async fn content_is_recorded_only_while_capture_is_on() {
+    let _capture = CAPTURE.lock().await;
     let (recorder, _, _) = traced_run().await;
     let everything = recorder.all_text();
     assert!(!everything.is_empty());
@@ -386,4 +391,36 @@ async fn decisions_pauses_and_resumes_are_events_of_the_run() {
     assert_eq!(runs[0].otel_name(), "invoke_agent");
     let call = recorder.span("execute_tool lookup");
     assert!(recorder.is_within(&call, &runs[1]));
+}
+
+#[tokio::test]
+async fn keys_headers_and_query_values_are_never_recorded() {
+    let _capture = CAPTURE.lock().await;
+    const KEY: &str = "sk-key-5b1e0d";
+    const HEADER: &str = "header-value-93ac2f";
+    const QUERY: &str = "query-value-c4d7e1";
+    let server = TestServer::replying([chat_text("hi"), chat_text("hi")]);
+    let model = HttpModel::openai_chat("m")
+        .base_url(server.base_url())
+        .key(KEY)
+        .header("api-key", HEADER)
+        .query("api-version", QUERY)
+        .retry(RetryPolicy::none())
+        .build()
+        .unwrap();
+    let body = json!({"messages": [{"role": "user", "content": "hi"}]});
+    let recorder = Recorder::default();
+    {
+        let _default = tracing::subscriber::set_default(recorder.clone());
+        model.complete(&body).await.unwrap();
+        // Not even while content is captured: a key is no content.
+        telemetry::capture_content(true);
+        model.complete(&body).await.unwrap();
+        telemetry::capture_content(false);
+    }
+    assert_eq!(server.requests()[0].header("api-key"), Some(HEADER));
+    let everything = recorder.all_text();
+    for secret in [KEY, HEADER, QUERY] {
+        assert!(!everything.contains(secret), "{secret} in {everything}");
+    }
 }
