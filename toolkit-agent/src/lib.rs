@@ -9,6 +9,8 @@
 //! loop; [`Session`], a conversation with the agent that continues, pauses
 //! for decisions and resumes; and [`SessionStore`] ([`FileStore`] built in),
 //! where sessions are saved so that no call runs twice after a crash.
+//! Runs and requests are traced ([`telemetry`]) in the OpenTelemetry GenAI
+//! conventions' names.
 //!
 //! (The README shows this example; a test keeps the two the same.)
 //!

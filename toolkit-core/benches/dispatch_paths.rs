@@ -22,7 +22,10 @@
 //! - traced: `Registry::call` of `search` with no subscriber against the
 //!   same with a subscriber that keeps every span and field
 //!   (`toolkit_tests::trace::Recorder`): what tracing costs a call when
-//!   someone listens (docs/performance.md, "Tracing").
+//!   someone listens (docs/performance.md, "Tracing"); and the same against
+//!   a subscriber that takes every span and keeps nothing, which leaves the
+//!   toolkit's own part: making the span, recording its fields, entering
+//!   it at each poll.
 //!
 //! The paths alternate round by round (each first in half the rounds), and
 //! the median of the per-round ratios is printed: a machine whose speed
@@ -223,6 +226,15 @@ fn main() {
         elapsed
     });
 
+    let listening_tool: Path = Box::new(|| {
+        let _listening = tracing::subscriber::set_default(Listening);
+        timed(Box::pin(async {
+            for _ in 0..calls {
+                black_box(registry.call("search", black_box(ARGUMENTS)).await);
+            }
+        }))
+    });
+
     println!(
         "dispatch_paths: {rounds} alternating rounds of {calls} calls per path, one runtime entry per round"
     );
@@ -241,6 +253,29 @@ fn main() {
     }
     // Keeps the struct the hand-written path parses in use here.
     let _ = std::mem::size_of::<SearchArguments>();
+}
+
+/// A subscriber that wants every span and event and keeps nothing.
+struct Listening;
+
+impl tracing::Subscriber for Listening {
+    fn enabled(&self, _: &tracing::Metadata<'_>) -> bool {
+        true
+    }
+
+    fn new_span(&self, _: &tracing::span::Attributes<'_>) -> tracing::span::Id {
+        tracing::span::Id::from_u64(1)
+    }
+
+    fn record(&self, _: &tracing::span::Id, _: &tracing::span::Record<'_>) {}
+
+    fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
+
+    fn event(&self, _: &tracing::Event<'_>) {}
+
+    fn enter(&self, _: &tracing::span::Id) {}
+
+    fn exit(&self, _: &tracing::span::Id) {}
 }
 
 fn pair(label: &str, hand: &Path, tool: &Path, rounds: usize) {
