@@ -31,8 +31,9 @@
 //! the median of the per-round ratios is printed: a machine whose speed
 //! drifts moves both paths of a round alike.
 //!
-//! `TOOLKIT_BENCH_ROUNDS` sets the rounds (default 41); `TOOLKIT_BENCH_ONLY=macro`
-//! runs the target's pair alone.
+//! `TOOLKIT_BENCH_ROUNDS` sets the rounds (default 41); `TOOLKIT_BENCH_ONLY`
+//! (`macro` or `traced`) runs some pairs alone. In the traced pairs, the
+//! column printed as "hand-written" is the untraced call.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -238,18 +239,22 @@ fn main() {
     println!(
         "dispatch_paths: {rounds} alternating rounds of {calls} calls per path, one runtime entry per round"
     );
-    pair("macro tool", &hand_typed, &macro_tool, rounds);
-    // `TOOLKIT_BENCH_ONLY=macro` leaves the run-time pair out, to compare
-    // instruction counts with a build that has no run-time tools.
-    if std::env::var("TOOLKIT_BENCH_ONLY").as_deref() != Ok("macro") {
+    // `TOOLKIT_BENCH_ONLY=macro` runs the target's pair alone, to compare
+    // instruction counts with a build that has no run-time tools;
+    // `TOOLKIT_BENCH_ONLY=traced` runs the traced pairs alone.
+    let only = std::env::var("TOOLKIT_BENCH_ONLY").ok();
+    if only.as_deref() != Some("traced") {
+        pair("macro tool", &hand_typed, &macro_tool, rounds);
+    }
+    if only.is_none() {
         pair("run-time tool", &hand_value, &runtime_tool, rounds);
         pair("struct parameter", &hand_struct, &struct_tool, rounds);
-        pair(
-            "traced (recording subscriber)",
-            &macro_tool,
-            &traced_tool,
-            rounds,
-        );
+    }
+    if only.as_deref() != Some("macro") {
+        let recording = "traced (recording subscriber)";
+        pair(recording, &macro_tool, &traced_tool, rounds);
+        let keeping_nothing = "traced (subscriber keeping nothing)";
+        pair(keeping_nothing, &macro_tool, &listening_tool, rounds);
     }
     // Keeps the struct the hand-written path parses in use here.
     let _ = std::mem::size_of::<SearchArguments>();
