@@ -31,6 +31,7 @@
 //! assert_eq!(attr::TOOL_NAME, "gen_ai.tool.name");
 //! ```
 
+use std::borrow::Cow;
 use std::fmt;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -112,15 +113,22 @@ impl fmt::Display for SpanName<'_> {
 
 /// The span of one call, or `None` when no subscriber wants it (the common
 /// case, which then costs a load of tracing's interest in the call site).
+///
+/// A name the model sent may be of any length: a span holds at most
+/// [`MAX_NAME_CHARS`] characters of it (and of the call's id), so that a
+/// million-character name does not become a megabyte of every exported
+/// span.
 #[inline]
 pub(crate) fn tool_span(name: &str, call_id: &str) -> Option<Span> {
+    // The fields' values are computed only when a subscriber wants the
+    // span, so a call with none does not even measure the name.
     let span = tracing::info_span!(
         "execute_tool",
-        "otel.name" = %SpanName(EXECUTE_TOOL, name),
+        "otel.name" = %SpanName(EXECUTE_TOOL, &bounded(name)),
         "otel.kind" = "internal",
         "gen_ai.operation.name" = EXECUTE_TOOL,
-        "gen_ai.tool.name" = name,
-        "gen_ai.tool.call.id" = (!call_id.is_empty()).then_some(call_id),
+        "gen_ai.tool.name" = &*bounded(name),
+        "gen_ai.tool.call.id" = (!call_id.is_empty()).then_some(&*bounded(call_id)),
         "gen_ai.tool.description" = Empty,
         "gen_ai.tool.type" = "function",
         "error.type" = Empty,
@@ -128,6 +136,19 @@ pub(crate) fn tool_span(name: &str, call_id: &str) -> Option<Span> {
         "gen_ai.tool.call.result" = Empty,
     );
     (!span.is_disabled()).then_some(span)
+}
+
+/// The most characters of a name or an id a span holds.
+const MAX_NAME_CHARS: usize = 200;
+
+/// `text`, cut to [`MAX_NAME_CHARS`] when longer; a length test otherwise.
+#[inline]
+fn bounded(text: &str) -> Cow<'_, str> {
+    if text.len() <= MAX_NAME_CHARS {
+        Cow::Borrowed(text)
+    } else {
+        crate::text::cut(text, MAX_NAME_CHARS)
+    }
 }
 
 /// Records what is known once the tool is found: its description.

@@ -164,6 +164,19 @@ async fn each_failure_sets_error_type_to_its_kind() {
     // An unknown tool has no description to give.
     let unknown = recorder.span("execute_tool weathr");
     assert_eq!(unknown.field(attr::TOOL_DESCRIPTION), None);
+
+    // A name of a million characters is cut in the span, as in the error.
+    let huge = format!("weather{}", "x".repeat(1_000_000));
+    let outcome = registry.call(&huge, "{}").await;
+    assert_eq!(outcome.error.unwrap().kind(), "unknown_tool");
+    let span = recorder.spans().pop().unwrap();
+    let name = span.field(attr::TOOL_NAME).unwrap();
+    assert!(
+        name.starts_with("weatherxxx") && name.len() < 300,
+        "{} bytes",
+        name.len()
+    );
+    assert!(span.otel_name().len() < 320);
 }
 
 /// Content capture is one process-wide switch, so both of its states are
