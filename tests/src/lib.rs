@@ -11,3 +11,4 @@ pub mod judges;
 pub mod meta_schema;
 pub mod sdk_judges;
 pub mod skip;
+pub mod trace;

@@ -6,7 +6,8 @@
 //! steps of two calls, then an answer), so what is timed is the loop:
 //! rendering each request, recording the turn, settling and running the
 //! calls (async tools doing almost nothing), recording their results, and
-//! saving the session where a store is given.
+//! saving the session where a store is given. `ten_steps_traced` runs the
+//! ten steps with a subscriber recording every span.
 
 use std::hint::black_box;
 use std::path::PathBuf;
@@ -149,6 +150,18 @@ fn bench(c: &mut Criterion) {
     let bare = Agent::new(Prepared::new(STEPS), registry());
     group.bench_function("ten_steps", |b| {
         b.iter(|| black_box(runtime.block_on(bare.run("Go.").into_future()).unwrap()))
+    });
+    // The same run with a subscriber that keeps every span, field and
+    // event (the run's, its steps', each call's), as a host with tracing
+    // on and no exporter behind it: docs/performance.md, "Tracing".
+    let recorder = toolkit_tests::trace::Recorder::default();
+    group.bench_function("ten_steps_traced", |b| {
+        let _listening = tracing::subscriber::set_default(recorder.clone());
+        b.iter(|| {
+            let outcome = runtime.block_on(bare.run("Go.").into_future()).unwrap();
+            recorder.clear();
+            black_box(outcome)
+        })
     });
     let in_memory = Agent::builder(Prepared::new(STEPS), registry())
         .store(InMemory::default())

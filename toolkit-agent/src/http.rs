@@ -11,6 +11,8 @@ use toolkit_core::Provider;
 use crate::model::{Model, ModelError, ModelFuture, OnProgress};
 use crate::retry::{RetryPolicy, parse_retry_after};
 use crate::sse::SseDecoder;
+use crate::telemetry::{self, ResponseFacts};
+use tracing::Instrument;
 
 /// A model behind an HTTP endpoint in one of the four providers.
 ///
@@ -225,6 +227,11 @@ impl HttpModel {
         }
     }
 
+    /// The request's span (src/telemetry.rs).
+    fn span(&self, body: &Value, stream: bool) -> tracing::Span {
+        telemetry::model_span(self.provider, &self.model, &self.base_url, body, stream)
+    }
+
     /// The body as sent: the model's name added, and the stream switch.
     fn body(&self, request: &Value, stream: bool) -> Value {
         let mut body = request.clone();
@@ -283,6 +290,7 @@ impl HttpModel {
                 && closed_before_answering(error)
             {
                 resent_on_closed = true;
+                telemetry::retry(attempt, "connection_closed", None);
                 continue;
             }
             let (error, retry_after) = match outcome {
@@ -311,6 +319,11 @@ impl HttpModel {
             if retry >= self.retry.max_retries {
                 return Err(error);
             }
+            let status = match &error {
+                ModelError::Status { status, .. } => Some(*status),
+                _ => None,
+            };
+            telemetry::retry(attempt, &telemetry::model_error_kind(&error), status);
             tokio::time::sleep(self.retry.delay(retry, retry_after)).await;
             retry += 1;
         }
@@ -373,34 +386,62 @@ impl Model for HttpModel {
     fn complete<'a>(&'a self, request: &'a Value) -> ModelFuture<'a> {
         Box::pin(async move {
             let body = self.body(request, false);
-            let response = self.send(&body, false).await?;
-            let bytes = response
-                .bytes()
+            let span = self.span(&body, false);
+            let exchange = async {
+                let response = self.send(&body, false).await?;
+                let bytes = response
+                    .bytes()
+                    .await
+                    .map_err(|error| transport(error, 1))?;
+                let turn = self.provider.read_slice(&bytes)?;
+                let mut facts = ResponseFacts::default();
+                facts.read_bytes(&span, self.provider, &bytes);
+                telemetry::record_turn(&span, &turn, &facts);
+                Ok(turn)
+            };
+            exchange
+                .instrument(span.clone())
                 .await
-                .map_err(|error| transport(error, 1))?;
-            Ok(self.provider.read_slice(&bytes)?)
+                .inspect_err(|error| telemetry::record_error(&span, error))
         })
     }
 
     fn stream<'a>(&'a self, request: &'a Value, progress: OnProgress<'a>) -> ModelFuture<'a> {
         Box::pin(async move {
             let body = self.body(request, true);
-            let response = self.send(&body, true).await?;
-            let mut accumulator = self.provider.accumulator();
-            let mut decoder = SseDecoder::default();
-            let mut bytes = response.bytes_stream();
-            while let Some(chunk) = bytes.next().await {
-                let chunk = chunk.map_err(|error| transport(error, 1))?;
-                for data in decoder.push(&chunk) {
+            let span = self.span(&body, true);
+            let traced = !span.is_disabled();
+            let exchange = async {
+                let response = self.send(&body, true).await?;
+                let mut accumulator = self.provider.accumulator();
+                let mut decoder = SseDecoder::default();
+                let mut facts = ResponseFacts::default();
+                let mut bytes = response.bytes_stream();
+                while let Some(chunk) = bytes.next().await {
+                    let chunk = chunk.map_err(|error| transport(error, 1))?;
+                    for data in decoder.push(&chunk) {
+                        accumulator.push_data(&data)?;
+                        if traced {
+                            facts.read_text(self.provider, &data);
+                        }
+                        progress(&accumulator);
+                    }
+                }
+                if let Some(data) = decoder.finish() {
                     accumulator.push_data(&data)?;
+                    if traced {
+                        facts.read_text(self.provider, &data);
+                    }
                     progress(&accumulator);
                 }
-            }
-            if let Some(data) = decoder.finish() {
-                accumulator.push_data(&data)?;
-                progress(&accumulator);
-            }
-            Ok(accumulator.finish()?)
+                let turn = accumulator.finish()?;
+                telemetry::record_turn(&span, &turn, &facts);
+                Ok(turn)
+            };
+            exchange
+                .instrument(span.clone())
+                .await
+                .inspect_err(|error| telemetry::record_error(&span, error))
         })
     }
 }

@@ -9,6 +9,8 @@
 //! loop; [`Session`], a conversation with the agent that continues, pauses
 //! for decisions and resumes; and [`SessionStore`] ([`FileStore`] built in),
 //! where sessions are saved so that no call runs twice after a crash.
+//! Runs and requests are traced ([`telemetry`]) in the OpenTelemetry GenAI
+//! conventions' names.
 //!
 //! (The README shows this example; a test keeps the two the same.)
 //!
@@ -69,6 +71,7 @@ mod session;
 mod settings;
 mod sse;
 mod store;
+pub mod telemetry;
 
 pub use agent::{
     Agent, AgentBuilder, AnswerMode, BuildError, Limits, Outcome, Run, RunError, StopReason,
@@ -95,6 +98,12 @@ pub use toolkit_core::response::Turn;
 #[cfg(doctest)]
 #[doc = include_str!("../../docs/round-trip.md")]
 pub struct RoundTripGuide;
+
+/// The guide's chapter on traces (`docs/observability.md`), compiled here,
+/// where both crates whose spans it shows are dependencies.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/observability.md")]
+pub struct ObservabilityGuide;
 
 /// The README's examples, compiled as doc tests here, where every crate
 /// they use is a dependency.

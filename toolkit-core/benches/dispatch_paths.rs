@@ -19,11 +19,21 @@
 //!   the arguments are checked against the schema too) against
 //!   `serde_json::from_str` into the same structs and a direct call.
 //!
+//! - traced: `Registry::call` of `search` with no subscriber against the
+//!   same with a subscriber that keeps every span and field
+//!   (`toolkit_tests::trace::Recorder`): what tracing costs a call when
+//!   someone listens (docs/performance.md, "Tracing"); and the same against
+//!   a subscriber that takes every span and keeps nothing, which leaves the
+//!   toolkit's own part: making the span, recording its fields, entering
+//!   it at each poll.
+//!
 //! The paths alternate round by round (each first in half the rounds), and
 //! the median of the per-round ratios is printed: a machine whose speed
 //! drifts moves both paths of a round alike.
 //!
-//! `TOOLKIT_BENCH_ROUNDS` sets the rounds (default 41).
+//! `TOOLKIT_BENCH_ROUNDS` sets the rounds (default 41); `TOOLKIT_BENCH_ONLY`
+//! (`macro` or `traced`) runs some pairs alone. In the traced pairs, the
+//! column printed as "hand-written" is the untraced call.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -201,18 +211,76 @@ fn main() {
         }))
     });
 
+    let recorder = toolkit_tests::trace::Recorder::default();
+    let traced_tool: Path = Box::new(|| {
+        let elapsed = {
+            let _listening = tracing::subscriber::set_default(recorder.clone());
+            timed(Box::pin(async {
+                for _ in 0..calls {
+                    black_box(registry.call("search", black_box(ARGUMENTS)).await);
+                }
+            }))
+        };
+        // Outside the timing: what the recorder kept is its own cost.
+        assert_eq!(recorder.span_count(), calls as usize);
+        recorder.clear();
+        elapsed
+    });
+
+    let listening_tool: Path = Box::new(|| {
+        let _listening = tracing::subscriber::set_default(Listening);
+        timed(Box::pin(async {
+            for _ in 0..calls {
+                black_box(registry.call("search", black_box(ARGUMENTS)).await);
+            }
+        }))
+    });
+
     println!(
         "dispatch_paths: {rounds} alternating rounds of {calls} calls per path, one runtime entry per round"
     );
-    pair("macro tool", &hand_typed, &macro_tool, rounds);
-    // `TOOLKIT_BENCH_ONLY=macro` leaves the run-time pair out, to compare
-    // instruction counts with a build that has no run-time tools.
-    if std::env::var("TOOLKIT_BENCH_ONLY").as_deref() != Ok("macro") {
+    // `TOOLKIT_BENCH_ONLY=macro` runs the target's pair alone, to compare
+    // instruction counts with a build that has no run-time tools;
+    // `TOOLKIT_BENCH_ONLY=traced` runs the traced pairs alone.
+    let only = std::env::var("TOOLKIT_BENCH_ONLY").ok();
+    if only.as_deref() != Some("traced") {
+        pair("macro tool", &hand_typed, &macro_tool, rounds);
+    }
+    if only.is_none() {
         pair("run-time tool", &hand_value, &runtime_tool, rounds);
         pair("struct parameter", &hand_struct, &struct_tool, rounds);
     }
+    if only.as_deref() != Some("macro") {
+        let recording = "traced (recording subscriber)";
+        pair(recording, &macro_tool, &traced_tool, rounds);
+        let keeping_nothing = "traced (subscriber keeping nothing)";
+        pair(keeping_nothing, &macro_tool, &listening_tool, rounds);
+    }
     // Keeps the struct the hand-written path parses in use here.
     let _ = std::mem::size_of::<SearchArguments>();
+}
+
+/// A subscriber that wants every span and event and keeps nothing.
+struct Listening;
+
+impl tracing::Subscriber for Listening {
+    fn enabled(&self, _: &tracing::Metadata<'_>) -> bool {
+        true
+    }
+
+    fn new_span(&self, _: &tracing::span::Attributes<'_>) -> tracing::span::Id {
+        tracing::span::Id::from_u64(1)
+    }
+
+    fn record(&self, _: &tracing::span::Id, _: &tracing::span::Record<'_>) {}
+
+    fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
+
+    fn event(&self, _: &tracing::Event<'_>) {}
+
+    fn enter(&self, _: &tracing::span::Id) {}
+
+    fn exit(&self, _: &tracing::span::Id) {}
 }
 
 fn pair(label: &str, hand: &Path, tool: &Path, rounds: usize) {

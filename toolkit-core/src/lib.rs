@@ -66,6 +66,9 @@
 //!   saved to files under an [`OutputBudget`].
 //! - [`CallContext`] and [`Cancellation`]: what a tool can learn about the
 //!   call it answers, and how a host stops it.
+//! - [`telemetry`]: every call in an `execute_tool` span named as the
+//!   OpenTelemetry GenAI conventions say, and the one switch that lets
+//!   spans hold arguments and results.
 //!
 //! The guide (`docs/` in the repository) explains the model in prose; this
 //! reference documents every item.
@@ -90,6 +93,7 @@ pub mod emit;
 pub mod name;
 pub mod response;
 pub mod schema;
+pub mod telemetry;
 pub mod text;
 
 /// Ready tools that come with the crate.

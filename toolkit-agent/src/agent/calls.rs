@@ -17,6 +17,7 @@ use crate::answer::FINAL_ANSWER_TOOL;
 use crate::event::Event;
 use crate::model::Model;
 use crate::session::{CallStatus, Decision};
+use crate::telemetry;
 
 impl<M: Model> Driver<'_, M> {
     /// Takes the pending turn as far as it goes: decisions first, then the
@@ -111,6 +112,7 @@ impl<M: Model> Driver<'_, M> {
                 },
                 None => Decision::Defer,
             };
+            telemetry::decision(&pending, &decision);
             let (call, may_have_run) = match &pending.status {
                 CallStatus::MayHaveRun { call } => (call.clone(), true),
                 _ => (pending.call.clone(), false),

@@ -52,6 +52,7 @@ type Observe = Arc<dyn Fn(usize) -> BoxFuture<'static, Option<Observation>> + Se
 /// ```
 pub struct Agent<M> {
     model: M,
+    name: Option<String>,
     registry: Arc<Registry>,
     instructions: Option<String>,
     limits: Limits,
@@ -73,6 +74,7 @@ pub struct Agent<M> {
 impl<M> fmt::Debug for Agent<M> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Agent")
+            .field("name", &self.name)
             .field("instructions", &self.instructions.is_some())
             .field("limits", &self.limits)
             .field("stop_after", &self.stop_after)
@@ -124,6 +126,7 @@ impl<M: Model> Agent<M> {
     pub fn new(model: M, registry: impl Into<Arc<Registry>>) -> Self {
         Self {
             model,
+            name: None,
             registry: registry.into(),
             instructions: None,
             limits: Limits::default(),
@@ -258,6 +261,14 @@ impl<M: Model> Agent<M> {
 }
 
 impl<M: Model> AgentBuilder<M> {
+    /// The agent's name, for people reading traces: each run's span is
+    /// `invoke_agent {name}` with `gen_ai.agent.name` (docs/observability.md).
+    /// Never sent to the model.
+    pub fn name(mut self, name: impl Into<String>) -> Self {
+        self.agent.name = Some(name.into());
+        self
+    }
+
     /// The system instructions.
     pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
         self.agent.instructions = Some(instructions.into());

@@ -17,6 +17,8 @@ use crate::conversation::Overlay;
 use crate::event::{Event, Events};
 use crate::model::{Model, ModelError};
 use crate::session::{CallStatus, PendingCall, PendingTurn, RunProgress, Session};
+use crate::telemetry;
+use tracing::Instrument;
 
 /// A run about to start: awaited, it runs to its [`Outcome`].
 ///
@@ -121,7 +123,23 @@ impl<'a, M: Model> Run<'a, M> {
         self.go(Some(plan)).await
     }
 
+    /// Runs inside the run's `invoke_agent` span, which records how the
+    /// run ended.
     async fn go(
+        mut self,
+        answer: Option<AnswerPlan>,
+    ) -> Result<(Outcome, Option<serde_json::Value>), RunError> {
+        let span = telemetry::agent_span(
+            self.agent.name.as_deref(),
+            self.session.get().id(),
+            self.agent.model.provider(),
+        );
+        let result = self.go_in_span(answer).instrument(span.clone()).await;
+        telemetry::record_run(&span, result.as_ref().map(|(outcome, _)| outcome));
+        result
+    }
+
+    async fn go_in_span(
         mut self,
         answer: Option<AnswerPlan>,
     ) -> Result<(Outcome, Option<serde_json::Value>), RunError> {
@@ -133,6 +151,7 @@ impl<'a, M: Model> Run<'a, M> {
         if let Some(state) = self.state.take() {
             session.state = state;
         }
+        let resuming = self.message.is_none();
         match self.message.take() {
             Some(message) => {
                 // A run cut short by an error may be left for a new message;
@@ -160,6 +179,9 @@ impl<'a, M: Model> Run<'a, M> {
             }
         }
         let resumed_step = session.turn.as_ref().map(|turn| turn.step);
+        if resuming {
+            telemetry::resumed(resumed_step);
+        }
         agent.prepare(&mut session.conversation)?;
         let overlay = match &answer {
             Some(plan) => Some(plan.overlay(&session.conversation)?),
@@ -306,6 +328,7 @@ impl<M: Model> Driver<'_, M> {
             self.session.run.steps += 1;
             let step = self.session.run.steps;
             self.report(Event::StepStarted { step });
+            telemetry::step_started(step);
             self.open_step = Some(step);
             if let Some(observe) = &self.agent.observe {
                 let observed = tokio::select! {
@@ -480,6 +503,7 @@ impl<M: Model> Driver<'_, M> {
 
     /// Stops the run with calls waiting: the session is saved as it is.
     async fn pause(&mut self) -> Result<Outcome, RunError> {
+        telemetry::paused(self.session.pending().len());
         self.save().await?;
         let mut outcome = self.outcome(StopReason::Paused);
         outcome.pending = self.session.pending().into_iter().cloned().collect();

@@ -78,6 +78,31 @@ impl CallError {
     pub fn to_result(&self) -> ToolResult {
         ToolResult::error(self.to_string())
     }
+
+    /// The failure's kind, one word in `snake_case`: `unknown_tool`,
+    /// `disabled_tool`, `invalid_arguments`, `missing_state`, `panic`,
+    /// `timeout`, `invalid_action`, `runtime`. A trace's `error.type`
+    /// (docs/observability.md), and a key for counting failures.
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// let registry = toolkit_core::Registry::builder().build().unwrap();
+    /// let outcome = registry.call("missing", "{}").await;
+    /// assert_eq!(outcome.error.unwrap().kind(), "unknown_tool");
+    /// # });
+    /// ```
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Self::UnknownTool { .. } => "unknown_tool",
+            Self::Disabled { .. } => "disabled_tool",
+            Self::InvalidArguments { .. } => "invalid_arguments",
+            Self::MissingState { .. } => "missing_state",
+            Self::Panicked { .. } => "panic",
+            Self::TimedOut { .. } => "timeout",
+            Self::InvalidAction { .. } => "invalid_action",
+            Self::Runtime { .. } => "runtime",
+        }
+    }
 }
 
 impl fmt::Display for CallError {

@@ -14,6 +14,7 @@ use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::Duration;
 
 use tokio::sync::watch;
+use tracing::{Instrument, Span};
 
 use self::builder::Checks;
 use self::drive::{Drive, join_all};
@@ -21,6 +22,7 @@ use crate::call::context::{CallSite, ProgressSink};
 use crate::call::host::CallHost;
 use crate::call::state::{RunState, StateMap};
 use crate::hash::Fnv1a;
+use crate::telemetry;
 use crate::{
     Arguments, CallError, CallOutcome, Cancellation, Problem, RegistryBuilder, RegistryError,
     ToolCall, ToolCallResult, ToolDef,
@@ -412,6 +414,11 @@ impl Registry {
         arguments: Arguments<'_>,
         signals: Signals<'_>,
     ) -> CallOutcome {
+        // A traced call takes its own, boxed path: the untraced one stays
+        // as small as before (docs/performance.md, "Tracing").
+        if let Some(span) = telemetry::tool_span(name, call_id) {
+            return Box::pin(self.dispatch_traced(span, call_id, name, arguments, signals)).await;
+        }
         match self.start(call_id, name, arguments, signals) {
             Ok(started) => match started.await {
                 Ok(result) => CallOutcome::ok(result),
@@ -419,6 +426,32 @@ impl Registry {
             },
             Err(error) => CallOutcome::failed(error),
         }
+    }
+
+    /// [`dispatch`](Self::dispatch) inside the call's span: the tool's
+    /// start and every poll of its future are in it.
+    async fn dispatch_traced(
+        &self,
+        span: Span,
+        call_id: &str,
+        name: &str,
+        arguments: Arguments<'_>,
+        signals: Signals<'_>,
+    ) -> CallOutcome {
+        telemetry::record_arguments(&span, arguments);
+        if let Some(def) = self.get(name) {
+            telemetry::record_description(&span, def.description());
+        }
+        let started = span.in_scope(|| self.start(call_id, name, arguments, signals));
+        let outcome = match started {
+            Ok(started) => match started.instrument(span.clone()).await {
+                Ok(result) => CallOutcome::ok(result),
+                Err(stop) => CallOutcome::failed(stop.into_error(name)),
+            },
+            Err(error) => CallOutcome::failed(error),
+        };
+        telemetry::record_outcome(&span, &outcome);
+        outcome
     }
 
     /// Finds the tool, parses the arguments and starts the tool's future.

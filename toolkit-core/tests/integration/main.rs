@@ -23,3 +23,4 @@ mod schema_agreement;
 mod schema_rules;
 mod snapshots;
 mod tool_metadata;
+mod traces;

@@ -1,0 +1,248 @@
+//! A `tracing` subscriber that keeps every span and event, for tests that
+//! check what the crates trace: names, fields, parents.
+//!
+//! Written against `tracing`'s own `Subscriber` trait rather than
+//! `tracing-subscriber`, so that the tests add no crate to the build.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::thread::ThreadId;
+
+use tracing::field::{Field, Visit};
+use tracing::span::{Attributes, Id, Record};
+use tracing::{Event, Metadata, Subscriber};
+
+/// Every span and event seen, shared by the clones of one recorder.
+///
+/// ```
+/// use toolkit_tests::trace::Recorder;
+///
+/// let recorder = Recorder::default();
+/// tracing::subscriber::with_default(recorder.clone(), || {
+///     let outer = tracing::info_span!("outer", "kind" = "a");
+///     let _in = outer.enter();
+///     tracing::info_span!("inner").in_scope(|| tracing::info!(n = 1, "hello"));
+/// });
+/// let inner = recorder.span("inner");
+/// assert_eq!(recorder.parent(&inner).unwrap().name, "outer");
+/// assert_eq!(inner.events[0].fields["message"], "hello");
+/// ```
+#[derive(Clone, Default)]
+pub struct Recorder {
+    state: Arc<Mutex<State>>,
+}
+
+#[derive(Default)]
+struct State {
+    spans: Vec<SpanRecord>,
+    // Events outside any span.
+    loose: Vec<EventRecord>,
+    // The spans each thread is in, innermost last.
+    entered: HashMap<ThreadId, Vec<u64>>,
+}
+
+/// One span: its static name, fields as text, parent and events.
+#[derive(Debug, Clone)]
+pub struct SpanRecord {
+    /// The span's id (1 for the first).
+    pub id: u64,
+    /// Its static name.
+    pub name: &'static str,
+    /// Its target (the module that made it).
+    pub target: String,
+    /// The id of its parent, if it has one.
+    pub parent: Option<u64>,
+    /// Every field given a value, as text (strings as they are, other
+    /// values as `Debug` writes them).
+    pub fields: BTreeMap<String, String>,
+    /// The events recorded inside it.
+    pub events: Vec<EventRecord>,
+}
+
+impl SpanRecord {
+    /// A field's value, if it was given one.
+    pub fn field(&self, name: &str) -> Option<&str> {
+        self.fields.get(name).map(String::as_str)
+    }
+
+    /// The name an exporter shows: `otel.name` if set, else the static name.
+    pub fn otel_name(&self) -> &str {
+        self.field("otel.name").unwrap_or(self.name)
+    }
+}
+
+/// One event: its fields as text (`message` for the text).
+#[derive(Debug, Clone)]
+pub struct EventRecord {
+    /// Every field, as text.
+    pub fields: BTreeMap<String, String>,
+}
+
+struct Fields<'a>(&'a mut BTreeMap<String, String>);
+
+impl Visit for Fields<'_> {
+    fn record_str(&mut self, field: &Field, value: &str) {
+        self.0.insert(field.name().to_owned(), value.to_owned());
+    }
+
+    fn record_debug(&mut self, field: &Field, value: &dyn fmt::Debug) {
+        self.0.insert(field.name().to_owned(), format!("{value:?}"));
+    }
+}
+
+impl Recorder {
+    fn state(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Every span so far, in the order they were made.
+    pub fn spans(&self) -> Vec<SpanRecord> {
+        self.state().spans.clone()
+    }
+
+    /// How many spans were made.
+    pub fn span_count(&self) -> usize {
+        self.state().spans.len()
+    }
+
+    /// The spans whose exported name (or static name) is `name`.
+    pub fn spans_named(&self, name: &str) -> Vec<SpanRecord> {
+        self.spans()
+            .into_iter()
+            .filter(|span| span.otel_name() == name || span.name == name)
+            .collect()
+    }
+
+    /// The one span named `name`; panics, listing the names seen, if there
+    /// is not exactly one.
+    pub fn span(&self, name: &str) -> SpanRecord {
+        let mut found = self.spans_named(name);
+        if found.len() != 1 {
+            let seen: Vec<String> = self
+                .spans()
+                .iter()
+                .map(|s| s.otel_name().to_owned())
+                .collect();
+            panic!("{} spans named `{name}`; spans seen: {seen:?}", found.len());
+        }
+        found.remove(0)
+    }
+
+    /// The parent of `span`.
+    pub fn parent(&self, span: &SpanRecord) -> Option<SpanRecord> {
+        let parent = span.parent?;
+        self.spans().into_iter().find(|s| s.id == parent)
+    }
+
+    /// Whether `ancestor` is `span`'s parent, or its parent's, and so on.
+    pub fn is_within(&self, span: &SpanRecord, ancestor: &SpanRecord) -> bool {
+        let mut current = self.parent(span);
+        while let Some(parent) = current {
+            if parent.id == ancestor.id {
+                return true;
+            }
+            current = self.parent(&parent);
+        }
+        false
+    }
+
+    /// Every field value of every span and event, one per line: what a
+    /// test searches for text that must not have been recorded.
+    pub fn all_text(&self) -> String {
+        let state = self.state();
+        let spans = state.spans.iter().flat_map(|span| {
+            span.fields
+                .values()
+                .chain(span.events.iter().flat_map(|event| event.fields.values()))
+        });
+        let loose = state.loose.iter().flat_map(|event| event.fields.values());
+        spans.chain(loose).cloned().collect::<Vec<_>>().join("\n")
+    }
+
+    /// Forgets everything recorded (a benchmark clears between rounds).
+    pub fn clear(&self) {
+        let mut state = self.state();
+        state.spans.clear();
+        state.loose.clear();
+    }
+}
+
+impl Subscriber for Recorder {
+    fn enabled(&self, _: &Metadata<'_>) -> bool {
+        true
+    }
+
+    fn new_span(&self, attributes: &Attributes<'_>) -> Id {
+        let mut state = self.state();
+        let id = state.spans.len() as u64 + 1;
+        let parent = if let Some(parent) = attributes.parent() {
+            Some(parent.into_u64())
+        } else if attributes.is_contextual() {
+            state
+                .entered
+                .get(&std::thread::current().id())
+                .and_then(|stack| stack.last().copied())
+        } else {
+            None
+        };
+        let mut fields = BTreeMap::new();
+        attributes.record(&mut Fields(&mut fields));
+        state.spans.push(SpanRecord {
+            id,
+            name: attributes.metadata().name(),
+            target: attributes.metadata().target().to_owned(),
+            parent,
+            fields,
+            events: Vec::new(),
+        });
+        Id::from_u64(id)
+    }
+
+    fn record(&self, span: &Id, values: &Record<'_>) {
+        let mut state = self.state();
+        if let Some(record) = state.spans.get_mut(span.into_u64() as usize - 1) {
+            values.record(&mut Fields(&mut record.fields));
+        }
+    }
+
+    fn record_follows_from(&self, _: &Id, _: &Id) {}
+
+    fn event(&self, event: &Event<'_>) {
+        let mut state = self.state();
+        let mut fields = BTreeMap::new();
+        event.record(&mut Fields(&mut fields));
+        let parent = if let Some(parent) = event.parent() {
+            Some(parent.into_u64())
+        } else if event.is_contextual() {
+            state
+                .entered
+                .get(&std::thread::current().id())
+                .and_then(|stack| stack.last().copied())
+        } else {
+            None
+        };
+        let record = EventRecord { fields };
+        match parent.and_then(|id| state.spans.get_mut(id as usize - 1)) {
+            Some(span) => span.events.push(record),
+            None => state.loose.push(record),
+        }
+    }
+
+    fn enter(&self, span: &Id) {
+        self.state()
+            .entered
+            .entry(std::thread::current().id())
+            .or_default()
+            .push(span.into_u64());
+    }
+
+    fn exit(&self, span: &Id) {
+        let mut state = self.state();
+        if let Some(stack) = state.entered.get_mut(&std::thread::current().id())
+            && let Some(at) = stack.iter().rposition(|&id| id == span.into_u64())
+        {
+            stack.remove(at);
+        }
+    }
+}

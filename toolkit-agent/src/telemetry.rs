@@ -1,0 +1,756 @@
+//! The agent's spans, in the names of the OpenTelemetry GenAI semantic
+//! conventions: `invoke_agent {gen_ai.agent.name}` around a run, and
+//! `{gen_ai.operation.name} {gen_ai.request.model}` around each request
+//! an [`HttpModel`](crate::HttpModel) sends (docs/observability.md).
+//!
+//! Every span and attribute name the crate records is written here, so
+//! they change in one place. Content (messages, instructions, tool
+//! definitions) is recorded only while
+//! [`toolkit_core::telemetry::captures_content`] says so; nothing here ever
+//! records a key, a header or a query parameter.
+
+use std::borrow::Cow;
+
+use serde_json::{Map, Value, json};
+use toolkit_core::Provider;
+use toolkit_core::response::Turn;
+use toolkit_core::telemetry::{SpanName, captures_content};
+use tracing::Span;
+use tracing::field::Empty;
+
+use crate::agent::{Outcome, RunError, StopReason};
+use crate::model::ModelError;
+use crate::session::{Decision, PendingCall};
+
+/// The operation of an agent run's span.
+pub const INVOKE_AGENT: &str = "invoke_agent";
+
+/// Attribute names the agent's spans record besides toolkit-core's
+/// ([`toolkit_core::telemetry::attr`]).
+pub mod attr {
+    /// The agent's name (`AgentBuilder::name`).
+    pub const AGENT_NAME: &str = "gen_ai.agent.name";
+    /// The session's id.
+    pub const CONVERSATION_ID: &str = "gen_ai.conversation.id";
+    /// `openai`, `anthropic`, `gcp.gemini`.
+    pub const PROVIDER_NAME: &str = "gen_ai.provider.name";
+    /// The model asked for.
+    pub const REQUEST_MODEL: &str = "gen_ai.request.model";
+    /// The output limit the request set.
+    pub const REQUEST_MAX_TOKENS: &str = "gen_ai.request.max_tokens";
+    /// The temperature the request set.
+    pub const REQUEST_TEMPERATURE: &str = "gen_ai.request.temperature";
+    /// The top-p the request set.
+    pub const REQUEST_TOP_P: &str = "gen_ai.request.top_p";
+    /// The top-k the request set.
+    pub const REQUEST_TOP_K: &str = "gen_ai.request.top_k";
+    /// The seed the request set.
+    pub const REQUEST_SEED: &str = "gen_ai.request.seed";
+    /// The frequency penalty the request set.
+    pub const REQUEST_FREQUENCY_PENALTY: &str = "gen_ai.request.frequency_penalty";
+    /// The presence penalty the request set.
+    pub const REQUEST_PRESENCE_PENALTY: &str = "gen_ai.request.presence_penalty";
+    /// The stop sequences the request set, as a JSON array.
+    pub const REQUEST_STOP_SEQUENCES: &str = "gen_ai.request.stop_sequences";
+    /// The number of choices asked for.
+    pub const REQUEST_CHOICE_COUNT: &str = "gen_ai.request.choice.count";
+    /// Whether the answer was streamed.
+    pub const REQUEST_STREAM: &str = "gen_ai.request.stream";
+    /// The response's id.
+    pub const RESPONSE_ID: &str = "gen_ai.response.id";
+    /// The model that answered.
+    pub const RESPONSE_MODEL: &str = "gen_ai.response.model";
+    /// Why the turn ended, as a JSON array of the provider's words.
+    pub const RESPONSE_FINISH_REASONS: &str = "gen_ai.response.finish_reasons";
+    /// Tokens read.
+    pub const USAGE_INPUT_TOKENS: &str = "gen_ai.usage.input_tokens";
+    /// Tokens written.
+    pub const USAGE_OUTPUT_TOKENS: &str = "gen_ai.usage.output_tokens";
+    /// Input tokens served from the provider's cache.
+    pub const USAGE_CACHE_READ_INPUT_TOKENS: &str = "gen_ai.usage.cache_read.input_tokens";
+    /// Input tokens written to the provider's cache.
+    pub const USAGE_CACHE_CREATION_INPUT_TOKENS: &str = "gen_ai.usage.cache_creation.input_tokens";
+    /// Output tokens spent reasoning.
+    pub const USAGE_REASONING_OUTPUT_TOKENS: &str = "gen_ai.usage.reasoning.output_tokens";
+    /// The endpoint's host.
+    pub const SERVER_ADDRESS: &str = "server.address";
+    /// The endpoint's port.
+    pub const SERVER_PORT: &str = "server.port";
+    /// The messages sent (captured content).
+    pub const INPUT_MESSAGES: &str = "gen_ai.input.messages";
+    /// The messages received (captured content).
+    pub const OUTPUT_MESSAGES: &str = "gen_ai.output.messages";
+    /// The system instructions sent apart from the messages (captured
+    /// content).
+    pub const SYSTEM_INSTRUCTIONS: &str = "gen_ai.system_instructions";
+    /// The tools offered (captured content).
+    pub const TOOL_DEFINITIONS: &str = "gen_ai.tool.definitions";
+    /// A run's steps so far (the toolkit's own attribute).
+    pub const RUN_STEPS: &str = "toolkit.run.steps";
+    /// Why a run stopped (the toolkit's own attribute).
+    pub const RUN_STOP_REASON: &str = "toolkit.run.stop_reason";
+}
+
+/// The conventions' name of a provider.
+pub(crate) fn provider_name(provider: Provider) -> &'static str {
+    match provider {
+        Provider::Anthropic => "anthropic",
+        Provider::Gemini => "gcp.gemini",
+        Provider::Mcp => "mcp",
+        _ => "openai",
+    }
+}
+
+/// The conventions' operation of a request to `provider`.
+fn operation(provider: Provider) -> &'static str {
+    match provider {
+        Provider::Gemini => "generate_content",
+        _ => "chat",
+    }
+}
+
+/// The span of a run.
+pub(crate) fn agent_span(name: Option<&str>, conversation: &str, provider: Provider) -> Span {
+    tracing::info_span!(
+        "invoke_agent",
+        "otel.name" = %SpanName(INVOKE_AGENT, name.unwrap_or("")),
+        "otel.kind" = "internal",
+        "gen_ai.operation.name" = INVOKE_AGENT,
+        "gen_ai.agent.name" = name,
+        "gen_ai.conversation.id" = conversation,
+        "gen_ai.provider.name" = provider_name(provider),
+        "gen_ai.usage.input_tokens" = Empty,
+        "gen_ai.usage.output_tokens" = Empty,
+        "toolkit.run.steps" = Empty,
+        "toolkit.run.stop_reason" = Empty,
+        "error.type" = Empty,
+    )
+}
+
+/// Records how a run ended.
+pub(crate) fn record_run(span: &Span, result: Result<&Outcome, &RunError>) {
+    if span.is_disabled() {
+        return;
+    }
+    match result {
+        Ok(outcome) => {
+            span.record(attr::RUN_STEPS, outcome.steps as u64);
+            span.record(attr::RUN_STOP_REASON, stop_kind(&outcome.stop));
+            span.record(attr::USAGE_INPUT_TOKENS, outcome.usage.input_tokens);
+            span.record(attr::USAGE_OUTPUT_TOKENS, outcome.usage.output_tokens);
+        }
+        Err(error) => {
+            let kind = match error {
+                RunError::Model(error) => model_error_kind(error),
+                RunError::Tools(_) => Cow::Borrowed("tool_list"),
+                RunError::Store(_) => Cow::Borrowed("store"),
+                RunError::Session(_) => Cow::Borrowed("session"),
+                RunError::Output { .. } => Cow::Borrowed("output"),
+            };
+            span.record("error.type", kind.as_ref());
+        }
+    }
+}
+
+/// Why a run stopped, one word.
+fn stop_kind(stop: &StopReason) -> &'static str {
+    match stop {
+        StopReason::Done => "done",
+        StopReason::StopAfter(_) => "stop_after",
+        StopReason::Answered => "answered",
+        StopReason::Truncated => "truncated",
+        StopReason::StepLimit => "step_limit",
+        StopReason::TokenBudget => "token_budget",
+        StopReason::Cancelled => "cancelled",
+        StopReason::Paused => "paused",
+        StopReason::ToolFailures { .. } => "tool_failures",
+    }
+}
+
+/// A failed request's `error.type`: the HTTP status code when the server
+/// answered with one (as the conventions' HTTP spans do), else the kind.
+pub(crate) fn model_error_kind(error: &ModelError) -> Cow<'static, str> {
+    Cow::Borrowed(match error {
+        ModelError::Status { status, .. } => return Cow::Owned(status.to_string()),
+        ModelError::Transport { timeout: true, .. } => "timeout",
+        ModelError::Transport { .. } => "transport",
+        ModelError::Read(_) => "invalid_response",
+        ModelError::Config(_) => "config",
+    })
+}
+
+/// A step begins (an event in the run's span).
+pub(crate) fn step_started(step: usize) {
+    tracing::info!(event.name = "toolkit.step", toolkit.run.step = step as u64,);
+}
+
+/// A run resumed a session (an event in the run's span).
+pub(crate) fn resumed(step: Option<usize>) {
+    tracing::info!(
+        event.name = "toolkit.resume",
+        toolkit.run.step = step.map(|step| step as u64),
+    );
+}
+
+/// A decision on a call that waited for one; `None` when no hook was
+/// asked (the call is deferred to the host).
+pub(crate) fn decision(pending: &PendingCall, decision: &Decision) {
+    let kind = match decision {
+        Decision::Approve => "approve",
+        Decision::Deny(_) => "deny",
+        Decision::Edit(_) => "edit",
+        Decision::Answered(_) => "answered",
+        Decision::Defer => "defer",
+    };
+    tracing::info!(
+        event.name = "toolkit.approval",
+        gen_ai.tool.name = pending.call.name.as_str(),
+        gen_ai.tool.call.id = pending.call.id.as_str(),
+        toolkit.approval.decision = kind,
+    );
+}
+
+/// The run paused with calls waiting for decisions.
+pub(crate) fn paused(waiting: usize) {
+    tracing::info!(
+        event.name = "toolkit.pause",
+        toolkit.run.waiting_calls = waiting as u64,
+    );
+}
+
+/// The span of one request to a model over HTTP, with what the body
+/// sets. `base_url` names the server (address and port only).
+pub(crate) fn model_span(
+    provider: Provider,
+    model: &str,
+    base_url: &str,
+    body: &Value,
+    stream: bool,
+) -> Span {
+    let operation = operation(provider);
+    let span = tracing::info_span!(
+        "chat",
+        "otel.name" = %SpanName(operation, model),
+        "otel.kind" = "client",
+        "gen_ai.operation.name" = operation,
+        "gen_ai.provider.name" = provider_name(provider),
+        "gen_ai.request.model" = model,
+        "gen_ai.request.stream" = stream,
+        "gen_ai.request.max_tokens" = Empty,
+        "gen_ai.request.temperature" = Empty,
+        "gen_ai.request.top_p" = Empty,
+        "gen_ai.request.top_k" = Empty,
+        "gen_ai.request.seed" = Empty,
+        "gen_ai.request.frequency_penalty" = Empty,
+        "gen_ai.request.presence_penalty" = Empty,
+        "gen_ai.request.stop_sequences" = Empty,
+        "gen_ai.request.choice.count" = Empty,
+        "server.address" = Empty,
+        "server.port" = Empty,
+        "gen_ai.response.id" = Empty,
+        "gen_ai.response.model" = Empty,
+        "gen_ai.response.finish_reasons" = Empty,
+        "gen_ai.usage.input_tokens" = Empty,
+        "gen_ai.usage.output_tokens" = Empty,
+        "gen_ai.usage.cache_read.input_tokens" = Empty,
+        "gen_ai.usage.cache_creation.input_tokens" = Empty,
+        "gen_ai.usage.reasoning.output_tokens" = Empty,
+        "error.type" = Empty,
+        "gen_ai.input.messages" = Empty,
+        "gen_ai.system_instructions" = Empty,
+        "gen_ai.tool.definitions" = Empty,
+        "gen_ai.output.messages" = Empty,
+    );
+    if span.is_disabled() {
+        return span;
+    }
+    if let Ok(url) = reqwest::Url::parse(base_url) {
+        if let Some(host) = url.host_str() {
+            span.record(attr::SERVER_ADDRESS, host);
+        }
+        if let Some(port) = url.port_or_known_default() {
+            span.record(attr::SERVER_PORT, u64::from(port));
+        }
+    }
+    record_settings(&span, provider, body);
+    if captures_content() {
+        let content = RequestContent::of(provider, body);
+        if !content.messages.is_empty() {
+            span.record(
+                attr::INPUT_MESSAGES,
+                Value::Array(content.messages).to_string(),
+            );
+        }
+        if !content.system.is_empty() {
+            span.record(
+                attr::SYSTEM_INSTRUCTIONS,
+                Value::Array(content.system).to_string(),
+            );
+        }
+        if !content.tools.is_empty() {
+            span.record(
+                attr::TOOL_DEFINITIONS,
+                Value::Array(content.tools).to_string(),
+            );
+        }
+    }
+    span
+}
+
+/// Each setting the conventions name, and the keys providers send it by
+/// (Gemini's inside `generationConfig`).
+const SETTINGS: [(&str, &[&str]); 9] = [
+    (
+        attr::REQUEST_MAX_TOKENS,
+        &[
+            "max_tokens",
+            "max_completion_tokens",
+            "max_output_tokens",
+            "maxOutputTokens",
+        ],
+    ),
+    (attr::REQUEST_TEMPERATURE, &["temperature"]),
+    (attr::REQUEST_TOP_P, &["top_p", "topP"]),
+    (attr::REQUEST_TOP_K, &["top_k", "topK"]),
+    (attr::REQUEST_SEED, &["seed"]),
+    (
+        attr::REQUEST_FREQUENCY_PENALTY,
+        &["frequency_penalty", "frequencyPenalty"],
+    ),
+    (
+        attr::REQUEST_PRESENCE_PENALTY,
+        &["presence_penalty", "presencePenalty"],
+    ),
+    (
+        attr::REQUEST_STOP_SEQUENCES,
+        &["stop", "stop_sequences", "stopSequences"],
+    ),
+    (attr::REQUEST_CHOICE_COUNT, &["n", "candidateCount"]),
+];
+
+fn record_settings(span: &Span, provider: Provider, body: &Value) {
+    let settings = match provider {
+        Provider::Gemini => body.get("generationConfig"),
+        _ => Some(body),
+    };
+    let Some(settings) = settings.and_then(Value::as_object) else {
+        return;
+    };
+    for (name, keys) in SETTINGS {
+        let Some(value) = keys.iter().find_map(|key| settings.get(*key)) else {
+            continue;
+        };
+        match value {
+            Value::Number(number) => match (number.as_u64(), number.as_i64()) {
+                (Some(n), _) => span.record(name, n),
+                (None, Some(n)) => span.record(name, n),
+                _ => span.record(name, number.as_f64().unwrap_or_default()),
+            },
+            // One stop sequence may be sent as a string: the attribute is
+            // an array either way.
+            Value::String(one) => span.record(name, json!([one]).to_string().as_str()),
+            Value::Array(_) => span.record(name, value.to_string().as_str()),
+            _ => continue,
+        };
+    }
+}
+
+/// What the response said besides the turn: its id, the model that
+/// answered, and token counts the turn does not keep.
+#[derive(Default)]
+pub(crate) struct ResponseFacts {
+    id: Option<String>,
+    model: Option<String>,
+    cache_read: Option<u64>,
+    cache_creation: Option<u64>,
+    reasoning: Option<u64>,
+}
+
+impl ResponseFacts {
+    /// Takes what `data` (a whole response, or one streamed event) says;
+    /// later events keep what earlier ones said unless they say it again.
+    pub(crate) fn read(&mut self, provider: Provider, data: &Value) {
+        // A streamed event wraps the response (Responses' `response`,
+        // Anthropic's `message_start`).
+        let inner = data
+            .get("response")
+            .or_else(|| data.get("message"))
+            .filter(|inner| inner.is_object())
+            .unwrap_or(data);
+        let text = |value: Option<&Value>| value.and_then(Value::as_str).map(str::to_owned);
+        let (id, model) = match provider {
+            Provider::Gemini => (
+                text(inner.get("responseId")),
+                text(inner.get("modelVersion")),
+            ),
+            _ => (text(inner.get("id")), text(inner.get("model"))),
+        };
+        self.id = id.or(self.id.take());
+        self.model = model.or(self.model.take());
+        let usage = inner
+            .get("usage")
+            .or_else(|| data.get("usage"))
+            .or_else(|| inner.get("usageMetadata"));
+        let Some(usage) = usage else {
+            return;
+        };
+        let count = |path: &[&str]| {
+            path.iter()
+                .try_fold(usage, |value, key| value.get(*key))
+                .and_then(Value::as_u64)
+        };
+        let (read, creation, reasoning) = match provider {
+            Provider::Anthropic => (
+                count(&["cache_read_input_tokens"]),
+                count(&["cache_creation_input_tokens"]),
+                None,
+            ),
+            Provider::Gemini => (
+                count(&["cachedContentTokenCount"]),
+                None,
+                count(&["thoughtsTokenCount"]),
+            ),
+            Provider::OpenAiResponses => (
+                count(&["input_tokens_details", "cached_tokens"]),
+                None,
+                count(&["output_tokens_details", "reasoning_tokens"]),
+            ),
+            _ => (
+                count(&["prompt_tokens_details", "cached_tokens"]),
+                None,
+                count(&["completion_tokens_details", "reasoning_tokens"]),
+            ),
+        };
+        self.cache_read = read.or(self.cache_read);
+        self.cache_creation = creation.or(self.cache_creation);
+        self.reasoning = reasoning.or(self.reasoning);
+    }
+
+    /// Reads one streamed event's data.
+    pub(crate) fn read_text(&mut self, provider: Provider, data: &str) {
+        if let Ok(value) = serde_json::from_str::<Value>(data) {
+            self.read(provider, &value);
+        }
+    }
+
+    /// Reads `bytes` as JSON when the span is recorded; nothing otherwise.
+    pub(crate) fn read_bytes(&mut self, span: &Span, provider: Provider, bytes: &[u8]) {
+        if span.is_disabled() {
+            return;
+        }
+        if let Ok(value) = serde_json::from_slice::<Value>(bytes) {
+            self.read(provider, &value);
+        }
+    }
+}
+
+/// Records the turn read from the response.
+pub(crate) fn record_turn(span: &Span, turn: &Turn, facts: &ResponseFacts) {
+    if span.is_disabled() {
+        return;
+    }
+    if let Some(id) = &facts.id {
+        span.record(attr::RESPONSE_ID, id.as_str());
+    }
+    if let Some(model) = &facts.model {
+        span.record(attr::RESPONSE_MODEL, model.as_str());
+    }
+    if let Some(reason) = &turn.finish_reason {
+        span.record(
+            attr::RESPONSE_FINISH_REASONS,
+            json!([reason]).to_string().as_str(),
+        );
+    }
+    if let Some(usage) = turn.usage {
+        span.record(attr::USAGE_INPUT_TOKENS, usage.input_tokens);
+        span.record(attr::USAGE_OUTPUT_TOKENS, usage.output_tokens);
+    }
+    if let Some(n) = facts.cache_read {
+        span.record(attr::USAGE_CACHE_READ_INPUT_TOKENS, n);
+    }
+    if let Some(n) = facts.cache_creation {
+        span.record(attr::USAGE_CACHE_CREATION_INPUT_TOKENS, n);
+    }
+    if let Some(n) = facts.reasoning {
+        span.record(attr::USAGE_REASONING_OUTPUT_TOKENS, n);
+    }
+    if captures_content() {
+        let mut parts = Vec::new();
+        if !turn.text.is_empty() {
+            parts.push(json!({"type": "text", "content": turn.text}));
+        }
+        for call in &turn.calls {
+            parts.push(tool_call(&call.id, &call.name, &call.arguments));
+        }
+        let mut message = json!({"role": "assistant", "parts": parts});
+        if let Some(reason) = &turn.finish_reason {
+            message["finish_reason"] = Value::String(reason.clone());
+        }
+        span.record(attr::OUTPUT_MESSAGES, json!([message]).to_string().as_str());
+    }
+}
+
+/// Records why a request failed.
+pub(crate) fn record_error(span: &Span, error: &ModelError) {
+    span.record("error.type", model_error_kind(error).as_ref());
+}
+
+/// A retry, as an event in the request's span: the attempt that failed
+/// and why (a status code or `transport`), never the body.
+pub(crate) fn retry(attempt: u32, reason: &str, status: Option<u16>) {
+    tracing::info!(
+        event.name = "toolkit.retry",
+        toolkit.retry.attempt = u64::from(attempt),
+        toolkit.retry.reason = reason,
+        http.response.status_code = status.map(u64::from),
+    );
+}
+
+/// A request's content in the conventions' shapes.
+#[derive(Default)]
+struct RequestContent {
+    messages: Vec<Value>,
+    system: Vec<Value>,
+    tools: Vec<Value>,
+}
+
+fn text_part(text: &str) -> Value {
+    json!({"type": "text", "content": text})
+}
+
+/// A call's arguments as an object where they parse, else as sent.
+fn tool_call(id: &str, name: &str, arguments: &Value) -> Value {
+    let arguments = match arguments {
+        Value::String(text) => serde_json::from_str(text).unwrap_or_else(|_| arguments.clone()),
+        other => other.clone(),
+    };
+    json!({"type": "tool_call", "id": id, "name": name, "arguments": arguments})
+}
+
+fn tool_response(id: &str, response: &Value) -> Value {
+    json!({"type": "tool_call_response", "id": id, "response": response})
+}
+
+fn str_of<'v>(value: &'v Value, key: &str) -> &'v str {
+    value.get(key).and_then(Value::as_str).unwrap_or("")
+}
+
+/// A part the conventions have no shape for: its type only.
+fn other_part(block: &Value) -> Value {
+    json!({"type": block.get("type").and_then(Value::as_str).unwrap_or("unknown")})
+}
+
+/// A message; one holding only tool results is the `tool` role's.
+fn message(role: &str, parts: Vec<Value>) -> Value {
+    let all_results = !parts.is_empty()
+        && parts
+            .iter()
+            .all(|part| part["type"] == "tool_call_response");
+    let role = if all_results { "tool" } else { role };
+    json!({"role": role, "parts": parts})
+}
+
+impl RequestContent {
+    fn of(provider: Provider, body: &Value) -> Self {
+        let mut content = Self::default();
+        match provider {
+            Provider::Anthropic => content.anthropic(body),
+            Provider::Gemini => content.gemini(body),
+            Provider::OpenAiResponses => content.responses(body),
+            _ => content.chat(body),
+        }
+        content.tools = tool_definitions(provider, body);
+        content
+    }
+
+    /// Text or blocks with `text` (Chat, Responses, Anthropic).
+    fn text_parts(value: &Value) -> Vec<Value> {
+        match value {
+            Value::String(text) => vec![text_part(text)],
+            Value::Array(blocks) => blocks
+                .iter()
+                .map(|block| match block.get("text").and_then(Value::as_str) {
+                    Some(text) => text_part(text),
+                    None => other_part(block),
+                })
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    fn chat(&mut self, body: &Value) {
+        for item in body["messages"].as_array().into_iter().flatten() {
+            let role = str_of(item, "role");
+            match role {
+                "system" | "developer" => self.system.extend(Self::text_parts(&item["content"])),
+                "tool" => self.messages.push(message(
+                    "tool",
+                    vec![tool_response(
+                        str_of(item, "tool_call_id"),
+                        &item["content"],
+                    )],
+                )),
+                _ => {
+                    let mut parts = Self::text_parts(&item["content"]);
+                    for call in item["tool_calls"].as_array().into_iter().flatten() {
+                        let function = &call["function"];
+                        parts.push(tool_call(
+                            str_of(call, "id"),
+                            str_of(function, "name"),
+                            &function["arguments"],
+                        ));
+                    }
+                    self.messages.push(message(role, parts));
+                }
+            }
+        }
+    }
+
+    fn responses(&mut self, body: &Value) {
+        if let Some(instructions) = body["instructions"].as_str() {
+            self.system.push(text_part(instructions));
+        }
+        let items = match &body["input"] {
+            Value::String(text) => {
+                self.messages.push(message("user", vec![text_part(text)]));
+                return;
+            }
+            Value::Array(items) => items,
+            _ => return,
+        };
+        for item in items {
+            match str_of(item, "type") {
+                "function_call" => self.messages.push(message(
+                    "assistant",
+                    vec![tool_call(
+                        str_of(item, "call_id"),
+                        str_of(item, "name"),
+                        &item["arguments"],
+                    )],
+                )),
+                "function_call_output" => self.messages.push(message(
+                    "tool",
+                    vec![tool_response(str_of(item, "call_id"), &item["output"])],
+                )),
+                "message" | "" => {
+                    let role = str_of(item, "role");
+                    let parts = Self::text_parts(&item["content"]);
+                    if matches!(role, "system" | "developer") {
+                        self.system.extend(parts);
+                    } else {
+                        self.messages.push(message(role, parts));
+                    }
+                }
+                _ => self
+                    .messages
+                    .push(message("assistant", vec![other_part(item)])),
+            }
+        }
+    }
+
+    fn anthropic(&mut self, body: &Value) {
+        self.system.extend(Self::text_parts(&body["system"]));
+        for item in body["messages"].as_array().into_iter().flatten() {
+            let parts = match &item["content"] {
+                Value::Array(blocks) => blocks
+                    .iter()
+                    .map(|block| match str_of(block, "type") {
+                        "text" => text_part(str_of(block, "text")),
+                        "tool_use" => {
+                            tool_call(str_of(block, "id"), str_of(block, "name"), &block["input"])
+                        }
+                        "tool_result" => {
+                            tool_response(str_of(block, "tool_use_id"), &block["content"])
+                        }
+                        _ => other_part(block),
+                    })
+                    .collect(),
+                other => Self::text_parts(other),
+            };
+            self.messages.push(message(str_of(item, "role"), parts));
+        }
+    }
+
+    fn gemini(&mut self, body: &Value) {
+        let system = &body["systemInstruction"]["parts"];
+        for part in system.as_array().into_iter().flatten() {
+            if let Some(text) = part["text"].as_str() {
+                self.system.push(text_part(text));
+            }
+        }
+        for item in body["contents"].as_array().into_iter().flatten() {
+            let role = match str_of(item, "role") {
+                "model" => "assistant",
+                other => other,
+            };
+            let parts = item["parts"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|part| {
+                    if let Some(text) = part["text"].as_str() {
+                        text_part(text)
+                    } else if let Some(call) = part.get("functionCall") {
+                        tool_call(str_of(call, "id"), str_of(call, "name"), &call["args"])
+                    } else if let Some(response) = part.get("functionResponse") {
+                        tool_response(str_of(response, "id"), &response["response"])
+                    } else {
+                        json!({"type": "unknown"})
+                    }
+                })
+                .collect();
+            self.messages.push(message(role, parts));
+        }
+    }
+}
+
+/// The tools the request offers, as the conventions write them.
+fn tool_definitions(provider: Provider, body: &Value) -> Vec<Value> {
+    let definition = |name: &str, description: Option<&Value>, parameters: Option<&Value>| {
+        let mut tool = Map::new();
+        tool.insert("type".into(), json!("function"));
+        tool.insert("name".into(), json!(name));
+        if let Some(description) = description {
+            tool.insert("description".into(), description.clone());
+        }
+        if let Some(parameters) = parameters {
+            tool.insert("parameters".into(), parameters.clone());
+        }
+        Value::Object(tool)
+    };
+    let tools = body["tools"].as_array().into_iter().flatten();
+    match provider {
+        Provider::Gemini => tools
+            .flat_map(|tool| {
+                tool["functionDeclarations"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+            })
+            .map(|f| {
+                let parameters = f
+                    .get("parametersJsonSchema")
+                    .or_else(|| f.get("parameters"));
+                definition(str_of(f, "name"), f.get("description"), parameters)
+            })
+            .collect(),
+        Provider::Anthropic => tools
+            .map(|t| {
+                definition(
+                    str_of(t, "name"),
+                    t.get("description"),
+                    t.get("input_schema"),
+                )
+            })
+            .collect(),
+        Provider::OpenAiResponses => tools
+            .map(|t| definition(str_of(t, "name"), t.get("description"), t.get("parameters")))
+            .collect(),
+        _ => tools
+            .map(|t| {
+                let f = &t["function"];
+                definition(str_of(f, "name"), f.get("description"), f.get("parameters"))
+            })
+            .collect(),
+    }
+}
