@@ -25,8 +25,8 @@ use std::time::Duration;
 use base64::Engine;
 use serde_json::{Value, json};
 use toolkit_core::{
-    Block, CallContext, ElicitRequest, Elicited, Image, LogLevel, Registry, SampleRequest, ToolDef,
-    ToolResult, tool, tools,
+    Block, CallContext, ElicitRequest, Elicited, Image, LogLevel, Registry, Root, RootsRequest,
+    SampleRequest, ToolDef, ToolResult, tool, tools,
 };
 use toolkit_mcp::{
     HttpOptions, McpServer, Prompt, PromptContent, PromptMessage, Resource, ResourceContents,
@@ -210,12 +210,31 @@ async fn test_input_required_result_request_state(
     Ok(format!("state-ok: {}", answer_text(&answer)))
 }
 
-/// Asks the user and the model at once (`user_name`, `greeting`).
+/// Asks the client for its roots (`client_roots`).
+#[tool]
+async fn test_input_required_result_list_roots(
+    #[tool(context)] call: CallContext,
+) -> Result<String, String> {
+    let roots = call
+        .roots_with(RootsRequest::new().key("client_roots"), ANSWER_WITHIN)
+        .await
+        .map_err(|error| error.to_string())?;
+    Ok(format!("roots: {}", root_uris(&roots)))
+}
+
+/// The roots' URIs, one after the other.
+fn root_uris(roots: &[Root]) -> String {
+    let uris: Vec<&str> = roots.iter().map(|root| root.uri.as_str()).collect();
+    uris.join(", ")
+}
+
+/// Asks the user, the model and the client's roots at once (`user_name`,
+/// `greeting`, `client_roots`).
 #[tool]
 async fn test_input_required_result_multiple_inputs(
     #[tool(context)] call: CallContext,
 ) -> Result<String, String> {
-    let (name, greeting) = tokio::join!(
+    let (name, greeting, roots) = tokio::join!(
         call.elicit_with(
             name_question("user_name", "What is your name?"),
             ANSWER_WITHIN
@@ -224,10 +243,17 @@ async fn test_input_required_result_multiple_inputs(
             SampleRequest::new("Generate a greeting", 50).key("greeting"),
             ANSWER_WITHIN
         ),
+        call.roots_with(RootsRequest::new().key("client_roots"), ANSWER_WITHIN),
     );
     let name = name.map_err(|error| error.to_string())?;
     let greeting = greeting.map_err(|error| error.to_string())?;
-    Ok(format!("{} {}", greeting.text, name_in(&name)))
+    let roots = roots.map_err(|error| error.to_string())?;
+    Ok(format!(
+        "{} {} (working in {})",
+        greeting.text,
+        name_in(&name),
+        root_uris(&roots)
+    ))
 }
 
 /// Asks two questions one after the other (`step1`, then `step2`): two
@@ -609,6 +635,7 @@ fn registry() -> Result<Registry, toolkit_core::RegistryError> {
             test_input_required_result_elicitation,
             test_input_required_result_sampling,
             test_input_required_result_request_state,
+            test_input_required_result_list_roots,
             test_input_required_result_multiple_inputs,
             test_input_required_result_multi_round,
             test_input_required_result_capabilities,
