@@ -14,7 +14,7 @@
 //! 2026-07-28. The fixtures' names and contents are the suite's; what they
 //! Besides tools it offers the suite's resources (static text and bytes, a
 //! template, one to subscribe to) and prompts (plain, with arguments, with
-//! an embedded resource, with an image). What it cannot show yet is listed, with its reason, in
+//! an embedded resource, with an image, one asking the user first). What it cannot show yet is listed, with its reason, in
 //! `toolkit-mcp/conformance/expected-failures-*.yml`.
 
 use std::net::SocketAddr;
@@ -546,6 +546,29 @@ fn with_resources_and_prompts(server: McpServer) -> Result<McpServer, String> {
     .description("A prompt with arguments")
     .argument("arg1", "First test argument", true)
     .argument("arg2", "Second test argument", true);
+    let asking = Prompt::asking(
+        "test_input_required_result_prompt",
+        |_arguments, context| async move {
+            let schema = json!({
+                "type": "object",
+                "properties": {"context": {"type": "string"}},
+                "required": ["context"]
+            });
+            let question = ElicitRequest::new("What context should the prompt use?", schema)
+                .key("user_context");
+            let answer = context.elicit_with(question, ANSWER_WITHIN).await?;
+            let given = answer
+                .content
+                .as_ref()
+                .and_then(|content| content["context"].as_str())
+                .unwrap_or("none")
+                .to_owned();
+            Ok(vec![PromptMessage::user(format!(
+                "Answer with this context in mind: {given}"
+            ))])
+        },
+    )
+    .description("A prompt that asks the user for its context first");
     Ok(server
         .with_resource(
             Resource::text(
@@ -584,6 +607,7 @@ fn with_resources_and_prompts(server: McpServer) -> Result<McpServer, String> {
         )
         .with_prompt(with_arguments)
         .with_prompt(embedded)
+        .with_prompt(asking)
         .with_prompt(
             Prompt::fixed(
                 "test_prompt_with_image",

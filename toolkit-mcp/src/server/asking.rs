@@ -12,6 +12,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use super::rounds::Rounds;
 
+use rmcp::ErrorData;
 use rmcp::model::{ClientCapabilities, CreateMessageRequestParams, ElicitRequestParams};
 use rmcp::service::{Peer, RequestContext, RoleServer};
 use serde_json::{Value, json};
@@ -42,9 +43,16 @@ impl Lacking {
         AskError::Unsupported(capability)
     }
 
-    /// The capability a question lacked, if one did.
-    pub(crate) fn capability(&self) -> Option<&'static str> {
-        *self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    /// The protocol's own error for a request of 2026-07-28 that failed
+    /// for a capability its client did not declare, naming it; `Ok` when
+    /// no question lacked one.
+    pub(crate) fn refuse(&self) -> Result<(), ErrorData> {
+        let Some(capability) = *self.0.lock().unwrap_or_else(PoisonError::into_inner) else {
+            return Ok(());
+        };
+        let required = serde_json::from_value(json!({capability: {}}))
+            .map_err(|error| ErrorData::internal_error(error.to_string(), None))?;
+        Err(ErrorData::missing_required_client_capability(required))
     }
 }
 
