@@ -411,8 +411,7 @@ async fn stateless(server: &HttpServer) {
     let (first, _) = response(V, &answer, 15);
     assert_valid(V, "InputRequiredResult", &first["result"]);
     assert_eq!(
-        first["result"]["inputRequests"]["roots_0"]["method"],
-        "roots/list",
+        first["result"]["inputRequests"]["roots_0"]["method"], "roots/list",
         "{first}"
     );
     roots["params"]["inputResponses"] =
