@@ -108,7 +108,8 @@ pub mod __private_v1;
 pub use call::ToolCall;
 pub use call::arguments::Arguments;
 pub use call::ask::{
-    AskError, Asker, Asking, ElicitAction, ElicitRequest, Elicited, SampleRequest, Sampled,
+    AskError, Asker, Asking, ElicitAction, ElicitRequest, Elicited, Root, RootsRequest,
+    SampleRequest, Sampled,
 };
 pub use call::cancellation::Cancellation;
 pub use call::context::{CallContext, Progress, ProgressSink};

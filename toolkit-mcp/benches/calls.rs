@@ -20,18 +20,31 @@
 //! the clients side by side: rmcp's and ours, one call at a time, against
 //! our server. Without `--bench`
 //! (`cargo test --benches`) it runs a few calls of each, as a test.
+//!
+//! A pair of servers whose tool also logs one message per call: the client
+//! sets the level (`logging/setLevel`, `info`) and the message (`info`) is
+//! sent to it before the result, by ours through the call's
+//! `CallContext::log`, by rmcp's through its peer.
+#![allow(deprecated)] // logging: deprecated by SEP-2577, part of 2025-11-25
 
 use std::path::PathBuf;
 use std::process::Stdio;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use rmcp::handler::server::wrapper::Parameters;
-use rmcp::model::CallToolRequestParams;
-use rmcp::service::{Peer, RoleClient, RunningService, ServiceExt};
+use rmcp::model::{
+    CallToolRequestParams, LoggingLevel, LoggingMessageNotificationParam, ServerCapabilities,
+    ServerConfig, SetLevelRequestParams,
+};
+use rmcp::service::{
+    NotificationContext, Peer, RequestContext, RoleClient, RoleServer, RunningService, ServiceExt,
+};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::{ClientHandler, ErrorData, ServerHandler, tool_handler};
 use rmcp::{tool, tool_router};
 use serde_json::{Map, Value, json};
 use tokio::io::AsyncBufReadExt;
@@ -49,6 +62,22 @@ mod inline {
         /// What to repeat.
         text: String,
     ) -> String {
+        text
+    }
+}
+
+/// The tool logging one message per call, as an `async fn`.
+mod logging {
+    use toolkit_core::{CallContext, LogLevel};
+
+    /// Repeats the text, saying so in the log.
+    #[toolkit_core::tool]
+    pub async fn echo(
+        /// What to repeat.
+        text: String,
+        #[tool(context)] call: CallContext,
+    ) -> String {
+        call.log(LogLevel::Info, "echoing");
         text
     }
 }
@@ -85,23 +114,90 @@ impl RmcpEcho {
     }
 }
 
+/// rmcp's own server with the logging tool: it keeps the level its client
+/// set, and sends a message at or above it through the call's peer. Its
+/// router is made per call, as `RmcpEcho`'s (`#[tool_handler]`'s default).
+#[derive(Clone)]
+struct RmcpLoggingEcho {
+    /// The least severe level wanted (`LoggingLevel as u8`), `NO_LEVEL`
+    /// until the client sets one.
+    level: Arc<AtomicU8>,
+}
+
+const NO_LEVEL: u8 = u8::MAX;
+
+#[rmcp::tool_router]
+impl RmcpLoggingEcho {
+    fn new() -> Self {
+        Self {
+            level: Arc::new(AtomicU8::new(NO_LEVEL)),
+        }
+    }
+
+    #[tool(description = "Repeats the text, saying so in the log.")]
+    async fn echo(
+        &self,
+        Parameters(EchoArgs { text }): Parameters<EchoArgs>,
+        peer: Peer<RoleServer>,
+    ) -> String {
+        let least = self.level.load(Ordering::Relaxed);
+        if least != NO_LEVEL && LoggingLevel::Info as u8 >= least {
+            let mut message =
+                LoggingMessageNotificationParam::new(LoggingLevel::Info, json!("echoing"));
+            message.logger = Some("echo".to_owned());
+            let _ = peer.notify_logging_message(message).await;
+        }
+        text
+    }
+}
+
+#[tool_handler]
+impl ServerHandler for RmcpLoggingEcho {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_logging()
+                .enable_tools()
+                .build(),
+        )
+    }
+
+    async fn set_level(
+        &self,
+        request: SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.level.store(request.level as u8, Ordering::Relaxed);
+        Ok(())
+    }
+}
+
 const SERVE: &str = "TOOLKIT_MCP_BENCH_SERVE";
 
 /// Serves one of the two Rust servers, on stdio or on HTTP (printing the
 /// address first).
 async fn serve(mode: &str) {
     let (server, transport) = mode.split_once('-').expect("SERVER-TRANSPORT");
-    let tools = if server == "ours_sync" {
-        tools![blocking::echo]
-    } else {
-        tools![inline::echo]
+    let tools = match server {
+        "ours_sync" => tools![blocking::echo],
+        "ours_logging" => tools![logging::echo],
+        _ => tools![inline::echo],
     };
     let registry = Arc::new(Registry::builder().tools(tools).build().expect("valid"));
     let ours = toolkit_mcp::McpServer::new(registry);
     match (server, transport) {
-        ("ours" | "ours_sync", "stdio") => ours.serve_stdio().await.expect("served"),
+        ("ours" | "ours_sync" | "ours_logging", "stdio") => {
+            ours.serve_stdio().await.expect("served")
+        }
         ("rmcp", "stdio") => {
             let running = RmcpEcho
+                .serve(rmcp::transport::stdio())
+                .await
+                .expect("served");
+            let _ = running.waiting().await;
+        }
+        ("rmcp_logging", "stdio") => {
+            let running = RmcpLoggingEcho::new()
                 .serve(rmcp::transport::stdio())
                 .await
                 .expect("served");
@@ -112,15 +208,26 @@ async fn serve(mode: &str) {
                 .await
                 .expect("a port");
             println!("http://{}/mcp", listener.local_addr().expect("an address"));
-            let app = if server != "rmcp" {
-                ours.router(&toolkit_mcp::HttpOptions::new())
-            } else {
-                let service = rmcp::transport::StreamableHttpService::new(
-                    || Ok(RmcpEcho),
-                    Arc::new(LocalSessionManager::default()),
-                    Default::default(),
-                );
-                axum::Router::new().route_service("/mcp", service)
+            let app = match server {
+                "rmcp" => {
+                    let service = rmcp::transport::StreamableHttpService::new(
+                        || Ok(RmcpEcho),
+                        Arc::new(LocalSessionManager::default()),
+                        Default::default(),
+                    );
+                    axum::Router::new().route_service("/mcp", service)
+                }
+                "rmcp_logging" => {
+                    // A handler per session, as ours: each keeps its
+                    // client's level.
+                    let service = rmcp::transport::StreamableHttpService::new(
+                        || Ok(RmcpLoggingEcho::new()),
+                        Arc::new(LocalSessionManager::default()),
+                        Default::default(),
+                    );
+                    axum::Router::new().route_service("/mcp", service)
+                }
+                _ => ours.router(&toolkit_mcp::HttpOptions::new()),
             };
             axum::serve(listener, app).await.expect("served");
         }
@@ -140,6 +247,9 @@ struct Subject {
     argument: &'static str,
     /// The HTTP server process and its endpoint.
     http: Option<(tokio::process::Child, String)>,
+    /// Whether its tool logs a message per call: each client then sets
+    /// the level first.
+    logs: bool,
 }
 
 impl Subject {
@@ -152,6 +262,7 @@ impl Subject {
             tool: "echo",
             argument: "text",
             http: None,
+            logs: server.ends_with("_logging"),
         }
     }
 
@@ -177,6 +288,7 @@ impl Subject {
             tool: "echo",
             argument: "message",
             http: None,
+            logs: false,
         })
     }
 
@@ -217,29 +329,58 @@ impl Subject {
         url
     }
 
-    async fn connect(&mut self, transport: &str) -> RunningService<RoleClient, ()> {
-        if transport == "stdio" {
+    async fn connect(
+        &mut self,
+        transport: &str,
+        listener: Listener,
+    ) -> RunningService<RoleClient, Listener> {
+        let connection = if transport == "stdio" {
             let (child, _) = TokioChildProcess::builder(self.command())
                 .stderr(Stdio::null())
                 .spawn()
                 .expect("the server starts");
-            ().serve(child).await.expect("initialized")
+            listener.serve(child).await.expect("initialized")
         } else {
             let url = self.start_http().await;
             let config = StreamableHttpClientTransportConfig::with_uri(url);
-            ().serve(StreamableHttpClientTransport::with_client(
-                http_client(),
-                config,
-            ))
-            .await
-            .expect("initialized")
+            listener
+                .serve(StreamableHttpClientTransport::with_client(
+                    http_client(),
+                    config,
+                ))
+                .await
+                .expect("initialized")
+        };
+        if self.logs {
+            connection
+                .peer()
+                .set_level(SetLevelRequestParams::new(LoggingLevel::Info))
+                .await
+                .expect("the level set");
         }
+        connection
     }
 
     fn params(&self) -> CallToolRequestParams {
         let mut arguments = Map::new();
         arguments.insert(self.argument.to_owned(), json!("hello"));
         CallToolRequestParams::new(self.tool).with_arguments(arguments)
+    }
+}
+
+/// The benchmark's client handler: counts the log messages it hears.
+#[derive(Clone, Default)]
+struct Listener {
+    logs: Arc<AtomicUsize>,
+}
+
+impl ClientHandler for Listener {
+    async fn on_logging_message(
+        &self,
+        _params: LoggingMessageNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.logs.fetch_add(1, Ordering::Relaxed);
     }
 }
 
@@ -282,8 +423,9 @@ async fn round(subject: &mut Subject, transport: &str, clients: usize, calls: us
     // its own.
     let mut connections = Vec::new();
     let connection_count = if transport == "stdio" { 1 } else { clients };
+    let listener = Listener::default();
     for _ in 0..connection_count {
-        connections.push(subject.connect(transport).await);
+        connections.push(subject.connect(transport, listener.clone()).await);
     }
     let peers: Vec<Peer<RoleClient>> = (0..clients)
         .map(|i| connections[i % connection_count].peer().clone())
@@ -314,6 +456,15 @@ async fn round(subject: &mut Subject, transport: &str, clients: usize, calls: us
         latencies.extend(task.await.expect("a client"));
     }
     let elapsed = started.elapsed();
+    // The messages are heard (over HTTP on the session's own stream, so
+    // some may come after the round).
+    let heard = listener.logs.load(Ordering::Relaxed);
+    assert_eq!(
+        heard > 0,
+        subject.logs,
+        "{heard} log messages from {}",
+        subject.label
+    );
     for mut connection in connections {
         let _ = connection.close().await;
     }
@@ -357,6 +508,8 @@ async fn run(full: bool) {
             Subject::rust("toolkit-mcp, async fn", "ours", transport),
             Subject::rust("rmcp #[tool_router]", "rmcp", transport),
             Subject::rust("toolkit-mcp, sync fn", "ours_sync", transport),
+            Subject::rust("toolkit-mcp, async fn, logs", "ours_logging", transport),
+            Subject::rust("rmcp #[tool_router], logs", "rmcp_logging", transport),
         ];
         if full && let Some(everything) = Subject::everything(transport) {
             subjects.push(everything);
@@ -385,6 +538,7 @@ async fn run(full: bool) {
                 let ratio = match i {
                     0 => format!("**{:.2}**", medians[0] / medians[1]),
                     2 => format!("{:.2}", medians[2] / medians[1]),
+                    3 => format!("**{:.2}**", medians[3] / medians[4]),
                     _ => String::new(),
                 };
                 println!(

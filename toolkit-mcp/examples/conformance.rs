@@ -14,7 +14,8 @@
 //! 2026-07-28. The fixtures' names and contents are the suite's.
 //! Besides tools it offers the suite's resources (static text and bytes, a
 //! template, one to subscribe to) and prompts (plain, with arguments, with
-//! an embedded resource, with an image). What it cannot show yet is listed, with its reason, in
+//! an embedded resource, with an image, one asking the user first). What
+//! it cannot show yet is listed, with its reason, in
 //! `toolkit-mcp/conformance/expected-failures-*.yml`.
 
 use std::net::SocketAddr;
@@ -26,7 +27,7 @@ use base64::Engine;
 use serde_json::{Value, json};
 use toolkit_core::{
     Audio, Block, CallContext, ElicitRequest, Elicited, EmbeddedResource, Image, LogLevel,
-    Registry, SampleRequest, ToolDef, ToolResult, tool, tools,
+    Registry, Root, RootsRequest, SampleRequest, ToolDef, ToolResult, tool, tools,
 };
 use toolkit_mcp::{
     HttpOptions, McpServer, Prompt, PromptContent, PromptMessage, Resource, ResourceContents,
@@ -267,12 +268,31 @@ async fn test_input_required_result_request_state(
     Ok(format!("state-ok: {}", answer_text(&answer)))
 }
 
-/// Asks the user and the model at once (`user_name`, `greeting`).
+/// Asks the client for its roots (`client_roots`).
+#[tool]
+async fn test_input_required_result_list_roots(
+    #[tool(context)] call: CallContext,
+) -> Result<String, String> {
+    let roots = call
+        .roots_with(RootsRequest::new().key("client_roots"), ANSWER_WITHIN)
+        .await
+        .map_err(|error| error.to_string())?;
+    Ok(format!("roots: {}", root_uris(&roots)))
+}
+
+/// The roots' URIs, one after the other.
+fn root_uris(roots: &[Root]) -> String {
+    let uris: Vec<&str> = roots.iter().map(|root| root.uri.as_str()).collect();
+    uris.join(", ")
+}
+
+/// Asks the user, the model and the client's roots at once (`user_name`,
+/// `greeting`, `client_roots`).
 #[tool]
 async fn test_input_required_result_multiple_inputs(
     #[tool(context)] call: CallContext,
 ) -> Result<String, String> {
-    let (name, greeting) = tokio::join!(
+    let (name, greeting, roots) = tokio::join!(
         call.elicit_with(
             name_question("user_name", "What is your name?"),
             ANSWER_WITHIN
@@ -281,10 +301,17 @@ async fn test_input_required_result_multiple_inputs(
             SampleRequest::new("Generate a greeting", 50).key("greeting"),
             ANSWER_WITHIN
         ),
+        call.roots_with(RootsRequest::new().key("client_roots"), ANSWER_WITHIN),
     );
     let name = name.map_err(|error| error.to_string())?;
     let greeting = greeting.map_err(|error| error.to_string())?;
-    Ok(format!("{} {}", greeting.text, name_in(&name)))
+    let roots = roots.map_err(|error| error.to_string())?;
+    Ok(format!(
+        "{} {} (working in {})",
+        greeting.text,
+        name_in(&name),
+        root_uris(&roots)
+    ))
 }
 
 /// Asks two questions one after the other (`step1`, then `step2`): two
@@ -577,6 +604,29 @@ fn with_resources_and_prompts(server: McpServer) -> Result<McpServer, String> {
     .description("A prompt with arguments")
     .argument("arg1", "First test argument", true)
     .argument("arg2", "Second test argument", true);
+    let asking = Prompt::asking(
+        "test_input_required_result_prompt",
+        |_arguments, context| async move {
+            let schema = json!({
+                "type": "object",
+                "properties": {"context": {"type": "string"}},
+                "required": ["context"]
+            });
+            let question = ElicitRequest::new("What context should the prompt use?", schema)
+                .key("user_context");
+            let answer = context.elicit_with(question, ANSWER_WITHIN).await?;
+            let given = answer
+                .content
+                .as_ref()
+                .and_then(|content| content["context"].as_str())
+                .unwrap_or("none")
+                .to_owned();
+            Ok(vec![PromptMessage::user(format!(
+                "Answer with this context in mind: {given}"
+            ))])
+        },
+    )
+    .description("A prompt that asks the user for its context first");
     Ok(server
         .with_resource(
             Resource::text(
@@ -615,6 +665,7 @@ fn with_resources_and_prompts(server: McpServer) -> Result<McpServer, String> {
         )
         .with_prompt(with_arguments)
         .with_prompt(embedded)
+        .with_prompt(asking)
         .with_prompt(
             Prompt::fixed(
                 "test_prompt_with_image",
@@ -669,6 +720,7 @@ fn registry() -> Result<Registry, toolkit_core::RegistryError> {
             test_input_required_result_elicitation,
             test_input_required_result_sampling,
             test_input_required_result_request_state,
+            test_input_required_result_list_roots,
             test_input_required_result_multiple_inputs,
             test_input_required_result_multi_round,
             test_input_required_result_capabilities,

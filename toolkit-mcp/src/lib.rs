@@ -103,6 +103,7 @@ pub use client::{
     McpClientBuilder, OAuth, Refused, STRUCTURED_CONTENT, Synced, UNSHOWN_CONTENT,
 };
 pub use server::http::{HttpOptions, serve_http};
+pub use server::prompt_context::PromptContext;
 pub use server::prompts::{Prompt, PromptContent, PromptError, PromptMessage, Role};
 pub use server::resources::{
     Resource, ResourceContents, ResourceError, ResourceTemplate, ResourceUpdates,

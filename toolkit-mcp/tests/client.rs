@@ -13,7 +13,8 @@ use serde_json::{Value, json};
 use support::HttpServer;
 use toolkit_core::{
     Asker, Asking, Block, Cancellation, ElicitAction, ElicitRequest, Elicited, Progress,
-    ProgressSink, Provider, Registry, SampleRequest, Sampled, ToolCall, ToolDef,
+    ProgressSink, Provider, Registry, Root, RootsRequest, SampleRequest, Sampled, ToolCall,
+    ToolDef,
 };
 use toolkit_mcp::McpClient;
 
@@ -272,12 +273,18 @@ impl Asker for Answering {
             })
         })
     }
+
+    fn roots(&self, _request: RootsRequest) -> Asking<'_, Vec<Root>> {
+        self.0.lock().unwrap().push("roots".to_owned());
+        Box::pin(async { Ok(vec![Root::new("file:///srv/app").name("app")]) })
+    }
 }
 
 /// The server's questions reach the host's asker, and its answers the
 /// server's tools: as requests of their own (stdio, 2025-11-25), or in the
 /// call's answer and the call made again (stateless HTTP, 2026-07-28).
-/// Without an asker, the client lacks the capabilities.
+/// Without an asker, the client lacks the capabilities: the tools' questions
+/// are refused, naming them.
 async fn questions() {
     answered(ours_over_stdio("asks")).await;
     let server = HttpServer::start(false);
@@ -293,6 +300,8 @@ async fn questions() {
         .expect("a registry");
     let refused = text(&registry, "silent_confirm", json!({"what": "go"})).await;
     assert!(refused.contains("`elicitation`"), "{refused}");
+    let refused = text(&registry, "silent_workspace", json!({})).await;
+    assert!(refused.contains("`roots`"), "{refused}");
     silent.close().await;
 }
 
@@ -316,10 +325,15 @@ async fn answered(builder: toolkit_mcp::McpClientBuilder) {
         "tiny said: short"
     );
     assert_eq!(
+        text(&registry, "asks_workspace", json!({})).await,
+        "roots: file:///srv/app (app)"
+    );
+    assert_eq!(
         *asked.lock().unwrap(),
         [
             "Really go?".to_owned(),
-            r#"Some("You summarize in one line."): Summarize: a day"#.to_owned()
+            r#"Some("You summarize in one line."): Summarize: a day"#.to_owned(),
+            "roots".to_owned()
         ]
     );
     client.close().await;

@@ -371,6 +371,58 @@ async fn stateless(server: &HttpServer) {
     let (forged, _) = response(V, &answer, 13);
     assert_eq!(forged["error"]["code"], -32602, "{forged}");
 
+    // A prompt's and a tool's roots question: both go back in the answer,
+    // and are answered as a tool's are; refused without the capability.
+    let (mut plan, headers) = request_2026(14, "prompts/get", json!({"name": "plan"}));
+    let answer = client.post(&plan, &headers).await;
+    assert_eq!(answer.status, StatusCode::BAD_REQUEST);
+    let (error, _) = response(V, &answer, 14);
+    assert_eq!(error["error"]["code"], -32021, "{error}");
+    assert_eq!(
+        error["error"]["data"]["requiredCapabilities"],
+        json!({"elicitation": {}})
+    );
+    plan["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"] =
+        json!({"elicitation": {}});
+    let answer = client.post(&plan, &headers).await;
+    let (first, _) = response(V, &answer, 14);
+    assert_valid(V, "InputRequiredResult", &first["result"]);
+    assert_eq!(
+        first["result"]["inputRequests"]["goal"]["params"]["message"], "What is the goal?",
+        "{first}"
+    );
+    plan["params"]["inputResponses"] =
+        json!({"goal": {"action": "accept", "content": {"goal": "calm"}}});
+    plan["params"]["requestState"] = first["result"]["requestState"].clone();
+    let answer = client.post(&plan, &headers).await;
+    let (second, _) = response(V, &answer, 14);
+    assert_valid(V, "GetPromptResult", &second["result"]);
+    assert_eq!(
+        second["result"]["messages"][0]["content"]["text"], "Plan how to reach calm.",
+        "{second}"
+    );
+    let (mut roots, headers) = request_2026(
+        15,
+        "tools/call",
+        json!({"name": "workspace", "arguments": {}}),
+    );
+    roots["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"] = json!({"roots": {}});
+    let answer = client.post(&roots, &headers).await;
+    let (first, _) = response(V, &answer, 15);
+    assert_valid(V, "InputRequiredResult", &first["result"]);
+    assert_eq!(
+        first["result"]["inputRequests"]["roots_0"]["method"], "roots/list",
+        "{first}"
+    );
+    roots["params"]["inputResponses"] =
+        json!({"roots_0": {"roots": [{"uri": "file:///srv", "name": "srv"}]}});
+    let answer = client.post(&roots, &headers).await;
+    let (second, _) = response(V, &answer, 15);
+    assert_eq!(
+        second["result"]["content"][0]["text"], "roots: file:///srv (srv)",
+        "{second}"
+    );
+
     // Log messages only at or above the level the request names, and none
     // when it names none.
     let (quiet, headers) =

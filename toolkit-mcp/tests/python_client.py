@@ -68,12 +68,20 @@ async def main(mode, target):
             # Without the capabilities, a tool's questions are refused.
             seen["confirm_refused"] = dump(await session.call_tool("confirm", {"what": "go"}))
             seen["summarize_refused"] = dump(await session.call_tool("summarize", {"text": "x"}))
+            seen["workspace_refused"] = dump(await session.call_tool("workspace", {}))
+            try:
+                await session.get_prompt("plan")
+                seen["plan_refused"] = "no error"
+            except MCPError as error:
+                seen["plan_refused"] = {"code": error.error.code, "message": error.error.message}
 
     # A client that answers questions, and hears log messages.
     asked = {"elicit": [], "sample": [], "logs": []}
 
     async def on_elicit(context, params):
         asked["elicit"].append(dump(params))
+        if params.message == "What is the goal?":
+            return types.ElicitResult(action="accept", content={"goal": "the goal the client gave"})
         return types.ElicitResult(action="accept", content={"sure": True})
 
     async def on_sample(context, params):
@@ -88,6 +96,15 @@ async def main(mode, target):
     async def on_log(params):
         asked["logs"].append(dump(params))
 
+    async def on_roots(context):
+        asked["roots"] = asked.get("roots", 0) + 1
+        return types.ListRootsResult(
+            roots=[
+                types.Root(uri="file:///home/ada/notes", name="notes"),
+                types.Root(uri="file:///tmp"),
+            ]
+        )
+
     async with transport(mode, target) as streams:
         read, write = streams[0], streams[1]
         async with ClientSession(
@@ -95,9 +112,12 @@ async def main(mode, target):
             write,
             sampling_callback=on_sample,
             elicitation_callback=on_elicit,
+            list_roots_callback=on_roots,
             logging_callback=on_log,
         ) as session:
             await session.initialize()
+            seen["workspace"] = dump(await session.call_tool("workspace", {}))
+            seen["plan"] = dump(await session.get_prompt("plan"))
             seen["confirm"] = dump(await session.call_tool("confirm", {"what": "go"}))
             seen["summarize"] = dump(await session.call_tool("summarize", {"text": "a long day"}))
             seen["chatty"] = dump(await session.call_tool("chatty", {}))
@@ -108,6 +128,26 @@ async def main(mode, target):
                 while len(asked["logs"]) < 3:
                     await anyio.sleep(0.05)
     seen["asked"] = asked
+
+    # A client that declares every capability and never answers: each
+    # question ends at the tool's time limit.
+    async def never(*_arguments):
+        await anyio.sleep_forever()
+
+    async with transport(mode, target) as streams:
+        read, write = streams[0], streams[1]
+        async with ClientSession(
+            read,
+            write,
+            sampling_callback=never,
+            elicitation_callback=never,
+            list_roots_callback=never,
+        ) as session:
+            await session.initialize()
+            seen["impatient"] = {
+                kind: dump(await session.call_tool("impatient", {"kind": kind}))
+                for kind in ["elicit", "sample", "roots"]
+            }
     print(json.dumps(seen))
 
 

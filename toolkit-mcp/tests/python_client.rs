@@ -122,7 +122,11 @@ fn check(seen: &Value) {
 
     // A client without the capabilities: the tool's question is refused,
     // naming what is missing.
-    for (tool, capability) in [("confirm", "elicitation"), ("summarize", "sampling")] {
+    for (tool, capability) in [
+        ("confirm", "elicitation"),
+        ("summarize", "sampling"),
+        ("workspace", "roots"),
+    ] {
         let refused = &seen[format!("{tool}_refused")];
         assert_eq!(refused["isError"], true, "{seen}");
         let text = refused["content"][0]["text"].as_str().unwrap_or_default();
@@ -131,9 +135,9 @@ fn check(seen: &Value) {
     // A client with them: the questions arrive as asked, the answers reach
     // the tools.
     let asked = &seen["asked"];
-    assert_eq!(asked["elicit"][0]["message"], "Really go?", "{seen}");
+    assert_eq!(asked["elicit"][1]["message"], "Really go?", "{seen}");
     assert_eq!(
-        asked["elicit"][0]["requestedSchema"]["properties"]["sure"]["type"],
+        asked["elicit"][1]["requestedSchema"]["properties"]["sure"]["type"],
         "boolean"
     );
     assert_eq!(
@@ -151,6 +155,31 @@ fn check(seen: &Value) {
         seen["summarize"]["content"][0]["text"],
         "tiny-model said: all is well"
     );
+    assert_eq!(
+        seen["workspace"]["content"][0]["text"],
+        "roots: file:///home/ada/notes (notes), file:///tmp",
+        "{seen}"
+    );
+    assert_eq!(asked["roots"], 1, "{seen}");
+    // A prompt asks as a tool does: refused without the capability (an
+    // error naming it), answered with it.
+    let refused = &seen["plan_refused"];
+    assert_eq!(refused["code"], -32603, "{seen}");
+    let message = refused["message"].as_str().unwrap_or_default();
+    assert!(message.contains("`elicitation`"), "{message}");
+    assert_eq!(asked["elicit"][0]["message"], "What is the goal?", "{seen}");
+    assert_eq!(
+        seen["plan"]["messages"][0]["content"]["text"],
+        "Plan how to reach the goal the client gave.",
+        "{seen}"
+    );
+    // A client that never answers: each question ends at the tool's limit.
+    for kind in ["elicit", "sample", "roots"] {
+        let result = &seen["impatient"][kind];
+        assert_eq!(result["isError"], true, "{seen}");
+        let text = result["content"][0]["text"].as_str().unwrap_or_default();
+        assert!(text.contains("no answer within 0.1 s"), "{kind}: {text}");
+    }
     // Log messages: every level, as the client set none.
     let levels: Vec<&Value> = asked["logs"]
         .as_array()

@@ -1,7 +1,8 @@
 //! What a running tool may ask of whoever called it: a question for the
-//! user (elicitation), or a completion from the caller's model (sampling).
-//! An MCP server asks its client (`elicitation/create`,
-//! `sampling/createMessage`).
+//! user (elicitation), a completion from the caller's model (sampling), or
+//! the caller's roots (the folders and files it works in). An MCP server
+//! asks its client (`elicitation/create`, `sampling/createMessage`,
+//! `roots/list`).
 
 use std::fmt;
 use std::future::Future;
@@ -21,7 +22,7 @@ pub type Asking<'a, T> = Pin<Box<dyn Future<Output = Result<T, AskError>> + Send
 /// default, for a host that can answer only one kind.
 ///
 /// A tool asks through its context ([`CallContext::elicit`],
-/// [`CallContext::sample`]), which adds the time limit and the call's
+/// [`CallContext::sample`], [`CallContext::roots`]), which adds the time limit and the call's
 /// cancellation: an implementation need not.
 pub trait Asker: Send + Sync {
     /// Asks the user `request.message`, for an answer following
@@ -37,6 +38,12 @@ pub trait Asker: Send + Sync {
     fn sample(&self, request: SampleRequest) -> Asking<'_, Sampled> {
         let _ = request;
         Box::pin(std::future::ready(Err(AskError::Unsupported("sampling"))))
+    }
+
+    /// The host's roots: the folders and files (as URIs) it works in.
+    fn roots(&self, request: RootsRequest) -> Asking<'_, Vec<Root>> {
+        let _ = request;
+        Box::pin(std::future::ready(Err(AskError::Unsupported("roots"))))
     }
 }
 
@@ -158,6 +165,53 @@ pub struct Sampled {
     pub stop_reason: Option<String>,
 }
 
+/// A request for the host's roots. It holds nothing but the request's name
+/// within its call, as for
+/// [`ElicitRequest::key`](ElicitRequest#structfield.key).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RootsRequest {
+    /// The request's name within its call, when the tool gives one.
+    pub key: Option<String>,
+}
+
+impl RootsRequest {
+    /// A request without a name.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// With a name within its call.
+    pub fn key(mut self, key: impl Into<String>) -> Self {
+        self.key = Some(key.into());
+        self
+    }
+}
+
+/// One of the host's roots: a folder or file it works in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Root {
+    /// Where it is: a URI (`file:///home/ada/project`).
+    pub uri: String,
+    /// A name for people, when the host gives one.
+    pub name: Option<String>,
+}
+
+impl Root {
+    /// The root at `uri`, without a name.
+    pub fn new(uri: impl Into<String>) -> Self {
+        Self {
+            uri: uri.into(),
+            name: None,
+        }
+    }
+
+    /// With a name for people.
+    pub fn name(mut self, name: impl Into<String>) -> Self {
+        self.name = Some(name.into());
+        self
+    }
+}
+
 /// Why a question got no answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -165,7 +219,7 @@ pub enum AskError {
     /// The host gave the call nobody to ask.
     NoAsker,
     /// Whoever would answer cannot answer this kind of question: the
-    /// capability it lacks (`elicitation`, `sampling`).
+    /// capability it lacks (`elicitation`, `sampling`, `roots`).
     Unsupported(&'static str),
     /// No answer came within the time limit.
     TimedOut(Duration),
@@ -269,6 +323,42 @@ impl CallContext {
     ) -> Result<Sampled, AskError> {
         let asker = self.asker().ok_or(AskError::NoAsker)?;
         self.wait(asker.sample(request), within).await
+    }
+
+    /// The host's roots, the folders and files it works in, waiting at most
+    /// `within`. The host answers when it can
+    /// ([`CallHost::asker`](crate::CallHost::asker); an MCP server asks a
+    /// client that has the `roots` capability, with `roots/list`);
+    /// otherwise the error says why not.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use toolkit_core::{CallContext, tool};
+    ///
+    /// /// Lists the folders the user works in.
+    /// #[tool]
+    /// async fn workspaces(#[tool(context)] call: CallContext) -> Result<String, String> {
+    ///     let roots = call
+    ///         .roots(Duration::from_secs(10))
+    ///         .await
+    ///         .map_err(|error| error.to_string())?;
+    ///     let uris: Vec<&str> = roots.iter().map(|root| root.uri.as_str()).collect();
+    ///     Ok(uris.join("\n"))
+    /// }
+    /// ```
+    pub async fn roots(&self, within: Duration) -> Result<Vec<Root>, AskError> {
+        self.roots_with(RootsRequest::new(), within).await
+    }
+
+    /// [`roots`](Self::roots), with a whole request (one named within its
+    /// call, say).
+    pub async fn roots_with(
+        &self,
+        request: RootsRequest,
+        within: Duration,
+    ) -> Result<Vec<Root>, AskError> {
+        let asker = self.asker().ok_or(AskError::NoAsker)?;
+        self.wait(asker.roots(request), within).await
     }
 
     /// The answer, unless the time limit or the call's cancellation comes

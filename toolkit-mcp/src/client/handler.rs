@@ -9,8 +9,8 @@ use rmcp::model::{
     ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, Implementation,
     NumberOrString, ProgressNotificationParam, ProgressToken,
 };
-#[allow(deprecated)] // sampling: deprecated by SEP-2577, part of 2025-11-25
-use rmcp::model::{CreateMessageRequestParams, CreateMessageResult};
+#[allow(deprecated)] // sampling, roots: deprecated by SEP-2577, part of 2025-11-25
+use rmcp::model::{CreateMessageRequestParams, CreateMessageResult, ListRootsResult};
 use rmcp::service::{NotificationContext, RequestContext, RoleClient};
 use rmcp::{ClientHandler, ErrorData};
 use serde_json::json;
@@ -103,8 +103,10 @@ impl ClientHandler for Handler {
     fn get_info(&self) -> ClientConfig {
         // The server may ask only what the host can answer.
         let capabilities = match &self.questions {
-            Some(_) => serde_json::from_value(json!({"elicitation": {"form": {}}, "sampling": {}}))
-                .unwrap_or_default(),
+            Some(_) => serde_json::from_value(
+                json!({"elicitation": {"form": {}}, "sampling": {}, "roots": {}}),
+            )
+            .unwrap_or_default(),
             None => ClientCapabilities::default(),
         };
         ClientConfig::new(
@@ -135,6 +137,19 @@ impl ClientHandler for Handler {
             Some(questions) => questions.sample(params).await,
             None => Err(ErrorData::method_not_found::<
                 rmcp::model::CreateMessageRequestMethod,
+            >()),
+        }
+    }
+
+    #[allow(deprecated)] // roots: deprecated by SEP-2577, part of 2025-11-25
+    async fn list_roots(
+        &self,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ListRootsResult, ErrorData> {
+        match &self.questions {
+            Some(questions) => questions.roots().await,
+            None => Err(ErrorData::method_not_found::<
+                rmcp::model::ListRootsRequestMethod,
             >()),
         }
     }

@@ -162,11 +162,12 @@ impl McpClientBuilder {
 
     /// Who answers the server's questions: its `elicitation/create`
     /// requests (an answer that leaves out a field the schema gives a
-    /// `default` gets the default) and its `sampling/createMessage`
-    /// requests, each within the client's [`timeout`](Self::timeout) (five
-    /// minutes unless set). The client then declares the `elicitation` and
-    /// `sampling` capabilities; without an asker it declares neither, and
-    /// declines an elicitation a server sends anyway.
+    /// `default` gets the default), its `sampling/createMessage` requests
+    /// and its `roots/list` requests, each within the client's
+    /// [`timeout`](Self::timeout) (five minutes unless set). The client then
+    /// declares the `elicitation`, `sampling` and `roots` capabilities;
+    /// without an asker it declares none, and declines an elicitation a
+    /// server sends anyway.
     ///
     /// ```no_run
     /// use toolkit_core::{Asker, Asking, ElicitAction, ElicitRequest, Elicited};

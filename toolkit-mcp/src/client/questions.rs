@@ -1,5 +1,5 @@
 //! A server's questions to the client (`elicitation/create`,
-//! `sampling/createMessage`), answered by the host's [`Asker`] when the
+//! `sampling/createMessage`, `roots/list`), answered by the host's [`Asker`] when the
 //! client was given one ([`McpClientBuilder::asker`](crate::McpClientBuilder::asker)).
 
 #![allow(deprecated)] // sampling: deprecated by SEP-2577, part of 2025-11-25
@@ -10,9 +10,10 @@ use std::time::Duration;
 use rmcp::ErrorData;
 use rmcp::model::{
     CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
+    ListRootsResult,
 };
 use serde_json::{Map, Value, json};
-use toolkit_core::{AskError, Asker, ElicitAction, ElicitRequest, SampleRequest};
+use toolkit_core::{AskError, Asker, ElicitAction, ElicitRequest, RootsRequest, SampleRequest};
 
 /// How long the host may take to answer, unless the client's time limit
 /// says otherwise.
@@ -95,6 +96,11 @@ impl Questions {
                             .map_err(|error| error.message.to_string())?,
                     )
                 }
+                Some("roots/list") => serde_json::to_value(
+                    self.roots()
+                        .await
+                        .map_err(|error| error.message.to_string())?,
+                ),
                 other => {
                     return Err(format!(
                         "the server asks `{}`, which this client cannot answer",
@@ -165,6 +171,18 @@ impl Questions {
             result["stopReason"] = json!(reason);
         }
         serde_json::from_value(result).map_err(refused)
+    }
+
+    pub(crate) async fn roots(&self) -> Result<ListRootsResult, ErrorData> {
+        let roots = answer(self.within, self.asker.roots(RootsRequest::new())).await?;
+        let roots: Vec<Value> = roots
+            .into_iter()
+            .map(|root| match root.name {
+                Some(name) => json!({"uri": root.uri, "name": name}),
+                None => json!({"uri": root.uri}),
+            })
+            .collect();
+        serde_json::from_value(json!({"roots": roots})).map_err(refused)
     }
 }
 

@@ -1,6 +1,6 @@
 //! A tool's questions, asked of the client: `elicitation/create` for the
-//! user, `sampling/createMessage` for its model, each only when the client
-//! declared the capability.
+//! user, `sampling/createMessage` for its model, `roots/list` for the
+//! folders it works in, each only when the client declared the capability.
 //!
 //! Sampling is deprecated by SEP-2577 (rmcp marks its types so) but part of
 //! 2025-11-25. Revision 2026-07-28 has no requests from server to client:
@@ -12,11 +12,13 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use super::rounds::Rounds;
 
+use rmcp::ErrorData;
 use rmcp::model::{ClientCapabilities, CreateMessageRequestParams, ElicitRequestParams};
 use rmcp::service::{Peer, RequestContext, RoleServer};
 use serde_json::{Value, json};
 use toolkit_core::{
-    AskError, Asker, Asking, ElicitAction, ElicitRequest, Elicited, SampleRequest, Sampled,
+    AskError, Asker, Asking, ElicitAction, ElicitRequest, Elicited, Root, RootsRequest,
+    SampleRequest, Sampled,
 };
 
 /// Asks the client of one call.
@@ -41,9 +43,16 @@ impl Lacking {
         AskError::Unsupported(capability)
     }
 
-    /// The capability a question lacked, if one did.
-    pub(crate) fn capability(&self) -> Option<&'static str> {
-        *self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    /// The protocol's own error for a request of 2026-07-28 that failed
+    /// for a capability its client did not declare, naming it; `Ok` when
+    /// no question lacked one.
+    pub(crate) fn refuse(&self) -> Result<(), ErrorData> {
+        let Some(capability) = *self.0.lock().unwrap_or_else(PoisonError::into_inner) else {
+            return Ok(());
+        };
+        let required = serde_json::from_value(json!({capability: {}}))
+            .map_err(|error| ErrorData::internal_error(error.to_string(), None))?;
+        Err(ErrorData::missing_required_client_capability(required))
     }
 }
 
@@ -134,6 +143,43 @@ impl Asker for ClientAsker {
             sampled(&serde_json::to_value(result).map_err(failed)?)
         })
     }
+
+    fn roots(&self, request: RootsRequest) -> Asking<'_, Vec<Root>> {
+        Box::pin(async move {
+            if self.capabilities.roots.is_none() {
+                return Err(self.lacking.note("roots"));
+            }
+            if let Some(rounds) = &self.rounds {
+                let key = rounds.key(request.key, "roots");
+                if let Some(Ok(answer)) = rounds.answer(&key).map(roots) {
+                    return Ok(answer);
+                }
+                rounds.defer(key, "roots/list", json!({}));
+                return Err(AskError::Deferred);
+            }
+            let result = self.peer.list_roots().await.map_err(failed)?;
+            roots(&serde_json::to_value(result).map_err(failed)?)
+        })
+    }
+}
+
+/// The client's roots, as MCP writes a `ListRootsResult`.
+fn roots(result: &Value) -> Result<Vec<Root>, AskError> {
+    let Some(listed) = result.get("roots").and_then(Value::as_array) else {
+        return Err(failed(format!(
+            "the client's roots are not a list: {result}"
+        )));
+    };
+    listed
+        .iter()
+        .map(|root| match root.get("uri").and_then(Value::as_str) {
+            Some(uri) => Ok(Root {
+                uri: uri.to_owned(),
+                name: root.get("name").and_then(Value::as_str).map(str::to_owned),
+            }),
+            None => Err(failed(format!("a root of the client has no URI: {root}"))),
+        })
+        .collect()
 }
 
 /// The user's answer, as MCP writes an `ElicitResult`.

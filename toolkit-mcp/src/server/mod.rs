@@ -7,6 +7,7 @@ mod listing;
 mod logging;
 mod malformed;
 mod progress;
+pub(crate) mod prompt_context;
 pub(crate) mod prompts;
 pub(crate) mod resources;
 mod rounds;
@@ -303,13 +304,11 @@ impl ServerHandler for McpServer {
         let revision = revision(context.protocol_version());
         // A 2026-07-28 call may be one more round of a call whose tool
         // asked questions: the answers came with it.
-        let rounds = match revision {
-            McpRevision::V2026_07_28 => Some(Arc::new(rounds::Rounds::new(
-                request.input_responses,
-                request.request_state.as_deref(),
-            )?)),
-            _ => None,
-        };
+        let rounds = rounds::Rounds::for_revision(
+            revision,
+            request.input_responses,
+            request.request_state.as_deref(),
+        )?;
         let arguments = Value::Object(request.arguments.unwrap_or_default());
         let call = ToolCall::new(context.id.to_string(), name, arguments);
         let cancellation = Cancellation::new();
@@ -353,20 +352,11 @@ impl ServerHandler for McpServer {
         }
         // Questions without answers go back to the client, whatever the
         // tool made of their absence.
-        if let Some(input_required) = rounds.as_ref().and_then(|rounds| rounds.input_required()) {
-            let input_required = serde_json::from_value(input_required)
-                .map_err(|error| ErrorData::internal_error(error.to_string(), None))?;
+        if let Some(input_required) = rounds::input_required(rounds.as_deref())? {
             return Ok(CallToolResponse::InputRequired(input_required));
         }
-        // A 2026-07-28 call that failed for a capability its client did
-        // not declare says so in the protocol's own error, which names it.
-        if revision == McpRevision::V2026_07_28
-            && outcome.result.is_error()
-            && let Some(capability) = lacking.capability()
-        {
-            let required = serde_json::from_value(json!({capability: {}}))
-                .map_err(|error| ErrorData::internal_error(error.to_string(), None))?;
-            return Err(ErrorData::missing_required_client_capability(required));
+        if revision == McpRevision::V2026_07_28 && outcome.result.is_error() {
+            lacking.refuse()?;
         }
         let turn = [ToolCallResult::new(call.id, call.name, outcome.result)];
         let options = EmitOptions::default().with_mcp_revision(revision);
@@ -465,7 +455,7 @@ impl ServerHandler for McpServer {
     async fn get_prompt(
         &self,
         request: GetPromptRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
         let Some(prompt) = self.prompts.iter().find(|p| p.name() == request.name) else {
             return Err(ErrorData::invalid_params(
@@ -487,7 +477,36 @@ impl ServerHandler for McpServer {
                 }
             }
         }
-        match prompt.get(arguments).await {
+        // As a tool's call: on 2026-07-28 the prompt's questions go back in
+        // the answer, and it is asked for again with their answers.
+        let revision = revision(context.protocol_version());
+        let rounds = rounds::Rounds::for_revision(
+            revision,
+            request.input_responses,
+            request.request_state.as_deref(),
+        )?;
+        let lacking = asking::Lacking::default();
+        let asker = asking::ClientAsker::new(&context, lacking.clone(), rounds.clone());
+        let cancellation = Cancellation::new();
+        let ask = prompt_context::PromptContext::new(Arc::new(asker), cancellation.clone());
+        let made = {
+            let made = prompt.get(arguments, ask);
+            tokio::pin!(made);
+            tokio::select! {
+                made = &mut made => made,
+                () = context.ct.cancelled() => {
+                    cancellation.cancel();
+                    made.await
+                }
+            }
+        };
+        if let Some(input_required) = rounds::input_required(rounds.as_deref())? {
+            return Ok(GetPromptResponse::InputRequired(input_required));
+        }
+        if revision == McpRevision::V2026_07_28 && made.is_err() {
+            lacking.refuse()?;
+        }
+        match made {
             Ok(result) => from_wire::<GetPromptResult>(result).map(GetPromptResponse::Complete),
             Err(GetError::Missing(name)) => Err(ErrorData::invalid_params(
                 format!("the prompt `{}` needs the argument `{name}`", request.name),

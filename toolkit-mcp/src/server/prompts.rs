@@ -1,5 +1,7 @@
 //! Prompts a server offers besides its tools: named message templates a
-//! client fills in with arguments and shows the user or the model.
+//! client fills in with arguments and shows the user or the model. A
+//! prompt's function may ask the client while it makes the messages
+//! (`prompt_context`).
 
 use std::collections::HashMap;
 use std::fmt;
@@ -8,12 +10,13 @@ use std::pin::Pin;
 use std::sync::Arc;
 
 use serde_json::{Value, json};
-use toolkit_core::{Image, ImageSource};
+use toolkit_core::{AskError, Image, ImageSource};
 
+use super::prompt_context::PromptContext;
 use super::resources::ResourceContents;
 
 type Rendering = Pin<Box<dyn Future<Output = Result<Vec<PromptMessage>, PromptError>> + Send>>;
-type Renderer = Arc<dyn Fn(HashMap<String, String>) -> Rendering + Send + Sync>;
+type Renderer = Arc<dyn Fn(HashMap<String, String>, PromptContext) -> Rendering + Send + Sync>;
 
 /// Who a prompt's message is from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -156,6 +159,14 @@ impl From<&str> for PromptError {
     }
 }
 
+/// A question the client did not answer; `?` on a
+/// [`PromptContext`] question gives it.
+impl From<AskError> for PromptError {
+    fn from(error: AskError) -> Self {
+        Self(error.to_string())
+    }
+}
+
 #[derive(Debug, Clone)]
 struct Argument {
     name: String,
@@ -201,12 +212,55 @@ impl Prompt {
         F: Fn(HashMap<String, String>) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<Vec<PromptMessage>, PromptError>> + Send + 'static,
     {
+        Self::asking(name, move |arguments, _context| render(arguments))
+    }
+
+    /// A prompt whose messages `render` makes from the arguments given and
+    /// what it asks the client through its [`PromptContext`]: the user, the
+    /// client's model, the client's roots.
+    ///
+    /// On revision 2026-07-28 a question goes back to the client in the
+    /// request's answer and `render` runs again with the answers
+    /// (multi-round input): name each question
+    /// ([`ElicitRequest::key`](toolkit_core::ElicitRequest::key)) so that
+    /// it finds its answer, and let `render` stop at a question not yet
+    /// answered (`?` on it does).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use serde_json::json;
+    /// use toolkit_core::ElicitRequest;
+    /// use toolkit_mcp::{Prompt, PromptMessage};
+    ///
+    /// let standup = Prompt::asking("standup", |_arguments, context| async move {
+    ///     let schema = json!({
+    ///         "type": "object",
+    ///         "properties": {"team": {"type": "string"}},
+    ///         "required": ["team"]
+    ///     });
+    ///     let question = ElicitRequest::new("Which team?", schema).key("team");
+    ///     let answer = context.elicit_with(question, Duration::from_secs(60)).await?;
+    ///     let team = answer
+    ///         .content
+    ///         .as_ref()
+    ///         .and_then(|content| content["team"].as_str())
+    ///         .unwrap_or("the team")
+    ///         .to_owned();
+    ///     Ok(vec![PromptMessage::user(format!("Write {team}'s standup notes."))])
+    /// });
+    /// # let _ = standup;
+    /// ```
+    pub fn asking<F, Fut>(name: impl Into<String>, render: F) -> Self
+    where
+        F: Fn(HashMap<String, String>, PromptContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Vec<PromptMessage>, PromptError>> + Send + 'static,
+    {
         Self {
             name: name.into(),
             title: None,
             description: None,
             arguments: Vec::new(),
-            render: Arc::new(move |arguments| Box::pin(render(arguments))),
+            render: Arc::new(move |arguments, context| Box::pin(render(arguments, context))),
         }
     }
 
@@ -279,7 +333,11 @@ impl Prompt {
     /// The prompt's messages for `arguments`, as MCP writes a
     /// `prompts/get` result; `Err(Missing)` names a required argument left
     /// out.
-    pub(crate) async fn get(&self, arguments: HashMap<String, String>) -> Result<Value, GetError> {
+    pub(crate) async fn get(
+        &self,
+        arguments: HashMap<String, String>,
+        context: PromptContext,
+    ) -> Result<Value, GetError> {
         if let Some(missing) = self
             .arguments
             .iter()
@@ -287,7 +345,9 @@ impl Prompt {
         {
             return Err(GetError::Missing(missing.name.clone()));
         }
-        let messages = (self.render)(arguments).await.map_err(GetError::Failed)?;
+        let messages = (self.render)(arguments, context)
+            .await
+            .map_err(GetError::Failed)?;
         let messages = messages
             .iter()
             .map(PromptMessage::to_wire)

@@ -1,18 +1,20 @@
-//! Multi-round input (SEP-2322, revision 2026-07-28): a tool's questions
-//! go back to the client in the call's answer (`InputRequiredResult`), and
-//! the client calls again with the answers (`inputResponses`). The tool
-//! runs again from the start; each question it asked before finds its
+//! Multi-round input (SEP-2322, revision 2026-07-28): a tool's (or a
+//! prompt's) questions go back to the client in the request's answer
+//! (`InputRequiredResult`), and the client asks again with the answers
+//! (`inputResponses`). The tool runs again from the start; each question it asked before finds its
 //! answer by its name (`key`) this time. Answers of earlier rounds travel
 //! in `requestState`, which the client hands back unread.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use rmcp::ErrorData;
+use rmcp::model::InputRequiredResult;
 use serde_json::{Map, Value, json};
+use toolkit_core::emit::McpRevision;
 
 /// The answers a call of 2026-07-28 arrived with, and the questions it
 /// asked that have none yet.
@@ -24,6 +26,18 @@ pub(crate) struct Rounds {
 }
 
 impl Rounds {
+    /// The rounds of a request of `revision`: only 2026-07-28 has them.
+    pub(crate) fn for_revision(
+        revision: McpRevision,
+        responses: Option<BTreeMap<String, Value>>,
+        state: Option<&str>,
+    ) -> Result<Option<Arc<Self>>, ErrorData> {
+        match revision {
+            McpRevision::V2026_07_28 => Ok(Some(Arc::new(Self::new(responses, state)?))),
+            _ => Ok(None),
+        }
+    }
+
     /// The answers of this round (`inputResponses`) and the earlier ones
     /// (`requestState`, as this server wrote it).
     pub(crate) fn new(
@@ -76,6 +90,18 @@ impl Rounds {
             "inputRequests": *pending,
             "requestState": encode(&self.answers),
         }))
+    }
+}
+
+/// The request's answer when questions wait for the client, as rmcp's type.
+pub(crate) fn input_required(
+    rounds: Option<&Rounds>,
+) -> Result<Option<InputRequiredResult>, ErrorData> {
+    match rounds.and_then(Rounds::input_required) {
+        Some(result) => serde_json::from_value(result)
+            .map(Some)
+            .map_err(|error| ErrorData::internal_error(error.to_string(), None)),
+        None => Ok(None),
     }
 }
 

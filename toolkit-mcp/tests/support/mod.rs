@@ -186,8 +186,56 @@ async fn summarize(
     Ok(format!("{} said: {}", sampled.model, sampled.text))
 }
 
+/// Lists the client's roots.
+#[tool]
+async fn workspace(#[tool(context)] call: CallContext) -> Result<String, String> {
+    let roots = call
+        .roots(Duration::from_secs(10))
+        .await
+        .map_err(|error| error.to_string())?;
+    let roots: Vec<String> = roots
+        .iter()
+        .map(|root| match &root.name {
+            Some(name) => format!("{} ({name})", root.uri),
+            None => root.uri.clone(),
+        })
+        .collect();
+    Ok(format!("roots: {}", roots.join(", ")))
+}
+
+/// Asks one question (`elicit`, `sample` or `roots`), waiting at most
+/// 100 ms for the answer.
+#[tool]
+async fn impatient(
+    /// What to ask.
+    kind: String,
+    #[tool(context)] call: CallContext,
+) -> Result<String, String> {
+    let within = Duration::from_millis(100);
+    let asked = match kind.as_str() {
+        "elicit" => call
+            .elicit(
+                "Anything?",
+                serde_json::json!({"type": "object", "properties": {"note": {"type": "string"}}}),
+                within,
+            )
+            .await
+            .map(|answer| answer.action.to_string()),
+        "sample" => call
+            .sample(toolkit_core::SampleRequest::new("Anything?", 10), within)
+            .await
+            .map(|sampled| sampled.text),
+        "roots" => call
+            .roots(within)
+            .await
+            .map(|roots| roots.len().to_string()),
+        other => return Err(format!("no question of kind {other}")),
+    };
+    asked.map_err(|error| error.to_string())
+}
+
 /// The names of the served tools, in order.
-pub const TOOLS: [&str; 14] = [
+pub const TOOLS: [&str; 16] = [
     "add",
     "fail",
     "pixel",
@@ -202,6 +250,8 @@ pub const TOOLS: [&str; 14] = [
     "touch",
     "confirm",
     "summarize",
+    "workspace",
+    "impatient",
 ];
 
 fn registry() -> Arc<Registry> {
@@ -221,7 +271,9 @@ fn registry() -> Arc<Registry> {
                 chatty,
                 touch,
                 confirm,
-                summarize
+                summarize,
+                workspace,
+                impatient
             ])
             .build()
             .expect("the test tools are valid"),
@@ -230,7 +282,8 @@ fn registry() -> Arc<Registry> {
 
 /// The served resources and prompts: a fixed text, a template, a
 /// resource whose reader fails; a prompt with a required and an optional
-/// argument, and one with an image and an embedded resource.
+/// argument, one with an image and an embedded resource, and one that asks
+/// the user first.
 fn with_resources_and_prompts(server: toolkit_mcp::McpServer) -> toolkit_mcp::McpServer {
     use toolkit_mcp::{
         Prompt, PromptContent, PromptMessage, Resource, ResourceContents, ResourceTemplate,
@@ -271,6 +324,23 @@ fn with_resources_and_prompts(server: toolkit_mcp::McpServer) -> toolkit_mcp::Mc
             PromptMessage::assistant("I see one pixel and a heading."),
         ],
     );
+    let plan = Prompt::asking("plan", |_arguments, context| async move {
+        let schema = serde_json::json!({
+            "type": "object",
+            "properties": {"goal": {"type": "string"}},
+            "required": ["goal"]
+        });
+        let question = toolkit_core::ElicitRequest::new("What is the goal?", schema).key("goal");
+        let answer = context
+            .elicit_with(question, Duration::from_secs(10))
+            .await?;
+        let content = answer.content.unwrap_or_default();
+        let goal = content["goal"].as_str().unwrap_or("none");
+        Ok(vec![PromptMessage::user(format!(
+            "Plan how to reach {goal}."
+        ))])
+    })
+    .description("Plans the work, once the user gives the goal.");
     server
         .with_resource(
             Resource::text("notes://readme", "readme", "text/markdown", "# Notes")
@@ -286,6 +356,7 @@ fn with_resources_and_prompts(server: toolkit_mcp::McpServer) -> toolkit_mcp::Mc
         .with_resource_template(day)
         .with_prompt(greet)
         .with_prompt(look)
+        .with_prompt(plan)
 }
 
 /// Serves the registry over stdio and returns `true` when this process was
