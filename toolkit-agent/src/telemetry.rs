@@ -18,7 +18,7 @@ use toolkit_core::telemetry::{SpanName, captures_content};
 use tracing::Span;
 use tracing::field::Empty;
 
-use crate::agent::{Outcome, RunError, StopReason};
+use crate::agent::outcome::{Outcome, RunError, StopReason};
 use crate::model::ModelError;
 use crate::session::{Decision, PendingCall};
 

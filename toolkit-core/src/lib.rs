@@ -112,10 +112,11 @@ pub use call::ask::{
     SampleRequest, Sampled,
 };
 pub use call::cancellation::Cancellation;
-pub use call::context::{CallContext, Progress, ProgressSink};
+pub use call::context::CallContext;
 pub use call::error::{CallError, CallOutcome};
 pub use call::host::CallHost;
 pub use call::log::{LogLevel, LogMessage, LogSink, UnknownLogLevel};
+pub use call::progress::{Progress, ProgressSink};
 pub use call::state::RunState;
 pub use history::budget::{OutputBudget, Spilled};
 pub use history::{History, HistoryError};

@@ -4,7 +4,7 @@
 mod approval;
 mod calls;
 mod limits;
-mod outcome;
+pub(crate) mod outcome;
 mod plan;
 mod run;
 mod typed;

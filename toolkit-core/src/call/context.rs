@@ -3,8 +3,11 @@
 use std::fmt;
 use std::sync::Arc;
 
+use super::ask::Asker;
 use super::cancellation::Cancellation;
 use super::host::CallHost;
+use super::log::{LogLevel, LogMessage, LogSink};
+use super::progress::{Progress, ProgressSink};
 use super::state::{RunState, StateMap};
 use crate::name::{Name, NameRef};
 
@@ -110,37 +113,6 @@ impl CallContext {
     }
 }
 
-/// One progress report of a running call, as a tool made it with
-/// [`CallContext::report_progress`].
-#[derive(Debug, Clone, PartialEq)]
-pub struct Progress {
-    /// How much is done.
-    pub done: f64,
-    /// How much there is in all, when the tool knows.
-    pub total: Option<f64>,
-    /// What the tool is doing, for people.
-    pub message: Option<String>,
-}
-
-/// Where the progress reports of one call go: the host's function, called
-/// on the tool's task for each report (so it should be quick: send the
-/// report on, don't wait).
-#[derive(Clone)]
-pub struct ProgressSink(Arc<dyn Fn(Progress) + Send + Sync>);
-
-impl ProgressSink {
-    /// A sink calling `report` for each report.
-    pub fn new(report: impl Fn(Progress) + Send + Sync + 'static) -> Self {
-        Self(Arc::new(report))
-    }
-}
-
-impl fmt::Debug for ProgressSink {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("ProgressSink")
-    }
-}
-
 impl fmt::Debug for CallContext {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("CallContext")
@@ -213,5 +185,62 @@ impl<'a> CallSite<'a> {
             Some(value) => Some(value),
             None => self.state.get::<T>(),
         }
+    }
+}
+
+impl CallContext {
+    /// Sends the host a log message about this call. It reaches the host
+    /// when it listens ([`Registry::run_hosted`](crate::Registry::run_hosted);
+    /// an MCP server sends it as `notifications/message` when the client
+    /// asked for messages of this level), and costs nothing otherwise.
+    ///
+    /// ```
+    /// use toolkit_core::{CallContext, LogLevel, tool};
+    ///
+    /// /// Imports the rows of a table.
+    /// #[tool]
+    /// async fn import(
+    ///     /// The rows, as CSV lines.
+    ///     rows: Vec<String>,
+    ///     #[tool(context)] call: CallContext,
+    /// ) -> String {
+    ///     let empty = rows.iter().filter(|row| row.is_empty()).count();
+    ///     if empty > 0 {
+    ///         call.log(LogLevel::Warning, format!("skipped {empty} empty rows"));
+    ///     }
+    ///     format!("imported {} rows", rows.len() - empty)
+    /// }
+    /// ```
+    pub fn log(&self, level: LogLevel, message: impl Into<String>) {
+        if let Some(sink) = self.log_sink() {
+            (sink.0)(LogMessage {
+                level,
+                message: message.into(),
+            });
+        }
+    }
+
+    /// Whether the host listens to [log messages](Self::log), for a tool
+    /// whose messages cost something to make.
+    pub fn logs(&self) -> bool {
+        self.log_sink().is_some()
+    }
+}
+
+impl CallContext {
+    pub(super) fn log_sink(&self) -> Option<&LogSink> {
+        self.host.as_ref()?.log.as_ref()
+    }
+
+    pub(super) fn asker(&self) -> Option<&dyn Asker> {
+        self.host.as_ref()?.asker.as_deref()
+    }
+}
+
+impl<'a> CallSite<'a> {
+    /// The same call, with what the host offers it.
+    pub(crate) fn with_host(mut self, host: Option<&'a CallHost>) -> Self {
+        self.host = host;
+        self
     }
 }

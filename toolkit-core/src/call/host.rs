@@ -4,13 +4,13 @@ use std::fmt;
 use std::sync::Arc;
 
 use super::ask::Asker;
-use super::context::{CallContext, CallSite, ProgressSink};
 use super::log::LogSink;
+use super::progress::ProgressSink;
 
 /// What the host offers a running call besides its cancellation: where the
-/// tool's [progress reports](CallContext::report_progress) and
-/// [log messages](CallContext::log) go, and who answers its
-/// [questions](CallContext::elicit). Each is optional, and one the host
+/// tool's [progress reports](crate::CallContext::report_progress) and
+/// [log messages](crate::CallContext::log) go, and who answers its
+/// [questions](crate::CallContext::elicit). Each is optional, and one the host
 /// leaves out costs the call nothing. Give it to
 /// [`Registry::run_hosted`](crate::Registry::run_hosted).
 ///
@@ -61,23 +61,5 @@ impl fmt::Debug for CallHost {
             .field("log", &self.log.is_some())
             .field("asker", &self.asker.is_some())
             .finish()
-    }
-}
-
-impl CallContext {
-    pub(super) fn log_sink(&self) -> Option<&LogSink> {
-        self.host.as_ref()?.log.as_ref()
-    }
-
-    pub(super) fn asker(&self) -> Option<&dyn Asker> {
-        self.host.as_ref()?.asker.as_deref()
-    }
-}
-
-impl<'a> CallSite<'a> {
-    /// The same call, with what the host offers it.
-    pub(crate) fn with_host(mut self, host: Option<&'a CallHost>) -> Self {
-        self.host = host;
-        self
     }
 }

@@ -5,8 +5,6 @@ use std::fmt;
 use std::str::FromStr;
 use std::sync::Arc;
 
-use super::context::CallContext;
-
 /// How severe a log message is: the eight levels of syslog (RFC 5424),
 /// which MCP uses too, from the least severe to the most.
 ///
@@ -101,7 +99,7 @@ impl FromStr for LogLevel {
 }
 
 /// One log message of a running call, as a tool sent it with
-/// [`CallContext::log`].
+/// [`CallContext::log`](crate::CallContext::log).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LogMessage {
     /// How severe it is.
@@ -115,7 +113,7 @@ pub struct LogMessage {
 /// message on, don't wait). The host drops the messages it does not want
 /// (an MCP server, those below the level its client asked for).
 #[derive(Clone)]
-pub struct LogSink(Arc<dyn Fn(LogMessage) + Send + Sync>);
+pub struct LogSink(pub(super) Arc<dyn Fn(LogMessage) + Send + Sync>);
 
 impl LogSink {
     /// A sink calling `log` for each message.
@@ -127,44 +125,5 @@ impl LogSink {
 impl fmt::Debug for LogSink {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("LogSink")
-    }
-}
-
-impl CallContext {
-    /// Sends the host a log message about this call. It reaches the host
-    /// when it listens ([`Registry::run_hosted`](crate::Registry::run_hosted);
-    /// an MCP server sends it as `notifications/message` when the client
-    /// asked for messages of this level), and costs nothing otherwise.
-    ///
-    /// ```
-    /// use toolkit_core::{CallContext, LogLevel, tool};
-    ///
-    /// /// Imports the rows of a table.
-    /// #[tool]
-    /// async fn import(
-    ///     /// The rows, as CSV lines.
-    ///     rows: Vec<String>,
-    ///     #[tool(context)] call: CallContext,
-    /// ) -> String {
-    ///     let empty = rows.iter().filter(|row| row.is_empty()).count();
-    ///     if empty > 0 {
-    ///         call.log(LogLevel::Warning, format!("skipped {empty} empty rows"));
-    ///     }
-    ///     format!("imported {} rows", rows.len() - empty)
-    /// }
-    /// ```
-    pub fn log(&self, level: LogLevel, message: impl Into<String>) {
-        if let Some(sink) = self.log_sink() {
-            (sink.0)(LogMessage {
-                level,
-                message: message.into(),
-            });
-        }
-    }
-
-    /// Whether the host listens to [log messages](Self::log), for a tool
-    /// whose messages cost something to make.
-    pub fn logs(&self) -> bool {
-        self.log_sink().is_some()
     }
 }

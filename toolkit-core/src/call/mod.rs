@@ -11,6 +11,8 @@ pub(crate) mod context;
 pub(crate) mod error;
 pub(crate) mod host;
 pub(crate) mod log;
+pub(crate) mod progress;
+mod questions;
 pub(crate) mod state;
 
 use serde::Deserialize;

@@ -18,8 +18,9 @@ use tracing::{Instrument, Span};
 
 use self::builder::Checks;
 use self::drive::{Drive, join_all};
-use crate::call::context::{CallSite, ProgressSink};
+use crate::call::context::CallSite;
 use crate::call::host::CallHost;
+use crate::call::progress::ProgressSink;
 use crate::call::state::{RunState, StateMap};
 use crate::hash::Fnv1a;
 use crate::telemetry;
