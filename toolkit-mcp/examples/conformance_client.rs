@@ -197,6 +197,22 @@ async fn run(
                 return Err(format!("json_schema_echo failed: {error}").into());
             }
         }
+        // A request of every kind that carries `Mcp-Method` (and
+        // `Mcp-Name`): a call, and the resources and prompts read.
+        "http-standard-headers" => {
+            let outcome = registry.call("test_headers", "{}").await;
+            if let Some(error) = outcome.error {
+                return Err(format!("test_headers failed: {error}").into());
+            }
+            let resources = client.resources().await?;
+            let first = resources.first().ok_or("the server listed no resource")?;
+            client.read_resource(first.uri()).await?;
+            let prompts = client.prompts().await?;
+            let prompt = prompts.first().ok_or("the server listed no prompt")?;
+            client
+                .get_prompt(&prompt.name, std::iter::empty::<(String, String)>())
+                .await?;
+        }
         // An authorized call, after the authorized listing.
         _ if scenario.starts_with("auth/") => {
             let name = first.ok_or("the server listed no tool")?;

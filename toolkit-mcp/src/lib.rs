@@ -99,7 +99,8 @@ use std::sync::Arc;
 use toolkit_core::Registry;
 
 pub use client::{
-    AddressClass, AddressPolicy, Authorizer, Authorizing, ClientError, EndpointRefused, McpClient,
+    AddressClass, AddressPolicy, Authorizer, Authorizing, ClientError, EndpointRefused,
+    FilledMessage, FilledPrompt, ListedArgument, ListedPrompt, ListedTemplate, McpClient,
     McpClientBuilder, OAuth, Refused, STRUCTURED_CONTENT, Synced, UNSHOWN_CONTENT,
 };
 pub use server::http::{HttpOptions, serve_http};

@@ -339,12 +339,131 @@ async fn answered(builder: toolkit_mcp::McpClientBuilder) {
     client.close().await;
 }
 
+/// The server's resources and prompts, read and filled in.
+async fn offers(client: &McpClient) {
+    let resources = client.resources().await.expect("the resources");
+    let uris: Vec<&str> = resources.iter().map(|link| link.uri()).collect();
+    assert_eq!(uris, ["notes://readme", "notes://pixel", "notes://broken"]);
+    assert_eq!(resources[0].mime_type(), Some("text/markdown"));
+    assert_eq!(resources[0].description(), Some("How the notes are kept."));
+    let templates = client.resource_templates().await.expect("the templates");
+    assert_eq!(templates.len(), 1);
+    assert_eq!(templates[0].uri_template, "notes://day/{day}");
+    assert_eq!(
+        templates[0].description.as_deref(),
+        Some("The notes of one day.")
+    );
+
+    let readme = client.read_resource("notes://readme").await.expect("read");
+    assert_eq!(readme.len(), 1);
+    assert_eq!(
+        (readme[0].uri(), readme[0].text(), readme[0].mime_type()),
+        ("notes://readme", Some("# Notes"), Some("text/markdown"))
+    );
+    let pixel = client.read_resource("notes://pixel").await.expect("read");
+    assert_eq!(pixel[0].blob(), Some("AQID"));
+    let day = client
+        .read_resource("notes://day/monday")
+        .await
+        .expect("read");
+    assert_eq!(day[0].text(), Some("Nothing happened on monday."));
+    let broken = client
+        .read_resource("notes://broken")
+        .await
+        .expect_err("a failed read");
+    assert!(broken.to_string().contains("the disk is full"), "{broken}");
+
+    let prompts = client.prompts().await.expect("the prompts");
+    let names: Vec<&str> = prompts.iter().map(|prompt| prompt.name.as_str()).collect();
+    assert_eq!(names, ["greet", "look", "plan"]);
+    assert_eq!(prompts[0].title.as_deref(), Some("Greeting"));
+    let arguments: Vec<(&str, bool)> = prompts[0]
+        .arguments
+        .iter()
+        .map(|argument| (argument.name.as_str(), argument.required))
+        .collect();
+    assert_eq!(arguments, [("name", true), ("mood", false)]);
+
+    let greet = client
+        .get_prompt("greet", [("name", "Ada"), ("mood", "cheerful")])
+        .await
+        .expect("a filled prompt");
+    assert_eq!(greet.messages.len(), 1);
+    assert_eq!(greet.messages[0].role, toolkit_mcp::Role::User);
+    assert!(
+        matches!(&greet.messages[0].content, Block::Text { text } if text == "Greet Ada, who is cheerful."),
+        "{greet:?}"
+    );
+    let look = client
+        .get_prompt("look", std::iter::empty::<(String, String)>())
+        .await
+        .expect("a filled prompt");
+    let kinds: Vec<(toolkit_mcp::Role, &str)> = look
+        .messages
+        .iter()
+        .map(|message| (message.role, message.content.kind()))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            (toolkit_mcp::Role::User, "image"),
+            (toolkit_mcp::Role::User, "resource"),
+            (toolkit_mcp::Role::Assistant, "text")
+        ]
+    );
+    let missing = client
+        .get_prompt("greet", std::iter::empty::<(String, String)>())
+        .await
+        .expect_err("a required argument left out");
+    assert!(missing.to_string().contains("greet"), "{missing}");
+}
+
+/// A server with tools only says so when asked for resources or prompts.
+async fn no_offers() {
+    let registry = Arc::new(
+        Registry::builder()
+            .tools([ToolDef::builder("noop")
+                .description("Does nothing.")
+                .handler(|_: Value, _: toolkit_core::CallContext| async { "done".to_owned() })])
+            .build()
+            .expect("a registry"),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("a free port");
+    let url = format!("http://{}/mcp", listener.local_addr().expect("an address"));
+    let served = tokio::spawn(async move {
+        toolkit_mcp::McpServer::new(registry)
+            .serve_http(listener, &toolkit_mcp::HttpOptions::new())
+            .await
+    });
+    let client = McpClient::http("bare", &url)
+        .connect()
+        .await
+        .expect("connected");
+    let error = client.resources().await.expect_err("no resources");
+    assert!(error.to_string().contains("offers no resources"), "{error}");
+    let error = client
+        .read_resource("a://b")
+        .await
+        .expect_err("no resources");
+    assert!(
+        error.to_string().contains("`resources` capability"),
+        "{error}"
+    );
+    let error = client.prompts().await.expect_err("no prompts");
+    assert!(error.to_string().contains("offers no prompts"), "{error}");
+    client.close().await;
+    served.abort();
+}
+
 async fn run() {
     let stdio = ours_over_stdio("ours")
         .connect()
         .await
         .expect("connected over stdio");
     exercise(&stdio, "ours").await;
+    offers(&stdio).await;
     list_changes(&stdio, "ours").await;
     restart(&stdio, "ours").await;
     stdio.close().await;
@@ -364,6 +483,8 @@ async fn run() {
         .await
         .expect("connected over HTTP");
     exercise(&http, "web").await;
+    offers(&http).await;
+    no_offers().await;
     list_changes(&http, "web").await;
     http.close().await;
     println!("client: Streamable HTTP with a session ok");
@@ -375,6 +496,7 @@ async fn run() {
         .await
         .expect("connected over stateless HTTP");
     exercise(&stateless, "web").await;
+    offers(&stateless).await;
     list_changes(&stateless, "web").await;
     stateless.close().await;
     println!("client: Streamable HTTP stateless ok");

@@ -190,6 +190,65 @@ async fn everything(client: &McpClient) {
         text(&registry, "everything_echo", json!({"message": "again"})).await,
         "Echo: again"
     );
+    offers(client).await;
+}
+
+/// Its resources read and its prompts filled in.
+async fn offers(client: &McpClient) {
+    let resources = client.resources().await.expect("the resources");
+    let first = resources.first().expect("a resource");
+    assert!(first.uri().starts_with("demo://"), "{first:?}");
+    let read = client.read_resource(first.uri()).await.expect("read");
+    assert_eq!(read[0].uri(), first.uri());
+    assert!(read[0].text().is_some_and(|text| !text.is_empty()));
+
+    let templates = client.resource_templates().await.expect("the templates");
+    assert!(
+        templates
+            .iter()
+            .any(|template| template.uri_template == "demo://resource/dynamic/text/{resourceId}"),
+        "{templates:?}"
+    );
+    let read = client
+        .read_resource("demo://resource/dynamic/text/1")
+        .await
+        .expect("read");
+    assert!(
+        read[0]
+            .text()
+            .is_some_and(|text| text.starts_with("Resource 1:")),
+        "{read:?}"
+    );
+    let blob = client
+        .read_resource("demo://resource/dynamic/blob/1")
+        .await
+        .expect("read");
+    assert!(blob[0].blob().is_some(), "{blob:?}");
+
+    let prompts = client.prompts().await.expect("the prompts");
+    let arguments = &prompts
+        .iter()
+        .find(|prompt| prompt.name == "args-prompt")
+        .expect("args-prompt")
+        .arguments;
+    let required: Vec<(&str, bool)> = arguments
+        .iter()
+        .map(|argument| (argument.name.as_str(), argument.required))
+        .collect();
+    assert_eq!(required, [("city", true), ("state", false)]);
+    let filled = client
+        .get_prompt("args-prompt", [("city", "Paris")])
+        .await
+        .expect("a filled prompt");
+    assert!(
+        matches!(&filled.messages[..], [message] if matches!(&message.content, Block::Text { text } if text == "What's weather in Paris?")),
+        "{filled:?}"
+    );
+    let simple = client
+        .get_prompt("simple-prompt", std::iter::empty::<(String, String)>())
+        .await
+        .expect("a filled prompt");
+    assert_eq!(simple.messages.len(), 1);
 }
 
 async fn filesystem() {

@@ -87,7 +87,7 @@ fn text_of<'a>(item: &'a Value, key: &str) -> &'a str {
 
 /// An embedded resource's contents (`{uri, mimeType?, text | blob}`), if
 /// well formed.
-fn embedded(resource: &Value) -> Option<EmbeddedResource> {
+pub(crate) fn embedded(resource: &Value) -> Option<EmbeddedResource> {
     // Our JSON form of a resource is MCP's with `mime_type` for
     // `mimeType`; reading it checks every field as a saved result's are.
     let mut fields = resource.as_object()?.clone();
@@ -102,7 +102,7 @@ fn image(mime_type: &str, data: &str) -> Option<Block> {
     Image::from_base64(mime_type, data).ok().map(Block::image)
 }
 
-fn block(item: &Value, unshown: &mut Vec<Value>) -> Block {
+pub(crate) fn block(item: &Value, unshown: &mut Vec<Value>) -> Block {
     match text_of(item, "type") {
         "text" => Block::text(text_of(item, "text")),
         "image" => {

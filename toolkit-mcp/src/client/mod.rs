@@ -6,6 +6,7 @@ mod content;
 mod handler;
 mod http;
 mod names;
+mod offers;
 mod questions;
 mod synced;
 
@@ -21,7 +22,8 @@ use std::time::Duration;
 use axum::http::{HeaderName, HeaderValue};
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CancelledNotificationParam, ClientRequest,
-    ProtocolVersion, RequestId, ServerNotification, ServerResult, SubscriptionFilter,
+    GetPromptRequestParams, ProtocolVersion, ReadResourceRequestParams, RequestId,
+    ServerNotification, ServerResult, SubscriptionFilter,
 };
 use rmcp::service::{
     ClientLifecycleMode, ClientServiceExt, Peer, PeerRequestOptions, RoleClient, RunningService,
@@ -31,12 +33,15 @@ use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use serde_json::Value;
 use tokio::sync::{Mutex, watch};
 use tokio_util::sync::CancellationToken;
-use toolkit_core::{Asker, CallContext, Registry, ToolDef, ToolResult};
+use toolkit_core::{
+    Asker, CallContext, EmbeddedResource, Registry, ResourceLink, ToolDef, ToolResult,
+};
 
 pub use self::address::{AddressClass, AddressPolicy, EndpointRefused};
 pub use self::auth::{Authorizer, Authorizing, OAuth};
 pub use self::content::{STRUCTURED_CONTENT, UNSHOWN_CONTENT};
 use self::handler::Handler;
+pub use self::offers::{FilledMessage, FilledPrompt, ListedArgument, ListedPrompt, ListedTemplate};
 pub use self::synced::{Refused, Synced};
 
 /// A connection to an MCP server, whose tools become tools of a
@@ -84,6 +89,13 @@ pub use self::synced::{Refused, Synced};
 #[derive(Clone)]
 pub struct McpClient {
     shared: Arc<Shared>,
+}
+
+/// What a server may offer besides tools, declared as a capability.
+#[derive(Debug, Clone, Copy)]
+enum Offer {
+    Resources,
+    Prompts,
 }
 
 /// How to reach the server.
@@ -343,6 +355,109 @@ impl McpClient {
     /// The server's name, as given.
     pub fn name(&self) -> &str {
         &self.shared.name
+    }
+
+    /// The server's resources (`resources/list`, every page), each as a
+    /// link to it, in the server's order. A server that does not offer
+    /// resources gives an error saying so.
+    pub async fn resources(&self) -> Result<Vec<ResourceLink>, ClientError> {
+        let peer = self.shared.offering(Offer::Resources).await?;
+        let listed = self
+            .shared
+            .asked(peer.1, "listing its resources", peer.0.list_all_resources())
+            .await?;
+        Ok(self.shared.each(&listed, offers::resource))
+    }
+
+    /// The server's resource templates (`resources/templates/list`, every
+    /// page), in the server's order.
+    pub async fn resource_templates(&self) -> Result<Vec<ListedTemplate>, ClientError> {
+        let peer = self.shared.offering(Offer::Resources).await?;
+        let listed = self
+            .shared
+            .asked(
+                peer.1,
+                "listing its resource templates",
+                peer.0.list_all_resource_templates(),
+            )
+            .await?;
+        Ok(self.shared.each(&listed, offers::template))
+    }
+
+    /// Reads the resource at `uri` (`resources/read`): its contents, one or
+    /// more (a folder's files, say), each with its own URI. Contents that
+    /// are neither text nor base64 bytes make an error.
+    pub async fn read_resource(&self, uri: &str) -> Result<Vec<EmbeddedResource>, ClientError> {
+        let peer = self.shared.offering(Offer::Resources).await?;
+        let read = self
+            .shared
+            .asked(
+                peer.1,
+                &format!("reading <{uri}>"),
+                peer.0.read_resource(ReadResourceRequestParams::new(uri)),
+            )
+            .await?;
+        let read = serde_json::to_value(read)
+            .map_err(|error| self.shared.error(format!("reading <{uri}>: {error}")))?;
+        read.get("contents")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .map(|contents| {
+                content::embedded(contents).ok_or_else(|| {
+                    self.shared
+                        .error(format!("reading <{uri}> gave contents that cannot be read"))
+                })
+            })
+            .collect()
+    }
+
+    /// The server's prompts (`prompts/list`, every page), in the server's
+    /// order. A server that does not offer prompts gives an error saying
+    /// so.
+    pub async fn prompts(&self) -> Result<Vec<ListedPrompt>, ClientError> {
+        let peer = self.shared.offering(Offer::Prompts).await?;
+        let listed = self
+            .shared
+            .asked(peer.1, "listing its prompts", peer.0.list_all_prompts())
+            .await?;
+        Ok(self.shared.each(&listed, offers::prompt))
+    }
+
+    /// Fills in the prompt `name` with `arguments` (`prompts/get`): its
+    /// messages, each content block the block of the same kind, as in a
+    /// tool's result.
+    pub async fn get_prompt<K, V>(
+        &self,
+        name: &str,
+        arguments: impl IntoIterator<Item = (K, V)>,
+    ) -> Result<FilledPrompt, ClientError>
+    where
+        K: Into<String>,
+        V: Into<String>,
+    {
+        let arguments: serde_json::Map<String, Value> = arguments
+            .into_iter()
+            .map(|(key, value)| (key.into(), Value::String(value.into())))
+            .collect();
+        let mut params = GetPromptRequestParams::new(name);
+        if !arguments.is_empty() {
+            params = params.with_arguments(arguments);
+        }
+        let peer = self.shared.offering(Offer::Prompts).await?;
+        let filled = self
+            .shared
+            .asked(
+                peer.1,
+                &format!("filling in the prompt `{name}`"),
+                peer.0.get_prompt(params),
+            )
+            .await?;
+        let filled = serde_json::to_value(filled).map_err(|error| {
+            self.shared
+                .error(format!("filling in the prompt `{name}`: {error}"))
+        })?;
+        Ok(offers::filled(&filled))
     }
 
     /// The server's tools, as run-time tools for a registry, in the
@@ -715,6 +830,66 @@ impl Shared {
             // Dropping the connection ends it, and stops a child process.
             *live = None;
         }
+    }
+
+    /// The connection, if the server declared `offer`.
+    async fn offering(&self, offer: Offer) -> Result<(Peer<RoleClient>, u64), ClientError> {
+        let (peer, generation) = self.peer().await?;
+        let info = peer.peer_info();
+        let capabilities = info.as_ref().map(|info| &info.capabilities);
+        let (declared, what) = match offer {
+            Offer::Resources => (
+                capabilities.is_some_and(|c| c.resources.is_some()),
+                "resources",
+            ),
+            Offer::Prompts => (capabilities.is_some_and(|c| c.prompts.is_some()), "prompts"),
+        };
+        if declared {
+            Ok((peer, generation))
+        } else {
+            Err(self.error(format!(
+                "offers no {what} (it did not declare the `{what}` capability)"
+            )))
+        }
+    }
+
+    /// The answer to one request, `doing` naming it in errors. A server
+    /// that stops answering is started again (or reconnected) at the next
+    /// request; one that refuses stays.
+    async fn asked<T>(
+        &self,
+        generation: u64,
+        doing: &str,
+        request: impl Future<Output = Result<T, rmcp::ServiceError>>,
+    ) -> Result<T, ClientError> {
+        let answer = match self.timeout {
+            Some(limit) => tokio::time::timeout(limit, request).await.map_err(|_| {
+                self.error(format!(
+                    "{doing}: no answer within {:.1} s",
+                    limit.as_secs_f64()
+                ))
+            })?,
+            None => request.await,
+        };
+        match answer {
+            Ok(answer) => Ok(answer),
+            Err(rmcp::ServiceError::McpError(error)) => Err(self.error(format!(
+                "{doing} was refused: {} (JSON-RPC error {})",
+                error.message, error.code.0
+            ))),
+            Err(error) => {
+                self.forget(generation).await;
+                Err(self.error(format!("{doing} failed: {error}")))
+            }
+        }
+    }
+
+    /// Each listed item, read from its JSON form.
+    fn each<T: serde::Serialize, U>(&self, listed: &[T], read: fn(&Value) -> U) -> Vec<U> {
+        listed
+            .iter()
+            .map(|item| read(&serde_json::to_value(item).unwrap_or_default()))
+            .collect()
     }
 
     /// The server's tools, by our name, as the server described them.
