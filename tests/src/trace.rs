@@ -11,6 +11,7 @@ use std::thread::ThreadId;
 
 use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id, Record};
+use tracing::subscriber::Interest;
 use tracing::{Event, Metadata, Subscriber};
 
 /// Every span and event seen, shared by the clones of one recorder.
@@ -28,9 +29,63 @@ use tracing::{Event, Metadata, Subscriber};
 /// assert_eq!(recorder.parent(&inner).unwrap().name, "outer");
 /// assert_eq!(inner.events[0].fields["message"], "hello");
 /// ```
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct Recorder {
     state: Arc<Mutex<State>>,
+}
+
+impl Default for Recorder {
+    fn default() -> Self {
+        undecided_everywhere();
+        Self {
+            state: Arc::default(),
+        }
+    }
+}
+
+/// Installs, once, a global subscriber that records nothing but answers
+/// every callsite "sometimes".
+///
+/// `tracing` caches whether a callsite is wanted when it is first reached.
+/// While at most one subscriber exists it asks only the subscriber of the
+/// thread that reaches the callsite: a test running calls on a thread with
+/// none would make `execute_tool` "never wanted" for the whole process, and
+/// another test's recorder would then see no span. With this one always
+/// registered, a callsite is never cached as unwanted, and each span asks
+/// its own thread's subscriber.
+fn undecided_everywhere() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        // Fails only if the process set a global subscriber itself, which
+        // then decides for every thread without a recorder.
+        let _ = tracing::subscriber::set_global_default(Undecided);
+    });
+}
+
+struct Undecided;
+
+impl Subscriber for Undecided {
+    fn register_callsite(&self, _: &'static Metadata<'static>) -> Interest {
+        Interest::sometimes()
+    }
+
+    fn enabled(&self, _: &Metadata<'_>) -> bool {
+        false
+    }
+
+    fn new_span(&self, _: &Attributes<'_>) -> Id {
+        Id::from_u64(1)
+    }
+
+    fn record(&self, _: &Id, _: &Record<'_>) {}
+
+    fn record_follows_from(&self, _: &Id, _: &Id) {}
+
+    fn event(&self, _: &Event<'_>) {}
+
+    fn enter(&self, _: &Id) {}
+
+    fn exit(&self, _: &Id) {}
 }
 
 #[derive(Default)]
@@ -244,5 +299,26 @@ impl Subscriber for Recorder {
         {
             stack.remove(at);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Recorder;
+
+    fn reach() {
+        tracing::info_span!("reached_first_elsewhere").in_scope(|| {});
+    }
+
+    /// The callsite is first reached on a thread with no subscriber while
+    /// a recorder exists: its span is still recorded on the recorder's
+    /// thread.
+    #[test]
+    fn a_callsite_first_reached_without_a_subscriber_is_still_recorded() {
+        let recorder = Recorder::default();
+        let dispatch = tracing::Dispatch::new(recorder.clone());
+        std::thread::spawn(reach).join().unwrap();
+        tracing::dispatcher::with_default(&dispatch, reach);
+        assert_eq!(recorder.spans_named("reached_first_elsewhere").len(), 1);
     }
 }
