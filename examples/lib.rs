@@ -4,6 +4,9 @@
 //! Run the examples with `cargo run -p toolkit-examples --example NAME`:
 //! `quickstart`, `inspect -- --provider P`, `replay -- --provider P`.
 
+#[cfg(feature = "otlp")]
+pub mod otlp;
+
 use std::collections::BTreeMap;
 use std::sync::Arc;
 

@@ -12,6 +12,11 @@
 //! `npx @modelcontextprotocol/inspector cargo run -q -p toolkit-mcp --example serve`.
 //! `--stateless` serves every request on its own, so that several copies
 //! can stand behind one load balancer.
+//!
+//! `--otlp URL` sends the spans of the calls it serves to an OpenTelemetry
+//! collector's OTLP/HTTP traces URL (Phoenix:
+//! `http://127.0.0.1:6006/v1/traces`), as the service `toolkit-mcp-serve`;
+//! `--capture-content` records arguments and results in them.
 
 use std::net::SocketAddr;
 use std::process::ExitCode;
@@ -19,12 +24,14 @@ use std::sync::Arc;
 
 use toolkit_mcp::{HttpOptions, McpServer};
 
-const USAGE: &str = "usage: serve [--http ADDRESS:PORT [--stateless]]";
+const USAGE: &str =
+    "usage: serve [--http ADDRESS:PORT [--stateless]] [--otlp URL] [--capture-content]";
 
 #[tokio::main]
 async fn main() -> ExitCode {
     let mut http: Option<SocketAddr> = None;
     let mut stateless = false;
+    let mut otlp: Option<String> = None;
     let mut arguments = std::env::args().skip(1);
     while let Some(argument) = arguments.next() {
         match argument.as_str() {
@@ -36,12 +43,32 @@ async fn main() -> ExitCode {
                 }
             },
             "--stateless" => stateless = true,
+            "--otlp" => match arguments.next() {
+                Some(endpoint) => otlp = Some(endpoint),
+                None => {
+                    eprintln!("serve: --otlp takes a URL\n{USAGE}");
+                    return ExitCode::from(2);
+                }
+            },
+            "--capture-content" => toolkit_core::telemetry::capture_content(true),
             _ => {
                 eprintln!("serve: unknown argument `{argument}`\n{USAGE}");
                 return ExitCode::from(2);
             }
         }
     }
+    // Dropped when serving ends (standard input closed), which sends the
+    // spans still waiting.
+    let _export = match &otlp {
+        Some(endpoint) => match toolkit_examples::otlp::install(endpoint, "toolkit-mcp-serve") {
+            Ok(export) => Some(export),
+            Err(error) => {
+                eprintln!("serve: {error}");
+                return ExitCode::FAILURE;
+            }
+        },
+        None => None,
+    };
     let registry = match toolkit_examples::registry() {
         Ok(registry) => Arc::new(registry),
         Err(error) => {
