@@ -11,13 +11,32 @@
 //! `--max-steps N` (default 10), `--key-env VAR` (default: the provider's,
 //! none for a local `--base-url` on 127.0.0.1 or localhost), `--stream`
 //! (the model's text printed as it arrives).
+//!
+//! Traces: `--otlp URL` sends the run's spans to an OpenTelemetry
+//! collector's OTLP/HTTP traces URL (Phoenix:
+//! `http://127.0.0.1:6006/v1/traces`), as the service `toolkit-agent`;
+//! `--capture-content` records messages, arguments and results in them
+//! (off by default). `--mcp-command "CMD ARGS"` adds the tools of an MCP
+//! server started as a child process (named `mcp`, so its tools are
+//! `mcp_...`), for example the `serve` example of toolkit-mcp, which takes
+//! `--otlp URL` too:
+//!
+//! ```text
+//! cargo run -q -p toolkit-agent --example agent -- \
+//!     --base-url http://127.0.0.1:8080/v1 --model gemma \
+//!     --otlp http://127.0.0.1:6006/v1/traces --capture-content \
+//!     --mcp-command "target/debug/examples/serve --otlp http://127.0.0.1:6006/v1/traces" \
+//!     "Convert 20 C to F"
+//! ```
 
 use std::io::Write;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use toolkit_agent::{Agent, Event, HttpModel, Limits};
 use toolkit_core::Cancellation;
 use toolkit_core::Provider;
+use toolkit_mcp::McpClient;
 
 struct Options {
     base_url: Option<String>,
@@ -26,6 +45,9 @@ struct Options {
     max_steps: usize,
     key_env: Option<String>,
     stream: bool,
+    otlp: Option<String>,
+    capture_content: bool,
+    mcp_command: Option<Vec<String>>,
     task: String,
 }
 
@@ -38,6 +60,9 @@ fn parse() -> Result<Options, String> {
         max_steps: 10,
         key_env: None,
         stream: false,
+        otlp: None,
+        capture_content: false,
+        mcp_command: None,
         task: String::new(),
     };
     let mut task = Vec::new();
@@ -56,6 +81,18 @@ fn parse() -> Result<Options, String> {
             }
             "--key-env" => options.key_env = Some(value("--key-env")?),
             "--stream" => options.stream = true,
+            "--otlp" => options.otlp = Some(value("--otlp")?),
+            "--capture-content" => options.capture_content = true,
+            "--mcp-command" => {
+                let words: Vec<String> = value("--mcp-command")?
+                    .split_whitespace()
+                    .map(str::to_owned)
+                    .collect();
+                if words.is_empty() {
+                    return Err("--mcp-command needs a command".into());
+                }
+                options.mcp_command = Some(words);
+            }
             "-h" | "--help" => return Err(String::new()),
             _ => task.push(arg),
         }
@@ -76,11 +113,30 @@ async fn main() -> ExitCode {
                 eprintln!("agent: {message}");
             }
             eprintln!(
-                "usage: agent --model NAME [--base-url URL] [--dialect openai|responses|anthropic|gemini] [--max-steps N] [--key-env VAR] [--stream] TASK"
+                "usage: agent --model NAME [--base-url URL] [--dialect openai|responses|anthropic|gemini] [--max-steps N] [--key-env VAR] [--stream] [--otlp URL] [--capture-content] [--mcp-command \"CMD ARGS\"] TASK"
             );
             return ExitCode::from(2);
         }
     };
+    // Installed first, so that every span of the run is exported; dropped
+    // last, after the MCP server's connection is closed.
+    let export = match &options.otlp {
+        Some(endpoint) => match toolkit_examples::otlp::install(endpoint, "toolkit-agent") {
+            Ok(export) => Some(export),
+            Err(error) => {
+                eprintln!("agent: {error}");
+                return ExitCode::FAILURE;
+            }
+        },
+        None => None,
+    };
+    toolkit_core::telemetry::capture_content(options.capture_content);
+    let code = run(options).await;
+    drop(export);
+    code
+}
+
+async fn run(options: Options) -> ExitCode {
     let mut builder = HttpModel::for_provider(options.provider, &options.model);
     if let Some(url) = &options.base_url {
         builder = builder.base_url(url);
@@ -100,13 +156,40 @@ async fn main() -> ExitCode {
         }
     };
     let registry = match toolkit_examples::registry() {
-        Ok(registry) => registry,
+        Ok(registry) => Arc::new(registry),
         Err(error) => {
             eprintln!("agent: {error}");
             return ExitCode::FAILURE;
         }
     };
-    let agent = Agent::builder(model, registry)
+    let mcp = match &options.mcp_command {
+        Some(words) => {
+            let connected = McpClient::command("mcp", &words[0], &words[1..])
+                .connect()
+                .await;
+            let client = match connected {
+                Ok(client) => client,
+                Err(error) => {
+                    eprintln!("agent: {error}");
+                    return ExitCode::FAILURE;
+                }
+            };
+            match client.attach(&registry).await {
+                Ok(synced) => {
+                    for refused in &synced.refused {
+                        eprintln!("agent: `{}` left out: {}", refused.original, refused.error);
+                    }
+                }
+                Err(error) => {
+                    eprintln!("agent: {error}");
+                    return ExitCode::FAILURE;
+                }
+            }
+            Some(client)
+        }
+        None => None,
+    };
+    let agent = Agent::builder(model, registry.clone())
         .instructions(
             "You are a careful assistant. Use the tools; call `done` when the task is done.",
         )
@@ -161,6 +244,10 @@ async fn main() -> ExitCode {
         }
     };
     let (outcome, ()) = tokio::join!(run, printer);
+    if let Some(client) = &mcp {
+        // The server process ends here, and flushes its own spans.
+        client.close().await;
+    }
     let outcome = match outcome {
         Ok(outcome) => outcome,
         Err(error) => {
