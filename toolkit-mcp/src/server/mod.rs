@@ -495,7 +495,12 @@ impl ServerHandler for McpServer {
         let lacking = asking::Lacking::default();
         let asker = asking::ClientAsker::new(&context, lacking.clone(), rounds.clone());
         let cancellation = Cancellation::new();
-        let ask = prompt_context::PromptContext::new(Arc::new(asker), cancellation.clone());
+        let ask = prompt_context::PromptContext::new(
+            &context.id.to_string(),
+            &request.name,
+            CallHost::new().asker(asker),
+            cancellation.clone(),
+        );
         let made = {
             let made = prompt.get(arguments, ask);
             tokio::pin!(made);
