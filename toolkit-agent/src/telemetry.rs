@@ -8,6 +8,10 @@
 //! definitions) is recorded only while
 //! [`toolkit_core::telemetry::captures_content`] says so; nothing here ever
 //! records a key, a header or a query parameter.
+//!
+//! Each request also records the conventions' client metrics, as events
+//! `tracing-opentelemetry`'s `MetricsLayer` turns into histograms
+//! ([`metrics`]).
 
 use std::borrow::Cow;
 
