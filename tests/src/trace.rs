@@ -13,6 +13,7 @@ use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id, Record};
 use tracing::subscriber::Interest;
 use tracing::{Event, Metadata, Subscriber};
+use tracing_core::span::Current;
 
 /// Every span and event seen, shared by the clones of one recorder.
 ///
@@ -95,6 +96,8 @@ struct State {
     loose: Vec<EventRecord>,
     // The spans each thread is in, innermost last.
     entered: HashMap<ThreadId, Vec<u64>>,
+    // Each span's metadata, by id - 1: what `Span::current` answers with.
+    metadata: Vec<&'static Metadata<'static>>,
 }
 
 /// One span: its static name, fields as text, parent and events.
@@ -219,6 +222,7 @@ impl Recorder {
     pub fn clear(&self) {
         let mut state = self.state();
         state.spans.clear();
+        state.metadata.clear();
         state.loose.clear();
     }
 }
@@ -243,6 +247,7 @@ impl Subscriber for Recorder {
         };
         let mut fields = BTreeMap::new();
         attributes.record(&mut Fields(&mut fields));
+        state.metadata.push(attributes.metadata());
         state.spans.push(SpanRecord {
             id,
             name: attributes.metadata().name(),
@@ -284,6 +289,20 @@ impl Subscriber for Recorder {
         }
     }
 
+    // So that code inside a span finds it (`tracing::Span::current`), as
+    // with any full subscriber.
+    fn current_span(&self) -> Current {
+        let state = self.state();
+        let innermost = state
+            .entered
+            .get(&std::thread::current().id())
+            .and_then(|stack| stack.last().copied());
+        match innermost.and_then(|id| Some((id, *state.metadata.get(id as usize - 1)?))) {
+            Some((id, metadata)) => Current::new(Id::from_u64(id), metadata),
+            None => Current::none(),
+        }
+    }
+
     fn enter(&self, span: &Id) {
         self.state()
             .entered
@@ -320,5 +339,21 @@ mod tests {
         std::thread::spawn(reach).join().unwrap();
         tracing::dispatcher::with_default(&dispatch, reach);
         assert_eq!(recorder.spans_named("reached_first_elsewhere").len(), 1);
+    }
+
+    /// Code inside a span finds it, and none outside.
+    #[test]
+    fn the_current_span_is_the_innermost_entered() {
+        let recorder = Recorder::default();
+        tracing::subscriber::with_default(recorder.clone(), || {
+            assert!(tracing::Span::current().is_none());
+            tracing::info_span!("outer").in_scope(|| {
+                tracing::info_span!("inner").in_scope(|| {
+                    let current = tracing::Span::current();
+                    assert_eq!(current.metadata().unwrap().name(), "inner");
+                });
+                assert_eq!(tracing::Span::current().metadata().unwrap().name(), "outer");
+            });
+        });
     }
 }

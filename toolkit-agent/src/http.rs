@@ -1,17 +1,18 @@
 //! Providers over HTTP.
 
 use std::fmt;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde_json::Value;
 use toolkit_core::Provider;
+use toolkit_core::response::Turn;
 
 use crate::model::{Model, ModelError, ModelFuture, OnProgress};
 use crate::retry::{RetryPolicy, parse_retry_after};
 use crate::sse::SseDecoder;
-use crate::telemetry::{self, ResponseFacts};
+use crate::telemetry::{self, ResponseFacts, metrics};
 use tracing::Instrument;
 
 /// A model behind an HTTP endpoint in one of the four providers.
@@ -387,6 +388,8 @@ impl Model for HttpModel {
         Box::pin(async move {
             let body = self.body(request, false);
             let span = self.span(&body, false);
+            let metered = self.metered();
+            let wanted = !span.is_disabled() || metered.is_some();
             let exchange = async {
                 let response = self.send(&body, false).await?;
                 let bytes = response
@@ -395,14 +398,15 @@ impl Model for HttpModel {
                     .map_err(|error| transport(error, 1))?;
                 let turn = self.provider.read_slice(&bytes)?;
                 let mut facts = ResponseFacts::default();
-                facts.read_bytes(&span, self.provider, &bytes);
+                facts.read_bytes(wanted, self.provider, &bytes);
                 telemetry::record_turn(&span, &turn, &facts);
-                Ok(turn)
+                Ok((turn, facts))
             };
-            exchange
+            let outcome = exchange
                 .instrument(span.clone())
                 .await
-                .inspect_err(|error| telemetry::record_error(&span, error))
+                .inspect_err(|error| telemetry::record_error(&span, error));
+            self.finish(metered, outcome)
         })
     }
 
@@ -410,7 +414,8 @@ impl Model for HttpModel {
         Box::pin(async move {
             let body = self.body(request, true);
             let span = self.span(&body, true);
-            let traced = !span.is_disabled();
+            let metered = self.metered();
+            let traced = !span.is_disabled() || metered.is_some();
             let exchange = async {
                 let response = self.send(&body, true).await?;
                 let mut accumulator = self.provider.accumulator();
@@ -436,13 +441,39 @@ impl Model for HttpModel {
                 }
                 let turn = accumulator.finish()?;
                 telemetry::record_turn(&span, &turn, &facts);
-                Ok(turn)
+                Ok((turn, facts))
             };
-            exchange
+            let outcome = exchange
                 .instrument(span.clone())
                 .await
-                .inspect_err(|error| telemetry::record_error(&span, error))
+                .inspect_err(|error| telemetry::record_error(&span, error));
+            self.finish(metered, outcome)
         })
+    }
+}
+
+impl HttpModel {
+    /// The start of a request's measurements, when a subscriber wants
+    /// the metrics (src/telemetry/metrics.rs); `None` costs nothing more.
+    fn metered(&self) -> Option<metrics::Request<'_>> {
+        metrics::wanted().then(|| metrics::Request {
+            provider: self.provider,
+            model: &self.model,
+            base_url: &self.base_url,
+            start: Instant::now(),
+        })
+    }
+
+    /// Records the request's metrics, if measured, and hands the turn on.
+    fn finish(
+        &self,
+        metered: Option<metrics::Request<'_>>,
+        outcome: Result<(Turn, ResponseFacts), ModelError>,
+    ) -> Result<Turn, ModelError> {
+        if let Some(request) = &metered {
+            metrics::record(request, outcome.as_ref().map(|(turn, facts)| (turn, facts)));
+        }
+        outcome.map(|(turn, _)| turn)
     }
 }
 

@@ -8,6 +8,10 @@
 //! definitions) is recorded only while
 //! [`toolkit_core::telemetry::captures_content`] says so; nothing here ever
 //! records a key, a header or a query parameter.
+//!
+//! Each request also records the conventions' client metrics, as events
+//! `tracing-opentelemetry`'s `MetricsLayer` turns into histograms
+//! ([`metrics`]).
 
 use std::borrow::Cow;
 
@@ -21,6 +25,8 @@ use tracing::field::Empty;
 use crate::agent::outcome::{Outcome, RunError, StopReason};
 use crate::model::ModelError;
 use crate::session::{Decision, PendingCall};
+
+pub mod metrics;
 
 /// The operation of an agent run's span.
 pub const INVOKE_AGENT: &str = "invoke_agent";
@@ -433,9 +439,10 @@ impl ResponseFacts {
         }
     }
 
-    /// Reads `bytes` as JSON when the span is recorded; nothing otherwise.
-    pub(crate) fn read_bytes(&mut self, span: &Span, provider: Provider, bytes: &[u8]) {
-        if span.is_disabled() {
+    /// Reads `bytes` as JSON when `wanted` (the span is recorded or the
+    /// metrics are); nothing otherwise.
+    pub(crate) fn read_bytes(&mut self, wanted: bool, provider: Provider, bytes: &[u8]) {
+        if !wanted {
             return;
         }
         if let Ok(value) = serde_json::from_slice::<Value>(bytes) {

@@ -18,6 +18,12 @@
 //! | `error.type` | on failure: a [`CallError::kind`](crate::CallError::kind), or `tool_error` for an error the tool returned |
 //! | `gen_ai.tool.call.arguments` | the arguments as JSON text, only while [content is captured](capture_content) |
 //! | `gen_ai.tool.call.result` | the result's text, only while content is captured and the call succeeded |
+//! | `url.full` | the address the tool acted on, when it says one ([`record_url`]) |
+//!
+//! A registry built with
+//! [`RegistryBuilder::redact_captured`](crate::RegistryBuilder::redact_captured)
+//! passes the captured arguments and result through its redaction before
+//! any subscriber sees them.
 //!
 //! With no subscriber (or one that filters the span out), a call pays one
 //! relaxed atomic load for it. The span is entered while the tool's future
@@ -33,6 +39,7 @@
 
 use std::borrow::Cow;
 use std::fmt;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use tracing::Span;
@@ -91,6 +98,9 @@ pub mod attr {
     pub const TOOL_CALL_ARGUMENTS: &str = "gen_ai.tool.call.arguments";
     /// The call's result (captured content).
     pub const TOOL_CALL_RESULT: &str = "gen_ai.tool.call.result";
+    /// The address a call acted on, without credentials (OpenTelemetry's
+    /// URL conventions).
+    pub const URL_FULL: &str = "url.full";
 }
 
 /// The operation of a tool call's span.
@@ -134,8 +144,58 @@ pub(crate) fn tool_span(name: &str, call_id: &str) -> Option<Span> {
         "error.type" = Empty,
         "gen_ai.tool.call.arguments" = Empty,
         "gen_ai.tool.call.result" = Empty,
+        "url.full" = Empty,
     );
     (!span.is_disabled()).then_some(span)
+}
+
+/// The span of the call running here, if a subscriber records it.
+fn current_call() -> Option<Span> {
+    let span = Span::current();
+    span.metadata()
+        .is_some_and(|meta| meta.name() == EXECUTE_TOOL && meta.target() == module_path!())
+        .then_some(span)
+}
+
+/// Whether the code runs inside a call whose span a subscriber records:
+/// a tool asks before it gathers what only the span wants (a browser
+/// action reads the page's address only then).
+///
+/// ```
+/// // No subscriber, no call: nothing would be recorded.
+/// assert!(!toolkit_core::telemetry::in_recorded_call());
+/// ```
+pub fn in_recorded_call() -> bool {
+    current_call().is_some()
+}
+
+/// Records `url` as the `url.full` of the call running here (the address
+/// a browser action left the page at, the resource a fetch read); nothing
+/// outside a recorded call. The text is recorded as given, so the tool
+/// removes what must not be kept first: OpenTelemetry's URL conventions
+/// want credentials written `REDACTED:REDACTED` and secret query values
+/// left out.
+///
+/// ```
+/// // Outside a call it does nothing.
+/// toolkit_core::telemetry::record_url("https://example.com/search?q=rust");
+/// ```
+pub fn record_url(url: &str) {
+    if let Some(span) = current_call() {
+        span.record(attr::URL_FULL, url);
+    }
+}
+
+/// How a registry redacts captured content before it is recorded
+/// ([`RegistryBuilder::redact_captured`](crate::RegistryBuilder::redact_captured)).
+pub(crate) type Redaction = Arc<dyn Fn(&str) -> String + Send + Sync>;
+
+/// `text`, through the redaction if there is one.
+fn redacted<'a>(redaction: Option<&Redaction>, text: &'a str) -> Cow<'a, str> {
+    match redaction {
+        Some(redact) => Cow::Owned(redact(text)),
+        None => Cow::Borrowed(text),
+    }
 }
 
 /// The most characters of a name or an id a span holds.
@@ -158,27 +218,39 @@ pub(crate) fn record_description(span: &Span, description: &str) {
     }
 }
 
-/// Records the arguments, if content is captured.
-pub(crate) fn record_arguments(span: &Span, arguments: Arguments<'_>) {
+/// Records the arguments, if content is captured, redacted first when
+/// the registry redacts.
+pub(crate) fn record_arguments(
+    span: &Span,
+    arguments: Arguments<'_>,
+    redaction: Option<&Redaction>,
+) {
     if !captures_content() {
         return;
     }
-    match arguments {
-        Arguments::Text(text) => span.record(attr::TOOL_CALL_ARGUMENTS, text),
-        Arguments::Value(value) => {
+    match (arguments, redaction) {
+        (Arguments::Text(text), _) => {
+            span.record(attr::TOOL_CALL_ARGUMENTS, &*redacted(redaction, text))
+        }
+        (Arguments::Value(value), None) => {
             span.record(attr::TOOL_CALL_ARGUMENTS, tracing::field::display(value))
         }
+        (Arguments::Value(value), Some(redact)) => span.record(
+            attr::TOOL_CALL_ARGUMENTS,
+            redact(&value.to_string()).as_str(),
+        ),
     };
 }
 
 /// Records how the call ended: the error's kind, or (if content is
-/// captured) the result's text.
-pub(crate) fn record_outcome(span: &Span, outcome: &CallOutcome) {
+/// captured) the result's text, redacted first when the registry redacts.
+pub(crate) fn record_outcome(span: &Span, outcome: &CallOutcome, redaction: Option<&Redaction>) {
     if let Some(error) = &outcome.error {
         span.record(attr::ERROR_TYPE, error.kind());
     } else if outcome.result.is_error() {
         span.record(attr::ERROR_TYPE, "tool_error");
     } else if captures_content() {
-        span.record(attr::TOOL_CALL_RESULT, outcome.result.to_text().as_str());
+        let text = outcome.result.to_text();
+        span.record(attr::TOOL_CALL_RESULT, &*redacted(redaction, text.as_str()));
     }
 }

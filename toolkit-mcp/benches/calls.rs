@@ -9,6 +9,7 @@
 //! ```text
 //! cargo bench -p toolkit-mcp --bench calls               # both tables
 //! cargo bench -p toolkit-mcp --bench calls -- clients    # one of them
+//! cargo bench -p toolkit-mcp --bench calls -- servers http   # one transport
 //! ```
 //!
 //! Each server runs in a process of its own (this binary, started again to
@@ -503,7 +504,7 @@ async fn run(full: bool) {
         "| transport | clients | server | calls/s (median of {rounds}) | p50 | p99 | ours ÷ rmcp |"
     );
     println!("|---|---|---|---|---|---|---|");
-    for transport in ["stdio", "http"] {
+    for transport in transports() {
         let mut subjects = vec![
             Subject::rust("toolkit-mcp, async fn", "ours", transport),
             Subject::rust("rmcp #[tool_router]", "rmcp", transport),
@@ -562,7 +563,7 @@ async fn clients(full: bool) {
     println!();
     println!("| transport | client | calls/s (median of {rounds}) | p50 | p99 | ours ÷ rmcp |");
     println!("|---|---|---|---|---|---|");
-    for transport in ["stdio", "http"] {
+    for transport in transports() {
         let mut subject = Subject::rust("toolkit-mcp, async fn", "ours", transport);
         let ours = our_client(&mut subject, transport).await;
         let mut figures = [(Vec::new(), Vec::new()), (Vec::new(), Vec::new())];
@@ -638,6 +639,20 @@ async fn our_round(registry: Arc<Registry>, calls: usize) -> Round {
     Round {
         calls_per_second: calls as f64 / started.elapsed().as_secs_f64(),
         latencies,
+    }
+}
+
+/// The transports to measure: both, or the one named on the command line
+/// (`-- servers http`).
+fn transports() -> Vec<&'static str> {
+    let named: Vec<&'static str> = ["stdio", "http"]
+        .into_iter()
+        .filter(|transport| std::env::args().any(|argument| argument == *transport))
+        .collect();
+    if named.is_empty() {
+        vec!["stdio", "http"]
+    } else {
+        named
     }
 }
 

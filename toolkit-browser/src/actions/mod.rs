@@ -30,6 +30,7 @@ mod interaction;
 mod navigation;
 mod script;
 mod tabs;
+mod telemetry;
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -83,7 +84,10 @@ pub fn default_actions() -> Vec<&'static ToolDef> {
 /// A registry builder holding the default browser actions and their state,
 /// the session, with `policy` installed in it ([`Browser::set_policy`]): the
 /// actions, the page map and every navigation obey it. A later
-/// `set_policy` on the session replaces it for all of them at once.
+/// `set_policy` on the session replaces it for all of them at once. The
+/// registry redacts what a call's span captures with the same policy
+/// ([`RegistryBuilder::redact_captured`]), and each action records the
+/// page's address on its span as `url.full` (docs/observability.md).
 ///
 /// ```no_run
 /// use toolkit_browser::{Browser, BrowserConfig, SafetyPolicy};
@@ -109,7 +113,14 @@ pub fn default_actions() -> Vec<&'static ToolDef> {
 /// ```
 pub fn registry(browser: Browser, policy: SafetyPolicy) -> RegistryBuilder {
     browser.set_policy(policy);
-    Registry::builder().tools(default_actions()).state(browser)
+    // What a call's span captures (arguments the model wrote, results)
+    // goes through the same redaction as what the model reads, with the
+    // session's policy as it is at the call.
+    let session = browser.clone();
+    Registry::builder()
+        .tools(default_actions())
+        .state(browser)
+        .redact_captured(move |text| session.policy().redact(text).into_owned())
 }
 
 /// What an action has to say, before redaction turns it into a
@@ -211,6 +222,7 @@ pub(crate) async fn act(
     // timer) is not this action's doing: it is said, not made its error.
     let earlier = browser.take_blocked();
     let reply = run(policy.clone()).await.unwrap_or_else(Reply::from);
+    telemetry::record_page_url(browser, &policy).await;
     respond(browser, &policy, reply.say(on_its_own(&earlier))).await
 }
 

@@ -211,6 +211,15 @@ impl Browser {
         let page = session.current();
         session.page_info(&page).await
     }
+
+    /// The current tab's address as the browser holds it, unredacted, or
+    /// `None` with no live session. Asked of the browser, not the page, so
+    /// a page busy in a script cannot stall it.
+    pub(crate) async fn current_url(&self) -> Option<String> {
+        let session = self.live().await.ok()?;
+        let page = session.current();
+        page.url().await.ok().flatten()
+    }
 }
 
 /// The URL without its `#fragment`.

@@ -48,6 +48,46 @@ pub struct CallContext {
 }
 
 impl CallContext {
+    /// A context for code that runs outside a registry's dispatch but logs,
+    /// reports progress and asks questions as a tool does: a tool's
+    /// function called directly (in a unit test, say), or a host's own work
+    /// on a client's behalf (an MCP server making a prompt). It holds no
+    /// state ([`state`](Self::state) finds nothing); what it logs, reports
+    /// and asks goes to `host`.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use toolkit_core::{AskError, CallContext, CallHost, Cancellation, tool};
+    ///
+    /// /// Lists the folders the user works in.
+    /// #[tool]
+    /// async fn workspaces(#[tool(context)] call: CallContext) -> Result<String, String> {
+    ///     call.roots(Duration::from_secs(10))
+    ///         .await
+    ///         .map(|roots| format!("{} roots", roots.len()))
+    ///         .map_err(|error| error.to_string())
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// // The function itself, with a host that answers no question.
+    /// let call = CallContext::new("call-1", "workspaces", Cancellation::new(), CallHost::new());
+    /// let answer = workspaces(call).await;
+    /// assert_eq!(answer, Err(AskError::NoAsker.to_string()));
+    /// # }
+    /// ```
+    pub fn new(call_id: &str, tool_name: &str, cancellation: Cancellation, host: CallHost) -> Self {
+        Self {
+            call_id: Arc::from(call_id),
+            tool_name: Name::Shared(Arc::from(tool_name)),
+            cancellation,
+            state: Arc::default(),
+            progress: host.progress.clone(),
+            run: None,
+            host: Some(host),
+        }
+    }
+
     /// The id the provider gave the call.
     pub fn call_id(&self) -> &str {
         &self.call_id

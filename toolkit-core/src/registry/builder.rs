@@ -6,6 +6,7 @@ use std::time::Duration;
 use super::{Entry, catalogue, suggest};
 use crate::call::state::StateMap;
 use crate::name::{is_portable, portable};
+use crate::telemetry::Redaction;
 use crate::{Provider, Registry, ToolDef};
 
 /// Collects tools, host state and settings, and checks them all at
@@ -38,6 +39,7 @@ pub struct RegistryBuilder {
     timeout: Option<Duration>,
     tool_timeouts: Vec<(String, Duration)>,
     required: Vec<Provider>,
+    redaction: Option<Redaction>,
 }
 
 impl RegistryBuilder {
@@ -125,6 +127,37 @@ impl RegistryBuilder {
         self
     }
 
+    /// Passes the content a call's span captures (its arguments and its
+    /// result, recorded only while
+    /// [`telemetry::captures_content`](crate::telemetry::captures_content)
+    /// says so) through `redact` before any subscriber sees it: the tools
+    /// that handle secrets (a browser's typed passwords) keep them out of
+    /// traces with the redaction they already apply to what the model
+    /// reads. A later call replaces an earlier one.
+    ///
+    /// ```
+    /// use toolkit_core::{Registry, tool, tools};
+    ///
+    /// /// Echoes.
+    /// #[tool]
+    /// fn echo(/** What. */ text: String) -> String {
+    ///     text
+    /// }
+    ///
+    /// let registry = Registry::builder()
+    ///     .tools(tools![echo])
+    ///     .redact_captured(|text| text.replace("hunter2", "[secret]"))
+    ///     .build()?;
+    /// # Ok::<(), toolkit_core::RegistryError>(())
+    /// ```
+    pub fn redact_captured(
+        mut self,
+        redact: impl Fn(&str) -> String + Send + Sync + 'static,
+    ) -> Self {
+        self.redaction = Some(std::sync::Arc::new(redact));
+        self
+    }
+
     /// Checks everything and builds the registry. Every problem found is
     /// reported, not only the first.
     pub fn build(self) -> Result<Registry, RegistryError> {
@@ -177,7 +210,12 @@ impl RegistryBuilder {
             entries.push(Entry::new(def.clone(), timeout));
         }
         if problems.is_empty() {
-            Ok(Registry::from_parts(entries, self.state, checks))
+            Ok(Registry::from_parts(
+                entries,
+                self.state,
+                checks,
+                self.redaction,
+            ))
         } else {
             Err(RegistryError { problems })
         }

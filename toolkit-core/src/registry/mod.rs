@@ -77,6 +77,8 @@ pub struct Registry {
     // Shared by every `call`, so that a call allocates nothing for a signal
     // it does not have.
     never_cancelled: Cancellation,
+    // What captured content goes through before a span records it.
+    redaction: Option<telemetry::Redaction>,
 }
 
 /// What a call is given besides its arguments: the host's cancellation
@@ -207,7 +209,12 @@ impl Registry {
         RegistryBuilder::default()
     }
 
-    pub(crate) fn from_parts(entries: Vec<Entry>, state: StateMap, checks: Checks) -> Self {
+    pub(crate) fn from_parts(
+        entries: Vec<Entry>,
+        state: StateMap,
+        checks: Checks,
+        redaction: Option<telemetry::Redaction>,
+    ) -> Self {
         let mut built = Table {
             entries,
             index: HashMap::default(),
@@ -220,6 +227,7 @@ impl Registry {
             checks,
             changes: watch::Sender::new(0),
             never_cancelled: Cancellation::new(),
+            redaction,
         }
     }
 
@@ -439,7 +447,7 @@ impl Registry {
         arguments: Arguments<'_>,
         signals: Signals<'_>,
     ) -> CallOutcome {
-        telemetry::record_arguments(&span, arguments);
+        telemetry::record_arguments(&span, arguments, self.redaction.as_ref());
         if let Some(def) = self.get(name) {
             telemetry::record_description(&span, def.description());
         }
@@ -451,7 +459,7 @@ impl Registry {
             },
             Err(error) => CallOutcome::failed(error),
         };
-        telemetry::record_outcome(&span, &outcome);
+        telemetry::record_outcome(&span, &outcome, self.redaction.as_ref());
         outcome
     }
 

@@ -45,6 +45,17 @@ async fn slow() -> String {
     "late".to_owned()
 }
 
+/// Says where it went, on its span.
+#[tool(catalogue = false)]
+async fn visit(
+    /// The address.
+    url: String,
+) -> String {
+    tokio::task::yield_now().await;
+    telemetry::record_url(&url);
+    format!("recorded: {}", telemetry::in_recorded_call())
+}
+
 fn registry() -> Registry {
     Registry::builder()
         .tools(tools![weather, nested, refuse, explode, slow])
@@ -229,6 +240,78 @@ async fn arguments_and_results_are_recorded_only_while_capture_is_on() {
     let refused = recorder.span("execute_tool refuse");
     assert_eq!(refused.field(attr::TOOL_CALL_RESULT), None);
     assert_eq!(refused.field(attr::TOOL_CALL_ARGUMENTS), Some("{}"));
+
+    // A registry that redacts: what its spans capture goes through it,
+    // arguments given as text or as a value, and the result; what the
+    // tool and the caller get is untouched.
+    let redacting = Registry::builder()
+        .tools(tools![weather])
+        .redact_captured(|text| text.replace(SECRET, "[secret]"))
+        .build()
+        .unwrap();
+    let recorder = Recorder::default();
+    telemetry::capture_content(true);
+    {
+        let _default = tracing::subscriber::set_default(recorder.clone());
+        let outcome = redacting.call("weather", &arguments).await;
+        assert_eq!(
+            outcome.result.as_text(),
+            Ok(format!("sunny in {SECRET}").as_str())
+        );
+        redacting
+            .call("weather", &serde_json::json!({"city": SECRET}))
+            .await;
+    }
+    telemetry::capture_content(false);
+    let spans = recorder.spans_named("execute_tool weather");
+    assert_eq!(
+        spans[0].field(attr::TOOL_CALL_ARGUMENTS),
+        Some(r#"{"city": "[secret]"}"#)
+    );
+    assert_eq!(
+        spans[0].field(attr::TOOL_CALL_RESULT),
+        Some("sunny in [secret]")
+    );
+    assert_eq!(
+        spans[1].field(attr::TOOL_CALL_ARGUMENTS),
+        Some(r#"{"city":"[secret]"}"#)
+    );
+    let everything = recorder.all_text();
+    assert!(!everything.contains(SECRET), "{everything}");
+}
+
+#[tokio::test]
+async fn a_tool_records_the_address_it_acted_on_only_on_a_recorded_call() {
+    let visits = Registry::builder().tools(tools![visit]).build().unwrap();
+    let arguments = serde_json::json!({"url": "https://example.com/a?q=1"});
+    let outcome = visits.call("visit", &arguments).await;
+    assert_eq!(outcome.result.as_text(), Ok("recorded: false"));
+
+    let recorder = Recorder::default();
+    {
+        let _default = tracing::subscriber::set_default(recorder.clone());
+        let outcome = visits.call("visit", &arguments).await;
+        assert_eq!(outcome.result.as_text(), Ok("recorded: true"));
+        // Outside any call: nothing to record on, and no span made.
+        telemetry::record_url("https://example.com/outside");
+        assert!(!telemetry::in_recorded_call());
+    }
+    let span = recorder.span("execute_tool visit");
+    assert_eq!(
+        span.field(attr::URL_FULL),
+        Some("https://example.com/a?q=1")
+    );
+    assert_eq!(recorder.span_count(), 1);
+    // A span with no address says none.
+    let recorder = Recorder::default();
+    {
+        let _default = tracing::subscriber::set_default(recorder.clone());
+        registry().call("weather", r#"{"city": "Oslo"}"#).await;
+    }
+    assert_eq!(
+        recorder.span("execute_tool weather").field(attr::URL_FULL),
+        None
+    );
 }
 
 #[tokio::test]

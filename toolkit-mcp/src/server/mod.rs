@@ -6,6 +6,8 @@ pub(crate) mod http;
 mod listing;
 mod logging;
 mod malformed;
+#[cfg(unix)]
+mod pipes;
 mod progress;
 pub(crate) mod prompt_context;
 pub(crate) mod prompts;
@@ -117,6 +119,11 @@ impl McpServer {
     /// Serves the registry over this process's standard input and output
     /// until the client closes them.
     pub async fn serve_stdio(self) -> Result<(), ServeError> {
+        #[cfg(unix)]
+        if let Some((input, output)) = pipes::standard() {
+            let input = tokio::io::BufReader::new(input);
+            return self.serve_lines(input, output).await;
+        }
         let input = tokio::io::BufReader::new(tokio::io::stdin());
         self.serve_lines(input, tokio::io::stdout()).await
     }
@@ -488,7 +495,12 @@ impl ServerHandler for McpServer {
         let lacking = asking::Lacking::default();
         let asker = asking::ClientAsker::new(&context, lacking.clone(), rounds.clone());
         let cancellation = Cancellation::new();
-        let ask = prompt_context::PromptContext::new(Arc::new(asker), cancellation.clone());
+        let ask = prompt_context::PromptContext::new(
+            &context.id.to_string(),
+            &request.name,
+            CallHost::new().asker(asker),
+            cancellation.clone(),
+        );
         let made = {
             let made = prompt.get(arguments, ask);
             tokio::pin!(made);
