@@ -92,6 +92,7 @@
 
 mod client;
 mod server;
+pub mod telemetry;
 
 use std::fmt;
 use std::sync::Arc;
