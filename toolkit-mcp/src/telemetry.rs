@@ -204,8 +204,12 @@ pub(crate) fn server_span(
     transport: Option<Transport>,
 ) -> Option<Span> {
     // The fields are computed only when a subscriber wants the span.
+    // A root unless the request carries a trace context: the spans around
+    // it are rmcp's, which last as long as the connection, and a trace
+    // rooted there would hold every request of a session and never end.
     let span = tracing::info_span!(
         target: "toolkit_mcp::telemetry",
+        parent: None,
         "mcp.server",
         "otel.name" = %about.span_name(),
         "otel.kind" = "server",
@@ -231,177 +235,6 @@ pub(crate) fn server_span(
     }
     propagation::adopt(&span, &context.meta);
     Some(span)
-}
-
-/// The HTTP session's id.
-    pub const SESSION_ID: &str = "mcp.session.id";
-    /// The resource's URI.
-    pub const RESOURCE_URI: &str = "mcp.resource.uri";
-    /// The JSON-RPC request's id.
-    pub const REQUEST_ID: &str = "jsonrpc.request.id";
-    /// The prompt's name.
-    pub const PROMPT_NAME: &str = "gen_ai.prompt.name";
-    /// `pipe` or `tcp`.
-    pub const NETWORK_TRANSPORT: &str = "network.transport";
-    /// `http` over Streamable HTTP.
-    pub const NETWORK_PROTOCOL_NAME: &str = "network.protocol.name";
-    /// The JSON-RPC error code of an answer that was an error.
-    pub const RPC_STATUS_CODE: &str = "rpc.response.status_code";
-    /// The server's host, on a client's span over HTTP.
-    pub const SERVER_ADDRESS: &str = "server.address";
-    /// The server's port, on a client's span over HTTP.
-    pub const SERVER_PORT: &str = "server.port";
-}
-
-/// How the messages travel: `network.transport`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Transport {
-    /// stdio, a child process, any pair of byte streams.
-    Pipe,
-    /// Streamable HTTP.
-    Tcp,
-}
-
-impl Transport {
-    fn name(self) -> &'static str {
-        match self {
-            Self::Pipe => "pipe",
-            Self::Tcp => "tcp",
-        }
-    }
-
-    fn protocol(self) -> Option<&'static str> {
-        (self == Self::Tcp).then_some("http")
-    }
-}
-
-/// The most characters of a name, a URI or an id a span holds: a peer may
-/// send any length, and a span must not become a megabyte.
-const MAX_CHARS: usize = 200;
-
-fn bounded(text: &str) -> Cow<'_, str> {
-    toolkit_core::text::cut(text, MAX_CHARS)
-}
-
-/// What a request is about, as its span names it.
-#[derive(Clone, Copy, Default)]
-pub(crate) struct About<'a> {
-    method: &'a str,
-    tool: Option<&'a str>,
-    prompt: Option<&'a str>,
-    uri: Option<&'a str>,
-    arguments: Option<&'a JsonObject>,
-}
-
-impl<'a> About<'a> {
-    /// A request of `method`.
-    pub(crate) fn new(method: &'a str) -> Self {
-        Self {
-            method,
-            ..Self::default()
-        }
-    }
-
-    /// The tool a `tools/call` calls.
-    pub(crate) fn tool(mut self, name: &'a str) -> Self {
-        self.tool = Some(name);
-        self
-    }
-
-    /// A call's arguments, recorded only while content is captured.
-    pub(crate) fn arguments(mut self, arguments: Option<&'a JsonObject>) -> Self {
-        self.arguments = arguments;
-        self
-    }
-
-    /// The prompt a `prompts/get` fills in.
-    pub(crate) fn prompt(mut self, name: &'a str) -> Self {
-        self.prompt = Some(name);
-        self
-    }
-
-    /// The resource a request is about.
-    pub(crate) fn uri(mut self, uri: &'a str) -> Self {
-        self.uri = Some(uri);
-        self
-    }
-
-    /// `{mcp.method.name} {target}`, the target a tool's or a prompt's name.
-    fn span_name(&self) -> String {
-        let target = self.tool.or(self.prompt).unwrap_or_default();
-        SpanName(&bounded(self.method), &bounded(target)).to_string()
-    }
-
-    /// The call's arguments, as JSON text, if content is captured.
-    fn captured_arguments(&self) -> Option<String> {
-        if self.tool.is_none() || !captures_content() {
-            return None;
-        }
-        let arguments = self.arguments.cloned().unwrap_or_default();
-        Some(serde_json::Value::Object(arguments).to_string())
-    }
-}
-
-/// What a request a client sends is about.
-#[allow(deprecated)] // resources/subscribe: 2025-11-25 only
-fn about(request: &ClientRequest) -> About<'_> {
-    let about = About::new(request.method());
-    match request {
-        ClientRequest::CallToolRequest(call) => about
-            .tool(&call.params.name)
-            .arguments(call.params.arguments.as_ref()),
-        ClientRequest::GetPromptRequest(get) => about.prompt(&get.params.name),
-        ClientRequest::ReadResourceRequest(read) => about.uri(&read.params.uri),
-        ClientRequest::SubscribeRequest(subscribe) => about.uri(&subscribe.params.uri),
-        ClientRequest::UnsubscribeRequest(unsubscribe) => about.uri(&unsubscribe.params.uri),
-        _ => about,
-    }
-}
-
-/// The span of one request the server handles, or `None` when no
-/// subscriber wants it (then a load of tracing's interest in the call
-/// site, nothing else). Its parent is the trace context in the request's
-/// `_meta` when the `opentelemetry` feature is on and the context is valid.
-#[inline]
-pub(crate) fn server_span(
-    about: &About<'_>,
-    context: &RequestContext<RoleServer>,
-    transport: Option<Transport>,
-) -> Option<Span> {
-    // The fields are computed only when a subscriber wants the span.
-    let span = tracing::info_span!(
-        target: "toolkit_mcp::telemetry",
-        "mcp.server",
-        "otel.name" = %about.span_name(),
-        "otel.kind" = "server",
-        "otel.status_code" = Empty,
-        "otel.status_description" = Empty,
-        "mcp.method.name" = &*bounded(about.method),
-        "mcp.protocol.version" = context.protocol_version().as_ref().map(|version| version.as_str()),
-        "mcp.session.id" = session_id(context).as_deref(),
-        "mcp.resource.uri" = about.uri.map(bounded).as_deref(),
-        "jsonrpc.request.id" = &*bounded(&context.id.to_string()),
-        "gen_ai.operation.name" = about.tool.map(|_| EXECUTE_TOOL),
-        "gen_ai.tool.name" = about.tool.map(bounded).as_deref(),
-        "gen_ai.prompt.name" = about.prompt.map(bounded).as_deref(),
-        "network.transport" = transport.map(Transport::name),
-        "network.protocol.name" = transport.and_then(Transport::protocol),
-        "error.type" = Empty,
-        "rpc.response.status_code" = Empty,
-        "gen_ai.tool.call.arguments" = about.captured_arguments().as_deref(),
-        "gen_ai.tool.call.result" = Empty,
-    );
-    if span.is_disabled() {
-        return None;
-    }
-    propagation::adopt(&span, &context.meta);
-    Some(span)
-}
-
-/// `{mcp.method.name} {target}`, the target a tool's or a prompt's name.
-fn span_name(about: &About<'_>) -> String {
-    let target = about.tool.or(about.prompt).unwrap_or_default();
-    SpanName(&bounded(about.method), &bounded(target)).to_string()
 }
 
 /// The HTTP session's id, from the request's headers (rmcp hands the
