@@ -268,7 +268,10 @@ pub(crate) fn record_result(span: &Span, result: &rmcp::model::CallToolResult) {
     } else if captures_content()
         && let Ok(text) = serde_json::to_string(result)
     {
-        span.record(toolkit_core::telemetry::attr::TOOL_CALL_RESULT, text.as_str());
+        span.record(
+            toolkit_core::telemetry::attr::TOOL_CALL_RESULT,
+            text.as_str(),
+        );
     }
 }
 

@@ -16,7 +16,10 @@ use tracing_subscriber::layer::SubscriberExt;
 
 /// The weather in a city.
 #[tool]
-fn weather(/** The city. */ city: String) -> String {
+fn weather(
+    /** The city. */
+    city: String,
+) -> String {
     format!("rainy in {city}")
 }
 
@@ -99,8 +102,14 @@ async fn over_http(exporter: &InMemorySpanExporter) {
     assert!(server_span.parent_span_is_remote);
     assert_eq!(served.parent_span_id, server_span.span_context.span_id());
     for span in [&client_span, &server_span] {
-        assert_eq!(attribute(span, "mcp.method.name").as_deref(), Some("tools/call"));
-        assert_eq!(attribute(span, "gen_ai.tool.name").as_deref(), Some("weather"));
+        assert_eq!(
+            attribute(span, "mcp.method.name").as_deref(),
+            Some("tools/call")
+        );
+        assert_eq!(
+            attribute(span, "gen_ai.tool.name").as_deref(),
+            Some("weather")
+        );
         assert_eq!(
             attribute(span, "gen_ai.operation.name").as_deref(),
             Some("execute_tool")
@@ -126,7 +135,10 @@ async fn over_http(exporter: &InMemorySpanExporter) {
     let spans = exporter.get_finished_spans().expect("the spans");
     for kind in [SpanKind::Client, SpanKind::Server] {
         let span = only(&spans, "tools/call broken", &kind);
-        assert_eq!(attribute(&span, "error.type").as_deref(), Some("tool_error"));
+        assert_eq!(
+            attribute(&span, "error.type").as_deref(),
+            Some("tool_error")
+        );
     }
 
     // Listings are traced and carried too.
@@ -184,7 +196,12 @@ impl Lines {
     }
 
     async fn answer(&mut self) -> Value {
-        let line = self.output.next_line().await.expect("read").expect("a line");
+        let line = self
+            .output
+            .next_line()
+            .await
+            .expect("read")
+            .expect("a line");
         serde_json::from_str(&line).expect("JSON")
     }
 
@@ -253,8 +270,14 @@ async fn over_lines(exporter: &InMemorySpanExporter) {
     );
 
     for (id, malformed) in [
-        (3, json!("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7")),
-        (4, json!("00-00000000000000000000000000000000-00f067aa0ba902b7-01")),
+        (
+            3,
+            json!("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7"),
+        ),
+        (
+            4,
+            json!("00-00000000000000000000000000000000-00f067aa0ba902b7-01"),
+        ),
         (5, json!("not a traceparent at all \u{1F600}")),
         (6, json!(42)),
         (7, json!({"traceparent": "nested"})),

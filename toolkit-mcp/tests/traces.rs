@@ -13,7 +13,10 @@ use toolkit_tests::trace::Recorder;
 
 /// The weather in a city.
 #[tool]
-fn weather(/** The city. */ city: String) -> String {
+fn weather(
+    /** The city. */
+    city: String,
+) -> String {
     format!("rainy in {city}")
 }
 
@@ -61,7 +64,12 @@ impl Lines {
     async fn ask(&mut self, id: u64, method: &str, params: Value) -> Value {
         self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
             .await;
-        let line = self.output.next_line().await.expect("read").expect("a line");
+        let line = self
+            .output
+            .next_line()
+            .await
+            .expect("read")
+            .expect("a line");
         serde_json::from_str(&line).expect("JSON")
     }
 }
@@ -213,7 +221,11 @@ async fn both_ends_over_http(recorder: &Recorder) {
         sent.field("server.port"),
         Some(address.port().to_string().as_str())
     );
-    assert!(served.field("mcp.session.id").is_some_and(|id| !id.is_empty()));
+    assert!(
+        served
+            .field("mcp.session.id")
+            .is_some_and(|id| !id.is_empty())
+    );
     // Without OpenTelemetry nothing is propagated, and nothing is said to be.
     assert!(!recorder.all_text().contains("traceparent"));
     client.close().await;

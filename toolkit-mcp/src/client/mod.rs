@@ -377,12 +377,13 @@ impl McpClient {
             .asked(
                 peer.1,
                 "listing its resources",
-                self.shared.list_all(&peer.0, list_resources, |answer| match answer {
-                    ServerResult::ListResourcesResult(page) => {
-                        Some((page.resources, page.next_cursor))
-                    }
-                    _ => None,
-                }),
+                self.shared
+                    .list_all(&peer.0, list_resources, |answer| match answer {
+                        ServerResult::ListResourcesResult(page) => {
+                            Some((page.resources, page.next_cursor))
+                        }
+                        _ => None,
+                    }),
             )
             .await?;
         Ok(self.shared.each(&listed, offers::resource))
@@ -428,7 +429,9 @@ impl McpClient {
             )
             .await?;
         let ServerResult::ReadResourceResult(read) = read else {
-            return Err(self.shared.error(format!("reading <{uri}> gave another answer")));
+            return Err(self
+                .shared
+                .error(format!("reading <{uri}> gave another answer")));
         };
         let read = serde_json::to_value(read)
             .map_err(|error| self.shared.error(format!("reading <{uri}>: {error}")))?;
@@ -455,10 +458,13 @@ impl McpClient {
             .asked(
                 peer.1,
                 "listing its prompts",
-                self.shared.list_all(&peer.0, list_prompts, |answer| match answer {
-                    ServerResult::ListPromptsResult(page) => Some((page.prompts, page.next_cursor)),
-                    _ => None,
-                }),
+                self.shared
+                    .list_all(&peer.0, list_prompts, |answer| match answer {
+                        ServerResult::ListPromptsResult(page) => {
+                            Some((page.prompts, page.next_cursor))
+                        }
+                        _ => None,
+                    }),
             )
             .await?;
         Ok(self.shared.each(&listed, offers::prompt))
@@ -497,9 +503,9 @@ impl McpClient {
             )
             .await?;
         let ServerResult::GetPromptResult(filled) = filled else {
-            return Err(self
-                .shared
-                .error(format!("filling in the prompt `{name}` gave another answer")));
+            return Err(self.shared.error(format!(
+                "filling in the prompt `{name}` gave another answer"
+            )));
         };
         let filled = serde_json::to_value(filled).map_err(|error| {
             self.shared
@@ -613,10 +619,7 @@ impl Pending {
     }
 
     /// A failure to send ends the span with it.
-    fn check<T>(
-        &mut self,
-        sent: Result<T, rmcp::ServiceError>,
-    ) -> Result<T, rmcp::ServiceError> {
+    fn check<T>(&mut self, sent: Result<T, rmcp::ServiceError>) -> Result<T, rmcp::ServiceError> {
         if let Err(error) = &sent
             && let Some(span) = self.span.take()
         {
@@ -639,6 +642,9 @@ impl Drop for Pending {
         }
     }
 }
+
+/// One page of a listing: its items, and the cursor of the next page.
+type Page<T> = (Vec<T>, Option<String>);
 
 /// The most pages a listing reads: a server that never stops giving a
 /// next cursor gets an error rather than a client that loops forever.
@@ -1029,7 +1035,7 @@ impl Shared {
         &self,
         peer: &Peer<RoleClient>,
         request: fn(PaginatedRequestParams) -> ClientRequest,
-        page: fn(ServerResult) -> Option<(Vec<T>, Option<String>)>,
+        page: fn(ServerResult) -> Option<Page<T>>,
     ) -> Result<Vec<T>, rmcp::ServiceError> {
         let mut items = Vec::new();
         let mut cursor = None;

@@ -406,7 +406,8 @@ impl ServerHandler for McpServer {
         request: SetLevelRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        let span = telemetry::server_span(&About::new("logging/setLevel"), &context, self.transport);
+        let span =
+            telemetry::server_span(&About::new("logging/setLevel"), &context, self.transport);
         traced(span, async {
             self.log_level.set(logging::from_rmcp(request.level));
             Ok(())
