@@ -22,13 +22,14 @@ use rmcp::handler::server::ServerHandler;
 #[allow(deprecated)] // logging: deprecated by SEP-2577, part of both revisions served
 use rmcp::model::SetLevelRequestParams;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, GetPromptRequestParams,
-    GetPromptResponse, GetPromptResult, Implementation, InitializeRequestParams, InitializeResult,
-    ListPromptsRequestMethod, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
-    ListToolsResult, PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams,
-    ReadResourceResponse, ReadResourceResult, ResultType, ServerCapabilities, ServerConfig,
-    SubscribeRequestMethod, SubscribeRequestParams, SubscriptionFilter, Tool,
-    UnsubscribeRequestMethod, UnsubscribeRequestParams,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CancelledNotificationParam,
+    GetPromptRequestParams, GetPromptResponse, GetPromptResult, Implementation,
+    InitializeRequestParams, InitializeResult, ListPromptsRequestMethod, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ProgressNotificationParam, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse,
+    ReadResourceResult, ResultType, ServerCapabilities, ServerConfig, SubscribeRequestMethod,
+    SubscribeRequestParams, SubscriptionFilter, Tool, UnsubscribeRequestMethod,
+    UnsubscribeRequestParams,
 };
 use rmcp::service::{
     NotificationContext, Peer, RequestContext, RoleServer, ServiceExt, SubscriptionContext,
@@ -418,6 +419,28 @@ impl ServerHandler for McpServer {
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
         telemetry::notification_received("notifications/initialized", self.transport);
         tokio::spawn(announce_changes(self.registry.changes(), context.peer));
+    }
+
+    // rmcp itself acts on cancellations (it cancels the request's token);
+    // these say only that the notification came.
+    async fn on_cancelled(
+        &self,
+        _notification: CancelledNotificationParam,
+        _context: NotificationContext<RoleServer>,
+    ) {
+        telemetry::notification_received("notifications/cancelled", self.transport);
+    }
+
+    async fn on_progress(
+        &self,
+        _notification: ProgressNotificationParam,
+        _context: NotificationContext<RoleServer>,
+    ) {
+        telemetry::notification_received("notifications/progress", self.transport);
+    }
+
+    async fn on_roots_list_changed(&self, _context: NotificationContext<RoleServer>) {
+        telemetry::notification_received("notifications/roots/list_changed", self.transport);
     }
 
     // Revision 2026-07-28 has no sessions: a client that wants to hear of
