@@ -251,6 +251,19 @@ fn revision(version: Option<ProtocolVersion>) -> McpRevision {
     }
 }
 
+/// Awaits a request's handler: in place when no subscriber wants its span,
+/// so that an untraced request's future is the handler's alone; in its
+/// span, on a boxed path of its own, otherwise. (A future that held both
+/// would be moved, whole, each time rmcp spawns a request.)
+macro_rules! serve {
+    ($span:expr, $handler:expr) => {
+        match $span {
+            None => $handler.await,
+            Some(span) => Box::pin(traced(span, $handler)).await,
+        }
+    };
+}
+
 impl ServerHandler for McpServer {
     #[allow(deprecated)] // logging: deprecated by SEP-2577, part of both revisions served
     fn get_info(&self) -> ServerConfig {
@@ -274,7 +287,7 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<InitializeResult, ErrorData> {
         let span = telemetry::server_span(&About::new("initialize"), &context, self.transport);
-        traced(span, self.serve_initialize(request, context)).await
+        serve!(span, self.serve_initialize(request, context))
     }
 
     async fn list_tools(
@@ -283,12 +296,11 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         let span = telemetry::server_span(&About::new("tools/list"), &context, self.transport);
-        traced(span, async {
+        serve!(span, async {
             Ok(ListToolsResult::with_all_items(
                 self.listing.tools()?.to_vec(),
             ))
         })
-        .await
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
@@ -305,7 +317,7 @@ impl ServerHandler for McpServer {
             .tool(&request.name)
             .arguments(request.arguments.as_ref());
         let span = telemetry::server_span(&about, &context, self.transport);
-        traced(span, self.serve_call(request, context)).await
+        serve!(span, self.serve_call(request, context))
     }
 
     async fn list_resources(
@@ -314,10 +326,9 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
         let span = telemetry::server_span(&About::new("resources/list"), &context, self.transport);
-        traced(span, async {
+        serve!(span, async {
             from_wire(json!({"resources": self.resources.list()}))
         })
-        .await
     }
 
     async fn list_resource_templates(
@@ -327,10 +338,9 @@ impl ServerHandler for McpServer {
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
         let about = About::new("resources/templates/list");
         let span = telemetry::server_span(&about, &context, self.transport);
-        traced(span, async {
+        serve!(span, async {
             from_wire(json!({"resourceTemplates": self.resources.list_templates()}))
         })
-        .await
     }
 
     async fn read_resource(
@@ -340,7 +350,7 @@ impl ServerHandler for McpServer {
     ) -> Result<ReadResourceResponse, ErrorData> {
         let about = About::new("resources/read").uri(&request.uri);
         let span = telemetry::server_span(&about, &context, self.transport);
-        traced(span, self.serve_read(request, context)).await
+        serve!(span, self.serve_read(request, context))
     }
 
     #[allow(deprecated)] // resources/subscribe: 2025-11-25 only
@@ -351,7 +361,7 @@ impl ServerHandler for McpServer {
     ) -> Result<(), ErrorData> {
         let about = About::new("resources/subscribe").uri(&request.uri);
         let span = telemetry::server_span(&about, &context, self.transport);
-        traced(span, async {
+        serve!(span, async {
             if self.resources.is_empty() {
                 return Err(ErrorData::method_not_found::<SubscribeRequestMethod>());
             }
@@ -359,7 +369,6 @@ impl ServerHandler for McpServer {
                 .subscribe(request.uri, self.resources.updates(), context.peer);
             Ok(())
         })
-        .await
     }
 
     #[allow(deprecated)] // resources/unsubscribe: 2025-11-25 only
@@ -370,14 +379,13 @@ impl ServerHandler for McpServer {
     ) -> Result<(), ErrorData> {
         let about = About::new("resources/unsubscribe").uri(&request.uri);
         let span = telemetry::server_span(&about, &context, self.transport);
-        traced(span, async {
+        serve!(span, async {
             if self.resources.is_empty() {
                 return Err(ErrorData::method_not_found::<UnsubscribeRequestMethod>());
             }
             self.subscriptions.unsubscribe(&request.uri);
             Ok(())
         })
-        .await
     }
 
     async fn list_prompts(
@@ -386,7 +394,7 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
         let span = telemetry::server_span(&About::new("prompts/list"), &context, self.transport);
-        traced(span, async {
+        serve!(span, async {
             // A server without prompts does not have the method (rmcp would
             // answer an empty list, which the capabilities do not promise).
             if self.prompts.is_empty() {
@@ -395,7 +403,6 @@ impl ServerHandler for McpServer {
             let prompts: Vec<Value> = self.prompts.iter().map(Prompt::to_wire).collect();
             from_wire(json!({"prompts": prompts}))
         })
-        .await
     }
 
     async fn get_prompt(
@@ -405,7 +412,7 @@ impl ServerHandler for McpServer {
     ) -> Result<GetPromptResponse, ErrorData> {
         let about = About::new("prompts/get").prompt(&request.name);
         let span = telemetry::server_span(&about, &context, self.transport);
-        traced(span, self.serve_prompt(request, context)).await
+        serve!(span, self.serve_prompt(request, context))
     }
 
     #[allow(deprecated)] // logging: deprecated by SEP-2577, part of 2025-11-25
@@ -416,11 +423,10 @@ impl ServerHandler for McpServer {
     ) -> Result<(), ErrorData> {
         let span =
             telemetry::server_span(&About::new("logging/setLevel"), &context, self.transport);
-        traced(span, async {
+        serve!(span, async {
             self.log_level.set(logging::from_rmcp(request.level));
             Ok(())
         })
-        .await
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
@@ -676,15 +682,11 @@ impl McpServer {
     }
 }
 
-/// Runs a request's handler in its span, and records how it ended; without
-/// a span, just the handler.
+/// Runs a request's handler in its span, and records how it ended.
 async fn traced<T: Served>(
-    span: Option<tracing::Span>,
+    span: tracing::Span,
     handler: impl Future<Output = Result<T, ErrorData>>,
 ) -> Result<T, ErrorData> {
-    let Some(span) = span else {
-        return handler.await;
-    };
     // Entered while the handler runs: the registry's `execute_tool` span
     // is its child.
     let answer = handler.instrument(span.clone()).await;
