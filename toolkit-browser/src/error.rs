@@ -113,6 +113,18 @@ pub enum BrowserError {
         /// "Search" (https://...)`), if anything.
         then: Option<String>,
     },
+    /// The tab showed the browser's error page (`chrome-error:`, after a
+    /// page failed to load), where links, forms and scripts do nothing:
+    /// the tab was replaced by a new one.
+    ErrorPage {
+        /// The URL that failed to load, when the browser names it.
+        failed: Option<String>,
+        /// What the action itself ran into, if it failed too.
+        cause: Option<String>,
+        /// What was done about it, as a sentence (`it was replaced by a new
+        /// tab, Tab 1a2b about:blank`).
+        then: String,
+    },
     /// The [`SafetyPolicy`](crate::SafetyPolicy) does not allow what was
     /// asked (a file outside the files folder, an unknown secret...).
     Refused {
@@ -216,6 +228,25 @@ impl fmt::Display for BrowserError {
                     Some(then) => write!(f, ". {then}."),
                     None => Ok(()),
                 }
+            }
+            Self::ErrorPage {
+                failed,
+                cause,
+                then,
+            } => {
+                match cause {
+                    Some(cause) => write!(f, "{cause}; the tab then showed")?,
+                    None => f.write_str("the tab showed")?,
+                }
+                f.write_str(" the browser's error page")?;
+                if let Some(failed) = failed {
+                    write!(f, " for {failed}")?;
+                }
+                write!(
+                    f,
+                    ", where links, forms and scripts do nothing, so {then}; nothing else was \
+                     done: navigate to a page to go on"
+                )
             }
             Self::Refused { detail } => f.write_str(detail),
         }

@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use chromiumoxide::Page;
+use chromiumoxide::cdp::browser_protocol::page::GetFrameTreeParams;
 use chromiumoxide::cdp::browser_protocol::target::{CloseTargetParams, TargetId, TargetInfo};
 use serde::Serialize;
 
@@ -356,6 +357,50 @@ impl Browser {
             other => other,
         })?;
         session.adopt(page).await?;
+        current_of(session.tab_list().await?)
+    }
+}
+
+impl Browser {
+    /// The browser's error page the current tab shows, if it shows one:
+    /// `Some` with the URL that failed to load when the browser names it.
+    /// A tab whose page failed to load (or whose renderer refused it)
+    /// holds a `chrome-error:` document from which no link, form or
+    /// script navigates any more. Read from the browser's frame tree, not
+    /// from the page, so no script can hide it or stall the check.
+    pub(crate) async fn error_page(&self) -> Result<Option<Option<String>>, BrowserError> {
+        let mut session = self.live().await?;
+        let page = session.current();
+        // The main frame's URL as the browser's frame events gave it: no
+        // round trip to the renderer, which may be busy.
+        let url = page.url().await.ok().flatten().unwrap_or_default();
+        if !url.to_ascii_lowercase().starts_with("chrome-error:") {
+            return Ok(None);
+        }
+        let tree = session
+            .exec(
+                &page,
+                GetFrameTreeParams::default(),
+                "reading the tab's frames",
+            )
+            .await;
+        let failed = tree
+            .ok()
+            .and_then(|t| t.frame_tree.frame.unreachable_url)
+            .filter(|u| !u.is_empty());
+        Ok(Some(failed))
+    }
+
+    /// Replaces the current tab with a new one at `about:blank`, which
+    /// becomes current, and closes the old one. Returns the new tab.
+    pub(crate) async fn replace_current_tab(&self) -> Result<TabInfo, BrowserError> {
+        let mut session = self.live().await?;
+        let old = session.current();
+        let fresh = session.new_tab("about:blank").await?;
+        session.adopt(fresh).await?;
+        // The old tab is no longer current either way; a failure to close
+        // it must not hide that the new one is there.
+        let _ = session.close_targets(&[old.target_id().clone()]).await;
         current_of(session.tab_list().await?)
     }
 }
