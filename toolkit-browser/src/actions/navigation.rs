@@ -16,8 +16,8 @@ const LIFE_CHECK: Duration = Duration::from_millis(100);
 /// Open a URL in the current tab, or in a new tab, and wait for it to load.
 ///
 /// A URL without a scheme gets https:// (http:// for localhost). Only web
-/// pages on allowed sites can be opened; anything else is refused with the
-/// reason.
+/// pages (http, https) on allowed sites and about:blank can be opened;
+/// anything else is refused with the reason, before loading.
 #[tool(catalogue = false)]
 pub async fn navigate(
     /// The URL to open.

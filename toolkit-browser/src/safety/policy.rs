@@ -27,7 +27,9 @@ const ALWAYS_ALLOWED: &[&str] = &["http", "https", "about", "chrome-error", "blo
 ///   [`Browser::set_policy`]).
 /// - **Schemes.** `file:`, `data:`, `javascript:`, `chrome:` and every other
 ///   scheme besides http, https and `about:` are refused unless allowed
-///   with [`allow_scheme`](SafetyPolicyBuilder::allow_scheme).
+///   with [`allow_scheme`](SafetyPolicyBuilder::allow_scheme). A tab
+///   may come to show the browser's error page (`chrome-error:`), but no
+///   URL the model gives opens it, nor `about:srcdoc`.
 /// - **Secrets.** The model types `<secret>name</secret>` in the `input`
 ///   action; the real value goes into the page, and every text a browser
 ///   tool returns, the page map included, shows the placeholder instead.
