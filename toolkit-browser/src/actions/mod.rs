@@ -480,6 +480,13 @@ pub(crate) async fn check_navigation(
             Err(e) if e.is_fatal() => return Err(e),
             Err(_) => None,
         }
+    } else if let Some(back) = browser.close_blank_popup().await? {
+        // A popup the page wrote itself has no page of its own to stay
+        // on: left open, it is a blank tab the model did not ask for.
+        Some(format!(
+            "The tab it was in, a popup with no page of its own, was closed, and {} is current",
+            tab_line(&back)
+        ))
     } else {
         Some(format!(
             "The tab stayed on {}",

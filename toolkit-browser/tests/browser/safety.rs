@@ -788,6 +788,7 @@ async fn other_ways_to_another_site_are_stopped(browser: Browser, server: TestSe
     for name in [
         "Open a window",
         "Open a blank window",
+        "Write a popup that leaves",
         "Link into a new tab",
         "Post into a new tab",
         "Post through a 307",
@@ -809,6 +810,21 @@ async fn other_ways_to_another_site_are_stopped(browser: Browser, server: TestSe
         assert!(leaked().is_empty(), "{name}: {:?}", leaked());
     }
     assert_eq!(model.marker().await, json!("still here"));
+    // A popup the page wrote itself, whose link the model follows: the
+    // link is stopped, and the popup, which has no page of its own to
+    // stay on, is closed with the opener current again.
+    let tabs = browser.tabs().await.expect("tabs").len();
+    let opener = browser.current_tab().await.expect("current tab").id;
+    let button = model.index("Write a popup with a link").await;
+    model.ok("click", json!({ "index": button })).await;
+    assert_eq!(browser.tabs().await.expect("tabs").len(), tabs + 1);
+    let link = model.index("Leave the written popup").await;
+    let (message, _) = model.err("click", json!({ "index": link })).await;
+    assert!(message.contains("was blocked"), "{message}");
+    let now = browser.tabs().await.expect("tabs");
+    assert_eq!(now.len(), tabs, "the written popup is left open: {now:?}");
+    assert_eq!(browser.current_tab().await.expect("current").id, opener);
+    assert!(leaked().is_empty(), "{:?}", leaked());
 
     // What a page loads by itself: a refresh, prefetch and prerender
     // links, an object and an embed.

@@ -391,6 +391,34 @@ impl Browser {
         Ok(Some(failed))
     }
 
+    /// Closes the current tab when it is a popup that never loaded a page
+    /// of its own (the browser holds it at `about:blank`, whatever its
+    /// opener wrote into it) and another tab is open; the tab that opened
+    /// it becomes current again, if it is still open. Returns the tab
+    /// current afterwards, or `None` when the current tab is no such popup.
+    pub(crate) async fn close_blank_popup(&self) -> Result<Option<TabInfo>, BrowserError> {
+        let mut session = self.live().await?;
+        let current = session.current().target_id().clone();
+        let targets = session.page_targets().await?;
+        let Some(popup) = targets.iter().find(|t| t.target_id == current) else {
+            return Ok(None);
+        };
+        let blank_popup = popup.url == "about:blank" && popup.opener_id.is_some();
+        if !blank_popup || targets.len() < 2 {
+            return Ok(None);
+        }
+        let opener = popup
+            .opener_id
+            .clone()
+            .filter(|o| targets.iter().any(|t| t.target_id == *o));
+        session.close_targets(&[current]).await?;
+        if let Some(opener) = opener {
+            let page = session.page_for(&opener).await?;
+            session.adopt(page).await?;
+        }
+        current_of(session.tab_list().await?).map(Some)
+    }
+
     /// Replaces the current tab with a new one at `about:blank`, which
     /// becomes current, and closes the old one. Returns the new tab.
     pub(crate) async fn replace_current_tab(&self) -> Result<TabInfo, BrowserError> {
