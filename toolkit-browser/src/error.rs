@@ -254,3 +254,35 @@ impl fmt::Display for BrowserError {
 }
 
 impl std::error::Error for BrowserError {}
+
+#[cfg(test)]
+mod tests {
+    use super::BrowserError;
+
+    #[test]
+    fn an_error_page_names_the_failed_url_what_was_done_and_what_to_do() {
+        let error = BrowserError::ErrorPage {
+            failed: Some("http://127.0.0.1:9/".into()),
+            cause: Some("the page http://127.0.0.1:9/ could not be loaded: refused".into()),
+            then: "it was replaced by a new tab".into(),
+        };
+        assert_eq!(
+            error.to_string(),
+            "the page http://127.0.0.1:9/ could not be loaded: refused; the tab then showed the \
+             browser's error page for http://127.0.0.1:9/, where links, forms and scripts do \
+             nothing, so it was replaced by a new tab; nothing else was done: navigate to a page \
+             to go on"
+        );
+        let bare = BrowserError::ErrorPage {
+            failed: None,
+            cause: None,
+            then: "it was replaced".into(),
+        };
+        assert!(
+            bare.to_string()
+                .starts_with("the tab showed the browser's error page, where"),
+            "{bare}"
+        );
+        assert!(!bare.is_fatal());
+    }
+}

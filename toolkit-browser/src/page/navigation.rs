@@ -67,7 +67,9 @@ impl Browser {
     /// # Errors
     ///
     /// [`BrowserError::Blocked`] when the [policy](Self::set_policy) does
-    /// not allow the URL (nothing is loaded), [`BrowserError::Navigation`]
+    /// not allow the URL or its scheme is not one a URL may be opened at
+    /// (http, https, `about:blank` and the schemes the policy allows; never
+    /// the browser's error page): nothing is loaded. [`BrowserError::Navigation`]
     /// when the page cannot be loaded (the message carries Chromium's
     /// reason; a redirect the policy stopped is
     /// `net::ERR_BLOCKED_BY_CLIENT`, and [`take_blocked`](Self::take_blocked)

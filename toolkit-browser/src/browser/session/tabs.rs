@@ -344,7 +344,8 @@ impl Browser {
     /// # Errors
     ///
     /// [`BrowserError::Blocked`] when the [policy](Self::set_policy) does
-    /// not allow the URL, [`BrowserError::Navigation`] when the URL cannot
+    /// not allow the URL or its scheme (as [`navigate`](Self::navigate)
+    /// judges it), [`BrowserError::Navigation`] when the URL cannot
     /// be loaded, [`BrowserError::Timeout`] past the navigation time limit.
     pub async fn open_tab(&self, url: &str) -> Result<TabInfo, BrowserError> {
         self.check_policy(url)?;
