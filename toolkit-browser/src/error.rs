@@ -113,6 +113,18 @@ pub enum BrowserError {
         /// "Search" (https://...)`), if anything.
         then: Option<String>,
     },
+    /// The tab showed the browser's error page (`chrome-error:`, after a
+    /// page failed to load), where links, forms and scripts do nothing:
+    /// the tab was replaced by a new one.
+    ErrorPage {
+        /// The URL that failed to load, when the browser names it.
+        failed: Option<String>,
+        /// What the action itself ran into, if it failed too.
+        cause: Option<String>,
+        /// What was done about it, as a sentence (`it was replaced by a new
+        /// tab, Tab 1a2b about:blank`).
+        then: String,
+    },
     /// The [`SafetyPolicy`](crate::SafetyPolicy) does not allow what was
     /// asked (a file outside the files folder, an unknown secret...).
     Refused {
@@ -217,9 +229,60 @@ impl fmt::Display for BrowserError {
                     None => Ok(()),
                 }
             }
+            Self::ErrorPage {
+                failed,
+                cause,
+                then,
+            } => {
+                match cause {
+                    Some(cause) => write!(f, "{cause}; the tab then showed")?,
+                    None => f.write_str("the tab showed")?,
+                }
+                f.write_str(" the browser's error page")?;
+                if let Some(failed) = failed {
+                    write!(f, " for {failed}")?;
+                }
+                write!(
+                    f,
+                    ", where links, forms and scripts do nothing, so {then}; nothing else was \
+                     done: navigate to a page to go on"
+                )
+            }
             Self::Refused { detail } => f.write_str(detail),
         }
     }
 }
 
 impl std::error::Error for BrowserError {}
+
+#[cfg(test)]
+mod tests {
+    use super::BrowserError;
+
+    #[test]
+    fn an_error_page_names_the_failed_url_what_was_done_and_what_to_do() {
+        let error = BrowserError::ErrorPage {
+            failed: Some("http://127.0.0.1:9/".into()),
+            cause: Some("the page http://127.0.0.1:9/ could not be loaded: refused".into()),
+            then: "it was replaced by a new tab".into(),
+        };
+        assert_eq!(
+            error.to_string(),
+            "the page http://127.0.0.1:9/ could not be loaded: refused; the tab then showed the \
+             browser's error page for http://127.0.0.1:9/, where links, forms and scripts do \
+             nothing, so it was replaced by a new tab; nothing else was done: navigate to a page \
+             to go on"
+        );
+        let bare = BrowserError::ErrorPage {
+            failed: None,
+            cause: None,
+            then: "it was replaced".into(),
+        };
+        assert!(
+            bare.to_string()
+                .starts_with("the tab showed the browser's error page, where"),
+            "{bare}"
+        );
+        assert!(!bare.is_fatal());
+    }
+}

@@ -37,6 +37,10 @@
 //!   ([`McpServer::with_resource`], [`McpServer::with_prompt`]).
 //! - A message that is not JSON, not JSON-RPC or too large gets a JSON-RPC
 //!   error, and the server keeps serving.
+//! - Every request runs in a span of the OpenTelemetry conventions for MCP
+//!   ([`telemetry`]), the registry's `execute_tool` span inside it; with
+//!   the `opentelemetry` feature (off by default) a client's trace
+//!   context, sent in `params._meta`, is its parent.
 //!
 //! ```no_run
 //! use std::sync::Arc;
@@ -92,6 +96,7 @@
 
 mod client;
 mod server;
+pub mod telemetry;
 
 use std::fmt;
 use std::sync::Arc;

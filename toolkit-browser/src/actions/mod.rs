@@ -222,8 +222,44 @@ pub(crate) async fn act(
     // timer) is not this action's doing: it is said, not made its error.
     let earlier = browser.take_blocked();
     let reply = run(policy.clone()).await.unwrap_or_else(Reply::from);
+    let reply = leave_error_page(browser, reply).await;
     telemetry::record_page_url(browser, &policy).await;
     respond(browser, &policy, reply.say(on_its_own(&earlier))).await
+}
+
+/// After an action: a tab left on the browser's error page is replaced by
+/// a new blank tab, and the reply becomes an error that says so, whatever
+/// the action did (a click on such a page reaches nothing). `done` is left
+/// as it is: the task ends there.
+async fn leave_error_page(browser: &Browser, reply: Reply) -> Reply {
+    if reply.done.is_some() || reply.error.as_ref().is_some_and(BrowserError::is_fatal) {
+        return reply;
+    }
+    let failed = match browser.error_page().await {
+        Ok(Some(failed)) => failed,
+        Ok(None) => return reply,
+        Err(e) if e.is_fatal() => return Reply::from(e),
+        // Not knowing is no reason to fail an action that worked.
+        Err(_) => return reply,
+    };
+    let then = match browser.replace_current_tab().await {
+        Ok(tab) => format!(
+            "it was replaced by a new tab, which is now current: {}",
+            tab_line(&tab)
+        ),
+        Err(e) if e.is_fatal() => return Reply::from(e),
+        Err(e) => format!("replacing it with a new tab failed ({e})"),
+    };
+    let memory = match &failed {
+        Some(url) => format!("The tab showed the browser's error page for {url} and was replaced"),
+        None => "The tab showed the browser's error page and was replaced".to_owned(),
+    };
+    Reply::from(BrowserError::ErrorPage {
+        failed,
+        cause: reply.error.map(|e| e.to_string()),
+        then,
+    })
+    .memory(memory)
 }
 
 /// The sentence about loads the page tried on its own between two actions
@@ -333,6 +369,7 @@ fn error_kind(error: &BrowserError) -> &'static str {
         BrowserError::Io { .. } => "io",
         BrowserError::Blocked { .. } => "blocked",
         BrowserError::Refused { .. } => "refused",
+        BrowserError::ErrorPage { .. } => "error_page",
     }
 }
 
@@ -443,6 +480,13 @@ pub(crate) async fn check_navigation(
             Err(e) if e.is_fatal() => return Err(e),
             Err(_) => None,
         }
+    } else if let Some(back) = browser.close_blank_popup().await? {
+        // A popup the page wrote itself has no page of its own to stay
+        // on: left open, it is a blank tab the model did not ask for.
+        Some(format!(
+            "The tab it was in, a popup with no page of its own, was closed, and {} is current",
+            tab_line(&back)
+        ))
     } else {
         Some(format!(
             "The tab stayed on {}",

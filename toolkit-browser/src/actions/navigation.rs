@@ -1,6 +1,6 @@
 //! Going places: `navigate`, `go_back`, `wait`.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use toolkit_core::{ToolResult, tool};
 
@@ -10,11 +10,14 @@ use crate::error::BrowserError;
 use crate::page::navigation::normalize_url;
 use crate::safety::SafetyPolicy;
 
+/// How often `wait` looks whether the browser still runs.
+const LIFE_CHECK: Duration = Duration::from_millis(100);
+
 /// Open a URL in the current tab, or in a new tab, and wait for it to load.
 ///
 /// A URL without a scheme gets https:// (http:// for localhost). Only web
-/// pages on allowed sites can be opened; anything else is refused with the
-/// reason.
+/// pages (http, https) on allowed sites and about:blank can be opened;
+/// anything else is refused with the reason, before loading.
 #[tool(catalogue = false)]
 pub async fn navigate(
     /// The URL to open.
@@ -109,7 +112,15 @@ pub async fn wait(
         let waited = asked.min(MAX_WAIT_SECONDS);
         // A dead browser is said at once rather than after the wait.
         browser.page_info().await?;
-        tokio::time::sleep(Duration::from_secs_f64(waited)).await;
+        // A browser that dies meanwhile ends the wait at once, with the
+        // error every action gives then.
+        let until = Instant::now() + Duration::from_secs_f64(waited);
+        while let Some(left) = until.checked_duration_since(Instant::now()) {
+            tokio::time::sleep(left.min(LIFE_CHECK)).await;
+            if !browser.is_alive().await {
+                browser.page_info().await?;
+            }
+        }
         let note = check_navigation(&browser, &policy, None).await?;
         let mut reply =
             Reply::text(format!("Waited {waited} s.")).memory(format!("Waited {waited} s"));

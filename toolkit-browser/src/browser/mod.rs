@@ -280,7 +280,7 @@ impl Browser {
     /// Refuses `url` when the policy does not allow it.
     pub(crate) fn check_policy(&self, url: &str) -> Result<(), BrowserError> {
         self.policy()
-            .check_url(url)
+            .check_destination(url)
             .map_err(|reason| BrowserError::Blocked {
                 url: url.to_owned(),
                 reason,

@@ -67,7 +67,9 @@ impl Browser {
     /// # Errors
     ///
     /// [`BrowserError::Blocked`] when the [policy](Self::set_policy) does
-    /// not allow the URL (nothing is loaded), [`BrowserError::Navigation`]
+    /// not allow the URL or its scheme is not one a URL may be opened at
+    /// (http, https, `about:blank` and the schemes the policy allows; never
+    /// the browser's error page): nothing is loaded. [`BrowserError::Navigation`]
     /// when the page cannot be loaded (the message carries Chromium's
     /// reason; a redirect the policy stopped is
     /// `net::ERR_BLOCKED_BY_CLIENT`, and [`take_blocked`](Self::take_blocked)
@@ -227,6 +229,20 @@ fn strip_fragment(url: &str) -> &str {
     url.split_once('#').map_or(url, |(base, _)| base)
 }
 
+/// Whether `url` starts with a scheme (`mailto:`, `javascript:`) rather
+/// than a host and port (`localhost:8080`, `example.com:443`): a word
+/// without dots before the colon, not followed by a port number. Such a
+/// URL is left as it is, so the policy judges the scheme it names.
+fn names_a_scheme(url: &str) -> bool {
+    let Some((scheme, rest)) = url.split_once(':') else {
+        return false;
+    };
+    let mut chars = scheme.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '+' || c == '-')
+        && !rest.starts_with(|c: char| c.is_ascii_digit())
+}
+
 /// Completes a URL the way an address bar would.
 pub(crate) fn normalize_url(url: &str) -> Result<String, BrowserError> {
     let url = url.trim();
@@ -234,18 +250,7 @@ pub(crate) fn normalize_url(url: &str) -> Result<String, BrowserError> {
         return Err(BrowserError::invalid("the URL is empty"));
     }
     let lower = url.to_ascii_lowercase();
-    let has_scheme = lower.contains("://")
-        || [
-            "about:",
-            "data:",
-            "file:",
-            "javascript:",
-            "chrome:",
-            "blob:",
-        ]
-        .iter()
-        .any(|s| lower.starts_with(s));
-    if has_scheme {
+    if lower.contains("://") || names_a_scheme(&lower) {
         return Ok(url.to_owned());
     }
     let host = lower.split(['/', '?', '#']).next().unwrap_or_default();
@@ -271,6 +276,15 @@ mod tests {
         );
         assert_eq!(normalize_url(" http://a.b/c ").unwrap(), "http://a.b/c");
         assert_eq!(normalize_url("about:blank").unwrap(), "about:blank");
+        assert_eq!(normalize_url("mailto:a@b.c").unwrap(), "mailto:a@b.c");
+        assert_eq!(
+            normalize_url("chrome-error://chromewebdata/").unwrap(),
+            "chrome-error://chromewebdata/"
+        );
+        assert_eq!(
+            normalize_url("example.com:8443/x").unwrap(),
+            "https://example.com:8443/x"
+        );
         assert!(normalize_url("  ").is_err());
     }
 }

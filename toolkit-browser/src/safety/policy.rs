@@ -27,7 +27,9 @@ const ALWAYS_ALLOWED: &[&str] = &["http", "https", "about", "chrome-error", "blo
 ///   [`Browser::set_policy`]).
 /// - **Schemes.** `file:`, `data:`, `javascript:`, `chrome:` and every other
 ///   scheme besides http, https and `about:` are refused unless allowed
-///   with [`allow_scheme`](SafetyPolicyBuilder::allow_scheme).
+///   with [`allow_scheme`](SafetyPolicyBuilder::allow_scheme). A tab
+///   may come to show the browser's error page (`chrome-error:`), but no
+///   URL the model gives opens it, nor `about:srcdoc`.
 /// - **Secrets.** The model types `<secret>name</secret>` in the `input`
 ///   action; the real value goes into the page, and every text a browser
 ///   tool returns, the page map included, shows the placeholder instead.
@@ -170,6 +172,40 @@ impl SafetyPolicy {
                 domains::list(patterns)
             ))
         }
+    }
+
+    /// Whether the browser may be sent to `url` on request (a URL the
+    /// model gives to open, in the current tab or a new one). Stricter
+    /// than [`check_url`](Self::check_url), which says what a page may be
+    /// on: a tab may come to show the browser's error page
+    /// (`chrome-error:`) or `about:srcdoc`, but nobody may open them. The
+    /// scheme judged is the one of the URL as parsed, the way the browser
+    /// reads it; what does not parse is refused.
+    ///
+    /// # Errors
+    ///
+    /// Why not, in words for the model.
+    pub(crate) fn check_destination(&self, url: &str) -> Result<(), String> {
+        let trimmed = url.trim();
+        let parsed = match Url::parse(trimmed) {
+            Ok(parsed) => parsed,
+            Err(e) => return Err(format!("`{trimmed}` is not a valid URL ({e})")),
+        };
+        let scheme = parsed.scheme();
+        let opens = match scheme {
+            "http" | "https" | "blob" => true,
+            // `about:version` and the like: `check_url` says they are the
+            // browser's own pages.
+            "about" => parsed.path() != "srcdoc" || self.allows_scheme("about"),
+            other => self.allows_scheme(other),
+        };
+        if !opens {
+            return Err(format!(
+                "{scheme}: URLs cannot be opened; only web pages (http and https) can, and \
+                 about:blank"
+            ));
+        }
+        self.check_url(trimmed)
     }
 
     fn allows_scheme(&self, scheme: &str) -> bool {
@@ -563,6 +599,40 @@ mod tests {
             .build()
             .unwrap();
         assert!(data.check_url("data:text/html,x").is_ok());
+    }
+
+    #[test]
+    fn only_web_pages_and_the_blank_page_are_destinations() {
+        let policy = SafetyPolicy::default();
+        assert!(policy.check_destination("https://anything.net/").is_ok());
+        assert!(policy.check_destination("about:blank").is_ok());
+        for bad in [
+            "chrome-error://chromewebdata/",
+            "CHROME-ERROR://chromewebdata/",
+            "about:srcdoc",
+            "about:version",
+            "file:///etc/passwd",
+            " javascript:alert(1)",
+            "data:text/html,x",
+            "mailto:a@b.c",
+            "view-source:http://a.b/",
+            "http://",
+            "",
+        ] {
+            assert!(policy.check_destination(bad).is_err(), "{bad}");
+        }
+        let why = policy
+            .check_destination("chrome-error://chromewebdata/")
+            .unwrap_err();
+        assert!(
+            why.starts_with("chrome-error: URLs cannot be opened"),
+            "{why}"
+        );
+        let data = SafetyPolicy::builder()
+            .allow_scheme("data")
+            .build()
+            .unwrap();
+        assert!(data.check_destination("data:text/html,x").is_ok());
     }
 
     #[test]

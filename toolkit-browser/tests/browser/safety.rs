@@ -35,6 +35,10 @@ scenarios![
     a_frame_of_a_site_no_longer_allowed_is_neither_mapped_nor_reached,
     other_ways_to_another_site_are_stopped,
     a_renderer_killed_during_an_action_ends_it_at_once,
+    urls_of_other_schemes_are_refused_before_loading,
+    a_tab_left_on_an_error_page_is_replaced,
+    // A browser of its own, which it kills.
+    a_wait_ends_when_the_browser_dies,
 ];
 
 fn policy() -> SafetyPolicy {
@@ -784,6 +788,7 @@ async fn other_ways_to_another_site_are_stopped(browser: Browser, server: TestSe
     for name in [
         "Open a window",
         "Open a blank window",
+        "Write a popup that leaves",
         "Link into a new tab",
         "Post into a new tab",
         "Post through a 307",
@@ -805,6 +810,21 @@ async fn other_ways_to_another_site_are_stopped(browser: Browser, server: TestSe
         assert!(leaked().is_empty(), "{name}: {:?}", leaked());
     }
     assert_eq!(model.marker().await, json!("still here"));
+    // A popup the page wrote itself, whose link the model follows: the
+    // link is stopped, and the popup, which has no page of its own to
+    // stay on, is closed with the opener current again.
+    let tabs = browser.tabs().await.expect("tabs").len();
+    let opener = browser.current_tab().await.expect("current tab").id;
+    let button = model.index("Write a popup with a link").await;
+    model.ok("click", json!({ "index": button })).await;
+    assert_eq!(browser.tabs().await.expect("tabs").len(), tabs + 1);
+    let link = model.index("Leave the written popup").await;
+    let (message, _) = model.err("click", json!({ "index": link })).await;
+    assert!(message.contains("was blocked"), "{message}");
+    let now = browser.tabs().await.expect("tabs");
+    assert_eq!(now.len(), tabs, "the written popup is left open: {now:?}");
+    assert_eq!(browser.current_tab().await.expect("current").id, opener);
+    assert!(leaked().is_empty(), "{:?}", leaked());
 
     // What a page loads by itself: a refresh, prefetch and prerender
     // links, an object and an embed.
@@ -862,4 +882,145 @@ async fn a_renderer_killed_during_an_action_ends_it_at_once(browser: Browser, se
         killed.elapsed()
     );
     model.go("/docs").await;
+}
+
+async fn urls_of_other_schemes_are_refused_before_loading(browser: Browser, server: TestServer) {
+    let model = Model::new(&browser, &server, policy());
+    model.go("/popup").await;
+    let tabs = browser.tabs().await.expect("tabs").len();
+    for url in [
+        "chrome-error://chromewebdata/",
+        "CHROME-ERROR://chromewebdata/",
+        "file:///etc/passwd",
+        "javascript:location='/about'",
+        "data:text/html,<a href=/about>x</a>",
+        "view-source:http://127.0.0.1/",
+        "mailto:someone@example.com",
+        "about:srcdoc",
+    ] {
+        for new_tab in [false, true] {
+            let (message, result) = model
+                .err("navigate", json!({ "url": url, "new_tab": new_tab }))
+                .await;
+            assert!(
+                message.contains("URLs cannot be opened") && message.contains("was not loaded"),
+                "{url}: {message}"
+            );
+            assert_eq!(
+                result.attributes().get("error_kind"),
+                Some(&json!("blocked")),
+                "{url}: {message}"
+            );
+            assert!(model.url().await.ends_with("/popup"), "{url}");
+            assert_eq!(browser.tabs().await.expect("tabs").len(), tabs, "{url}");
+        }
+    }
+    // The tab still works.
+    let link = model.index("Same tab").await;
+    let clicked = model.ok("click", json!({ "index": link })).await;
+    assert!(
+        clicked.to_text().starts_with("Clicked"),
+        "{}",
+        clicked.to_text()
+    );
+    assert!(model.url().await.ends_with("/docs"));
+}
+
+/// A 127.0.0.1 address where nothing listens.
+fn dead_address() -> String {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind a port");
+    let port = listener.local_addr().expect("its address").port();
+    drop(listener);
+    format!("http://127.0.0.1:{port}/gone")
+}
+
+/// Checks that an action left the tab on the browser's error page and
+/// that it was replaced by a new blank tab, and that the reply says so.
+async fn assert_replaced(model: &Model, before: &str, message: &str, result: &ToolResult) {
+    assert_eq!(
+        result.attributes().get("error_kind"),
+        Some(&json!("error_page")),
+        "{message}"
+    );
+    assert!(
+        message.contains("error page") && message.contains("replaced by a new tab"),
+        "{message}"
+    );
+    assert!(
+        !result.to_text().contains("Clicked"),
+        "{}",
+        result.to_text()
+    );
+    let tabs = model.browser.tabs().await.expect("tabs");
+    let current = tabs.iter().find(|t| t.current).expect("a current tab");
+    assert_ne!(current.id, before, "the broken tab is still current");
+    assert!(
+        !tabs.iter().any(|t| t.id == before),
+        "the broken tab is open"
+    );
+    assert!(
+        message.contains(&format!("Tab {}", current.id)),
+        "{message}"
+    );
+    assert_eq!(current.url, "about:blank");
+}
+
+async fn a_tab_left_on_an_error_page_is_replaced(browser: Browser, server: TestServer) {
+    let model = Model::new(&browser, &server, policy());
+    let dead = dead_address();
+    // A load that fails in the current tab.
+    model.go("/popup").await;
+    let before = browser.current_tab().await.expect("current tab").id;
+    let (message, result) = model.err("navigate", json!({ "url": dead })).await;
+    assert!(message.contains("could not be loaded"), "{message}");
+    assert!(message.contains(&dead), "{message}");
+    assert_replaced(&model, &before, &message, &result).await;
+    // The new tab works: a click there navigates and says so.
+    model.go("/popup").await;
+    let link = model.index("Same tab").await;
+    let clicked = model.ok("click", json!({ "index": link })).await;
+    assert!(
+        clicked.to_text().starts_with("Clicked"),
+        "{}",
+        clicked.to_text()
+    );
+    assert!(model.url().await.ends_with("/docs"));
+    // A link whose load fails: the click is no success.
+    model.go("/popup").await;
+    let before = browser.current_tab().await.expect("current tab").id;
+    let script = format!(
+        "document.getElementById('same').href = {}; true",
+        json!(dead)
+    );
+    model.ok("evaluate", json!({ "code": script })).await;
+    let link = model.index("Same tab").await;
+    let (message, result) = model.err("click", json!({ "index": link })).await;
+    assert!(message.contains(&dead), "{message}");
+    assert_replaced(&model, &before, &message, &result).await;
+    model.go("/popup").await;
+    let link = model.index("Same tab").await;
+    model.ok("click", json!({ "index": link })).await;
+    assert!(model.url().await.ends_with("/docs"));
+}
+
+async fn a_wait_ends_when_the_browser_dies(_shared: Browser, server: TestServer) {
+    let browser = crate::support::chromium::launch().await;
+    let model = Model::new(&browser, &server, policy());
+    model.go("/docs").await;
+    let pid = browser.pid().await.expect("pid");
+    let started = Instant::now();
+    let (result, ()) = tokio::join!(model.call("wait", json!({ "seconds": 10 })), async {
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        kill_9(pid);
+    });
+    let took = started.elapsed();
+    assert_eq!(
+        result.attributes().get("browser_fatal"),
+        Some(&json!(true)),
+        "{}",
+        result.to_text()
+    );
+    // Well before the ten seconds asked for: the death ended the wait.
+    assert!(took < Duration::from_secs(8), "the wait took {took:?}");
+    let _ = browser.close().await;
 }

@@ -22,8 +22,10 @@ use std::time::Duration;
 use axum::http::{HeaderName, HeaderValue};
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CancelledNotificationParam, ClientRequest,
-    GetPromptRequestParams, ProtocolVersion, ReadResourceRequestParams, RequestId,
-    ServerNotification, ServerResult, SubscriptionFilter,
+    GetPromptRequest, GetPromptRequestParams, ListPromptsRequest, ListResourceTemplatesRequest,
+    ListResourcesRequest, ListToolsRequest, PaginatedRequestParams, ProtocolVersion,
+    ReadResourceRequest, ReadResourceRequestParams, RequestId, ServerNotification, ServerResult,
+    SubscriptionFilter,
 };
 use rmcp::service::{
     ClientLifecycleMode, ClientServiceExt, Peer, PeerRequestOptions, RoleClient, RunningService,
@@ -36,6 +38,9 @@ use tokio_util::sync::CancellationToken;
 use toolkit_core::{
     Asker, CallContext, EmbeddedResource, Registry, ResourceLink, ToolDef, ToolResult,
 };
+use tracing::Span;
+
+use crate::telemetry;
 
 pub use self::address::{AddressClass, AddressPolicy, EndpointRefused};
 pub use self::auth::{Authorizer, Authorizing, OAuth};
@@ -298,8 +303,13 @@ impl McpClientBuilder {
             ),
             Target::Command { .. } => None,
         };
+        let traced = match &self.target {
+            Target::Http { url, .. } => telemetry::Peer::http(url),
+            Target::Command { .. } => telemetry::Peer::pipe(),
+        };
         let shared = Arc::new(Shared {
             http,
+            traced,
             name: self.name,
             prefix,
             target: self.target,
@@ -364,7 +374,17 @@ impl McpClient {
         let peer = self.shared.offering(Offer::Resources).await?;
         let listed = self
             .shared
-            .asked(peer.1, "listing its resources", peer.0.list_all_resources())
+            .asked(
+                peer.1,
+                "listing its resources",
+                self.shared
+                    .list_all(&peer.0, list_resources, |answer| match answer {
+                        ServerResult::ListResourcesResult(page) => {
+                            Some((page.resources, page.next_cursor))
+                        }
+                        _ => None,
+                    }),
+            )
             .await?;
         Ok(self.shared.each(&listed, offers::resource))
     }
@@ -378,7 +398,13 @@ impl McpClient {
             .asked(
                 peer.1,
                 "listing its resource templates",
-                peer.0.list_all_resource_templates(),
+                self.shared
+                    .list_all(&peer.0, list_resource_templates, |answer| match answer {
+                        ServerResult::ListResourceTemplatesResult(page) => {
+                            Some((page.resource_templates, page.next_cursor))
+                        }
+                        _ => None,
+                    }),
             )
             .await?;
         Ok(self.shared.each(&listed, offers::template))
@@ -394,9 +420,19 @@ impl McpClient {
             .asked(
                 peer.1,
                 &format!("reading <{uri}>"),
-                peer.0.read_resource(ReadResourceRequestParams::new(uri)),
+                self.shared.send(
+                    &peer.0,
+                    ClientRequest::ReadResourceRequest(ReadResourceRequest::new(
+                        ReadResourceRequestParams::new(uri),
+                    )),
+                ),
             )
             .await?;
+        let ServerResult::ReadResourceResult(read) = read else {
+            return Err(self
+                .shared
+                .error(format!("reading <{uri}> gave another answer")));
+        };
         let read = serde_json::to_value(read)
             .map_err(|error| self.shared.error(format!("reading <{uri}>: {error}")))?;
         read.get("contents")
@@ -419,7 +455,17 @@ impl McpClient {
         let peer = self.shared.offering(Offer::Prompts).await?;
         let listed = self
             .shared
-            .asked(peer.1, "listing its prompts", peer.0.list_all_prompts())
+            .asked(
+                peer.1,
+                "listing its prompts",
+                self.shared
+                    .list_all(&peer.0, list_prompts, |answer| match answer {
+                        ServerResult::ListPromptsResult(page) => {
+                            Some((page.prompts, page.next_cursor))
+                        }
+                        _ => None,
+                    }),
+            )
             .await?;
         Ok(self.shared.each(&listed, offers::prompt))
     }
@@ -450,9 +496,17 @@ impl McpClient {
             .asked(
                 peer.1,
                 &format!("filling in the prompt `{name}`"),
-                peer.0.get_prompt(params),
+                self.shared.send(
+                    &peer.0,
+                    ClientRequest::GetPromptRequest(GetPromptRequest::new(params)),
+                ),
             )
             .await?;
+        let ServerResult::GetPromptResult(filled) = filled else {
+            return Err(self.shared.error(format!(
+                "filling in the prompt `{name}` gave another answer"
+            )));
+        };
         let filled = serde_json::to_value(filled).map_err(|error| {
             self.shared
                 .error(format!("filling in the prompt `{name}`: {error}"))
@@ -542,6 +596,74 @@ impl fmt::Debug for McpClient {
             .field("target", &self.shared.target)
             .finish_non_exhaustive()
     }
+}
+
+/// A request's span until its answer comes: a request given up before
+/// (cancelled, out of time) ends its span as `cancelled`.
+struct Pending {
+    span: Option<Span>,
+}
+
+impl Pending {
+    fn new(span: Option<Span>) -> Self {
+        Self { span }
+    }
+
+    /// Records the request's id, and the revision the connection speaks.
+    fn sent(&self, peer: &Peer<RoleClient>, id: &RequestId) {
+        if let Some(span) = &self.span {
+            let info = peer.peer_info();
+            let version = info.as_ref().map(|info| info.protocol_version.as_str());
+            telemetry::record_sent(span, id, version);
+        }
+    }
+
+    /// A failure to send ends the span with it.
+    fn check<T>(&mut self, sent: Result<T, rmcp::ServiceError>) -> Result<T, rmcp::ServiceError> {
+        if let Err(error) = &sent
+            && let Some(span) = self.span.take()
+        {
+            telemetry::record_failure(&span, error);
+        }
+        sent
+    }
+
+    fn answered(&mut self, answer: &Result<ServerResult, rmcp::ServiceError>) {
+        if let Some(span) = self.span.take() {
+            telemetry::record_answer(&span, answer);
+        }
+    }
+}
+
+impl Drop for Pending {
+    fn drop(&mut self) {
+        if let Some(span) = self.span.take() {
+            telemetry::record_abandoned(&span, "cancelled");
+        }
+    }
+}
+
+/// One page of a listing: its items, and the cursor of the next page.
+type Page<T> = (Vec<T>, Option<String>);
+
+/// The most pages a listing reads: a server that never stops giving a
+/// next cursor gets an error rather than a client that loops forever.
+const MAX_PAGES: usize = 10_000;
+
+fn list_tools(params: PaginatedRequestParams) -> ClientRequest {
+    ClientRequest::ListToolsRequest(ListToolsRequest::with_param(params))
+}
+
+fn list_resources(params: PaginatedRequestParams) -> ClientRequest {
+    ClientRequest::ListResourcesRequest(ListResourcesRequest::with_param(params))
+}
+
+fn list_resource_templates(params: PaginatedRequestParams) -> ClientRequest {
+    ClientRequest::ListResourceTemplatesRequest(ListResourceTemplatesRequest::with_param(params))
+}
+
+fn list_prompts(params: PaginatedRequestParams) -> ClientRequest {
+    ClientRequest::ListPromptsRequest(ListPromptsRequest::with_param(params))
 }
 
 /// Tells the server a request was given up, unless disarmed.
@@ -668,6 +790,8 @@ impl HttpAccess {
 struct Shared {
     /// Set when the server is reached over HTTP.
     http: Option<HttpAccess>,
+    /// Where the requests go, as their spans name it.
+    traced: telemetry::Peer,
     name: String,
     prefix: String,
     target: Target,
@@ -884,6 +1008,50 @@ impl Shared {
         }
     }
 
+    /// One request and its answer, in the request's `mcp.client` span,
+    /// carrying the span's trace context; a request given up before its
+    /// answer tells the server so.
+    async fn send(
+        &self,
+        peer: &Peer<RoleClient>,
+        mut request: ClientRequest,
+    ) -> Result<ServerResult, rmcp::ServiceError> {
+        let mut pending = Pending::new(telemetry::client_span(&request, &self.traced));
+        telemetry::inject(&mut request, pending.span.as_ref());
+        let handle = pending.check(
+            peer.send_request_with_option(request, PeerRequestOptions::no_options())
+                .await,
+        )?;
+        pending.sent(peer, &handle.id);
+        let mut abandoned = Abandoned::new(peer, handle.id.clone());
+        let answer = handle.await_response().await;
+        abandoned.disarm();
+        pending.answered(&answer);
+        answer
+    }
+
+    /// Every page of a listing, each request sent by [`send`](Self::send).
+    async fn list_all<T>(
+        &self,
+        peer: &Peer<RoleClient>,
+        request: fn(PaginatedRequestParams) -> ClientRequest,
+        page: fn(ServerResult) -> Option<Page<T>>,
+    ) -> Result<Vec<T>, rmcp::ServiceError> {
+        let mut items = Vec::new();
+        let mut cursor = None;
+        for _ in 0..MAX_PAGES {
+            let params = PaginatedRequestParams::default().with_cursor(cursor);
+            let answer = self.send(peer, request(params)).await?;
+            let (listed, next) = page(answer).ok_or(rmcp::ServiceError::UnexpectedResponse)?;
+            items.extend(listed);
+            cursor = next;
+            if cursor.is_none() {
+                return Ok(items);
+            }
+        }
+        Err(rmcp::ServiceError::UnexpectedResponse)
+    }
+
     /// Each listed item, read from its JSON form.
     fn each<T: serde::Serialize, U>(&self, listed: &[T], read: fn(&Value) -> U) -> Vec<U> {
         listed
@@ -895,7 +1063,11 @@ impl Shared {
     /// The server's tools, by our name, as the server described them.
     async fn list(&self) -> Result<Vec<(String, Value)>, ClientError> {
         let (peer, generation) = self.peer().await?;
-        let tools = match peer.list_all_tools().await {
+        let listed = self.list_all(&peer, list_tools, |answer| match answer {
+            ServerResult::ListToolsResult(page) => Some((page.tools, page.next_cursor)),
+            _ => None,
+        });
+        let tools = match listed.await {
             Ok(tools) => tools,
             Err(error) => {
                 self.forget(generation).await;
@@ -975,10 +1147,15 @@ impl Shared {
             // input): they are answered, and the call made again with the
             // answers, a few rounds at most.
             for _round in 0..MAX_ROUNDS {
-                let request = ClientRequest::CallToolRequest(CallToolRequest::new(params.clone()));
-                let handle = peer
-                    .send_request_with_option(request, PeerRequestOptions::no_options())
-                    .await?;
+                let mut request =
+                    ClientRequest::CallToolRequest(CallToolRequest::new(params.clone()));
+                let mut pending = Pending::new(telemetry::client_span(&request, &self.traced));
+                telemetry::inject(&mut request, pending.span.as_ref());
+                let handle = pending.check(
+                    peer.send_request_with_option(request, PeerRequestOptions::no_options())
+                        .await,
+                )?;
+                pending.sent(&peer, &handle.id);
                 // rmcp gives every request a progress token of its own.
                 let tracking = call
                     .reports_progress()
@@ -986,6 +1163,7 @@ impl Shared {
                 let mut abandoned = Abandoned::new(&peer, handle.id.clone());
                 let answer = handle.await_response().await;
                 abandoned.disarm();
+                pending.answered(&answer);
                 // Notifications are handled on tasks of their own: the last
                 // reports may still be on their way.
                 if tracking.is_some() {

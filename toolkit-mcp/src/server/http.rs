@@ -115,6 +115,7 @@ impl McpServer {
     /// to serve alone or merge into an application's router.
     pub fn router(mut self, options: &HttpOptions) -> Router {
         self.stateless = options.stateless;
+        self.transport = Some(crate::telemetry::Transport::Tcp);
         let config = options.config(self.max_request_bytes);
         let limit = self.max_request_bytes;
         let service = StreamableHttpService::new(

@@ -24,13 +24,14 @@ use rmcp::handler::server::ServerHandler;
 #[allow(deprecated)] // logging: deprecated by SEP-2577, part of both revisions served
 use rmcp::model::SetLevelRequestParams;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, GetPromptRequestParams,
-    GetPromptResponse, GetPromptResult, Implementation, InitializeRequestParams, InitializeResult,
-    ListPromptsRequestMethod, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
-    ListToolsResult, PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams,
-    ReadResourceResponse, ReadResourceResult, ResultType, ServerCapabilities, ServerConfig,
-    SubscribeRequestMethod, SubscribeRequestParams, SubscriptionFilter, Tool,
-    UnsubscribeRequestMethod, UnsubscribeRequestParams,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CancelledNotificationParam,
+    GetPromptRequestParams, GetPromptResponse, GetPromptResult, Implementation,
+    InitializeRequestParams, InitializeResult, ListPromptsRequestMethod, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ProgressNotificationParam, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse,
+    ReadResourceResult, ResultType, ServerCapabilities, ServerConfig, SubscribeRequestMethod,
+    SubscribeRequestParams, SubscriptionFilter, Tool, UnsubscribeRequestMethod,
+    UnsubscribeRequestParams,
 };
 use rmcp::service::{
     NotificationContext, Peer, RequestContext, RoleServer, ServiceExt, SubscriptionContext,
@@ -48,6 +49,8 @@ use self::resources::{
     ReadError, Resource, ResourceTemplate, ResourceUpdates, Resources, Subscriptions,
 };
 use crate::ServeError;
+use crate::telemetry::{self, About, Transport};
+use tracing::Instrument;
 
 /// An MCP server for a registry: an rmcp `ServerHandler`, which any rmcp
 /// transport takes. [`serve_stdio`](crate::serve_stdio) and
@@ -73,6 +76,9 @@ pub struct McpServer {
     prompts: Arc<Vec<Prompt>>,
     /// The resources the session's client subscribed to: one per session.
     subscriptions: Arc<Subscriptions>,
+    /// How the requests come, as the spans name it: unknown when a host
+    /// runs the handler on a transport of its own.
+    pub(crate) transport: Option<Transport>,
 }
 
 /// The size limit of one request unless set: 4 MiB.
@@ -94,6 +100,7 @@ impl McpServer {
             resources: Arc::default(),
             prompts: Arc::default(),
             subscriptions: Arc::default(),
+            transport: None,
         }
     }
 
@@ -136,8 +143,9 @@ impl McpServer {
         W: AsyncWrite + Unpin + Send + 'static,
     {
         let transport = stdio::LineTransport::new(input, output, self.max_request_bytes);
-        let running = self
-            .for_session()
+        let mut server = self.for_session();
+        server.transport = Some(Transport::Pipe);
+        let running = server
             .serve(transport)
             .await
             .map_err(|error| ServeError::new(error.to_string()))?;
@@ -243,6 +251,19 @@ fn revision(version: Option<ProtocolVersion>) -> McpRevision {
     }
 }
 
+/// Awaits a request's handler: in place when no subscriber wants its span,
+/// so that an untraced request's future is the handler's alone; in its
+/// span, on a boxed path of its own, otherwise. (A future that held both
+/// would be moved, whole, each time rmcp spawns a request.)
+macro_rules! serve {
+    ($span:expr, $handler:expr) => {
+        match $span {
+            None => $handler.await,
+            Some(span) => Box::pin(traced(span, $handler)).await,
+        }
+    };
+}
+
 impl ServerHandler for McpServer {
     #[allow(deprecated)] // logging: deprecated by SEP-2577, part of both revisions served
     fn get_info(&self) -> ServerConfig {
@@ -265,6 +286,207 @@ impl ServerHandler for McpServer {
         request: InitializeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<InitializeResult, ErrorData> {
+        let span = telemetry::server_span(&About::new("initialize"), &context, self.transport);
+        serve!(span, self.serve_initialize(request, context))
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let span = telemetry::server_span(&About::new("tools/list"), &context, self.transport);
+        serve!(span, async {
+            Ok(ListToolsResult::with_all_items(
+                self.listing.tools()?.to_vec(),
+            ))
+        })
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        let tools = self.listing.tools().ok()?;
+        tools.iter().find(|tool| tool.name == name).cloned()
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let about = About::new("tools/call")
+            .tool(&request.name)
+            .arguments(request.arguments.as_ref());
+        let span = telemetry::server_span(&about, &context, self.transport);
+        serve!(span, self.serve_call(request, context))
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let span = telemetry::server_span(&About::new("resources/list"), &context, self.transport);
+        serve!(span, async {
+            from_wire(json!({"resources": self.resources.list()}))
+        })
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        let about = About::new("resources/templates/list");
+        let span = telemetry::server_span(&about, &context, self.transport);
+        serve!(span, async {
+            from_wire(json!({"resourceTemplates": self.resources.list_templates()}))
+        })
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let about = About::new("resources/read").uri(&request.uri);
+        let span = telemetry::server_span(&about, &context, self.transport);
+        serve!(span, self.serve_read(request, context))
+    }
+
+    #[allow(deprecated)] // resources/subscribe: 2025-11-25 only
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let about = About::new("resources/subscribe").uri(&request.uri);
+        let span = telemetry::server_span(&about, &context, self.transport);
+        serve!(span, async {
+            if self.resources.is_empty() {
+                return Err(ErrorData::method_not_found::<SubscribeRequestMethod>());
+            }
+            self.subscriptions
+                .subscribe(request.uri, self.resources.updates(), context.peer);
+            Ok(())
+        })
+    }
+
+    #[allow(deprecated)] // resources/unsubscribe: 2025-11-25 only
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let about = About::new("resources/unsubscribe").uri(&request.uri);
+        let span = telemetry::server_span(&about, &context, self.transport);
+        serve!(span, async {
+            if self.resources.is_empty() {
+                return Err(ErrorData::method_not_found::<UnsubscribeRequestMethod>());
+            }
+            self.subscriptions.unsubscribe(&request.uri);
+            Ok(())
+        })
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        let span = telemetry::server_span(&About::new("prompts/list"), &context, self.transport);
+        serve!(span, async {
+            // A server without prompts does not have the method (rmcp would
+            // answer an empty list, which the capabilities do not promise).
+            if self.prompts.is_empty() {
+                return Err(ErrorData::method_not_found::<ListPromptsRequestMethod>());
+            }
+            let prompts: Vec<Value> = self.prompts.iter().map(Prompt::to_wire).collect();
+            from_wire(json!({"prompts": prompts}))
+        })
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        let about = About::new("prompts/get").prompt(&request.name);
+        let span = telemetry::server_span(&about, &context, self.transport);
+        serve!(span, self.serve_prompt(request, context))
+    }
+
+    #[allow(deprecated)] // logging: deprecated by SEP-2577, part of 2025-11-25
+    async fn set_level(
+        &self,
+        request: SetLevelRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let span =
+            telemetry::server_span(&About::new("logging/setLevel"), &context, self.transport);
+        serve!(span, async {
+            self.log_level.set(logging::from_rmcp(request.level));
+            Ok(())
+        })
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        telemetry::notification_received("notifications/initialized", self.transport);
+        tokio::spawn(announce_changes(self.registry.changes(), context.peer));
+    }
+
+    // rmcp itself acts on cancellations (it cancels the request's token);
+    // these say only that the notification came.
+    async fn on_cancelled(
+        &self,
+        _notification: CancelledNotificationParam,
+        _context: NotificationContext<RoleServer>,
+    ) {
+        telemetry::notification_received("notifications/cancelled", self.transport);
+    }
+
+    async fn on_progress(
+        &self,
+        _notification: ProgressNotificationParam,
+        _context: NotificationContext<RoleServer>,
+    ) {
+        telemetry::notification_received("notifications/progress", self.transport);
+    }
+
+    async fn on_roots_list_changed(&self, _context: NotificationContext<RoleServer>) {
+        telemetry::notification_received("notifications/roots/list_changed", self.transport);
+    }
+
+    // Revision 2026-07-28 has no sessions: a client that wants to hear of
+    // changes holds a `subscriptions/listen` request open.
+    fn accepted_subscription_filter(
+        &self,
+        _requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        Some(SubscriptionFilter::builder().tools_list_changed().build())
+    }
+
+    async fn listen(&self, subscription: SubscriptionContext) -> Result<(), ErrorData> {
+        let mut changes = self.registry.changes();
+        loop {
+            tokio::select! {
+                () = subscription.cancelled() => return Ok(()),
+                changed = changes.changed() => {
+                    if !changed || subscription.sink().notify_tool_list_changed().await.is_err() {
+                        return Ok(());
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// What the handler methods do, each run in its request's span.
+impl McpServer {
+    async fn serve_initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, ErrorData> {
         context.peer.set_peer_info(request.clone());
         let mut result = self.negotiate_initialize(&request)?;
         // A client that opens with `initialize` (2025-11-25 and before)
@@ -280,22 +502,7 @@ impl ServerHandler for McpServer {
         Ok(result)
     }
 
-    async fn list_tools(
-        &self,
-        _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(
-            self.listing.tools()?.to_vec(),
-        ))
-    }
-
-    fn get_tool(&self, name: &str) -> Option<Tool> {
-        let tools = self.listing.tools().ok()?;
-        tools.iter().find(|tool| tool.name == name).cloned()
-    }
-
-    async fn call_tool(
+    async fn serve_call(
         &self,
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
@@ -376,23 +583,7 @@ impl ServerHandler for McpServer {
         Ok(CallToolResponse::Complete(result))
     }
 
-    async fn list_resources(
-        &self,
-        _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<ListResourcesResult, ErrorData> {
-        from_wire(json!({"resources": self.resources.list()}))
-    }
-
-    async fn list_resource_templates(
-        &self,
-        _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<ListResourceTemplatesResult, ErrorData> {
-        from_wire(json!({"resourceTemplates": self.resources.list_templates()}))
-    }
-
-    async fn read_resource(
+    async fn serve_read(
         &self,
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
@@ -418,48 +609,7 @@ impl ServerHandler for McpServer {
         }
     }
 
-    #[allow(deprecated)] // resources/subscribe: 2025-11-25 only
-    async fn subscribe(
-        &self,
-        request: SubscribeRequestParams,
-        context: RequestContext<RoleServer>,
-    ) -> Result<(), ErrorData> {
-        if self.resources.is_empty() {
-            return Err(ErrorData::method_not_found::<SubscribeRequestMethod>());
-        }
-        self.subscriptions
-            .subscribe(request.uri, self.resources.updates(), context.peer);
-        Ok(())
-    }
-
-    #[allow(deprecated)] // resources/unsubscribe: 2025-11-25 only
-    async fn unsubscribe(
-        &self,
-        request: UnsubscribeRequestParams,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<(), ErrorData> {
-        if self.resources.is_empty() {
-            return Err(ErrorData::method_not_found::<UnsubscribeRequestMethod>());
-        }
-        self.subscriptions.unsubscribe(&request.uri);
-        Ok(())
-    }
-
-    async fn list_prompts(
-        &self,
-        _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<ListPromptsResult, ErrorData> {
-        // A server without prompts does not have the method (rmcp would
-        // answer an empty list, which the capabilities do not promise).
-        if self.prompts.is_empty() {
-            return Err(ErrorData::method_not_found::<ListPromptsRequestMethod>());
-        }
-        let prompts: Vec<Value> = self.prompts.iter().map(Prompt::to_wire).collect();
-        from_wire(json!({"prompts": prompts}))
-    }
-
-    async fn get_prompt(
+    async fn serve_prompt(
         &self,
         request: GetPromptRequestParams,
         context: RequestContext<RoleServer>,
@@ -530,41 +680,46 @@ impl ServerHandler for McpServer {
             )),
         }
     }
+}
 
-    #[allow(deprecated)] // logging: deprecated by SEP-2577, part of 2025-11-25
-    async fn set_level(
-        &self,
-        request: SetLevelRequestParams,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<(), ErrorData> {
-        self.log_level.set(logging::from_rmcp(request.level));
-        Ok(())
+/// Runs a request's handler in its span, and records how it ended.
+async fn traced<T: Served>(
+    span: tracing::Span,
+    handler: impl Future<Output = Result<T, ErrorData>>,
+) -> Result<T, ErrorData> {
+    // Entered while the handler runs: the registry's `execute_tool` span
+    // is its child.
+    let answer = handler.instrument(span.clone()).await;
+    match &answer {
+        Ok(answer) => answer.record(&span),
+        Err(error) => telemetry::record_error(&span, error),
     }
+    answer
+}
 
-    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
-        tokio::spawn(announce_changes(self.registry.changes(), context.peer));
+/// What a span records of a handler's answer besides failure.
+trait Served {
+    fn record(&self, _span: &tracing::Span) {}
+}
+
+impl Served for () {}
+impl Served for ListToolsResult {}
+impl Served for ListResourcesResult {}
+impl Served for ListResourceTemplatesResult {}
+impl Served for ListPromptsResult {}
+impl Served for ReadResourceResponse {}
+impl Served for GetPromptResponse {}
+
+impl Served for InitializeResult {
+    fn record(&self, span: &tracing::Span) {
+        telemetry::record_version(span, self.protocol_version.as_str());
     }
+}
 
-    // Revision 2026-07-28 has no sessions: a client that wants to hear of
-    // changes holds a `subscriptions/listen` request open.
-    fn accepted_subscription_filter(
-        &self,
-        _requested: &SubscriptionFilter,
-    ) -> Option<SubscriptionFilter> {
-        Some(SubscriptionFilter::builder().tools_list_changed().build())
-    }
-
-    async fn listen(&self, subscription: SubscriptionContext) -> Result<(), ErrorData> {
-        let mut changes = self.registry.changes();
-        loop {
-            tokio::select! {
-                () = subscription.cancelled() => return Ok(()),
-                changed = changes.changed() => {
-                    if !changed || subscription.sink().notify_tool_list_changed().await.is_err() {
-                        return Ok(());
-                    }
-                }
-            }
+impl Served for CallToolResponse {
+    fn record(&self, span: &tracing::Span) {
+        if let CallToolResponse::Complete(result) = self {
+            telemetry::record_result(span, result);
         }
     }
 }

@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use chromiumoxide::Page;
+use chromiumoxide::cdp::browser_protocol::page::GetFrameTreeParams;
 use chromiumoxide::cdp::browser_protocol::target::{CloseTargetParams, TargetId, TargetInfo};
 use serde::Serialize;
 
@@ -343,7 +344,8 @@ impl Browser {
     /// # Errors
     ///
     /// [`BrowserError::Blocked`] when the [policy](Self::set_policy) does
-    /// not allow the URL, [`BrowserError::Navigation`] when the URL cannot
+    /// not allow the URL or its scheme (as [`navigate`](Self::navigate)
+    /// judges it), [`BrowserError::Navigation`] when the URL cannot
     /// be loaded, [`BrowserError::Timeout`] past the navigation time limit.
     pub async fn open_tab(&self, url: &str) -> Result<TabInfo, BrowserError> {
         self.check_policy(url)?;
@@ -356,6 +358,78 @@ impl Browser {
             other => other,
         })?;
         session.adopt(page).await?;
+        current_of(session.tab_list().await?)
+    }
+}
+
+impl Browser {
+    /// The browser's error page the current tab shows, if it shows one:
+    /// `Some` with the URL that failed to load when the browser names it.
+    /// A tab whose page failed to load (or whose renderer refused it)
+    /// holds a `chrome-error:` document from which no link, form or
+    /// script navigates any more. Read from the browser's frame tree, not
+    /// from the page, so no script can hide it or stall the check.
+    pub(crate) async fn error_page(&self) -> Result<Option<Option<String>>, BrowserError> {
+        let mut session = self.live().await?;
+        let page = session.current();
+        // The main frame's URL as the browser's frame events gave it: no
+        // round trip to the renderer, which may be busy.
+        let url = page.url().await.ok().flatten().unwrap_or_default();
+        if !url.to_ascii_lowercase().starts_with("chrome-error:") {
+            return Ok(None);
+        }
+        let tree = session
+            .exec(
+                &page,
+                GetFrameTreeParams::default(),
+                "reading the tab's frames",
+            )
+            .await;
+        let failed = tree
+            .ok()
+            .and_then(|t| t.frame_tree.frame.unreachable_url)
+            .filter(|u| !u.is_empty());
+        Ok(Some(failed))
+    }
+
+    /// Closes the current tab when it is a popup that never loaded a page
+    /// of its own (the browser holds it at `about:blank`, whatever its
+    /// opener wrote into it) and another tab is open; the tab that opened
+    /// it becomes current again, if it is still open. Returns the tab
+    /// current afterwards, or `None` when the current tab is no such popup.
+    pub(crate) async fn close_blank_popup(&self) -> Result<Option<TabInfo>, BrowserError> {
+        let mut session = self.live().await?;
+        let current = session.current().target_id().clone();
+        let targets = session.page_targets().await?;
+        let Some(popup) = targets.iter().find(|t| t.target_id == current) else {
+            return Ok(None);
+        };
+        let blank_popup = popup.url == "about:blank" && popup.opener_id.is_some();
+        if !blank_popup || targets.len() < 2 {
+            return Ok(None);
+        }
+        let opener = popup
+            .opener_id
+            .clone()
+            .filter(|o| targets.iter().any(|t| t.target_id == *o));
+        session.close_targets(&[current]).await?;
+        if let Some(opener) = opener {
+            let page = session.page_for(&opener).await?;
+            session.adopt(page).await?;
+        }
+        current_of(session.tab_list().await?).map(Some)
+    }
+
+    /// Replaces the current tab with a new one at `about:blank`, which
+    /// becomes current, and closes the old one. Returns the new tab.
+    pub(crate) async fn replace_current_tab(&self) -> Result<TabInfo, BrowserError> {
+        let mut session = self.live().await?;
+        let old = session.current();
+        let fresh = session.new_tab("about:blank").await?;
+        session.adopt(fresh).await?;
+        // The old tab is no longer current either way; a failure to close
+        // it must not hide that the new one is there.
+        let _ = session.close_targets(&[old.target_id().clone()]).await;
         current_of(session.tab_list().await?)
     }
 }
