@@ -297,9 +297,9 @@ const CONTENT: &[&str] = &[
 
 /// What one run left in Phoenix.
 struct Stored {
-    /// The run's trace: the agent's spans.
+    /// The run's trace: the agent's spans and the server's.
     run: Vec<Value>,
-    /// The server's `execute_tool forecast` span of this run.
+    /// The server's `execute_tool forecast` span.
     served: Value,
     usage: toolkit_core::response::Usage,
     /// Why the run stopped, as the outcome says.
@@ -315,7 +315,6 @@ async fn run_once(
     llama: &llama::Server,
     export: &toolkit_examples::otlp::Otlp,
     capture: bool,
-    served_before: usize,
 ) -> Stored {
     telemetry::capture_content(capture);
     let endpoint = format!("{}/v1/traces", phoenix.url);
@@ -364,18 +363,20 @@ async fn run_once(
             span["name"] == format!("invoke_agent {AGENT}")
                 && text(span, "gen_ai.conversation.id") == Some(outcome.session_id.as_str())
         });
-        let served: Vec<&Value> = named(&spans, "execute_tool forecast");
-        if let Some(root) = root
-            && served.len() > served_before
-        {
-            let trace_id = trace(root).to_owned();
-            let run: Vec<Value> = spans
+        // The server's spans are in the run's trace: its MCP span's parent
+        // came in the request's `_meta`.
+        let run: Vec<Value> = root.map_or(Vec::new(), |root| {
+            spans
                 .iter()
-                .filter(|span| trace(span) == trace_id)
+                .filter(|span| trace(span) == trace(root))
                 .cloned()
-                .collect();
-            // The newest first (Phoenix's default order).
-            let served = served[0].clone();
+                .collect()
+        });
+        let served = named(&run, "execute_tool forecast")
+            .first()
+            .map(|span| (*span).clone());
+        if let (Some(root), Some(served)) = (root, served) {
+            let trace_id = trace(root).to_owned();
             return Stored {
                 run,
                 served,
@@ -469,7 +470,25 @@ fn check_shape(stored: &Stored) {
     assert_eq!(text(call, "gen_ai.tool.type"), Some("function"));
     assert!(text(call, "gen_ai.tool.call.id").is_some(), "{call:#}");
 
+    // The MCP hop: the client's span is a child of the agent's call; the
+    // server's, in the other process, a child of the client's.
+    let hops = named(run, "tools/call forecast");
+    assert_eq!(hops.len(), 2, "{names:?}");
+    let client = hops
+        .iter()
+        .find(|span| span["parent_id"].as_str() == Some(id(call)))
+        .unwrap_or_else(|| panic!("no client span under the call: {hops:#?}"));
+    let server = hops
+        .iter()
+        .find(|span| span["parent_id"].as_str() == Some(id(client)))
+        .unwrap_or_else(|| panic!("no server span under the client's: {hops:#?}"));
+    for hop in [client, server] {
+        assert_eq!(text(hop, "mcp.method.name"), Some("tools/call"), "{hop:#}");
+        assert_eq!(text(hop, "gen_ai.tool.name"), Some("forecast"), "{hop:#}");
+        assert_eq!(text(hop, "network.transport"), Some("pipe"), "{hop:#}");
+    }
     let served = &stored.served;
+    assert_eq!(served["parent_id"].as_str(), Some(id(server)), "{served:#}");
     assert_eq!(text(served, "gen_ai.operation.name"), Some("execute_tool"));
     assert_eq!(text(served, "gen_ai.tool.name"), Some("forecast"));
     assert_eq!(
@@ -479,7 +498,8 @@ fn check_shape(stored: &Stored) {
 }
 
 fn check_content(stored: &Stored, capture: bool) {
-    let everything: Vec<&Value> = stored.run.iter().chain([&stored.served]).collect();
+    // The server's spans are in the run's trace.
+    let everything: Vec<&Value> = stored.run.iter().collect();
     for span in &everything {
         for name in CONTENT {
             let found = attribute(span, name);
@@ -570,11 +590,11 @@ async fn check(phoenix: &mut Phoenix, llama: &llama::Server) {
     )
     .unwrap();
 
-    let quiet = run_once(phoenix, &http, llama, &export, false, 0).await;
+    let quiet = run_once(phoenix, &http, llama, &export, false).await;
     check_shape(&quiet);
     check_content(&quiet, false);
 
-    let told = run_once(phoenix, &http, llama, &export, true, 1).await;
+    let told = run_once(phoenix, &http, llama, &export, true).await;
     check_shape(&told);
     check_content(&told, true);
 
