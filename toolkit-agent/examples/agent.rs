@@ -19,7 +19,10 @@
 //! (off by default). `--mcp-command "CMD ARGS"` adds the tools of an MCP
 //! server started as a child process (named `mcp`, so its tools are
 //! `mcp_...`), for example the `serve` example of toolkit-mcp, which takes
-//! `--otlp URL` too:
+//! `--otlp URL` too; built with toolkit-mcp's `opentelemetry` feature
+//! (`cargo build -p toolkit-mcp --example serve --features opentelemetry`),
+//! it continues the run's trace, which this example's client sends in each
+//! request's `_meta`:
 //!
 //! ```text
 //! cargo run -q -p toolkit-agent --example agent -- \

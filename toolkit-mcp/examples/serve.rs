@@ -16,7 +16,9 @@
 //! `--otlp URL` sends the spans of the calls it serves to an OpenTelemetry
 //! collector's OTLP/HTTP traces URL (Phoenix:
 //! `http://127.0.0.1:6006/v1/traces`), as the service `toolkit-mcp-serve`;
-//! `--capture-content` records arguments and results in them.
+//! `--capture-content` records arguments and results in them. Built with
+//! the crate's `opentelemetry` feature (`--features opentelemetry`), a
+//! served call's spans continue the trace of the client that sent it.
 
 use std::net::SocketAddr;
 use std::process::ExitCode;
