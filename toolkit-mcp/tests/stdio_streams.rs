@@ -1,9 +1,9 @@
 //! `McpServer::serve_stdio` on the standard streams a client may give it:
 //! pipes (Rust's and Python's child processes), Unix socket pairs (Node.js's
-//! child processes), and a standard error that shares standard output's
-//! pipe (`2>&1`). The first two are served without blocking, the third
-//! through tokio's blocking streams; every one answers, and each stream is
-//! back in blocking mode once serving ends.
+//! child processes), one socket as both, and a standard error that shares
+//! standard output's pipe (`2>&1`). The first two are served without
+//! blocking, the last two through tokio's blocking streams; every one
+//! answers, and each stream is back in blocking mode once serving ends.
 //!
 //! The test binary is its own server: started with
 //! `TOOLKIT_MCP_STDIO_STREAMS=1`, it serves a tool that says whether its
@@ -160,6 +160,30 @@ fn sockets() -> Served {
     Served { during, after }
 }
 
+/// One socket as both standard input and output.
+fn one_socket() -> Served {
+    let (ours, theirs) = UnixStream::pair().expect("a socket pair");
+    let theirs_too = theirs.try_clone().expect("a second descriptor");
+    let mut process = child()
+        .stdin(Stdio::from(OwnedFd::from(theirs)))
+        .stdout(Stdio::from(OwnedFd::from(theirs_too)))
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the server starts");
+    let during = talk(&ours, &ours);
+    ours.shutdown(std::net::Shutdown::Write)
+        .expect("the input closed");
+    let mut after = String::new();
+    process
+        .stderr
+        .take()
+        .expect("stderr")
+        .read_to_string(&mut after)
+        .expect("its standard error");
+    assert!(process.wait().expect("it ends").success(), "{after}");
+    Served { during, after }
+}
+
 /// Standard error on standard output's pipe (`2>&1`).
 fn shared_error() -> Served {
     let (reader, writer) = std::io::pipe().expect("a pipe");
@@ -196,6 +220,13 @@ fn main() {
         "sockets: {}",
         served.after
     );
+    let served = one_socket();
+    assert_eq!(served.during, "input false output false", "one socket");
+    assert!(
+        served.after.contains("after: input false output false"),
+        "one socket: {}",
+        served.after
+    );
     let served = shared_error();
     assert_eq!(served.during, "input false output false", "2>&1");
     assert!(
@@ -203,5 +234,5 @@ fn main() {
         "2>&1: {}",
         served.after
     );
-    println!("stdio_streams: pipes, socket pairs and a shared standard error served");
+    println!("stdio_streams: pipes, socket pairs, one socket and a shared standard error served");
 }

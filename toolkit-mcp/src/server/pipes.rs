@@ -12,8 +12,10 @@
 //! process shares with whatever else holds it. Standard error often shares
 //! standard output's (`2>&1`), and a non-blocking standard error would make
 //! a plain `eprintln!` fail when the pipe is full, so that case keeps
-//! tokio's way. Blocking mode comes back when serving ends, so that the
-//! rest of the program finds its standard streams as they were.
+//! tokio's way, as does one socket given as both input and output (the
+//! first stream released would turn the other blocking under the
+//! reactor). Blocking mode comes back when serving ends, so that the rest
+//! of the program finds its standard streams as they were.
 
 use std::fs::File;
 use std::io;
@@ -32,8 +34,12 @@ pub(crate) fn standard() -> Option<(Input, Output)> {
     let input = std::io::stdin().as_fd().try_clone_to_owned().ok()?;
     let output = std::io::stdout().as_fd().try_clone_to_owned().ok()?;
     let error = std::io::stderr().as_fd().try_clone_to_owned().ok();
-    let (input_kind, _) = identify(&input)?;
+    let (input_kind, input_file) = identify(&input)?;
     let (output_kind, output_file) = identify(&output)?;
+    // One socket for both directions.
+    if input_file == output_file {
+        return None;
+    }
     // Standard error on the same pipe as standard output: it would turn
     // non-blocking with it.
     if error
