@@ -106,6 +106,19 @@ fn talk(mut input: impl Write, output: impl Read) -> String {
         .to_owned()
 }
 
+/// What the server wrote to its standard error, once it has ended well.
+fn ended(mut process: std::process::Child) -> String {
+    let mut after = String::new();
+    process
+        .stderr
+        .take()
+        .expect("stderr")
+        .read_to_string(&mut after)
+        .expect("its standard error");
+    assert!(process.wait().expect("it ends").success(), "{after}");
+    after
+}
+
 fn child() -> Command {
     let mut command = Command::new(std::env::current_exe().expect("the test's own path"));
     command.env(SERVE, "1");
@@ -124,22 +137,17 @@ fn pipes() -> Served {
         process.stdin.take().expect("stdin"),
         process.stdout.take().expect("stdout"),
     );
-    let mut after = String::new();
-    process
-        .stderr
-        .take()
-        .expect("stderr")
-        .read_to_string(&mut after)
-        .expect("its standard error");
-    assert!(process.wait().expect("it ends").success(), "{after}");
-    Served { during, after }
+    Served {
+        during,
+        after: ended(process),
+    }
 }
 
 /// Over a socket pair each, as Node.js connects its child processes.
 fn sockets() -> Served {
     let (input, theirs_in) = UnixStream::pair().expect("a socket pair");
     let (output, theirs_out) = UnixStream::pair().expect("a socket pair");
-    let mut process = child()
+    let process = child()
         .stdin(Stdio::from(OwnedFd::from(theirs_in)))
         .stdout(Stdio::from(OwnedFd::from(theirs_out)))
         .stderr(Stdio::piped())
@@ -149,22 +157,17 @@ fn sockets() -> Served {
     input
         .shutdown(std::net::Shutdown::Write)
         .expect("the input closed");
-    let mut after = String::new();
-    process
-        .stderr
-        .take()
-        .expect("stderr")
-        .read_to_string(&mut after)
-        .expect("its standard error");
-    assert!(process.wait().expect("it ends").success(), "{after}");
-    Served { during, after }
+    Served {
+        during,
+        after: ended(process),
+    }
 }
 
 /// One socket as both standard input and output.
 fn one_socket() -> Served {
     let (ours, theirs) = UnixStream::pair().expect("a socket pair");
     let theirs_too = theirs.try_clone().expect("a second descriptor");
-    let mut process = child()
+    let process = child()
         .stdin(Stdio::from(OwnedFd::from(theirs)))
         .stdout(Stdio::from(OwnedFd::from(theirs_too)))
         .stderr(Stdio::piped())
@@ -173,15 +176,10 @@ fn one_socket() -> Served {
     let during = talk(&ours, &ours);
     ours.shutdown(std::net::Shutdown::Write)
         .expect("the input closed");
-    let mut after = String::new();
-    process
-        .stderr
-        .take()
-        .expect("stderr")
-        .read_to_string(&mut after)
-        .expect("its standard error");
-    assert!(process.wait().expect("it ends").success(), "{after}");
-    Served { during, after }
+    Served {
+        during,
+        after: ended(process),
+    }
 }
 
 /// Standard error on standard output's pipe (`2>&1`).
@@ -201,38 +199,29 @@ fn shared_error() -> Served {
     Served { during, after }
 }
 
+/// The case served in the mode it should be, and left in blocking mode.
+fn check(case: &str, served: Served, non_blocking: bool) {
+    assert_eq!(
+        served.during,
+        format!("input {non_blocking} output {non_blocking}"),
+        "{case}"
+    );
+    assert!(
+        served.after.contains("after: input false output false"),
+        "{case}: {}",
+        served.after
+    );
+}
+
 fn main() {
     if std::env::var_os(SERVE).is_some() {
         serve();
         return;
     }
-    let served = pipes();
-    assert_eq!(served.during, "input true output true", "pipes");
-    assert!(
-        served.after.contains("after: input false output false"),
-        "pipes: {}",
-        served.after
-    );
-    let served = sockets();
-    assert_eq!(served.during, "input true output true", "sockets");
-    assert!(
-        served.after.contains("after: input false output false"),
-        "sockets: {}",
-        served.after
-    );
-    let served = one_socket();
-    assert_eq!(served.during, "input false output false", "one socket");
-    assert!(
-        served.after.contains("after: input false output false"),
-        "one socket: {}",
-        served.after
-    );
-    let served = shared_error();
-    assert_eq!(served.during, "input false output false", "2>&1");
-    assert!(
-        served.after.contains("after: input false output false"),
-        "2>&1: {}",
-        served.after
-    );
+    // Served without blocking, or through tokio's streams; blocking after.
+    check("pipes", pipes(), true);
+    check("sockets", sockets(), true);
+    check("one socket", one_socket(), false);
+    check("2>&1", shared_error(), false);
     println!("stdio_streams: pipes, socket pairs, one socket and a shared standard error served");
 }
