@@ -8,11 +8,14 @@ use std::sync::Arc;
 use opentelemetry::trace::{SpanId, SpanKind, TraceId, TracerProvider as _};
 use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider, SpanData};
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use toolkit_core::{Registry, telemetry, tool, tools};
 use toolkit_mcp::{HttpOptions, McpClient, McpServer};
 use tracing::Instrument;
 use tracing_subscriber::layer::SubscriberExt;
+
+#[path = "support/lines.rs"]
+mod lines;
+use lines::Lines;
 
 /// The weather in a city.
 #[tool]
@@ -167,83 +170,46 @@ async fn over_http(exporter: &InMemorySpanExporter) {
     client.close().await;
 }
 
-/// Sends JSON-RPC lines to a server on a pipe, and reads its answers.
-struct Lines {
-    input: tokio::io::DuplexStream,
-    output: tokio::io::Lines<BufReader<tokio::io::DuplexStream>>,
-}
-
-impl Lines {
-    fn start() -> Self {
-        let (input, server_input) = tokio::io::duplex(1 << 16);
-        let (server_output, output) = tokio::io::duplex(1 << 16);
-        tokio::spawn(
-            McpServer::new(registry()).serve_lines(BufReader::new(server_input), server_output),
-        );
-        Self {
-            input,
-            output: BufReader::new(output).lines(),
-        }
-    }
-
-    async fn send(&mut self, message: Value) {
-        let mut line = message.to_string();
-        line.push('\n');
-        self.input
-            .write_all(line.as_bytes())
-            .await
-            .expect("written");
-    }
-
-    async fn answer(&mut self) -> Value {
-        let line = self
-            .output
-            .next_line()
-            .await
-            .expect("read")
-            .expect("a line");
-        serde_json::from_str(&line).expect("JSON")
-    }
-
-    async fn call(&mut self, id: u64, meta: Value) -> Value {
-        self.send(json!({
+/// Calls `weather` for Lima with `meta` as the request's `_meta`.
+async fn call(lines: &mut Lines, id: u64, meta: Value) -> Value {
+    lines
+        .send(json!({
             "jsonrpc": "2.0", "id": id, "method": "tools/call",
             "params": {"name": "weather", "arguments": {"city": "Lima"}, "_meta": meta}
         }))
         .await;
-        self.answer().await
-    }
+    lines.answer().await
 }
 
 /// Over a pipe (`serve_lines`): a valid `traceparent` is the server span's
 /// parent; a malformed one is ignored, and the call served.
 async fn over_lines(exporter: &InMemorySpanExporter) {
-    let mut lines = Lines::start();
+    let mut lines = Lines::start(McpServer::new(registry()));
     lines
-        .send(json!({
-            "jsonrpc": "2.0", "id": 1, "method": "initialize",
-            "params": {
+        .ask(
+            1,
+            "initialize",
+            json!({
                 "protocolVersion": "2025-11-25",
                 "capabilities": {},
                 "clientInfo": {"name": "test", "version": "1"}
-            }
-        }))
+            }),
+        )
         .await;
-    lines.answer().await;
     lines
         .send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
         .await;
 
     exporter.reset();
-    let answer = lines
-        .call(
-            2,
-            json!({
-                "traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
-                "tracestate": "rojo=00f067aa0ba902b7"
-            }),
-        )
-        .await;
+    let answer = call(
+        &mut lines,
+        2,
+        json!({
+            "traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+            "tracestate": "rojo=00f067aa0ba902b7"
+        }),
+    )
+    .await;
     assert_eq!(answer["result"]["content"][0]["text"], "rainy in Lima");
     let spans = exporter.get_finished_spans().expect("the spans");
     let server_span = only(&spans, "tools/call weather", &SpanKind::Server);
@@ -283,7 +249,7 @@ async fn over_lines(exporter: &InMemorySpanExporter) {
         (7, json!({"traceparent": "nested"})),
     ] {
         exporter.reset();
-        let answer = lines.call(id, json!({"traceparent": malformed})).await;
+        let answer = call(&mut lines, id, json!({"traceparent": malformed})).await;
         assert_eq!(
             answer["result"]["content"][0]["text"], "rainy in Lima",
             "{malformed}: {answer}"

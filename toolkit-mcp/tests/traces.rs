@@ -5,11 +5,14 @@
 
 use std::sync::Arc;
 
-use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use serde_json::json;
 use toolkit_core::{Registry, telemetry, tool, tools};
 use toolkit_mcp::{HttpOptions, McpClient, McpServer, Prompt, PromptMessage};
 use toolkit_tests::trace::Recorder;
+
+#[path = "support/lines.rs"]
+mod lines;
+use lines::Lines;
 
 /// The weather in a city.
 #[tool]
@@ -35,47 +38,8 @@ fn server() -> McpServer {
         .with_prompt(Prompt::fixed("greet", [PromptMessage::user("Say hello.")]))
 }
 
-/// Sends JSON-RPC lines to a server on a pipe, and reads its answers.
-struct Lines {
-    input: tokio::io::DuplexStream,
-    output: tokio::io::Lines<BufReader<tokio::io::DuplexStream>>,
-}
-
-impl Lines {
-    fn start() -> Self {
-        let (input, server_input) = tokio::io::duplex(1 << 16);
-        let (server_output, output) = tokio::io::duplex(1 << 16);
-        tokio::spawn(server().serve_lines(BufReader::new(server_input), server_output));
-        Self {
-            input,
-            output: BufReader::new(output).lines(),
-        }
-    }
-
-    async fn send(&mut self, message: Value) {
-        let mut line = message.to_string();
-        line.push('\n');
-        self.input
-            .write_all(line.as_bytes())
-            .await
-            .expect("written");
-    }
-
-    async fn ask(&mut self, id: u64, method: &str, params: Value) -> Value {
-        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
-            .await;
-        let line = self
-            .output
-            .next_line()
-            .await
-            .expect("read")
-            .expect("a line");
-        serde_json::from_str(&line).expect("JSON")
-    }
-}
-
 async fn served_over_a_pipe(recorder: &Recorder) {
-    let mut lines = Lines::start();
+    let mut lines = Lines::start(server());
     let initialize = json!({
         "protocolVersion": "2025-11-25",
         "capabilities": {},
