@@ -17,6 +17,11 @@ use toolkit_agent::{HttpModel, Model, RetryPolicy};
 use toolkit_tests::http::{Reply, TestServer};
 use tracing_subscriber::layer::SubscriberExt;
 
+// Only its model: the replies here name a response model.
+#[allow(dead_code)]
+#[path = "support/chat.rs"]
+mod chat;
+
 /// The conventions' unit and boundaries for each histogram, as a host
 /// sets them (the bridge creates instruments by name only).
 fn view(instrument: &Instrument) -> Option<Stream> {
@@ -122,15 +127,6 @@ fn chat_text(text: &str) -> Reply {
     }))
 }
 
-fn chat_model(server: &TestServer) -> HttpModel {
-    HttpModel::openai_chat("m")
-        .base_url(server.base_url())
-        .no_key()
-        .retry(RetryPolicy::none())
-        .build()
-        .unwrap()
-}
-
 fn question() -> serde_json::Value {
     json!({"messages": [{"role": "user", "content": "How many museums?"}]})
 }
@@ -138,7 +134,7 @@ fn question() -> serde_json::Value {
 #[tokio::test]
 async fn a_request_records_its_tokens_by_type_and_its_duration() {
     let server = TestServer::replying([chat_text("Three.")]);
-    let model = chat_model(&server);
+    let model = chat::model(&server);
     let backend = Backend::new();
     {
         let _default = tracing::subscriber::set_default(backend.subscriber());
@@ -248,7 +244,7 @@ async fn a_streamed_request_counts_the_usage_its_last_event_reports() {
 #[tokio::test]
 async fn a_refused_request_records_its_duration_with_the_status_and_no_tokens() {
     let server = TestServer::replying([Reply::status(500, "overloaded")]);
-    let model = chat_model(&server);
+    let model = chat::model(&server);
     let backend = Backend::new();
     {
         let _default = tracing::subscriber::set_default(backend.subscriber());
@@ -271,7 +267,7 @@ async fn a_response_without_usage_records_no_tokens() {
         "choices": [{"index": 0, "finish_reason": "stop",
             "message": {"role": "assistant", "content": "Three."}}]
     }))]);
-    let model = chat_model(&server);
+    let model = chat::model(&server);
     let backend = Backend::new();
     {
         let _default = tracing::subscriber::set_default(backend.subscriber());
