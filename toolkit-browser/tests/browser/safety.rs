@@ -916,6 +916,12 @@ async fn urls_of_other_schemes_are_refused_before_loading(browser: Browser, serv
         }
     }
     // The tab still works.
+    same_tab_link_works(&model).await;
+}
+
+/// The popup page's "Same tab" link, clicked, says so and leads to
+/// `/docs`: the tab works.
+async fn same_tab_link_works(model: &Model) {
     let link = model.index("Same tab").await;
     let clicked = model.ok("click", json!({ "index": link })).await;
     assert!(
@@ -977,14 +983,7 @@ async fn a_tab_left_on_an_error_page_is_replaced(browser: Browser, server: TestS
     assert_replaced(&model, &before, &message, &result).await;
     // The new tab works: a click there navigates and says so.
     model.go("/popup").await;
-    let link = model.index("Same tab").await;
-    let clicked = model.ok("click", json!({ "index": link })).await;
-    assert!(
-        clicked.to_text().starts_with("Clicked"),
-        "{}",
-        clicked.to_text()
-    );
-    assert!(model.url().await.ends_with("/docs"));
+    same_tab_link_works(&model).await;
     // A link whose load fails: the click is no success.
     model.go("/popup").await;
     let before = browser.current_tab().await.expect("current tab").id;
@@ -998,9 +997,7 @@ async fn a_tab_left_on_an_error_page_is_replaced(browser: Browser, server: TestS
     assert!(message.contains(&dead), "{message}");
     assert_replaced(&model, &before, &message, &result).await;
     model.go("/popup").await;
-    let link = model.index("Same tab").await;
-    model.ok("click", json!({ "index": link })).await;
-    assert!(model.url().await.ends_with("/docs"));
+    same_tab_link_works(&model).await;
 }
 
 async fn a_wait_ends_when_the_browser_dies(_shared: Browser, server: TestServer) {
