@@ -14,15 +14,16 @@ use std::time::Duration;
 use axum::Router;
 use axum::body::Body;
 use axum::extract::Request;
+use axum::http::request::Parts;
 use axum::http::{Method, StatusCode, header};
-use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
+use axum::routing::any;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::net::TcpListener;
 
 use super::McpServer;
-use super::malformed::read_message;
+use super::malformed::{is_plain_call, read_message};
 use crate::ServeError;
 
 /// How a registry is served over Streamable HTTP.
@@ -123,12 +124,17 @@ impl McpServer {
             Arc::new(LocalSessionManager::default()),
             config,
         );
-        let gate = service.clone();
-        Router::new()
-            .route_service(&options.path, service)
-            .layer(middleware::from_fn(move |request, next| {
-                answer_malformed(gate.clone(), limit, request, next)
-            }))
+        // One handler, holding rmcp's service: rmcp's own tower `call` and
+        // a middleware layer would each clone or box per request what is
+        // shared here.
+        let service = Arc::new(service);
+        Router::new().route(
+            &options.path,
+            any(move |request: Request| {
+                let service = Arc::clone(&service);
+                async move { answer(&service, limit, request).await }
+            }),
+        )
     }
 
     /// Serves the registry over Streamable HTTP on `listener` until the
@@ -144,40 +150,36 @@ impl McpServer {
     }
 }
 
-/// rmcp's service, as the middleware reaches it to ask about headers.
+/// rmcp's service, which answers every request the handler passes on.
 type Service = StreamableHttpService<McpServer, LocalSessionManager>;
 
-/// Answers a POST whose body is not a readable JSON-RPC message with the
-/// JSON-RPC error it deserves (HTTP 400), as the stdio transport does;
-/// rmcp answers a body that is not JSON with a plain-text 415, and a
-/// standard request with unreadable parameters as an unknown method.
+/// Passes a request to rmcp, except a POST whose body is not a readable
+/// JSON-RPC message: that gets the JSON-RPC error it deserves (HTTP 400),
+/// as on the stdio transport, where rmcp answers a body that is not JSON
+/// with a plain-text 415, and a standard request with unreadable
+/// parameters as an unknown method.
 ///
 /// A request that rmcp refuses for its headers (a `Host` not allowed: a
 /// DNS-rebinding attempt) keeps rmcp's refusal whatever its body: see
 /// [`refused_headers`].
-async fn answer_malformed(
-    service: Service,
-    limit: usize,
-    request: Request,
-    next: Next,
-) -> Response {
+async fn answer(service: &Service, limit: usize, request: Request) -> Response {
     if request.method() == Method::DELETE {
         // rmcp ends a session with 202 Accepted; the official Python
         // client takes only 200 or 204 as success there and logs a
         // failure for every session it closes. The session is ended by
         // then: 200 says so.
-        let mut response = next.run(request).await;
+        let mut response = service.handle(request).await.into_response();
         if response.status() == StatusCode::ACCEPTED {
             *response.status_mut() = StatusCode::OK;
         }
         return response;
     }
     if request.method() != Method::POST {
-        return next.run(request).await;
+        return service.handle(request).await.into_response();
     }
     let (parts, body) = request.into_parts();
     let Ok(bytes) = axum::body::to_bytes(body, limit).await else {
-        if let Some(refusal) = refused_headers(&service, &parts).await {
+        if let Some(refusal) = refused_headers(service, &parts).await {
             return refusal;
         }
         return (
@@ -186,8 +188,11 @@ async fn answer_malformed(
         )
             .into_response();
     };
+    if is_plain_call(&bytes) {
+        return pass(service, parts, bytes).await;
+    }
     if let Err(malformed) = read_message(&bytes) {
-        if let Some(refusal) = refused_headers(&service, &parts).await {
+        if let Some(refusal) = refused_headers(service, &parts).await {
             return refusal;
         }
         let status = if malformed.is_unknown_method() {
@@ -202,8 +207,15 @@ async fn answer_malformed(
         )
             .into_response();
     }
-    next.run(Request::from_parts(parts, Body::from(bytes)))
+    pass(service, parts, bytes).await
+}
+
+/// rmcp's answer to a POST whose body was read.
+async fn pass(service: &Service, parts: Parts, bytes: axum::body::Bytes) -> Response {
+    service
+        .handle(Request::from_parts(parts, Body::from(bytes)))
         .await
+        .into_response()
 }
 
 /// rmcp's answer when it refuses a request for its headers alone, `None`
@@ -218,10 +230,7 @@ async fn answer_malformed(
 /// stands. Asking rmcp, rather than checking a copy of its rules here,
 /// keeps one rule for every request: a foreign page cannot learn through
 /// a malformed or oversized body that the endpoint exists.
-async fn refused_headers(
-    service: &Service,
-    parts: &axum::http::request::Parts,
-) -> Option<Response> {
+async fn refused_headers(service: &Service, parts: &Parts) -> Option<Response> {
     let mut probe = Request::new(Body::empty());
     *probe.method_mut() = Method::PUT;
     *probe.uri_mut() = parts.uri.clone();

@@ -7,7 +7,10 @@
 //! one), a standard request with unreadable parameters invalid params
 //! (`-32602`); a notification gets no answer.
 
-use rmcp::model::{ClientRequest, JsonRpcMessage};
+use rmcp::model::{
+    CallToolRequestMethod, CallToolRequestParams, ClientRequest, JsonRpcMessage, JsonRpcVersion2_0,
+    RequestId,
+};
 use rmcp::service::{RoleServer, RxJsonRpcMessage};
 use serde_json::{Value, json};
 
@@ -134,6 +137,30 @@ pub(crate) fn read_message(text: &[u8]) -> Result<Option<RxJsonRpcMessage<RoleSe
     }
 }
 
+/// Whether `text` is a `tools/call` request that rmcp reads as one, told
+/// without building rmcp's message.
+///
+/// The HTTP transport checks a body before rmcp reads it, and rmcp's own
+/// reading (an untagged enum of every request, buffered and tried in turn)
+/// costs as much as the rest of a call. A call is by far the most frequent
+/// message, and its shape is read here straight into the same types rmcp
+/// uses, which costs a fraction of that. Anything else, or a call this
+/// reading refuses, goes through [`read_message`], which has the last word.
+pub(crate) fn is_plain_call(text: &[u8]) -> bool {
+    #[derive(serde::Deserialize)]
+    struct PlainCall {
+        #[serde(rename = "jsonrpc")]
+        _version: JsonRpcVersion2_0,
+        #[serde(rename = "id")]
+        _id: RequestId,
+        #[serde(rename = "method")]
+        _method: CallToolRequestMethod,
+        #[serde(rename = "params")]
+        _params: CallToolRequestParams,
+    }
+    serde_json::from_slice::<PlainCall>(text).is_ok()
+}
+
 /// The methods of the protocol's requests from a client.
 const STANDARD_METHODS: &[&str] = &[
     "initialize",
@@ -169,5 +196,47 @@ fn standard_method_misread(message: &RxJsonRpcMessage<RoleServer>) -> Option<&st
             _ => None,
         },
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_plain_call_is_told_apart_from_what_needs_a_closer_reading() {
+        let call = |params: &str| {
+            format!(r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{params}}}"#)
+        };
+        for plain in [
+            call(r#"{"name":"echo","arguments":{"text":"hi"}}"#),
+            call(r#"{"name":"echo"}"#),
+            call(r#"{"name":"echo","_meta":{"progressToken":1}}"#),
+            r#"{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"e"}}"#.into(),
+        ] {
+            assert!(is_plain_call(plain.as_bytes()), "{plain}");
+            // What passes here, rmcp reads as a call.
+            assert!(matches!(
+                read_message(plain.as_bytes()),
+                Ok(Some(JsonRpcMessage::Request(request)))
+                    if matches!(request.request, ClientRequest::CallToolRequest(_))
+            ));
+        }
+        for other in [
+            call(r#"{"arguments":{}}"#),
+            call(r#"{"name":"echo","arguments":[1]}"#),
+            call(r#"{"name":7}"#),
+            r#"{"jsonrpc":"2.0","method":"tools/call","params":{"name":"e"}}"#.into(),
+            r#"{"jsonrpc":"1.0","id":1,"method":"tools/call","params":{"name":"e"}}"#.into(),
+            r#"{"jsonrpc":"2.0","id":true,"method":"tools/call","params":{"name":"e"}}"#.into(),
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#.into(),
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"e""#.into(),
+        ] {
+            assert!(!is_plain_call(other.as_bytes()), "{other}");
+        }
+        // Those among them that are requests with unreadable parameters
+        // still get their own error from the closer reading.
+        let unreadable = read_message(call(r#"{"name":"echo","arguments":[1]}"#).as_bytes());
+        assert_eq!(unreadable.unwrap_err().code, INVALID_PARAMS);
     }
 }
