@@ -4,6 +4,7 @@
 //! bridge to the page-side script.
 
 mod session;
+mod storage;
 
 use std::any::Any;
 use std::path::PathBuf;

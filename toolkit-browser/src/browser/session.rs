@@ -6,6 +6,7 @@ mod devtools;
 mod frames;
 mod link;
 mod script;
+mod storage;
 mod tabs;
 
 use std::collections::{HashMap, HashSet};
@@ -34,6 +35,7 @@ use crate::safety::{BlockedLog, Guard, Redactor, SafetyPolicy};
 
 pub(crate) use devtools::Fail;
 pub(crate) use frames::{Ahead, Doc, Hop, KnownFrame, Route};
+pub(crate) use storage::{OriginItems, web_origin};
 use tabs::TabBook;
 pub use tabs::TabInfo;
 

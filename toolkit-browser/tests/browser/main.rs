@@ -19,6 +19,7 @@ mod actions;
 mod page_model;
 mod safety;
 mod session;
+mod storage;
 mod support;
 
 use std::process::ExitCode;
@@ -42,6 +43,7 @@ fn main() -> ExitCode {
         actions::scenarios(),
         page_model::scenarios(),
         safety::scenarios(),
+        storage::scenarios(),
     ]
     .into_iter()
     .flatten()
