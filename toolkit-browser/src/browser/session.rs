@@ -109,7 +109,11 @@ impl Drop for Session {
                     {
                         std::thread::sleep(Duration::from_millis(20));
                     }
-                    let _ = ProfileDir::remove_path(profile.path(), Duration::from_secs(2));
+                    let _ = ProfileDir::release(
+                        profile.path(),
+                        profile.keeps(),
+                        Duration::from_secs(2),
+                    );
                 });
         }
     }
@@ -128,7 +132,10 @@ impl Session {
 
     async fn launch(config: &BrowserConfig) -> Result<Self, BrowserError> {
         let executable = config.resolve_executable()?;
-        let profile = ProfileDir::create(config.profile_parent.as_deref())?;
+        let profile = match &config.persistent_profile {
+            Some(dir) => ProfileDir::persistent(dir)?,
+            None => ProfileDir::create(config.profile_parent.as_deref())?,
+        };
         let (width, height) = config.viewport;
         let mut builder = chromiumoxide::BrowserConfig::builder()
             .chrome_executable(&executable)
@@ -449,9 +456,9 @@ impl Session {
             }
             wait_for_exit(profile.path(), Duration::from_secs(2)).await;
         }
-        let path = profile.path().to_path_buf();
+        let (path, keep) = (profile.path().to_path_buf(), profile.keeps());
         let removal = tokio::task::spawn_blocking(move || {
-            ProfileDir::remove_path(&path, Duration::from_secs(2))
+            ProfileDir::release(&path, keep, Duration::from_secs(2))
         })
         .await;
         match removal {

@@ -1,19 +1,22 @@
 //! What a browser keeps between runs: the storage state saved to a file
-//! and loaded into another browser process. Each scenario launches
-//! browsers of its own.
+//! and loaded into another browser process, and a persistent profile
+//! folder used by two launches in turn. Each scenario launches browsers
+//! of its own.
 
 use std::os::unix::fs::PermissionsExt;
+use std::path::PathBuf;
 
 use serde_json::{Value, json};
-use toolkit_browser::{Browser, SafetyPolicy};
+use toolkit_browser::{Browser, BrowserConfig, SafetyPolicy};
 use toolkit_tests::http::{Reply, Route, TestServer};
 
-use crate::support::chromium;
+use crate::support::chromium::{self, executable, profiles};
 use crate::support::runner::scenarios;
 use crate::support::scratch;
 
 scenarios![
     storage_state_carries_a_sign_in_to_another_browser,
+    a_persistent_profile_keeps_cookies_between_launches,
 ];
 
 /// The password the sign-in page keeps in its localStorage.
@@ -204,4 +207,35 @@ async fn storage_state_carries_a_sign_in_to_another_browser(_shared: Browser, _:
     );
     third.close().await.unwrap();
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+async fn a_persistent_profile_keeps_cookies_between_launches(_shared: Browser, _: TestServer) {
+    let server = sign_in_site();
+    let folder: PathBuf = profiles().join(format!("persistent-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&folder);
+    let config = || {
+        BrowserConfig::builder()
+            .executable(executable())
+            .persistent_profile(&folder)
+            .build()
+    };
+    let first = Browser::launch(config()).await.expect("launch");
+    assert_eq!(first.profile_dir().await.as_deref(), Some(folder.as_path()));
+    first.navigate(&server.url("/remember")).await.unwrap();
+    first.close().await.unwrap();
+    assert!(folder.join("Default").is_dir(), "the profile is kept");
+
+    let second = Browser::launch(config()).await.expect("launch again");
+    second.navigate(&server.url("/account")).await.unwrap();
+    let title = title_with(&second, "server=").await;
+    assert!(title.contains("kept=yes"), "{title}");
+    second.close().await.unwrap();
+
+    // A fresh temporary profile has no such cookie.
+    let fresh = chromium::launch().await;
+    fresh.navigate(&server.url("/account")).await.unwrap();
+    let title = title_with(&fresh, "server=").await;
+    assert!(!title.contains("kept=yes"), "{title}");
+    fresh.close().await.unwrap();
+    std::fs::remove_dir_all(&folder).unwrap();
 }
