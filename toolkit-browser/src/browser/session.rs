@@ -3,6 +3,7 @@
 //! the page-side script (`script`), its dialogs, and its navigation guard.
 
 mod devtools;
+mod downloads;
 mod frames;
 mod link;
 mod script;
@@ -34,6 +35,7 @@ use crate::profile::{ProfileDir, processes_mentioning};
 use crate::safety::{BlockedLog, Guard, Redactor, SafetyPolicy};
 
 pub(crate) use devtools::Fail;
+pub(crate) use downloads::DownloadLog;
 pub(crate) use frames::{Ahead, Doc, Hop, KnownFrame, Route};
 pub(crate) use storage::{OriginItems, web_origin};
 use tabs::TabBook;
@@ -80,6 +82,8 @@ pub(crate) struct Session {
     /// What the guard stopped (the browser's log, shared once a guard
     /// runs): a tab whose first load was stopped is not waited for.
     blocked: Option<BlockedLog>,
+    /// Where a launched browser saves downloads, and what it saved.
+    downloads: Option<downloads::Downloads>,
     // Last: dropped after `cdp`, whose drop kills the browser, so the
     // folder is removed once nothing uses it any more.
     profile: Option<ProfileDir>,
@@ -260,10 +264,14 @@ impl Session {
             guard_generation: 0,
             redactor: Redactor::default(),
             blocked: None,
+            downloads: None,
             profile,
         };
         session.tabs.opened(first.target_id());
         session.adopt(first).await?;
+        if launched {
+            session.start_downloads().await?;
+        }
         Ok(session)
     }
 

@@ -16,6 +16,7 @@
 //! `TOOLKIT_SKIP_BROWSER_TESTS=1`.
 
 mod actions;
+mod downloads;
 mod page_model;
 mod safety;
 mod session;
@@ -41,6 +42,7 @@ fn main() -> ExitCode {
     let all: Vec<Scenario> = [
         session::scenarios(),
         actions::scenarios(),
+        downloads::scenarios(),
         page_model::scenarios(),
         safety::scenarios(),
         storage::scenarios(),
