@@ -434,6 +434,30 @@ mod tests {
     }
 
     #[test]
+    fn host_only_cookies_stay_host_only() {
+        let policy = SafetyPolicy::default();
+        let cookie = |domain: &str| StoredCookie {
+            name: "sid".into(),
+            value: "v".into(),
+            domain: domain.into(),
+            path: "/app".into(),
+            expires: Some(2e9),
+            http_only: true,
+            secure: true,
+            same_site: Some("Lax".into()),
+            redacted: false,
+        };
+        let host = cookie_param(&cookie("shop.example.com"), &policy).unwrap();
+        assert_eq!(host["url"], "https://shop.example.com/app");
+        assert!(host.get("domain").is_none());
+        assert_eq!(host["httpOnly"], true);
+        let domain = cookie_param(&cookie(".example.com"), &policy).unwrap();
+        assert_eq!(domain["domain"], ".example.com");
+        assert!(domain.get("url").is_none());
+        assert!(cookie_param(&cookie(""), &policy).is_err());
+    }
+
+    #[test]
     fn written_files_are_private_and_never_wider() {
         use std::os::unix::fs::PermissionsExt;
         let dir = std::env::temp_dir().join(format!("toolkit-state-{}", std::process::id()));
