@@ -78,7 +78,8 @@ pub const BASE_ARGS: &[&str] = &[
 const SESSION_SWITCHES: &[(&str, &str)] = &[
     (
         "user-data-dir",
-        "each session has its own temporary profile; choose its parent folder with `profile_parent`",
+        "each session has its own temporary profile; choose its parent folder with \
+         `profile_parent`, or keep one between runs with `persistent_profile`",
     ),
     ("window-size", "use `viewport`"),
     ("headless", "use `headless`"),
@@ -114,6 +115,7 @@ pub struct BrowserConfig {
     pub(crate) viewport: (u32, u32),
     pub(crate) args: Vec<String>,
     pub(crate) profile_parent: Option<PathBuf>,
+    pub(crate) persistent_profile: Option<PathBuf>,
     pub(crate) launch_timeout: Duration,
     pub(crate) command_timeout: Duration,
     pub(crate) navigation_timeout: Duration,
@@ -189,6 +191,7 @@ impl Default for BrowserConfigBuilder {
                 viewport: (1280, 800),
                 args: Vec::new(),
                 profile_parent: None,
+                persistent_profile: None,
                 launch_timeout: Duration::from_secs(20),
                 command_timeout: Duration::from_secs(20),
                 navigation_timeout: Duration::from_secs(30),
@@ -254,6 +257,28 @@ impl BrowserConfigBuilder {
     /// (default: the system's temporary folder).
     pub fn profile_parent(mut self, dir: impl Into<PathBuf>) -> Self {
         self.config.profile_parent = Some(dir.into());
+        self
+    }
+
+    /// A profile folder kept between runs, in place of a fresh temporary
+    /// one: cookies, storage, history and caches stay in it after
+    /// [`Browser::close`](crate::Browser::close), and the next session
+    /// launched with the same folder finds them. It is created (readable
+    /// by this user only) when missing; the session's preferences (no
+    /// preloading, see the guide) are written into it at each launch.
+    /// Chromium locks a profile: two sessions cannot use one folder at the
+    /// same time (the second launch fails).
+    ///
+    /// ```
+    /// use toolkit_browser::BrowserConfig;
+    ///
+    /// let config = BrowserConfig::builder()
+    ///     .persistent_profile("/srv/agent/profile")
+    ///     .build();
+    /// # let _ = config;
+    /// ```
+    pub fn persistent_profile(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.config.persistent_profile = Some(dir.into());
         self
     }
 

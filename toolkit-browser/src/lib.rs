@@ -121,7 +121,9 @@ mod profile;
 mod safety;
 
 pub use actions::{default_actions, registry};
-pub use browser::{Browser, TabInfo};
+pub use browser::{
+    Browser, Download, DownloadState, DownloadText, MAX_DOWNLOAD_READ_BYTES, TabInfo,
+};
 pub use config::{
     BASE_ARGS, BrowserConfig, BrowserConfigBuilder, EXECUTABLE_NAMES, find_executable,
 };

@@ -1,5 +1,5 @@
-//! Each launched session's private profile folder, and the processes that
-//! use it.
+//! Each launched session's profile folder (a private temporary one, or a
+//! persistent one the host names), and the processes that use it.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -7,7 +7,9 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use crate::error::BrowserError;
 
-/// A fresh, private profile folder, removed when dropped.
+/// A profile folder: a fresh, private one removed when dropped, or a
+/// persistent one of the host's, of which only Chromium's lock folder is
+/// removed.
 ///
 /// A fresh folder per session is what lets two sessions run side by side:
 /// Chromium locks its profile, and chromiumoxide's default
@@ -15,6 +17,8 @@ use crate::error::BrowserError;
 #[derive(Debug)]
 pub(crate) struct ProfileDir {
     path: PathBuf,
+    /// A persistent profile: kept when the session ends.
+    keep: bool,
 }
 
 /// The preferences every profile starts with: no preloading ("Preload
@@ -33,6 +37,37 @@ impl ProfileDir {
             .map_err(|e| BrowserError::Io {
                 detail: format!("cannot write the profile's preferences: {e}"),
             })
+    }
+
+    /// The persistent profile folder `dir`, created (readable by this user
+    /// only) when missing, with the session's preferences merged into the
+    /// ones Chromium kept there: a profile of an earlier run must not load
+    /// pages ahead of time either.
+    pub(crate) fn persistent(dir: &Path) -> Result<Self, BrowserError> {
+        use std::os::unix::fs::DirBuilderExt;
+        let failed = |e: std::io::Error| BrowserError::Io {
+            detail: format!("cannot prepare the profile folder {}: {e}", dir.display()),
+        };
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir.join("Default"))
+            .map_err(failed)?;
+        let file = dir.join("Default").join("Preferences");
+        let mut prefs: serde_json::Value = std::fs::read(&file)
+            .ok()
+            .and_then(|bytes| serde_json::from_slice(&bytes).ok())
+            .filter(serde_json::Value::is_object)
+            .unwrap_or_else(|| serde_json::json!({}));
+        let ours: serde_json::Value =
+            serde_json::from_str(PREFERENCES).unwrap_or_else(|_| serde_json::json!({}));
+        merge(&mut prefs, &ours);
+        let text = serde_json::to_vec(&prefs).map_err(|e| failed(std::io::Error::other(e)))?;
+        std::fs::write(&file, text).map_err(failed)?;
+        Ok(Self {
+            path: dir.to_path_buf(),
+            keep: true,
+        })
     }
 
     /// Creates a profile folder (see [`private`](Self::private)) with the
@@ -63,7 +98,7 @@ impl ProfileDir {
             let n = COUNTER.fetch_add(1, Ordering::Relaxed);
             let path = parent.join(format!("{prefix}-{}-{n}-{nanos:09}", std::process::id()));
             match std::fs::DirBuilder::new().mode(0o700).create(&path) {
-                Ok(()) => return Ok(Self { path }),
+                Ok(()) => return Ok(Self { path, keep: false }),
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last_error = Some(e),
                 Err(e) => {
                     return Err(BrowserError::Io {
@@ -83,6 +118,23 @@ impl ProfileDir {
 
     pub(crate) fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// Whether the folder is kept when the session ends.
+    pub(crate) fn keeps(&self) -> bool {
+        self.keep
+    }
+
+    /// Removes what an ended session leaves of a profile: the whole folder
+    /// (see [`remove_path`](Self::remove_path)), or, for a persistent one
+    /// (`keep`), only the folder of its singleton socket.
+    pub(crate) fn release(path: &Path, keep: bool, patience: Duration) -> Result<(), BrowserError> {
+        if keep {
+            remove_singleton_folder(path);
+            Ok(())
+        } else {
+            Self::remove_path(path, patience)
+        }
     }
 
     /// Removes the folder, retrying for a short while: Chromium's helper
@@ -148,7 +200,24 @@ impl Drop for ProfileDir {
     fn drop(&mut self) {
         // Best effort: a graceful close has already removed it; after a
         // kill, the helpers die within milliseconds.
-        let _ = Self::remove_path(&self.path, Duration::from_millis(200));
+        let _ = Self::release(&self.path, self.keep, Duration::from_millis(200));
+    }
+}
+
+/// Sets every value of `ours` in `into`, objects merged key by key.
+fn merge(into: &mut serde_json::Value, ours: &serde_json::Value) {
+    match (into, ours) {
+        (serde_json::Value::Object(into), serde_json::Value::Object(ours)) => {
+            for (key, value) in ours {
+                let slot = into.entry(key.clone()).or_insert(serde_json::Value::Null);
+                if slot.is_object() && value.is_object() {
+                    merge(slot, value);
+                } else {
+                    *slot = value.clone();
+                }
+            }
+        }
+        (into, ours) => *into = ours.clone(),
     }
 }
 

@@ -18,13 +18,15 @@
 //!
 //! Every action on the session runs inside one frame (`act`): it waits for
 //! the actions called before it, runs with the session's policy, then reports
-//! the dialogs the page showed and redacts every text of its reply.
+//! the dialogs the page showed and the files it downloaded, and redacts
+//! every text of its reply.
 //!
 //! The tools stay out of the global catalogue (`catalogue = false`): they
 //! need a session, which only [`registry`] provides.
 
 mod completion;
 mod content;
+mod downloads;
 mod forms;
 mod interaction;
 mod navigation;
@@ -45,6 +47,7 @@ use toolkit_core::text::cut;
 
 pub use completion::done;
 pub use content::{extract, find_text, screenshot};
+pub use downloads::read_download;
 pub use forms::{dropdown_options, select_option, upload_file};
 pub use interaction::{click, input, scroll, send_keys};
 pub use navigation::{go_back, navigate, wait};
@@ -76,6 +79,7 @@ pub fn default_actions() -> Vec<&'static ToolDef> {
         find_text,
         screenshot,
         upload_file,
+        read_download,
         done,
     ]
     .to_vec()
@@ -223,6 +227,7 @@ pub(crate) async fn act(
     let earlier = browser.take_blocked();
     let reply = run(policy.clone()).await.unwrap_or_else(Reply::from);
     let reply = leave_error_page(browser, reply).await;
+    let reply = downloads::report(browser, reply).await;
     telemetry::record_page_url(browser, &policy).await;
     respond(browser, &policy, reply.say(on_its_own(&earlier))).await
 }

@@ -3,7 +3,9 @@
 //! [`Session`] behind it, with its tabs, its DevTools plumbing and its
 //! bridge to the page-side script.
 
+mod downloads;
 mod session;
+mod storage;
 
 use std::any::Any;
 use std::path::PathBuf;
@@ -16,6 +18,7 @@ use crate::config::BrowserConfig;
 use crate::error::BrowserError;
 use crate::safety::{BlockedLog, BlockedNavigation, SafetyPolicy};
 
+pub use downloads::{Download, DownloadState, DownloadText, MAX_DOWNLOAD_READ_BYTES};
 pub use session::TabInfo;
 pub(crate) use session::{Ahead, Doc, Fail, Hop, KnownFrame, Route, Session};
 
@@ -156,7 +159,9 @@ impl Browser {
     /// Closes the session: asks the browser to quit and waits for it (up to
     /// the configured close time limit, then kills it), waits for its helper
     /// processes to exit (killing those still there after five seconds),
-    /// and removes its profile folder. A connected
+    /// and removes its profile folder (a
+    /// [persistent](crate::BrowserConfigBuilder::persistent_profile) one is
+    /// kept) and its downloads folder. A connected
     /// session closes the tabs it opened and disconnects instead. Closing
     /// twice is fine.
     ///

@@ -3,9 +3,11 @@
 //! the page-side script (`script`), its dialogs, and its navigation guard.
 
 mod devtools;
+mod downloads;
 mod frames;
 mod link;
 mod script;
+mod storage;
 mod tabs;
 
 use std::collections::{HashMap, HashSet};
@@ -33,7 +35,9 @@ use crate::profile::{ProfileDir, processes_mentioning};
 use crate::safety::{BlockedLog, Guard, Redactor, SafetyPolicy};
 
 pub(crate) use devtools::Fail;
+pub(crate) use downloads::DownloadLog;
 pub(crate) use frames::{Ahead, Doc, Hop, KnownFrame, Route};
+pub(crate) use storage::{OriginItems, web_origin};
 use tabs::TabBook;
 pub use tabs::TabInfo;
 
@@ -78,6 +82,8 @@ pub(crate) struct Session {
     /// What the guard stopped (the browser's log, shared once a guard
     /// runs): a tab whose first load was stopped is not waited for.
     blocked: Option<BlockedLog>,
+    /// Where a launched browser saves downloads, and what it saved.
+    downloads: Option<downloads::Downloads>,
     // Last: dropped after `cdp`, whose drop kills the browser, so the
     // folder is removed once nothing uses it any more.
     profile: Option<ProfileDir>,
@@ -107,7 +113,11 @@ impl Drop for Session {
                     {
                         std::thread::sleep(Duration::from_millis(20));
                     }
-                    let _ = ProfileDir::remove_path(profile.path(), Duration::from_secs(2));
+                    let _ = ProfileDir::release(
+                        profile.path(),
+                        profile.keeps(),
+                        Duration::from_secs(2),
+                    );
                 });
         }
     }
@@ -126,7 +136,10 @@ impl Session {
 
     async fn launch(config: &BrowserConfig) -> Result<Self, BrowserError> {
         let executable = config.resolve_executable()?;
-        let profile = ProfileDir::create(config.profile_parent.as_deref())?;
+        let profile = match &config.persistent_profile {
+            Some(dir) => ProfileDir::persistent(dir)?,
+            None => ProfileDir::create(config.profile_parent.as_deref())?,
+        };
         let (width, height) = config.viewport;
         let mut builder = chromiumoxide::BrowserConfig::builder()
             .chrome_executable(&executable)
@@ -251,10 +264,14 @@ impl Session {
             guard_generation: 0,
             redactor: Redactor::default(),
             blocked: None,
+            downloads: None,
             profile,
         };
         session.tabs.opened(first.target_id());
         session.adopt(first).await?;
+        if launched {
+            session.start_downloads().await?;
+        }
         Ok(session)
     }
 
@@ -447,9 +464,9 @@ impl Session {
             }
             wait_for_exit(profile.path(), Duration::from_secs(2)).await;
         }
-        let path = profile.path().to_path_buf();
+        let (path, keep) = (profile.path().to_path_buf(), profile.keeps());
         let removal = tokio::task::spawn_blocking(move || {
-            ProfileDir::remove_path(&path, Duration::from_secs(2))
+            ProfileDir::release(&path, keep, Duration::from_secs(2))
         })
         .await;
         match removal {

@@ -200,6 +200,7 @@ async fn schemas_suit_every_provider(browser: Browser, server: TestServer) {
             "find_text",
             "screenshot",
             "upload_file",
+            "read_download",
             "done",
         ]
     );

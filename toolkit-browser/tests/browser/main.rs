@@ -16,9 +16,11 @@
 //! `TOOLKIT_SKIP_BROWSER_TESTS=1`.
 
 mod actions;
+mod downloads;
 mod page_model;
 mod safety;
 mod session;
+mod storage;
 mod support;
 
 use std::process::ExitCode;
@@ -40,8 +42,10 @@ fn main() -> ExitCode {
     let all: Vec<Scenario> = [
         session::scenarios(),
         actions::scenarios(),
+        downloads::scenarios(),
         page_model::scenarios(),
         safety::scenarios(),
+        storage::scenarios(),
     ]
     .into_iter()
     .flatten()

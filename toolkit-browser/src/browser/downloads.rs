@@ -1,0 +1,382 @@
+//! Files the pages download: where they are, what they are, and reading
+//! their text (a PDF's extracted text with the `pdf` feature).
+//!
+//! A launched session has a private downloads folder (mode `0700`,
+//! removed with the session); the browser saves each download there under
+//! the download's id, so no name a page suggests ever becomes a path. The
+//! model knows a download by the page's suggested name, cleaned up
+//! ([`file_name`]), and reads it only through [`Browser::read_download`],
+//! which opens nothing but the files of that folder.
+
+use std::io::Read as _;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use super::Browser;
+use crate::error::BrowserError;
+
+/// The largest download [`Browser::read_download`] reads.
+pub const MAX_DOWNLOAD_READ_BYTES: u64 = 16 << 20;
+
+/// The longest file name shown for a download, in characters.
+const MAX_NAME_CHARS: usize = 100;
+
+/// A file a page downloaded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Download {
+    /// The name the page suggested, cleaned up (no folders, no control
+    /// characters, at most 100 characters) and unique in the session: the
+    /// name the model reads it by.
+    pub name: String,
+    /// The address it was downloaded from.
+    pub url: String,
+    /// Where the file is (in the session's downloads folder, named by the
+    /// download's id).
+    pub path: PathBuf,
+    /// The bytes received so far (all of them, once completed).
+    pub bytes: u64,
+    /// The file's type, told from its first bytes and then its name once
+    /// it is complete (the browser's download events carry no type).
+    pub mime: Option<String>,
+    /// Whether it is still running, complete or canceled.
+    pub state: DownloadState,
+}
+
+/// How far a download got.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DownloadState {
+    /// Still receiving.
+    InProgress,
+    /// Saved whole.
+    Completed,
+    /// Canceled by the browser or the page.
+    Canceled,
+}
+
+/// A download's text, as [`Browser::read_download`] reads it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DownloadText {
+    /// The download.
+    pub download: Download,
+    /// Its text: the file itself for text, the extracted text of a PDF.
+    pub text: String,
+}
+
+impl Browser {
+    /// Every file the pages downloaded in this session (a launched one),
+    /// oldest first. A connected session's browser is the user's: its
+    /// downloads are left as they are, and this is empty.
+    pub async fn downloads(&self) -> Vec<Download> {
+        match self.download_log().await {
+            Some((_, log)) => log.all(),
+            None => Vec::new(),
+        }
+    }
+
+    /// The session's downloads folder, for a launched session that is
+    /// running. It is removed with the session: copy out what should stay.
+    pub async fn downloads_dir(&self) -> Option<PathBuf> {
+        self.download_log().await.map(|(dir, _)| dir)
+    }
+
+    /// The downloads the model has not been told of, or whose state
+    /// changed since: downloads running are waited for, up to `patience`.
+    pub(crate) async fn download_news(&self, patience: Duration) -> Vec<Download> {
+        match self.download_log().await {
+            Some((_, log)) => log.news(patience).await,
+            None => Vec::new(),
+        }
+    }
+
+    async fn download_log(&self) -> Option<(PathBuf, std::sync::Arc<super::session::DownloadLog>)> {
+        let session = self.session().await.ok()?;
+        session.downloads()
+    }
+
+    /// The text of the download named `name` (as [`Download::name`] gives
+    /// it): a text file as it is, a PDF's extracted text (with the `pdf`
+    /// feature, on by default).
+    ///
+    /// Only files of the session's downloads folder are read: the file is
+    /// opened, then the path the system says was opened must lie directly
+    /// in that folder (links cannot lead out of it).
+    ///
+    /// # Errors
+    ///
+    /// [`BrowserError::InvalidInput`] for an unknown name (listing the
+    /// known ones), a download not complete, a file larger than
+    /// [`MAX_DOWNLOAD_READ_BYTES`], or one that holds no text;
+    /// [`BrowserError::Refused`] when what was opened is not in the
+    /// folder; [`BrowserError::Io`] when it cannot be read.
+    pub async fn read_download(&self, name: &str) -> Result<DownloadText, BrowserError> {
+        let Some((dir, log)) = self.download_log().await else {
+            return Err(BrowserError::invalid(
+                "this session keeps no downloads (it is connected to a browser it did not launch)",
+            ));
+        };
+        let all = log.all();
+        let Some(download) = all.iter().rev().find(|d| d.name == name).cloned() else {
+            let names: Vec<String> = all.iter().map(|d| format!("{:?}", d.name)).collect();
+            return Err(BrowserError::invalid(if names.is_empty() {
+                format!("there is no download named {name:?}: nothing was downloaded yet")
+            } else {
+                format!(
+                    "there is no download named {name:?}; the downloads are {}",
+                    names.join(", ")
+                )
+            }));
+        };
+        match download.state {
+            DownloadState::Completed => {}
+            DownloadState::InProgress => {
+                return Err(BrowserError::invalid(format!(
+                    "{name:?} is still downloading ({} bytes so far); wait, then read it",
+                    download.bytes
+                )));
+            }
+            DownloadState::Canceled => {
+                return Err(BrowserError::invalid(format!(
+                    "the download of {name:?} was canceled: there is no file to read"
+                )));
+            }
+        }
+        let path = download.path.clone();
+        let shown = download.name.clone();
+        let text = tokio::task::spawn_blocking(move || read_text(&dir, &path, &shown))
+            .await
+            .map_err(|e| BrowserError::Io {
+                detail: format!("reading the download failed: {e}"),
+            })??;
+        Ok(DownloadText { download, text })
+    }
+}
+
+/// Opens `path`, checks that the file opened lies directly in `dir`, and
+/// reads its text.
+fn read_text(dir: &Path, path: &Path, name: &str) -> Result<String, BrowserError> {
+    let io = |e: std::io::Error| BrowserError::Io {
+        detail: format!("the download {name:?} cannot be read: {e}"),
+    };
+    let folder = std::fs::canonicalize(dir).map_err(io)?;
+    let file = std::fs::File::open(path).map_err(io)?;
+    let opened = opened_path(&file, path).map_err(io)?;
+    if opened.parent() != Some(folder.as_path()) {
+        return Err(BrowserError::Refused {
+            detail: format!("{name:?} is not a file of the downloads folder; nothing was read"),
+        });
+    }
+    let meta = file.metadata().map_err(io)?;
+    if !meta.is_file() {
+        return Err(BrowserError::Refused {
+            detail: format!("{name:?} is not a file; nothing was read"),
+        });
+    }
+    if meta.len() > MAX_DOWNLOAD_READ_BYTES {
+        return Err(BrowserError::invalid(format!(
+            "{name:?} has {} bytes, more than the {} MiB a download can be read with",
+            meta.len(),
+            MAX_DOWNLOAD_READ_BYTES >> 20
+        )));
+    }
+    let mut bytes = Vec::new();
+    file.take(MAX_DOWNLOAD_READ_BYTES)
+        .read_to_end(&mut bytes)
+        .map_err(io)?;
+    if bytes.starts_with(b"%PDF-") {
+        return pdf_text(&bytes, name);
+    }
+    if bytes.contains(&0) {
+        return Err(BrowserError::invalid(format!(
+            "{name:?} is a binary file ({}), not text: it cannot be read",
+            sniff_bytes(&bytes, name)
+        )));
+    }
+    String::from_utf8(bytes).map_err(|_| {
+        BrowserError::invalid(format!(
+            "{name:?} is not UTF-8 text: it cannot be read as text"
+        ))
+    })
+}
+
+/// The path of the file `file` is, as the system names it
+/// (`/proc/self/fd`), so that the check is on what was opened; without
+/// `/proc`, the canonical path of `path` when it is that same file.
+fn opened_path(file: &std::fs::File, path: &Path) -> std::io::Result<PathBuf> {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::fs::MetadataExt;
+    if let Ok(target) = std::fs::read_link(format!("/proc/self/fd/{}", file.as_raw_fd())) {
+        return Ok(target);
+    }
+    let canonical = std::fs::canonicalize(path)?;
+    let (named, opened) = (std::fs::metadata(&canonical)?, file.metadata()?);
+    if (named.dev(), named.ino()) == (opened.dev(), opened.ino()) {
+        Ok(canonical)
+    } else {
+        Err(std::io::Error::other(
+            "the file changed while it was opened",
+        ))
+    }
+}
+
+#[cfg(feature = "pdf")]
+fn pdf_text(bytes: &[u8], name: &str) -> Result<String, BrowserError> {
+    // The PDF is the page's: a malformed one must be an error, and the
+    // extractor panics on some.
+    let extracted = std::panic::catch_unwind(|| pdf_extract::extract_text_from_mem(bytes));
+    match extracted {
+        Ok(Ok(text)) => Ok(text),
+        Ok(Err(e)) => Err(BrowserError::invalid(format!(
+            "the text of the PDF {name:?} cannot be extracted: {e}"
+        ))),
+        Err(_) => Err(BrowserError::invalid(format!(
+            "the text of the PDF {name:?} cannot be extracted: the file is malformed"
+        ))),
+    }
+}
+
+#[cfg(not(feature = "pdf"))]
+fn pdf_text(_bytes: &[u8], name: &str) -> Result<String, BrowserError> {
+    Err(BrowserError::invalid(format!(
+        "{name:?} is a PDF, and reading PDFs is not enabled here (the `pdf` feature)"
+    )))
+}
+
+/// The name a download is shown by: the last part of what the page
+/// suggested (or of the URL's path), without control characters, leading
+/// dots or spaces, at most 100 characters (the extension kept), and not
+/// one of `taken` (a second `report.pdf` is `report (2).pdf`).
+pub(crate) fn file_name(suggested: &str, url: &str, taken: &[&str]) -> String {
+    let from_url = url::Url::parse(url)
+        .ok()
+        .and_then(|u| u.path_segments()?.next_back().map(str::to_owned))
+        .unwrap_or_default();
+    let raw = if suggested.trim().is_empty() {
+        from_url.as_str()
+    } else {
+        suggested
+    };
+    let last = raw.rsplit(['/', '\\']).next().unwrap_or_default();
+    let clean: String = last
+        .chars()
+        .filter(|c| !c.is_control())
+        .collect::<String>()
+        .trim()
+        .trim_start_matches(['.', ' '])
+        .to_owned();
+    let clean = if clean.is_empty() {
+        "download".to_owned()
+    } else {
+        clean
+    };
+    let (stem, ext) = match clean.rsplit_once('.') {
+        Some((stem, ext)) if !stem.is_empty() && ext.chars().count() <= 10 => {
+            (stem.to_owned(), format!(".{ext}"))
+        }
+        _ => (clean.clone(), String::new()),
+    };
+    let room = MAX_NAME_CHARS.saturating_sub(ext.chars().count()).max(1);
+    let stem: String = stem.chars().take(room).collect();
+    let mut name = format!("{stem}{ext}");
+    let mut n = 2;
+    while taken.contains(&name.as_str()) {
+        name = format!("{stem} ({n}){ext}");
+        n += 1;
+    }
+    name
+}
+
+/// The type of the file at `path`, from its first bytes, then its name.
+pub(crate) fn sniff(path: &Path, name: &str) -> String {
+    let mut head = Vec::new();
+    if let Ok(file) = std::fs::File::open(path) {
+        let _ = file.take(8192).read_to_end(&mut head);
+    }
+    sniff_bytes(&head, name)
+}
+
+fn sniff_bytes(head: &[u8], name: &str) -> String {
+    const MAGIC: &[(&[u8], &str)] = &[
+        (b"%PDF-", "application/pdf"),
+        (b"\x89PNG\r\n\x1a\n", "image/png"),
+        (b"\xff\xd8\xff", "image/jpeg"),
+        (b"GIF8", "image/gif"),
+        (b"PK\x03\x04", "application/zip"),
+        (b"\x1f\x8b", "application/gzip"),
+    ];
+    if let Some((_, mime)) = MAGIC.iter().find(|(magic, _)| head.starts_with(magic)) {
+        return (*mime).to_owned();
+    }
+    let ext = name
+        .rsplit_once('.')
+        .map(|(_, e)| e.to_ascii_lowercase())
+        .unwrap_or_default();
+    let text = !head.contains(&0)
+        && match std::str::from_utf8(head) {
+            Ok(_) => true,
+            // The sample may end inside a character.
+            Err(e) => e.error_len().is_none(),
+        };
+    let by_name = match ext.as_str() {
+        "csv" => "text/csv",
+        "json" => "application/json",
+        "html" | "htm" => "text/html",
+        "xml" => "application/xml",
+        "md" => "text/markdown",
+        "txt" | "log" => "text/plain",
+        _ => "",
+    };
+    match (text, by_name) {
+        (true, "") => "text/plain".to_owned(),
+        (true, mime) => mime.to_owned(),
+        (false, _) => "application/octet-stream".to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_cleaned_and_unique() {
+        let name = |s: &str| file_name(s, "http://h/files/x.bin", &[]);
+        assert_eq!(name("../../etc/passwd"), "passwd");
+        assert_eq!(name("..\\win\\evil.txt"), "evil.txt");
+        assert_eq!(name(" .hidden"), "hidden");
+        assert_eq!(name("a\u{0}b\nc.txt"), "abc.txt");
+        assert_eq!(name(""), "x.bin");
+        assert_eq!(file_name("..", "http://h/", &[]), "download");
+        let long = format!("{}.pdf", "n".repeat(300));
+        let cut = name(&long);
+        assert_eq!(cut.chars().count(), MAX_NAME_CHARS);
+        assert!(cut.ends_with(".pdf"));
+        assert_eq!(
+            file_name("report.pdf", "", &["report.pdf", "report (2).pdf"]),
+            "report (3).pdf"
+        );
+    }
+
+    #[test]
+    fn types_come_from_content_then_name() {
+        assert_eq!(sniff_bytes(b"%PDF-1.4", "a.txt"), "application/pdf");
+        assert_eq!(sniff_bytes(b"a,b\n1,2", "t.csv"), "text/csv");
+        assert_eq!(sniff_bytes("héllo".as_bytes(), "notes"), "text/plain");
+        assert_eq!(sniff_bytes(b"\0\x01", "x.txt"), "application/octet-stream");
+    }
+
+    #[test]
+    fn only_files_directly_in_the_folder_are_read() {
+        let root = std::env::temp_dir().join(format!("toolkit-dl-{}", std::process::id()));
+        let dir = root.join("downloads");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(root.join("outside.txt"), "outside").unwrap();
+        std::fs::write(dir.join("inside"), "inside").unwrap();
+        std::os::unix::fs::symlink(root.join("outside.txt"), dir.join("link")).unwrap();
+        assert_eq!(read_text(&dir, &dir.join("inside"), "a").unwrap(), "inside");
+        let refused = read_text(&dir, &dir.join("link"), "b").unwrap_err();
+        assert!(matches!(refused, BrowserError::Refused { .. }), "{refused}");
+        std::fs::write(dir.join("bin"), b"\x00\x01\x02").unwrap();
+        let binary = read_text(&dir, &dir.join("bin"), "c").unwrap_err();
+        assert!(binary.to_string().contains("binary"), "{binary}");
+        std::fs::remove_dir_all(&root).unwrap();
+    }
+}

@@ -1,0 +1,205 @@
+//! Downloads: files a page downloads (a link with `download`, an answer
+//! with `Content-Disposition: attachment`) saved in the session's folder,
+//! reported in the action's reply, and read back with `read_download`.
+
+use serde_json::{Value, json};
+use toolkit_browser::{Browser, DownloadState, SafetyPolicy};
+use toolkit_core::Registry;
+use toolkit_tests::http::{Reply, Route, TestServer};
+
+use crate::support::runner::scenarios;
+
+scenarios![downloads_are_saved_reported_and_read];
+
+/// The text of the notes the page offers.
+const NOTES: &str = "Meeting notes\nThe tent order ships on Friday.\n";
+
+/// The text the PDF report shows.
+const REPORT_TEXT: &str = "Quarterly total: 4217 tents";
+
+/// A one-page PDF showing `text` in Helvetica, its cross-reference table
+/// computed from the objects' offsets.
+fn pdf_with(text: &str) -> Vec<u8> {
+    let stream = format!("BT /F1 18 Tf 72 720 Td ({text}) Tj ET");
+    let objects = [
+        "<< /Type /Catalog /Pages 2 0 R >>".to_owned(),
+        "<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_owned(),
+        "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] \
+         /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>"
+            .to_owned(),
+        format!(
+            "<< /Length {} >>\nstream\n{stream}\nendstream",
+            stream.len()
+        ),
+        "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>".to_owned(),
+    ];
+    let mut pdf = b"%PDF-1.4\n".to_vec();
+    let mut offsets = Vec::new();
+    for (n, object) in objects.iter().enumerate() {
+        offsets.push(pdf.len());
+        pdf.extend_from_slice(format!("{} 0 obj\n{object}\nendobj\n", n + 1).as_bytes());
+    }
+    let xref = pdf.len();
+    let mut table = format!("xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1);
+    for offset in offsets {
+        table.push_str(&format!("{offset:010} 00000 n \n"));
+    }
+    table.push_str(&format!(
+        "trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n",
+        objects.len() + 1
+    ));
+    pdf.extend_from_slice(table.as_bytes());
+    pdf
+}
+
+fn files_site() -> TestServer {
+    TestServer::start([
+        ("/files", Route::html(include_str!("../pages/files.html"))),
+        (
+            "/files/notes.txt",
+            Route::reply(Reply::raw(
+                200,
+                [("Content-Type", "text/plain; charset=utf-8")],
+                NOTES,
+            )),
+        ),
+        (
+            "/files/report",
+            Route::reply(Reply::raw(
+                200,
+                [
+                    ("Content-Type", "application/pdf"),
+                    ("Content-Disposition", "attachment; filename=\"report.pdf\""),
+                ],
+                pdf_with(REPORT_TEXT),
+            )),
+        ),
+    ])
+}
+
+async fn call(registry: &Registry, name: &str, args: Value) -> toolkit_core::ToolResult {
+    let outcome = registry.call(name, &args).await;
+    assert!(outcome.error.is_none(), "{name}({args}) did not run");
+    outcome.result
+}
+
+async fn ok(registry: &Registry, name: &str, args: Value) -> String {
+    let result = call(registry, name, args.clone()).await;
+    assert!(
+        !result.is_error(),
+        "{name}({args}) failed: {:?}",
+        result.error_message()
+    );
+    result.to_text()
+}
+
+async fn index_of(browser: &Browser, text: &str) -> u32 {
+    let map = browser.page_map().await.expect("a page map");
+    map.elements
+        .iter()
+        .find(|e| e.text.as_deref().is_some_and(|t| t.contains(text)))
+        .unwrap_or_else(|| panic!("no element {text:?} in\n{}", map.render()))
+        .index
+}
+
+/// Clicks the link holding `text` and returns what the replies said until
+/// one reported `saved` (a download can begin just after the click's
+/// reply: the next reply tells it).
+async fn click_until(registry: &Registry, browser: &Browser, text: &str, saved: &str) -> String {
+    let link = index_of(browser, text).await;
+    let mut said = ok(registry, "click", json!({ "index": link })).await;
+    for _ in 0..20 {
+        if said.contains(saved) {
+            return said;
+        }
+        said.push('\n');
+        said.push_str(&ok(registry, "wait", json!({ "seconds": 0.5 })).await);
+    }
+    panic!("no reply said {saved:?}: {said}");
+}
+
+async fn downloads_are_saved_reported_and_read(browser: Browser, _: TestServer) {
+    let server = files_site();
+    let policy = SafetyPolicy::builder()
+        .allow_domains(["127.0.0.1"])
+        .build()
+        .unwrap();
+    let registry = toolkit_browser::registry(browser.clone(), policy)
+        .build()
+        .unwrap();
+    ok(
+        &registry,
+        "navigate",
+        json!({ "url": server.url("/files") }),
+    )
+    .await;
+    let notes = click_until(
+        &registry,
+        &browser,
+        "Meeting notes",
+        "\"meeting notes.txt\" was saved",
+    )
+    .await;
+    assert!(
+        notes.contains(&format!(
+            "\"meeting notes.txt\" was saved ({} bytes, text/plain)",
+            NOTES.len()
+        )),
+        "{notes}"
+    );
+    let report = click_until(
+        &registry,
+        &browser,
+        "Quarterly report",
+        "\"report.pdf\" was saved",
+    )
+    .await;
+    assert!(report.contains("application/pdf"), "{report}");
+    // The browser already replaces the separators of such a name.
+    click_until(
+        &registry,
+        &browser,
+        "Escaping name",
+        "escape.txt\" was saved",
+    )
+    .await;
+
+    let text = ok(
+        &registry,
+        "read_download",
+        json!({ "name": "meeting notes.txt" }),
+    )
+    .await;
+    assert!(text.contains("The tent order ships on Friday."), "{text}");
+    let text = ok(&registry, "read_download", json!({ "name": "report.pdf" })).await;
+    assert!(text.contains(REPORT_TEXT), "{text}");
+
+    // Only the session's downloads, by their names: no path reaches out.
+    for name in ["../../escape.txt", "/etc/passwd", "nothing.txt"] {
+        let result = call(&registry, "read_download", json!({ "name": name })).await;
+        let message = result.error_message().unwrap_or_default().to_owned();
+        assert!(
+            message.contains("there is no download named") && message.contains("\"report.pdf\""),
+            "{name}: {message}"
+        );
+    }
+
+    let dir = browser.downloads_dir().await.expect("a downloads folder");
+    let all = browser.downloads().await;
+    let mine: Vec<_> = all
+        .iter()
+        .filter(|d| d.url.starts_with(&server.base_url()))
+        .collect();
+    assert_eq!(mine.len(), 3, "{all:?}");
+    for download in &mine {
+        assert!(!download.name.contains(['/', '\\']), "{download:?}");
+        assert_eq!(download.state, DownloadState::Completed);
+        assert_eq!(download.path.parent(), Some(dir.as_path()));
+        assert!(download.path.is_file());
+    }
+    assert!(!dir.parent().unwrap().join("escape.txt").exists());
+    assert!(
+        !dir.join("escape.txt").exists(),
+        "files are named by the browser, not the page"
+    );
+}
