@@ -127,13 +127,14 @@ pub use config::{
 };
 pub use error::{BrowserError, INSTALL_HINT};
 pub use page::content::{MAX_PAGE_TEXT_CHARS, PageText, TextMatch};
-pub use page::forms::{Dropdown, DropdownOption, Selection, Upload};
+pub use page::forms::{CHOOSER_WAIT, Dropdown, DropdownOption, Selection, Upload};
 pub use page::input::{ClickOutcome, Effects, TypeOutcome};
 pub use page::map::{
     Element, MAX_ELEMENTS, MAX_ORIENTATION_CHARS, MAX_TEXT_CHARS, MapText, PageMap, ScrollPosition,
     VIEWPORT_EXPANSION_PX,
 };
 pub use page::navigation::PageInfo;
+pub use page::pointer::{Drag, DragEnd, Hold, Hover, MAX_DRAG_OFFSET, MAX_HOLD};
 pub use page::view::ScrollOutcome;
 pub use profile::processes_mentioning;
 pub use safety::{

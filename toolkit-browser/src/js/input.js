@@ -227,6 +227,20 @@
     };
   }
 
+  // How many elements of the page (its own document and same-origin
+  // frames, not counting shadow roots) are shown: what a hover compares
+  // before and after, to tell the model whether something (a menu)
+  // appeared. Capped, so a huge page costs a bounded walk.
+  function shownCount() {
+    let shown = 0;
+    const all = document.body ? document.body.getElementsByTagName('*') : [];
+    const n = Math.min(all.length, 20000);
+    for (let k = 0; k < n; k++) {
+      if (all[k].checkVisibility({ checkOpacity: true, checkVisibilityCSS: true })) shown += 1;
+    }
+    return { shown };
+  }
+
   function pageInfo() {
     return { url: location.href, title: document.title, ready: document.readyState };
   }

@@ -121,6 +121,10 @@
     if (role) d.role = role.trim().split(/\s+/)[0];
     const name = accessibleName(el, tag);
     if (name) d.name = cut(name, maxText);
+    if (!name && tag === 'input' && el.type === 'file' && transparentFileBox(el)) {
+      const under = coveredText(el, maxText);
+      if (under) d.name = under;
+    }
     if (tag === 'input') d.type = el.type;
     const fieldName = el.getAttribute('name');
     if (fieldName && (tag === 'input' || tag === 'select' || tag === 'textarea' || tag === 'button')) {
@@ -436,7 +440,7 @@
 
     const covers = [];
     for (const p of positioned) {
-      const box = visibleBox(p.el);
+      const box = visibleBox(p.el) || transparentFileBox(p.el);
       if (box) covers.push({ el: p.el, rect: toTop(box, p.ctx) });
     }
 
@@ -510,7 +514,7 @@
         truncated = true;
         break;
       }
-      const box = visibleBox(c.el);
+      const box = visibleBox(c.el) || transparentFileBox(c.el);
       if (!box || !shownPart(c.el, c.ctx, c.clip, box)) continue;
       const numbered = numberOf(c.el);
       if (!numbered) {

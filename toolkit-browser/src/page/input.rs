@@ -81,15 +81,16 @@ pub struct TypeOutcome {
     pub matches: bool,
 }
 
+/// Where a click on an element lands (the page script's `clickPoint`).
 #[derive(Deserialize)]
-struct ClickPoint {
+pub(super) struct ClickPoint {
     #[serde(default)]
-    stale: bool,
-    el: Option<Element>,
+    pub(super) stale: bool,
+    pub(super) el: Option<Element>,
     #[serde(rename = "notClickable")]
-    not_clickable: Option<String>,
-    x: Option<f64>,
-    y: Option<f64>,
+    pub(super) not_clickable: Option<String>,
+    pub(super) x: Option<f64>,
+    pub(super) y: Option<f64>,
     target: Option<String>,
 }
 
@@ -147,7 +148,7 @@ impl Session {
         subscribed.map_err(|e| self.classify(e.into(), "watching the page"))
     }
 
-    async fn front(&mut self, page: &Page) -> Result<(), BrowserError> {
+    pub(super) async fn front(&mut self, page: &Page) -> Result<(), BrowserError> {
         self.exec(
             page,
             BringToFrontParams::default(),
