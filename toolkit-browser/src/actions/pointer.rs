@@ -66,9 +66,7 @@ pub async fn hold(
             )));
         }
         let before = browser.current_tab().await?;
-        let held = browser
-            .hold(index, Duration::from_secs_f64(seconds))
-            .await;
+        let held = browser.hold(index, Duration::from_secs_f64(seconds)).await;
         stop_if_fatal(&held)?;
         let note = check_navigation(&browser, &policy, Some(&before.id)).await?;
         let held = held?;

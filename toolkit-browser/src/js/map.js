@@ -40,6 +40,8 @@
       default:
         break;
     }
+    // Something the page lets a person drag (a card, a list item).
+    if (el.getAttribute('draggable') === 'true') return 'draggable';
     const role = el.getAttribute('role');
     if (role && ROLES.has(role.trim().split(/\s+/)[0].toLowerCase())) return 'role';
     if (hasClickAttr(el)) return 'onclick';
@@ -373,9 +375,9 @@
         let pointer = !!(pinfo && pinfo.pointer);
         if (!why && !(pinfo && pinfo.inside)) {
           // Script-driven controls (a <div> with a click listener) usually
-          // show a pointer cursor; count the outermost such element only,
+          // show a pointer (or grab) cursor; count the outermost such element only,
           // since the cursor is inherited by everything inside.
-          pointer = cs.cursor === 'pointer';
+          pointer = cs.cursor === 'pointer' || cs.cursor === 'grab';
           if (pointer && !(pinfo && pinfo.pointer)) why = 'cursor';
         }
         const position = cs.position;

@@ -371,7 +371,9 @@ impl Browser {
                      its label, or the control that opens the file chooser from the page map"
                 )));
             }
-            return self.upload_through_chooser(index, element, &what, files).await;
+            return self
+                .upload_through_chooser(index, element, &what, files)
+                .await;
         }
         if files.len() > 1 && !reply.multiple {
             return Err(BrowserError::invalid(format!(
@@ -433,7 +435,10 @@ impl Browser {
         };
         let clicked = self.click(index).await;
         let chooser = match &clicked {
-            Ok(_) => tokio::time::timeout(CHOOSER_WAIT, opened.next()).await.ok().flatten(),
+            Ok(_) => tokio::time::timeout(CHOOSER_WAIT, opened.next())
+                .await
+                .ok()
+                .flatten(),
             Err(_) => None,
         };
         let mut session = self.live().await?;
@@ -473,7 +478,9 @@ impl Browser {
         session.exec(&page, params, "choosing the file").await?;
         let mut resolve = ResolveNodeParams::default();
         resolve.backend_node_id = Some(node);
-        let input = session.exec(&page, resolve, "finding the file input").await?;
+        let input = session
+            .exec(&page, resolve, "finding the file input")
+            .await?;
         let Some(object) = input.object.object_id else {
             return Err(BrowserError::script("the file input has no handle"));
         };
@@ -482,7 +489,9 @@ impl Browser {
         );
         read.object_id = Some(object);
         read.return_by_value = Some(true);
-        let read = session.exec(&page, read, "reading the chosen files").await?;
+        let read = session
+            .exec(&page, read, "reading the chosen files")
+            .await?;
         let names: Vec<String> = read
             .result
             .value

@@ -143,7 +143,9 @@ impl Session {
         } else {
             MouseButton::Left
         });
-        params.buttons = Some(i64::from(down && kind != DispatchMouseEventType::MouseReleased));
+        params.buttons = Some(i64::from(
+            down && kind != DispatchMouseEventType::MouseReleased,
+        ));
         if !moved {
             params.click_count = Some(1);
         }
@@ -350,13 +352,21 @@ impl Browser {
         let watch = session.watch(&page).await?;
         session.front(&page).await?;
         session
-            .exec(&page, SetInterceptDragsParams::new(true), "intercepting drags")
+            .exec(
+                &page,
+                SetInterceptDragsParams::new(true),
+                "intercepting drags",
+            )
             .await?;
         let dragged = session.drag_path(&page, &mut intercepted, from, to).await;
         // Left on, it would keep a person's (or a later action's) drags
         // from reaching the page.
         let released = session
-            .exec(&page, SetInterceptDragsParams::new(false), "releasing drags")
+            .exec(
+                &page,
+                SetInterceptDragsParams::new(false),
+                "releasing drags",
+            )
             .await;
         let native = dragged?;
         released?;
