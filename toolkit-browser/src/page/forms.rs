@@ -476,8 +476,10 @@ impl Browser {
         let mut params = SetFileInputFilesParams::new(paths(files));
         params.backend_node_id = Some(node);
         session.exec(&page, params, "choosing the file").await?;
-        let mut resolve = ResolveNodeParams::default();
-        resolve.backend_node_id = Some(node);
+        let resolve = ResolveNodeParams {
+            backend_node_id: Some(node),
+            ..ResolveNodeParams::default()
+        };
         let input = session
             .exec(&page, resolve, "finding the file input")
             .await?;
