@@ -5,11 +5,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use chromiumoxide::cdp::browser_protocol::dom::{ResolveNodeParams, SetFileInputFilesParams};
-use chromiumoxide::cdp::browser_protocol::page::{
-    EventFileChooserOpened, FileChooserOpenedMode, SetInterceptFileChooserDialogParams,
-};
+use chromiumoxide::cdp::browser_protocol::page::FileChooserOpenedMode;
 use chromiumoxide::cdp::js_protocol::runtime::CallFunctionOnParams;
-use futures_util::StreamExt;
 use serde::{Deserialize, Serialize};
 
 use super::input::Effects;
@@ -410,49 +407,17 @@ impl Browser {
         what: &str,
         files: &[PathBuf],
     ) -> Result<Upload, BrowserError> {
-        let (page, mut opened) = {
-            let mut session = self.live().await?;
-            if session.route_of(index).is_some() {
-                return Err(BrowserError::script(format!(
-                    "element [{index}] is inside a frame from another site, where files cannot \
-                     be chosen; open the frame's address in a tab of its own (navigate) and try \
-                     there"
-                )));
-            }
-            let page = session.current();
-            let opened = page
-                .event_listener::<EventFileChooserOpened>()
-                .await
-                .map_err(|e| session.classify(e.into(), "watching for a file chooser"))?;
-            session
-                .exec(
-                    &page,
-                    SetInterceptFileChooserDialogParams::new(true),
-                    "intercepting the file chooser",
-                )
-                .await?;
-            (page, opened)
-        };
-        let clicked = self.click(index).await;
-        let chooser = match &clicked {
-            Ok(_) => tokio::time::timeout(CHOOSER_WAIT, opened.next())
-                .await
-                .ok()
-                .flatten(),
-            Err(_) => None,
-        };
+        if self.live().await?.route_of(index).is_some() {
+            return Err(BrowserError::script(format!(
+                "element [{index}] is inside a frame from another site, where files cannot \
+                 be chosen; open the frame's address in a tab of its own (navigate) and try \
+                 there"
+            )));
+        }
+        let (clicked, chooser) = self.click_watching(index, CHOOSER_WAIT).await?;
+        let effects = clicked.effects;
         let mut session = self.live().await?;
-        // Chromium would otherwise keep every later chooser of the tab
-        // from showing, and a chooser of the page's own is none of ours.
-        let released = session
-            .exec(
-                &page,
-                SetInterceptFileChooserDialogParams::new(false),
-                "releasing the file chooser",
-            )
-            .await;
-        let effects = clicked?.effects;
-        released?;
+        let page = session.current();
         let Some(chooser) = chooser else {
             return Err(BrowserError::invalid(format!(
                 "element [{index}] is {what}, not a file input, and clicking it opened no file \

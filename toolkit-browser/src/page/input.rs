@@ -3,6 +3,7 @@
 //! domain, so the page sees real (`isTrusted`) events, exactly as from a
 //! person.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use chromiumoxide::Page;
@@ -10,8 +11,9 @@ use chromiumoxide::cdp::browser_protocol::input::{
     DispatchMouseEventParams, DispatchMouseEventType, InsertTextParams, MouseButton,
 };
 use chromiumoxide::cdp::browser_protocol::page::{
-    BringToFrontParams, ClientNavigationDisposition, EventFrameRequestedNavigation,
-    EventFrameStoppedLoading, EventLoadEventFired, EventNavigatedWithinDocument, FrameId,
+    BringToFrontParams, ClientNavigationDisposition, EventFileChooserOpened,
+    EventFrameRequestedNavigation, EventFrameStoppedLoading, EventLoadEventFired,
+    EventNavigatedWithinDocument, FrameId, SetInterceptFileChooserDialogParams,
 };
 use chromiumoxide::cdp::browser_protocol::target::{EventTargetCreated, TargetId};
 use chromiumoxide::listeners::EventStream;
@@ -65,6 +67,10 @@ pub struct ClickOutcome {
     pub y: f64,
     /// New tab, navigation, final URL.
     pub effects: Effects,
+    /// The click opened a file chooser (a 📎 button whose script clicks a
+    /// hidden file input). It was not shown: files are chosen with
+    /// [`Browser::upload_file`] on the same element.
+    pub file_chooser: bool,
 }
 
 /// The result of [`Browser::type_text`].
@@ -354,6 +360,26 @@ impl Session {
         self.exec(page, params, "clicking").await.map(drop)
     }
 
+    /// Switches the interception of file choosers (`Page.setInterceptFileChooserDialog`)
+    /// on or off; the events of the choosers it catches, from now on.
+    async fn intercept_choosers(
+        &mut self,
+        page: &Page,
+        on: bool,
+    ) -> Result<EventStream<EventFileChooserOpened>, BrowserError> {
+        let opened = page
+            .event_listener::<EventFileChooserOpened>()
+            .await
+            .map_err(|e| self.classify(e.into(), "watching for a file chooser"))?;
+        self.exec(
+            page,
+            SetInterceptFileChooserDialogParams::new(on),
+            "intercepting the file chooser",
+        )
+        .await?;
+        Ok(opened)
+    }
+
     async fn key(&mut self, page: &Page, chord: &Chord) -> Result<(), BrowserError> {
         for event in chord.events() {
             self.exec(page, event, "pressing keys").await?;
@@ -374,6 +400,19 @@ impl Browser {
     /// [`BrowserError::NotClickable`] when the element is hidden or covered
     /// (the message names what covers it).
     pub async fn click(&self, index: u32) -> Result<ClickOutcome, BrowserError> {
+        let (mut outcome, chooser) = self.click_watching(index, DRAIN).await?;
+        outcome.file_chooser = chooser.is_some();
+        Ok(outcome)
+    }
+
+    /// [`click`](Self::click), with the file chooser it opens intercepted
+    /// (never shown) and returned, waited for at most `chooser_wait`
+    /// after the click settled.
+    pub(crate) async fn click_watching(
+        &self,
+        index: u32,
+        chooser_wait: Duration,
+    ) -> Result<(ClickOutcome, Option<Arc<EventFileChooserOpened>>), BrowserError> {
         let mut session = self.live().await?;
         let page = session.current();
         let args = serde_json::json!({ "index": index, "maxText": MAX_TEXT_CHARS });
@@ -391,15 +430,23 @@ impl Browser {
             .is_some_and(|t| !t.is_empty() && t != "_self" && t != "_top" && t != "_parent");
         let watch = session.watch(&page).await?;
         session.front(&page).await?;
-        session
-            .mouse(&page, DispatchMouseEventType::MouseMoved, x, y)
-            .await?;
-        session
-            .mouse(&page, DispatchMouseEventType::MousePressed, x, y)
-            .await?;
-        session
-            .mouse(&page, DispatchMouseEventType::MouseReleased, x, y)
-            .await?;
+        let mut choosers = session.intercept_choosers(&page, true).await?;
+        let pressed = async {
+            session
+                .mouse(&page, DispatchMouseEventType::MouseMoved, x, y)
+                .await?;
+            session
+                .mouse(&page, DispatchMouseEventType::MousePressed, x, y)
+                .await?;
+            session
+                .mouse(&page, DispatchMouseEventType::MouseReleased, x, y)
+                .await
+        }
+        .await;
+        if let Err(error) = pressed {
+            let _ = session.intercept_choosers(&page, false).await;
+            return Err(error);
+        }
         // A `javascript:` link runs its script in a task of its own, after
         // the click's round trip: what it starts (a navigation) comes later
         // than what a plain link starts, and must still count as the
@@ -410,13 +457,30 @@ impl Browser {
                 .starts_with("javascript:")
         });
         let drain = if script_url { SCRIPT_URL_DRAIN } else { DRAIN };
-        let effects = session.settle(watch, &page, expect_popup, drain).await?;
-        Ok(ClickOutcome {
-            element,
-            x,
-            y,
-            effects,
-        })
+        let settled = session.settle(watch, &page, expect_popup, drain).await;
+        // A chooser opens in the click's own task, so its event is on its
+        // way by now; a page that opens one later opens it unasked. The
+        // session is not needed meanwhile.
+        drop(session);
+        let chooser = tokio::time::timeout(chooser_wait, choosers.next())
+            .await
+            .ok()
+            .flatten();
+        // Left on, it would keep the page's later choosers from a person
+        // (a window that is not headless).
+        let mut session = self.live().await?;
+        session.intercept_choosers(&page, false).await?;
+        let effects = settled?;
+        Ok((
+            ClickOutcome {
+                element,
+                x,
+                y,
+                effects,
+                file_chooser: false,
+            },
+            chooser,
+        ))
     }
 
     /// Types `text` into element `index` (an input, a textarea, a

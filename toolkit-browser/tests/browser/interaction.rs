@@ -69,8 +69,19 @@ async fn files_are_chosen_through_any_control_that_opens_a_chooser(
         "Got report.txt: quarterly numbers"
     );
 
-    // The 📎 button whose script clicks a hidden input.
+    // The 📎 button whose script clicks a hidden input: a click says
+    // what it opened, and leaves the chooser for upload_file.
     let attach = agent.index("Attach a file").await;
+    let (clicked, _) = agent.ok("click", json!({ "index": attach })).await;
+    assert!(
+        clicked.contains("It opened a file dialog")
+            && clicked.contains(&format!("upload_file and the number {attach}")),
+        "{clicked}"
+    );
+    assert_eq!(text_of(&browser, "out-chat").await, "no attachment");
+    let send = agent.index("Send").await;
+    let (plain, _) = agent.ok("click", json!({ "index": send })).await;
+    assert!(!plain.contains("file dialog"), "{plain}");
     let (chose, result) = agent
         .ok(
             "upload_file",
@@ -110,7 +121,6 @@ async fn files_are_chosen_through_any_control_that_opens_a_chooser(
     assert!(refused.contains("outside the files folder"), "{refused}");
     // A button that opens no chooser, and a text field, are no upload
     // controls.
-    let send = agent.index("Send").await;
     let (none, _) = agent
         .err(
             "upload_file",
