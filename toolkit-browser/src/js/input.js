@@ -227,8 +227,8 @@
     };
   }
 
-  // How many elements of the page (its own document and same-origin
-  // frames, not counting shadow roots) are shown: what a hover compares
+  // How many elements of the page's own document (not its frames or
+  // shadow roots) are shown: what a hover compares
   // before and after, to tell the model whether something (a menu)
   // appeared. Capped, so a huge page costs a bounded walk.
   function shownCount() {

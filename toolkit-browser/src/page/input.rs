@@ -467,9 +467,14 @@ impl Browser {
             .ok()
             .flatten();
         // Left on, it would keep the page's later choosers from a person
-        // (a window that is not headless).
+        // (a window that is not headless). A tab the click closed has
+        // nothing left to switch off.
         let mut session = self.live().await?;
-        session.intercept_choosers(&page, false).await?;
+        if let Err(error) = session.intercept_choosers(&page, false).await
+            && error.is_fatal()
+        {
+            return Err(error);
+        }
         let effects = settled?;
         Ok((
             ClickOutcome {

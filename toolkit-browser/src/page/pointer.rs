@@ -48,8 +48,8 @@ const HOVER_SETTLE: Duration = Duration::from_millis(200);
 pub struct Hover {
     /// The element hovered, as it was before.
     pub element: Element,
-    /// How many elements the page showed before the hover (its document
-    /// and same-origin frames).
+    /// How many elements the page's own document (not its frames or
+    /// shadow roots) showed before the hover.
     pub shown_before: u32,
     /// How many it showed afterwards.
     pub shown_after: u32,
@@ -369,7 +369,12 @@ impl Browser {
             )
             .await;
         let native = dragged?;
-        released?;
+        // A tab the drop closed has nothing left to switch off.
+        if let Err(error) = released
+            && error.is_fatal()
+        {
+            return Err(error);
+        }
         let effects = session.settle(watch, &page, false, DRAIN).await?;
         Ok(Drag {
             element,
