@@ -69,6 +69,19 @@ async fn files_are_chosen_through_any_control_that_opens_a_chooser(
         "Got report.txt: quarterly numbers"
     );
 
+    // A box the model numbered before the page laid an input over it:
+    // the input a click on the box reaches takes the file.
+    let cv = agent.index("Drop your CV here").await;
+    read(&browser, "addCvInput()").await;
+    let (chose, _) = agent
+        .ok("upload_file", json!({ "index": cv, "path": "report.txt" }))
+        .await;
+    assert!(!chose.contains("clicked"), "{chose}");
+    assert_eq!(
+        text_of(&browser, "out-cv").await,
+        "Got report.txt: quarterly numbers"
+    );
+
     // The 📎 button whose script clicks a hidden input: a click says
     // what it opened, and leaves the chooser for upload_file.
     let attach = agent.index("Attach a file").await;
