@@ -52,7 +52,11 @@
     for (const [x, y] of pts) {
       const o = occluder(el, ctx, x, y);
       if (o === null) {
-        return { el: before, x: x + ctx.ox, y: y + ctx.oy, target: el.getAttribute && el.getAttribute('target') };
+        return {
+          el: before, x: x + ctx.ox, y: y + ctx.oy, target: el.getAttribute && el.getAttribute('target'),
+          // Whether the click might open a file chooser (see `Browser::click`).
+          files: !!el.ownerDocument.querySelector('input[type=file]'),
+        };
       }
       if (!blocker) blocker = o;
     }

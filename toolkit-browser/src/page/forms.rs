@@ -414,7 +414,7 @@ impl Browser {
                  there"
             )));
         }
-        let (clicked, chooser) = self.click_watching(index, CHOOSER_WAIT).await?;
+        let (clicked, chooser) = self.click_watching(index, Some(CHOOSER_WAIT)).await?;
         let effects = clicked.effects;
         let mut session = self.live().await?;
         let page = session.current();

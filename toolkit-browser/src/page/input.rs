@@ -39,6 +39,12 @@ pub(crate) const DRAIN: Duration = Duration::from_millis(3);
 /// later task of the page.
 const SCRIPT_URL_DRAIN: Duration = Duration::from_millis(250);
 
+/// How long a click on a page with a file input waits for the file
+/// chooser it may have opened. The chooser's event comes from the browser
+/// rather than the page, so the round trip that flushes the page's events
+/// does not order it.
+const CHOOSER_SETTLE: Duration = Duration::from_millis(150);
+
 /// How long an action waits for a frame it made load another document.
 const FRAME_WAIT: Duration = Duration::from_secs(5);
 
@@ -98,6 +104,10 @@ pub(super) struct ClickPoint {
     pub(super) x: Option<f64>,
     pub(super) y: Option<f64>,
     target: Option<String>,
+    /// The element's document has a file input, so a click may open a
+    /// file chooser.
+    #[serde(default)]
+    files: bool,
 }
 
 #[derive(Deserialize)]
@@ -400,18 +410,19 @@ impl Browser {
     /// [`BrowserError::NotClickable`] when the element is hidden or covered
     /// (the message names what covers it).
     pub async fn click(&self, index: u32) -> Result<ClickOutcome, BrowserError> {
-        let (mut outcome, chooser) = self.click_watching(index, DRAIN).await?;
+        let (mut outcome, chooser) = self.click_watching(index, None).await?;
         outcome.file_chooser = chooser.is_some();
         Ok(outcome)
     }
 
     /// [`click`](Self::click), with the file chooser it opens intercepted
     /// (never shown) and returned, waited for at most `chooser_wait`
-    /// after the click settled.
+    /// after the click settled (by default, a short while on a page that
+    /// has a file input, and hardly at all on one that has none).
     pub(crate) async fn click_watching(
         &self,
         index: u32,
-        chooser_wait: Duration,
+        chooser_wait: Option<Duration>,
     ) -> Result<(ClickOutcome, Option<Arc<EventFileChooserOpened>>), BrowserError> {
         let mut session = self.live().await?;
         let page = session.current();
@@ -462,6 +473,7 @@ impl Browser {
         // way by now; a page that opens one later opens it unasked. The
         // session is not needed meanwhile.
         drop(session);
+        let chooser_wait = chooser_wait.unwrap_or(if point.files { CHOOSER_SETTLE } else { DRAIN });
         let chooser = tokio::time::timeout(chooser_wait, choosers.next())
             .await
             .ok()
