@@ -680,7 +680,15 @@ async fn files_are_uploaded_from_the_folder_only(browser: Browser, server: TestS
         "{chose}"
     );
     assert!(result.memory().unwrap().starts_with("Chose the file"));
-    let (text, _) = agent.ok("extract", json!({})).await;
+    // The page reads the file in a task of its own.
+    let mut text = String::new();
+    for _ in 0..100 {
+        text = agent.ok("extract", json!({})).await.0;
+        if text.contains("Got ") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
     assert!(text.contains("Got report.txt: quarterly numbers"), "{text}");
     assert!(agent.map().await.render().contains("value=\"report.txt\""));
 
