@@ -39,7 +39,9 @@
 //!   long as it exists, between short texts of the page for orientation. A number that no longer exists is
 //!   [`BrowserError::StaleElement`], never a silent success.
 //! - Trusted input: [`Browser::click`], [`Browser::type_text`],
-//!   [`Browser::press_keys`], plus [`Browser::navigate`],
+//!   [`Browser::press_keys`], [`Browser::hover`], [`Browser::hold`],
+//!   [`Browser::drag`] (native drag and drop included), files through any
+//!   control that opens a file chooser ([`Browser::upload_file`]), plus [`Browser::navigate`],
 //!   [`Browser::go_back`], [`Browser::scroll`], [`Browser::screenshot`] and
 //!   the tabs ([`Browser::tabs`], [`Browser::switch_tab`], ...). A tab
 //!   opened by the agent's own click becomes current and is reported in
@@ -57,11 +59,14 @@
 //! - **Interactive** means: links with `href`, buttons, inputs (not
 //!   `type=hidden`), selects, textareas, `<summary>`, interactive ARIA roles,
 //!   `onclick`-style attributes, `tabindex >= 0`, the outermost
-//!   `contenteditable`, the outermost element showing a pointer cursor (a
-//!   script-driven control), a `<label>` standing in for an invisible
-//!   custom checkbox, and scroll containers (so they can be scrolled).
+//!   `contenteditable`, the outermost element showing a pointer or grab
+//!   cursor (a script-driven control), `draggable="true"` elements, a
+//!   `<label>` standing in for an invisible custom checkbox, a file input
+//!   made transparent over a styled box (named by the box's text), and
+//!   scroll containers (so they can be scrolled).
 //! - **Visible** means: `checkVisibility` (display, visibility, opacity,
-//!   closed `<details>`), a non-zero box, within the viewport extended by
+//!   closed `<details>`; a transparent file input of at least 8×8 px
+//!   counts, since a click on what it covers reaches it), a non-zero box, within the viewport extended by
 //!   [`VIEWPORT_EXPANSION_PX`] above and below, not clipped away by an
 //!   ancestor that hides its overflow, and not covered. Covering is tested
 //!   with `elementFromPoint` (through shadow roots and frames, at the centre
@@ -129,13 +134,14 @@ pub use config::{
 };
 pub use error::{BrowserError, INSTALL_HINT};
 pub use page::content::{MAX_PAGE_TEXT_CHARS, PageText, TextMatch};
-pub use page::forms::{Dropdown, DropdownOption, Selection, Upload};
+pub use page::forms::{CHOOSER_WAIT, Dropdown, DropdownOption, Selection, Upload};
 pub use page::input::{ClickOutcome, Effects, TypeOutcome};
 pub use page::map::{
     Element, MAX_ELEMENTS, MAX_ORIENTATION_CHARS, MAX_TEXT_CHARS, MapText, PageMap, ScrollPosition,
     VIEWPORT_EXPANSION_PX,
 };
 pub use page::navigation::PageInfo;
+pub use page::pointer::{Drag, DragEnd, Hold, Hover, MAX_DRAG_OFFSET, MAX_HOLD};
 pub use page::view::ScrollOutcome;
 pub use profile::processes_mentioning;
 pub use safety::{

@@ -98,12 +98,15 @@ pub async fn select_option(
     .await
 }
 
-/// Choose a file for the file input numbered `index`, as a person would in
-/// the file dialog. Only files in the folder the host provides can be used;
-/// give the path relative to it.
+/// Choose a file for the upload control numbered `index`, as a person
+/// would in the file dialog: a file input, its label, a box a file input
+/// lies over, or a button that opens a file dialog (📎, "Attach", "Upload";
+/// it is clicked and its dialog answered). Only files in the folder the
+/// host provides can be used; give the path relative to it.
 #[tool(catalogue = false)]
 pub async fn upload_file(
-    /// The file input's number in the page map (or its label's).
+    /// The number in the page map of the file input, its label, or the
+    /// control that opens the file dialog.
     index: u32,
     /// The file's path, relative to the files folder.
     path: String,
@@ -116,9 +119,14 @@ pub async fn upload_file(
         let (file, real) = policy.open_file(&path)?;
         let file_name = real.file_name().unwrap_or(real.as_os_str());
         let staged = browser.stage_upload(file, file_name)?;
+        let before = browser.current_tab().await?;
         let upload = browser
             .upload_file(index, std::slice::from_ref(&staged))
-            .await?;
+            .await;
+        stop_if_fatal(&upload)?;
+        // The control may have been clicked, and a click may navigate.
+        let note = check_navigation(&browser, &policy, Some(&before.id)).await?;
+        let upload = upload?;
         let what = label(&upload.element);
         let name = file_name.to_string_lossy().into_owned();
         if !upload.names.contains(&name) {
@@ -128,10 +136,16 @@ pub async fn upload_file(
             )));
         }
         let size = std::fs::metadata(&staged).map(|m| m.len()).unwrap_or(0);
-        Ok(Reply::text(format!(
+        let mut reply = Reply::text(format!(
             "Chose the file {name:?} ({size} bytes) for {what}."
         ))
-        .memory(format!("Chose the file {name:?} for {what}")))
+        .memory(format!("Chose the file {name:?} for {what}"));
+        if let Some(effects) = &upload.chooser {
+            reply = reply
+                .say("It was clicked, and the file went to the file dialog it opened.")
+                .say(effects_sentence(&browser, effects).await?);
+        }
+        Ok(reply.say(note))
     })
     .await
 }

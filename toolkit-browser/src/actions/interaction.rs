@@ -13,7 +13,8 @@ use toolkit_core::text::cut;
 /// Click the element numbered `index` in the page map, like a person: it
 /// is scrolled into view first.
 ///
-/// A click that opens a new tab switches to that tab and says so. A
+/// A click that opens a new tab switches to that tab and says so; one that
+/// opens a file dialog says so (choose the file with upload_file). A
 /// dropdown (`<select>`) is not clicked: its options are listed instead, to
 /// be chosen with select_option. A number that is not in the current page
 /// map is an error: look at the new map.
@@ -67,7 +68,14 @@ async fn click_element(
                 .failed(blocked));
         }
     };
-    let effects = effects_sentence(browser, &outcome.effects).await?;
+    let mut effects = effects_sentence(browser, &outcome.effects).await?;
+    if outcome.file_chooser {
+        effects.push_str(&format!(
+            "{}It opened a file dialog, which is not shown here: choose the file with \
+             upload_file and the number {index}.",
+            if effects.is_empty() { "" } else { " " }
+        ));
+    }
     let mut memory = format!("Clicked {what}");
     if outcome.effects.new_tab.is_some() {
         memory.push_str("; it opened a new tab, now current");

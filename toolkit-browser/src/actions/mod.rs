@@ -30,6 +30,7 @@ mod downloads;
 mod forms;
 mod interaction;
 mod navigation;
+mod pointer;
 mod script;
 mod tabs;
 mod telemetry;
@@ -51,6 +52,7 @@ pub use downloads::read_download;
 pub use forms::{dropdown_options, select_option, upload_file};
 pub use interaction::{click, input, scroll, send_keys};
 pub use navigation::{go_back, navigate, wait};
+pub use pointer::{drag, hold, hover};
 pub use script::evaluate;
 pub use tabs::{close_tab, switch_tab};
 
@@ -69,6 +71,9 @@ pub fn default_actions() -> Vec<&'static ToolDef> {
         wait,
         click,
         input,
+        hover,
+        hold,
+        drag,
         dropdown_options,
         select_option,
         scroll,

@@ -133,6 +133,10 @@
 
   // ---------- files ----------
 
+  // The file input a person reaches through `el`: the input itself, the
+  // control of its label, one inside it, or one laid over it (a transparent
+  // input on a styled "Click to select a file" box), which is what a click
+  // at the element's centre hits.
   function fileInputOf(el) {
     if (el.localName === 'input') return el.type === 'file' ? el : null;
     if (el.localName === 'label' && el.control) return el.control.type === 'file' ? el.control : null;
@@ -142,7 +146,30 @@
       const inner = r.querySelector('input[type=file]');
       if (inner) return inner;
     }
-    return null;
+    const r = el.getBoundingClientRect();
+    if (r.width < 1 || r.height < 1) return null;
+    const hit = deepElementFromPoint(el.ownerDocument, r.left + r.width / 2, r.top + r.height / 2);
+    return hit && hit.localName === 'input' && hit.type === 'file' ? hit : null;
+  }
+
+  // The box of a file input made transparent (opacity 0) and laid over
+  // something a person sees and clicks, or null. Such an input is the
+  // upload control of the page: the map lists it, named by the text under
+  // it, in place of the box it covers. Inputs hidden the usual way (a
+  // pixel in size, clipped away) are reached through their label instead.
+  function transparentFileBox(el) {
+    if (el.localName !== 'input' || el.type !== 'file' || el.disabled) return null;
+    if (!el.checkVisibility({ checkVisibilityCSS: true })) return null;
+    if (el.ownerDocument.defaultView.getComputedStyle(el).pointerEvents === 'none') return null;
+    const r = el.getBoundingClientRect();
+    return r.width >= 8 && r.height >= 8 ? r : null;
+  }
+
+  // What a transparent file input is called when nothing names it: the
+  // text of the box it lies in.
+  function coveredText(el, max) {
+    const p = parentOf(el);
+    return p && !el.labels.length ? shortText(p, max) : '';
   }
 
   function fileInput(args) {
@@ -150,8 +177,16 @@
     if (!found) return { stale: true };
     const [el, ctx] = found;
     const desc = describe(el, ctx, args.index, false, args.maxText, null);
+    // The input laid over the element is found by a hit test, which needs
+    // the element in view.
+    bringIntoView(el, ctx);
     const input = fileInputOf(el);
-    if (!input) return { el: desc, notFile: editDesc(el) };
+    if (!input) {
+      // A control a file chooser may open through (a button whose script
+      // clicks a hidden input), unlike a field, which only takes text.
+      const field = isTextInput(el) || el.localName === 'select';
+      return { el: desc, notFile: editDesc(el), clickable: !field && !el.disabled };
+    }
     if (input.disabled) return { el: desc, notFile: 'a disabled ' + editDesc(input) };
     return { el: desc, multiple: input.multiple, accept: input.accept || null };
   }

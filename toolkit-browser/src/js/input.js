@@ -52,7 +52,11 @@
     for (const [x, y] of pts) {
       const o = occluder(el, ctx, x, y);
       if (o === null) {
-        return { el: before, x: x + ctx.ox, y: y + ctx.oy, target: el.getAttribute && el.getAttribute('target') };
+        return {
+          el: before, x: x + ctx.ox, y: y + ctx.oy, target: el.getAttribute && el.getAttribute('target'),
+          // Whether the click might open a file chooser (see `Browser::click`).
+          files: !!el.ownerDocument.querySelector('input[type=file]'),
+        };
       }
       if (!blocker) blocker = o;
     }
@@ -225,6 +229,20 @@
       below: Math.max(0, Math.round(height - viewport - after)),
       viewport: Math.round(viewport),
     };
+  }
+
+  // How many elements of the page's own document (not its frames or
+  // shadow roots) are shown: what a hover compares
+  // before and after, to tell the model whether something (a menu)
+  // appeared. Capped, so a huge page costs a bounded walk.
+  function shownCount() {
+    let shown = 0;
+    const all = document.body ? document.body.getElementsByTagName('*') : [];
+    const n = Math.min(all.length, 20000);
+    for (let k = 0; k < n; k++) {
+      if (all[k].checkVisibility({ checkOpacity: true, checkVisibilityCSS: true })) shown += 1;
+    }
+    return { shown };
   }
 
   function pageInfo() {

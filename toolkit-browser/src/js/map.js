@@ -40,6 +40,8 @@
       default:
         break;
     }
+    // Something the page lets a person drag (a card, a list item).
+    if (el.getAttribute('draggable') === 'true') return 'draggable';
     const role = el.getAttribute('role');
     if (role && ROLES.has(role.trim().split(/\s+/)[0].toLowerCase())) return 'role';
     if (hasClickAttr(el)) return 'onclick';
@@ -121,6 +123,10 @@
     if (role) d.role = role.trim().split(/\s+/)[0];
     const name = accessibleName(el, tag);
     if (name) d.name = cut(name, maxText);
+    if (!name && tag === 'input' && el.type === 'file' && transparentFileBox(el)) {
+      const under = coveredText(el, maxText);
+      if (under) d.name = under;
+    }
     if (tag === 'input') d.type = el.type;
     const fieldName = el.getAttribute('name');
     if (fieldName && (tag === 'input' || tag === 'select' || tag === 'textarea' || tag === 'button')) {
@@ -369,9 +375,9 @@
         let pointer = !!(pinfo && pinfo.pointer);
         if (!why && !(pinfo && pinfo.inside)) {
           // Script-driven controls (a <div> with a click listener) usually
-          // show a pointer cursor; count the outermost such element only,
+          // show a pointer (or grab) cursor; count the outermost such element only,
           // since the cursor is inherited by everything inside.
-          pointer = cs.cursor === 'pointer';
+          pointer = cs.cursor === 'pointer' || cs.cursor === 'grab';
           if (pointer && !(pinfo && pinfo.pointer)) why = 'cursor';
         }
         const position = cs.position;
@@ -436,7 +442,7 @@
 
     const covers = [];
     for (const p of positioned) {
-      const box = visibleBox(p.el);
+      const box = visibleBox(p.el) || transparentFileBox(p.el);
       if (box) covers.push({ el: p.el, rect: toTop(box, p.ctx) });
     }
 
@@ -510,7 +516,7 @@
         truncated = true;
         break;
       }
-      const box = visibleBox(c.el);
+      const box = visibleBox(c.el) || transparentFileBox(c.el);
       if (!box || !shownPart(c.el, c.ctx, c.clip, box)) continue;
       const numbered = numberOf(c.el);
       if (!numbered) {

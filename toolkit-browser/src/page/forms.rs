@@ -2,8 +2,11 @@
 //! do not cover.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
-use chromiumoxide::cdp::browser_protocol::dom::SetFileInputFilesParams;
+use chromiumoxide::cdp::browser_protocol::dom::{ResolveNodeParams, SetFileInputFilesParams};
+use chromiumoxide::cdp::browser_protocol::page::FileChooserOpenedMode;
+use chromiumoxide::cdp::js_protocol::runtime::CallFunctionOnParams;
 use serde::{Deserialize, Serialize};
 
 use super::input::Effects;
@@ -69,7 +72,17 @@ pub struct Upload {
     pub element: Element,
     /// The names of the files the input holds afterwards.
     pub names: Vec<String>,
+    /// When the element was no file input but a control that opens a file
+    /// chooser (a button whose script clicks a hidden input): what
+    /// clicking it caused besides the chooser. `None` when the files went
+    /// straight into the input the element is or reaches.
+    pub chooser: Option<Effects>,
 }
+
+/// How long [`Browser::upload_file`] waits for the file chooser a click
+/// on a control opens. The page opens it in the click's own task, so it
+/// comes at once or not at all; the margin is for a busy page.
+pub const CHOOSER_WAIT: Duration = Duration::from_secs(2);
 
 #[derive(Deserialize)]
 struct OptionsReply {
@@ -124,6 +137,10 @@ struct FileReply {
     el: Option<Element>,
     #[serde(rename = "notFile")]
     not_file: Option<String>,
+    /// For an element that is no file input: whether a click on it may
+    /// open a file chooser (it is no text field, no dropdown).
+    #[serde(default)]
+    clickable: bool,
     #[serde(default)]
     multiple: bool,
 }
@@ -320,17 +337,23 @@ impl Browser {
         }
     }
 
-    /// Puts files into file input `index` (an `<input type=file>`, a label
-    /// for one, or an element holding one) through `DOM.setFileInputFiles`,
-    /// as a person choosing them in the file dialog would (the page gets
-    /// `input` and `change` events). Paths are used as given: check them
-    /// first (see [`SafetyPolicy::resolve_file`](crate::SafetyPolicy::resolve_file)).
+    /// Puts files into the file input element `index` reaches, through
+    /// `DOM.setFileInputFiles`, as a person choosing them in the file
+    /// dialog would (the page gets `input` and `change` events). The input
+    /// is the element itself, the control of a `<label>`, one inside the
+    /// element, or one laid over it (a transparent input on a styled box:
+    /// what a click at the element's centre hits). Any other control (a
+    /// 📎 button whose script clicks a hidden input) is clicked with the
+    /// browser's file chooser intercepted (`Page.setInterceptFileChooserDialog`):
+    /// the chooser it opens names its input, which gets the files. Paths
+    /// are used as given: check them first (see
+    /// [`SafetyPolicy::resolve_file`](crate::SafetyPolicy::resolve_file)).
     ///
     /// # Errors
     ///
-    /// [`BrowserError::StaleElement`]; [`BrowserError::InvalidInput`] for an
-    /// element that is no file input, or several files for an input that
-    /// takes one.
+    /// [`BrowserError::StaleElement`]; [`BrowserError::InvalidInput`] for a
+    /// text field or dropdown, a control that opens no file chooser within
+    /// [`CHOOSER_WAIT`], or several files for an input that takes one.
     pub async fn upload_file(&self, index: u32, files: &[PathBuf]) -> Result<Upload, BrowserError> {
         let mut session = self.live().await?;
         let page = session.current();
@@ -338,10 +361,16 @@ impl Browser {
         let reply: FileReply = session.call(&page, "fileInput", args).await?;
         let element = live_element(index, reply.stale, reply.el, session.redactor())?;
         if let Some(what) = reply.not_file {
-            return Err(BrowserError::invalid(format!(
-                "element [{index}] is {what}, not a file input; pick an <input type=file> (or \
-                 its label) from the page map"
-            )));
+            drop(session);
+            if !reply.clickable {
+                return Err(BrowserError::invalid(format!(
+                    "element [{index}] is {what}, not a file input; pick an <input type=file>, \
+                     its label, or the control that opens the file chooser from the page map"
+                )));
+            }
+            return self
+                .upload_through_chooser(index, element, &what, files)
+                .await;
         }
         if files.len() > 1 && !reply.multiple {
             return Err(BrowserError::invalid(format!(
@@ -351,8 +380,7 @@ impl Browser {
         }
         let node = session.element_object(&page, "fileNode", index).await?;
         let node = live(index, false, node)?;
-        let mut params =
-            SetFileInputFilesParams::new(files.iter().map(|p| p.display().to_string()).collect());
+        let mut params = SetFileInputFilesParams::new(paths(files));
         params.object_id = Some(node);
         session.exec(&page, params, "choosing the file").await?;
         let args = serde_json::json!({ "index": index });
@@ -363,6 +391,92 @@ impl Browser {
             .iter()
             .map(|n| session.redactor().redact(n).into_owned())
             .collect();
-        Ok(Upload { element, names })
+        Ok(Upload {
+            element,
+            names,
+            chooser: None,
+        })
     }
+
+    /// Clicks control `index` with the file chooser intercepted, and puts
+    /// the files into the input the chooser it opened belongs to.
+    async fn upload_through_chooser(
+        &self,
+        index: u32,
+        element: Element,
+        what: &str,
+        files: &[PathBuf],
+    ) -> Result<Upload, BrowserError> {
+        if self.live().await?.route_of(index).is_some() {
+            return Err(BrowserError::script(format!(
+                "element [{index}] is inside a frame from another site, where files cannot \
+                 be chosen; open the frame's address in a tab of its own (navigate) and try \
+                 there"
+            )));
+        }
+        let (clicked, chooser) = self.click_watching(index, Some(CHOOSER_WAIT)).await?;
+        let effects = clicked.effects;
+        let mut session = self.live().await?;
+        let page = session.current();
+        let Some(chooser) = chooser else {
+            return Err(BrowserError::invalid(format!(
+                "element [{index}] is {what}, not a file input, and clicking it opened no file \
+                 chooser within {} s (it was clicked); pick an <input type=file>, its label, or \
+                 the control that opens the file chooser from the page map",
+                CHOOSER_WAIT.as_secs()
+            )));
+        };
+        let Some(node) = chooser.backend_node_id else {
+            return Err(BrowserError::invalid(format!(
+                "clicking element [{index}] opened a file chooser that belongs to no file input \
+                 (a script's file picker), which cannot be given files"
+            )));
+        };
+        if files.len() > 1 && chooser.mode == FileChooserOpenedMode::SelectSingle {
+            return Err(BrowserError::invalid(format!(
+                "the file chooser element [{index}] opens takes one file, not {}",
+                files.len()
+            )));
+        }
+        let mut params = SetFileInputFilesParams::new(paths(files));
+        params.backend_node_id = Some(node);
+        session.exec(&page, params, "choosing the file").await?;
+        let resolve = ResolveNodeParams {
+            backend_node_id: Some(node),
+            ..ResolveNodeParams::default()
+        };
+        let input = session
+            .exec(&page, resolve, "finding the file input")
+            .await?;
+        let Some(object) = input.object.object_id else {
+            return Err(BrowserError::script("the file input has no handle"));
+        };
+        let mut read = CallFunctionOnParams::new(
+            "function () { return Array.from(this.files || [], (f) => f.name); }",
+        );
+        read.object_id = Some(object);
+        read.return_by_value = Some(true);
+        let read = session
+            .exec(&page, read, "reading the chosen files")
+            .await?;
+        let names: Vec<String> = read
+            .result
+            .value
+            .and_then(|v| serde_json::from_value(v).ok())
+            .unwrap_or_default();
+        let names = names
+            .iter()
+            .map(|n| session.redactor().redact(n).into_owned())
+            .collect();
+        Ok(Upload {
+            element,
+            names,
+            chooser: Some(effects),
+        })
+    }
+}
+
+/// The paths as `DOM.setFileInputFiles` takes them.
+fn paths(files: &[PathBuf]) -> Vec<String> {
+    files.iter().map(|p| p.display().to_string()).collect()
 }

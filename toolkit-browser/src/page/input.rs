@@ -3,6 +3,7 @@
 //! domain, so the page sees real (`isTrusted`) events, exactly as from a
 //! person.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use chromiumoxide::Page;
@@ -10,8 +11,9 @@ use chromiumoxide::cdp::browser_protocol::input::{
     DispatchMouseEventParams, DispatchMouseEventType, InsertTextParams, MouseButton,
 };
 use chromiumoxide::cdp::browser_protocol::page::{
-    BringToFrontParams, ClientNavigationDisposition, EventFrameRequestedNavigation,
-    EventFrameStoppedLoading, EventLoadEventFired, EventNavigatedWithinDocument, FrameId,
+    BringToFrontParams, ClientNavigationDisposition, EventFileChooserOpened,
+    EventFrameRequestedNavigation, EventFrameStoppedLoading, EventLoadEventFired,
+    EventNavigatedWithinDocument, FrameId, SetInterceptFileChooserDialogParams,
 };
 use chromiumoxide::cdp::browser_protocol::target::{EventTargetCreated, TargetId};
 use chromiumoxide::listeners::EventStream;
@@ -36,6 +38,12 @@ pub(crate) const DRAIN: Duration = Duration::from_millis(3);
 /// The same after a click on a `javascript:` link, whose script runs in a
 /// later task of the page.
 const SCRIPT_URL_DRAIN: Duration = Duration::from_millis(250);
+
+/// How long a click on a page with a file input waits for the file
+/// chooser it may have opened. The chooser's event comes from the browser
+/// rather than the page, so the round trip that flushes the page's events
+/// does not order it.
+const CHOOSER_SETTLE: Duration = Duration::from_millis(150);
 
 /// How long an action waits for a frame it made load another document.
 const FRAME_WAIT: Duration = Duration::from_secs(5);
@@ -65,6 +73,10 @@ pub struct ClickOutcome {
     pub y: f64,
     /// New tab, navigation, final URL.
     pub effects: Effects,
+    /// The click opened a file chooser (a 📎 button whose script clicks a
+    /// hidden file input). It was not shown: files are chosen with
+    /// [`Browser::upload_file`] on the same element.
+    pub file_chooser: bool,
 }
 
 /// The result of [`Browser::type_text`].
@@ -81,16 +93,21 @@ pub struct TypeOutcome {
     pub matches: bool,
 }
 
+/// Where a click on an element lands (the page script's `clickPoint`).
 #[derive(Deserialize)]
-struct ClickPoint {
+pub(super) struct ClickPoint {
     #[serde(default)]
-    stale: bool,
-    el: Option<Element>,
+    pub(super) stale: bool,
+    pub(super) el: Option<Element>,
     #[serde(rename = "notClickable")]
-    not_clickable: Option<String>,
-    x: Option<f64>,
-    y: Option<f64>,
+    pub(super) not_clickable: Option<String>,
+    pub(super) x: Option<f64>,
+    pub(super) y: Option<f64>,
     target: Option<String>,
+    /// The element's document has a file input, so a click may open a
+    /// file chooser.
+    #[serde(default)]
+    files: bool,
 }
 
 #[derive(Deserialize)]
@@ -147,7 +164,7 @@ impl Session {
         subscribed.map_err(|e| self.classify(e.into(), "watching the page"))
     }
 
-    async fn front(&mut self, page: &Page) -> Result<(), BrowserError> {
+    pub(super) async fn front(&mut self, page: &Page) -> Result<(), BrowserError> {
         self.exec(
             page,
             BringToFrontParams::default(),
@@ -353,6 +370,26 @@ impl Session {
         self.exec(page, params, "clicking").await.map(drop)
     }
 
+    /// Switches the interception of file choosers (`Page.setInterceptFileChooserDialog`)
+    /// on or off; the events of the choosers it catches, from now on.
+    async fn intercept_choosers(
+        &mut self,
+        page: &Page,
+        on: bool,
+    ) -> Result<EventStream<EventFileChooserOpened>, BrowserError> {
+        let opened = page
+            .event_listener::<EventFileChooserOpened>()
+            .await
+            .map_err(|e| self.classify(e.into(), "watching for a file chooser"))?;
+        self.exec(
+            page,
+            SetInterceptFileChooserDialogParams::new(on),
+            "intercepting the file chooser",
+        )
+        .await?;
+        Ok(opened)
+    }
+
     async fn key(&mut self, page: &Page, chord: &Chord) -> Result<(), BrowserError> {
         for event in chord.events() {
             self.exec(page, event, "pressing keys").await?;
@@ -373,6 +410,20 @@ impl Browser {
     /// [`BrowserError::NotClickable`] when the element is hidden or covered
     /// (the message names what covers it).
     pub async fn click(&self, index: u32) -> Result<ClickOutcome, BrowserError> {
+        let (mut outcome, chooser) = self.click_watching(index, None).await?;
+        outcome.file_chooser = chooser.is_some();
+        Ok(outcome)
+    }
+
+    /// [`click`](Self::click), with the file chooser it opens intercepted
+    /// (never shown) and returned, waited for at most `chooser_wait`
+    /// after the click settled (by default, a short while on a page that
+    /// has a file input, and hardly at all on one that has none).
+    pub(crate) async fn click_watching(
+        &self,
+        index: u32,
+        chooser_wait: Option<Duration>,
+    ) -> Result<(ClickOutcome, Option<Arc<EventFileChooserOpened>>), BrowserError> {
         let mut session = self.live().await?;
         let page = session.current();
         let args = serde_json::json!({ "index": index, "maxText": MAX_TEXT_CHARS });
@@ -390,15 +441,23 @@ impl Browser {
             .is_some_and(|t| !t.is_empty() && t != "_self" && t != "_top" && t != "_parent");
         let watch = session.watch(&page).await?;
         session.front(&page).await?;
-        session
-            .mouse(&page, DispatchMouseEventType::MouseMoved, x, y)
-            .await?;
-        session
-            .mouse(&page, DispatchMouseEventType::MousePressed, x, y)
-            .await?;
-        session
-            .mouse(&page, DispatchMouseEventType::MouseReleased, x, y)
-            .await?;
+        let mut choosers = session.intercept_choosers(&page, true).await?;
+        let pressed = async {
+            session
+                .mouse(&page, DispatchMouseEventType::MouseMoved, x, y)
+                .await?;
+            session
+                .mouse(&page, DispatchMouseEventType::MousePressed, x, y)
+                .await?;
+            session
+                .mouse(&page, DispatchMouseEventType::MouseReleased, x, y)
+                .await
+        }
+        .await;
+        if let Err(error) = pressed {
+            let _ = session.intercept_choosers(&page, false).await;
+            return Err(error);
+        }
         // A `javascript:` link runs its script in a task of its own, after
         // the click's round trip: what it starts (a navigation) comes later
         // than what a plain link starts, and must still count as the
@@ -409,13 +468,36 @@ impl Browser {
                 .starts_with("javascript:")
         });
         let drain = if script_url { SCRIPT_URL_DRAIN } else { DRAIN };
-        let effects = session.settle(watch, &page, expect_popup, drain).await?;
-        Ok(ClickOutcome {
-            element,
-            x,
-            y,
-            effects,
-        })
+        let settled = session.settle(watch, &page, expect_popup, drain).await;
+        // A chooser opens in the click's own task, so its event is on its
+        // way by now; a page that opens one later opens it unasked. The
+        // session is not needed meanwhile.
+        drop(session);
+        let chooser_wait = chooser_wait.unwrap_or(if point.files { CHOOSER_SETTLE } else { DRAIN });
+        let chooser = tokio::time::timeout(chooser_wait, choosers.next())
+            .await
+            .ok()
+            .flatten();
+        // Left on, it would keep the page's later choosers from a person
+        // (a window that is not headless). A tab the click closed has
+        // nothing left to switch off.
+        let mut session = self.live().await?;
+        if let Err(error) = session.intercept_choosers(&page, false).await
+            && error.is_fatal()
+        {
+            return Err(error);
+        }
+        let effects = settled?;
+        Ok((
+            ClickOutcome {
+                element,
+                x,
+                y,
+                effects,
+                file_chooser: false,
+            },
+            chooser,
+        ))
     }
 
     /// Types `text` into element `index` (an input, a textarea, a

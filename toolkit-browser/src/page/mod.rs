@@ -1,4 +1,5 @@
-//! The current page: its map, trusted input, navigation, scrolling and
+//! The current page: its map, trusted input (clicks and keys; hovering,
+//! holding and dragging), navigation, scrolling and
 //! screenshots, forms, and its readable text. Each file adds the
 //! operations of one concern to [`Browser`](crate::Browser).
 
@@ -7,6 +8,7 @@ pub(crate) mod forms;
 pub(crate) mod input;
 pub(crate) mod map;
 pub(crate) mod navigation;
+pub(crate) mod pointer;
 pub(crate) mod view;
 
 use crate::error::BrowserError;

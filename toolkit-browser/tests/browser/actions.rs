@@ -39,7 +39,7 @@ scenarios![
 
 /// The folder the policy allows files from, with `report.txt` in it, and a
 /// file beside it (outside).
-fn files_dir() -> PathBuf {
+pub(crate) fn files_dir() -> PathBuf {
     let dir = scratch().join("browser-files");
     std::fs::create_dir_all(&dir).expect("create the files folder");
     std::fs::write(dir.join("report.txt"), "quarterly numbers").expect("write report.txt");
@@ -48,7 +48,7 @@ fn files_dir() -> PathBuf {
 }
 
 /// The policy most scenarios use: only 127.0.0.1, and the files folder.
-fn local_policy() -> SafetyPolicy {
+pub(crate) fn local_policy() -> SafetyPolicy {
     SafetyPolicy::builder()
         .allow_domains(["127.0.0.1"])
         .files_dir(files_dir())
@@ -57,14 +57,14 @@ fn local_policy() -> SafetyPolicy {
 }
 
 /// A registry of the browser actions, called as a model would call them.
-struct Agent {
+pub(crate) struct Agent {
     registry: Registry,
     browser: Browser,
     server: TestServer,
 }
 
 impl Agent {
-    fn new(browser: &Browser, server: &TestServer, policy: SafetyPolicy) -> Self {
+    pub(crate) fn new(browser: &Browser, server: &TestServer, policy: SafetyPolicy) -> Self {
         let registry = toolkit_browser::registry(browser.clone(), policy)
             .build()
             .expect("the browser registry builds");
@@ -75,7 +75,7 @@ impl Agent {
         }
     }
 
-    async fn call(&self, name: &str, args: Value) -> ToolResult {
+    pub(crate) async fn call(&self, name: &str, args: Value) -> ToolResult {
         let started = Instant::now();
         let outcome = self.registry.call(name, &args).await;
         let took = started.elapsed();
@@ -96,7 +96,7 @@ impl Agent {
     }
 
     /// Calls an action that must succeed; returns its text.
-    async fn ok(&self, name: &str, args: Value) -> (String, ToolResult) {
+    pub(crate) async fn ok(&self, name: &str, args: Value) -> (String, ToolResult) {
         let result = self.call(name, args.clone()).await;
         assert!(
             !result.is_error(),
@@ -107,7 +107,7 @@ impl Agent {
     }
 
     /// Calls an action that must fail; returns its error message.
-    async fn err(&self, name: &str, args: Value) -> (String, ToolResult) {
+    pub(crate) async fn err(&self, name: &str, args: Value) -> (String, ToolResult) {
         let result = self.call(name, args.clone()).await;
         let message = result
             .error_message()
@@ -116,17 +116,17 @@ impl Agent {
         (message, result)
     }
 
-    async fn go(&self, path: &str) {
+    pub(crate) async fn go(&self, path: &str) {
         self.ok("navigate", json!({ "url": self.server.url(path) }))
             .await;
     }
 
-    async fn map(&self) -> PageMap {
+    pub(crate) async fn map(&self) -> PageMap {
         self.browser.page_map().await.expect("page map")
     }
 
     /// The number of the element whose map line contains `needle`.
-    async fn index(&self, needle: &str) -> u32 {
+    pub(crate) async fn index(&self, needle: &str) -> u32 {
         let map = self.map().await;
         map.elements
             .iter()
@@ -190,6 +190,9 @@ async fn schemas_suit_every_provider(browser: Browser, server: TestServer) {
             "wait",
             "click",
             "input",
+            "hover",
+            "hold",
+            "drag",
             "dropdown_options",
             "select_option",
             "scroll",
@@ -678,7 +681,15 @@ async fn files_are_uploaded_from_the_folder_only(browser: Browser, server: TestS
         "{chose}"
     );
     assert!(result.memory().unwrap().starts_with("Chose the file"));
-    let (text, _) = agent.ok("extract", json!({})).await;
+    // The page reads the file in a task of its own.
+    let mut text = String::new();
+    for _ in 0..100 {
+        text = agent.ok("extract", json!({})).await.0;
+        if text.contains("Got ") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
     assert!(text.contains("Got report.txt: quarterly numbers"), "{text}");
     assert!(agent.map().await.render().contains("value=\"report.txt\""));
 

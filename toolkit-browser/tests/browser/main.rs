@@ -1,6 +1,7 @@
 //! toolkit-browser against a real headless Chromium and fixture pages
 //! served from 127.0.0.1 by the test itself: the session (lifecycle, page
-//! map, input, tabs), the actions as a model calls them, the page model,
+//! map, input, tabs), the actions as a model calls them (and the ones
+//! that hover, hold, drag and answer file choosers), the page model,
 //! and the safety promises attacked as a page would.
 //!
 //! Every scenario is a test of its own, named `module::function`
@@ -17,6 +18,7 @@
 
 mod actions;
 mod downloads;
+mod interaction;
 mod page_model;
 mod safety;
 mod session;
@@ -43,6 +45,7 @@ fn main() -> ExitCode {
         session::scenarios(),
         actions::scenarios(),
         downloads::scenarios(),
+        interaction::scenarios(),
         page_model::scenarios(),
         safety::scenarios(),
         storage::scenarios(),

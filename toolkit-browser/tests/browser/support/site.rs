@@ -48,6 +48,11 @@ const FILES: &[(&str, &str)] = &files![
     "upload",
     "welcome",
     "guarded",
+    // Hovering, holding, dragging, and controls that open a file chooser.
+    "upload-controls",
+    "hold",
+    "hover",
+    "drag",
     // Pages like those agents meet on real sites: a shop whose newsletter
     // modal covers the page, a long blog article, a booking form of custom
     // widgets, a checkout whose payment form is a frame from another site
