@@ -134,6 +134,7 @@ pub use page::map::{
     VIEWPORT_EXPANSION_PX,
 };
 pub use page::navigation::PageInfo;
+pub use page::pictures::OUTLINE_RGB;
 pub use page::view::ScrollOutcome;
 pub use profile::processes_mentioning;
 pub use safety::{

@@ -17,6 +17,7 @@
 
 mod actions;
 mod page_model;
+mod pictures;
 mod safety;
 mod session;
 mod support;
@@ -41,6 +42,7 @@ fn main() -> ExitCode {
         session::scenarios(),
         actions::scenarios(),
         page_model::scenarios(),
+        pictures::scenarios(),
         safety::scenarios(),
     ]
     .into_iter()
