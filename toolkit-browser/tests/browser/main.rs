@@ -18,6 +18,7 @@
 mod actions;
 mod page_model;
 mod pictures;
+mod record;
 mod safety;
 mod session;
 mod support;
@@ -43,6 +44,7 @@ fn main() -> ExitCode {
         actions::scenarios(),
         page_model::scenarios(),
         pictures::scenarios(),
+        record::scenarios(),
         safety::scenarios(),
     ]
     .into_iter()
