@@ -51,13 +51,23 @@ async fn a_run_is_recorded_as_a_page_and_an_animation(browser: Browser, server: 
                 .unwrap(),
         )
         .unwrap();
-    // Recording changes nothing the model is sent.
+    // Recording changes nothing the model is sent: byte for byte, but
+    // for MCP, which lists a run-time tool's schema as written (its keys
+    // in a `Value`'s order).
     for provider in Provider::ALL {
-        assert_eq!(
-            registry.tool_list(provider).unwrap().to_value(),
-            plain.tool_list(provider).unwrap().to_value(),
-            "{provider:?}"
+        let (wrapped, own) = (
+            registry.tool_list(provider).unwrap(),
+            plain.tool_list(provider).unwrap(),
         );
+        if provider == Provider::Mcp {
+            assert_eq!(wrapped.to_value(), own.to_value());
+        } else {
+            assert_eq!(
+                wrapped.to_json_string(),
+                own.to_json_string(),
+                "{provider:?}"
+            );
+        }
     }
 
     call(&registry, "navigate", json!({ "url": server.url("/form") })).await;
