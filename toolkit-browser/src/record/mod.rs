@@ -330,17 +330,25 @@ impl Recorder {
                 .await
                 .map_err(|e| self.redact(&e.to_string()))
         };
-        let (html, frames) = {
+        let (html, pictures) = {
             let record = lock_ignoring_poison(&self.shared.record);
             let html = page::render(&record.steps, record.left_out, &end);
-            let frames: Vec<Option<&[u8]>> = record
+            let pictures: Vec<Option<Vec<u8>>> = record
                 .steps
                 .iter()
-                .map(|s| s.picture.as_deref().ok())
-                .chain(std::iter::once(end.as_deref().ok()))
+                .map(|s| s.picture.as_ref().ok().cloned())
+                .chain(std::iter::once(end.ok()))
                 .collect();
-            (html, animation::encode(&frames)?)
+            (html, pictures)
         };
+        // Decoding, scaling and encoding a few hundred frames is seconds of
+        // work: off the async workers.
+        let frames = tokio::task::spawn_blocking(move || {
+            let frames: Vec<Option<&[u8]>> = pictures.iter().map(Option::as_deref).collect();
+            animation::encode(&frames)
+        })
+        .await
+        .map_err(|e| RecordError::Image(format!("the GIF encoder stopped: {e}")))??;
         let dir = &self.shared.dir;
         let io = |path: &Path| {
             let path = path.to_owned();
