@@ -157,15 +157,21 @@ impl ToolBuilder {
     ///
     /// ```
     /// use serde_json::{Value, json};
-    /// use toolkit_core::{CallContext, ToolDef};
+    /// use toolkit_core::{CallContext, Registry, ToolDef};
     ///
     /// let schema = json!({"type": "object", "properties": {
     ///     "url": {"type": "string"}, "new_tab": {"type": "boolean"}}});
     /// let open = ToolDef::builder("open")
-    ///     .input_schema(schema)
+    ///     .input_schema(schema.clone())
     ///     .param_order(["url", "new_tab"])
     ///     .handler(|_: Value, _: CallContext| async { "opened" });
     /// assert_eq!(open.params(), ["url", "new_tab"]);
+    ///
+    /// let wrong = ToolDef::builder("open")
+    ///     .input_schema(schema)
+    ///     .param_order(["link"])
+    ///     .handler(|_: Value, _: CallContext| async { "opened" });
+    /// assert!(Registry::builder().tool(wrong).build().is_err());
     /// ```
     pub fn param_order<S: Into<String>>(mut self, names: impl IntoIterator<Item = S>) -> Self {
         self.param_order = Some(names.into_iter().map(Into::into).collect());
