@@ -18,7 +18,7 @@ use std::sync::{Arc, Mutex as StdMutex};
 use serde_json::Value;
 use tokio::sync::Mutex;
 use toolkit_core::text::cut;
-use toolkit_core::{CallContext, CallOutcome, Cancellation, Registry, ToolCall, ToolDef};
+use toolkit_core::{CallContext, CallOutcome, Cancellation, Origin, Registry, ToolCall, ToolDef};
 
 use crate::browser::{Browser, lock_ignoring_poison};
 
@@ -225,6 +225,14 @@ impl Recorder {
         }
         if let Some(output) = def.output_schema() {
             tool = tool.output_schema(output.to_value());
+        }
+        // A tool from elsewhere stays one: its hints are believed only
+        // where the host trusts it.
+        if let Origin::Runtime {
+            source: Some(source),
+        } = def.origin()
+        {
+            tool = tool.source(source);
         }
         let name = def.name().to_owned();
         let inner = Arc::clone(inner);

@@ -7,7 +7,7 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use serde_json::{Value, json};
 use toolkit_browser::{Browser, MAX_GIF_WIDTH, Recorder, SafetyPolicy};
-use toolkit_core::{Provider, Registry};
+use toolkit_core::{CallContext, Origin, Provider, Registry, ToolDef};
 use toolkit_tests::http::{Reply, Route, TestServer};
 
 use crate::pictures::Picture;
@@ -41,16 +41,37 @@ async fn a_run_is_recorded_as_a_page_and_an_animation(browser: Browser, server: 
     let dir = scratch().join(format!("record-{}", server.port()));
     let _ = std::fs::remove_dir_all(&dir);
     let recorder = Recorder::new(&dir, browser.clone());
+    // Beside the actions, a tool from elsewhere (a plugin's), whose hints
+    // an agent believes only where the host trusts it.
+    let plugin = || {
+        ToolDef::builder("note")
+            .description("Notes a line.")
+            .source("a plugin")
+            .read_only(true)
+            .handler(|_: Value, _: CallContext| async { "noted" })
+    };
     let plain = toolkit_browser::registry(browser.clone(), policy())
+        .tool(plugin())
         .build()
         .unwrap();
     let registry = recorder
         .wrap(
             toolkit_browser::registry(browser.clone(), policy())
+                .tool(plugin())
                 .build()
                 .unwrap(),
         )
         .unwrap();
+    for def in plain.tools() {
+        let wrapped = registry.get(def.name()).expect("every tool is wrapped");
+        assert_eq!(
+            (wrapped.annotations(), wrapped.params()),
+            (def.annotations(), def.params())
+        );
+        if let Origin::Runtime { source } = def.origin() {
+            assert_eq!(wrapped.origin(), Origin::Runtime { source });
+        }
+    }
     // Recording changes nothing the model is sent: byte for byte, but
     // for MCP, which lists a run-time tool's schema as written (its keys
     // in a `Value`'s order).
