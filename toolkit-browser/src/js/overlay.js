@@ -29,7 +29,7 @@
   style.textContent =
     '.b{position:absolute;box-sizing:border-box;border:2px solid ' + colour + ';}' +
     '.l{position:absolute;background:' + colour + ';color:#fff;' +
-    'font:bold 12px/14px monospace;padding:0 3px;white-space:nowrap;}';
+    'font:bold 13px/16px monospace;padding:0 3px;white-space:nowrap;}';
   root.appendChild(style);
   for (const m of marks) {
     const b = document.createElement('div');
@@ -42,9 +42,10 @@
     const l = document.createElement('span');
     l.className = 'l';
     l.textContent = String(m.i);
-    l.style.left = Math.max(m.x, 0) + 'px';
-    // Above the box when there is room, else inside its top edge.
-    l.style.top = (m.y >= 14 ? m.y - 14 : Math.max(m.y, 0)) + 'px';
+    // At the box's right end, where a row's text rarely reaches; above the
+    // box when there is room, else inside its top edge.
+    l.style.right = Math.max(window.innerWidth - (m.x + Math.max(m.w, 4)), 0) + 'px';
+    l.style.top = (m.y >= 16 ? m.y - 16 : Math.max(m.y, 0)) + 'px';
     root.appendChild(l);
   }
   document.documentElement.appendChild(host);
