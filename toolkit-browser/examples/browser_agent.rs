@@ -17,7 +17,10 @@
 //!   models that otherwise answer in prose);
 //! - `--start-url URL`: opened before the first step;
 //! - `--allow-domain PATTERN` (repeatable; default: the start URL's host):
-//!   every navigation, redirects included, outside these is refused.
+//!   every navigation, redirects included, outside these is refused;
+//! - `--record DIR`: writes the run's record, `DIR/run.html` (every call
+//!   with a screenshot of the page it found, the element it acts on
+//!   outlined, and its result) and `DIR/run.gif` (a frame per call).
 //!
 //! Each step prints the page map's size, the model's calls and their
 //! results. Needs Chromium (`apt-get install -y --no-install-recommends
@@ -26,8 +29,10 @@
 use std::error::Error;
 use std::process::ExitCode;
 
+use std::path::PathBuf;
 use toolkit_agent::{Agent, Event, HttpModel, Limits, Model, Observation, Outcome, ToolChoice};
-use toolkit_browser::{Browser, BrowserConfig, PageMap, SafetyPolicy};
+
+use toolkit_browser::{Browser, BrowserConfig, PageMap, Recorder, SafetyPolicy};
 use toolkit_core::{Cancellation, Provider};
 
 /// What the command line asked for.
@@ -51,6 +56,8 @@ pub struct Options {
     pub start_url: Option<String>,
     /// Where the browser may go.
     pub allow_domains: Vec<String>,
+    /// The folder the run's record is written to.
+    pub record: Option<PathBuf>,
     /// The task.
     pub task: String,
 }
@@ -59,7 +66,7 @@ pub struct Options {
 pub const USAGE: &str = "usage: agent --model NAME [--base-url URL] \
     [--dialect openai|responses|anthropic|gemini] [--max-steps N] [--max-tokens N] \
     [--tool-choice auto|required] [--key-env VAR] [--start-url URL] \
-    [--allow-domain PATTERN]... TASK";
+    [--allow-domain PATTERN]... [--record DIR] TASK";
 
 impl Options {
     /// Reads the flags (without the program's name).
@@ -75,6 +82,7 @@ impl Options {
             key_env: None,
             start_url: None,
             allow_domains: Vec::new(),
+            record: None,
             task: String::new(),
         };
         let mut task = Vec::new();
@@ -98,6 +106,7 @@ impl Options {
                 "--key-env" => options.key_env = Some(value()?),
                 "--start-url" => options.start_url = Some(value()?),
                 "--allow-domain" => options.allow_domains.push(value()?),
+                "--record" => options.record = Some(PathBuf::from(value()?)),
                 "-h" | "--help" => return Err(String::new()),
                 _ => task.push(arg),
             }
@@ -188,7 +197,14 @@ async fn drive(
         policy.check_url(start)?;
         browser.navigate(start).await?;
     }
-    let registry = toolkit_browser::registry(browser.clone(), policy).build()?;
+    let mut registry = toolkit_browser::registry(browser.clone(), policy).build()?;
+    let recorder = options
+        .record
+        .as_ref()
+        .map(|dir| Recorder::new(dir, browser.clone()));
+    if let Some(recorder) = &recorder {
+        registry = recorder.wrap(registry)?;
+    }
     let max_tokens = options.max_tokens;
     let session = browser.clone();
     let agent = Agent::builder(model, registry)
@@ -236,6 +252,17 @@ async fn drive(
         }
     };
     let (outcome, ()) = tokio::join!(run, printer);
+    if let Some(recorder) = &recorder {
+        // Written whatever the outcome: a failed run is the one worth
+        // looking at.
+        let files = recorder.finish().await?;
+        print(format!(
+            "record: {} step(s) in {} and {}",
+            files.steps,
+            files.html.display(),
+            files.gif.display()
+        ));
+    }
     let outcome = outcome?;
     print(format!(
         "stopped: {} after {} step(s); done: {}; tokens: {} in, {} out",

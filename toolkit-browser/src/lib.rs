@@ -123,6 +123,8 @@ mod error;
 mod keys;
 mod page;
 mod profile;
+#[cfg(feature = "record")]
+mod record;
 mod safety;
 
 pub use actions::{default_actions, registry};
@@ -142,8 +144,14 @@ pub use page::map::{
 };
 pub use page::navigation::PageInfo;
 pub use page::pointer::{Drag, DragEnd, Hold, Hover, MAX_DRAG_OFFSET, MAX_HOLD};
+pub use page::pictures::OUTLINE_RGB;
 pub use page::view::ScrollOutcome;
 pub use profile::processes_mentioning;
+#[cfg(feature = "record")]
+pub use record::{
+    MAX_GIF_WIDTH, MAX_HTML_BYTES, MAX_RECORDED_STEPS, MAX_STEP_TEXT_CHARS, RecordError,
+    RecordFiles, Recorder,
+};
 pub use safety::{
     BlockedNavigation, DomainPattern, FRAGMENT_CHARS, PatternError, PolicyError, SECRET_CLOSE,
     SECRET_OPEN, SafetyPolicy, SafetyPolicyBuilder,

@@ -37,6 +37,9 @@ async fn the_browser_agent_runs_steps_and_stops_at_the_limit() {
         return;
     };
     let site = TestServer::start(site::routes());
+    let record = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("browser-agent-record-{}", site.port()));
+    let _ = std::fs::remove_dir_all(&record);
     let options = example::Options::parse(
         [
             "--base-url",
@@ -53,6 +56,8 @@ async fn the_browser_agent_runs_steps_and_stops_at_the_limit() {
             "required",
             "--start-url",
             &site.url("/form"),
+            "--record",
+            record.to_str().expect("a UTF-8 path"),
             "Type toolkit into the Query field, press Search, then call done.",
         ]
         .map(String::from),
@@ -100,4 +105,16 @@ async fn the_browser_agent_runs_steps_and_stops_at_the_limit() {
     assert!(calls >= outcome.steps, "a call every step: {printed}");
     assert_eq!(calls, results, "{printed}");
     assert!(printed.contains("stopped: "), "{printed}");
+    // The record: a section per call that ran (a call whose arguments do
+    // not fit the schema is answered before it runs), and an animation.
+    let html = std::fs::read_to_string(record.join("run.html")).expect("run.html");
+    let sections = html.matches("<section class=\"step").count();
+    assert!(sections <= calls, "{sections} of {calls}\n{printed}");
+    assert_eq!(html.matches("<section class=\"end\"").count(), 1);
+    assert!(
+        printed.contains(&format!("record: {sections} step(s)")),
+        "{printed}"
+    );
+    let gif = std::fs::read(record.join("run.gif")).expect("run.gif");
+    assert!(gif.starts_with(b"GIF89a"), "{:?}", &gif[..6]);
 }

@@ -135,16 +135,43 @@ pub async fn find_text(
 }
 
 /// Take a screenshot of the visible part of the current page, to see
-/// layout, images or anything the page map does not show.
+/// layout, images or anything the page map does not show. With numbered,
+/// each interactive element in view is outlined and labelled with its
+/// number from the page map.
 #[tool(catalogue = false)]
-pub async fn screenshot(#[tool(state)] browser: Browser) -> ToolResult {
+pub async fn screenshot(
+    /// Draw the page map's element numbers on their elements (default
+    /// false).
+    numbered: Option<bool>,
+    #[tool(state)] browser: Browser,
+) -> ToolResult {
     act(&browser, async |_| {
-        let (png, masked) = browser.screenshot_masked().await?;
+        let numbered = numbered.unwrap_or(false);
+        let (png, masked, drawn) = if numbered {
+            let (png, map, masked) = browser.numbered_screenshot_masked().await?;
+            let (width, height) = (map.scroll.viewport_width, map.scroll.viewport_height);
+            let drawn = map
+                .elements
+                .iter()
+                .filter(|e| e.x < width && e.y < height && e.x + e.w > 0 && e.y + e.h > 0)
+                .count();
+            (png, masked, Some(drawn))
+        } else {
+            let (png, masked) = browser.screenshot_masked().await?;
+            (png, masked, None)
+        };
         let (width, height) = browser.config().viewport();
         let page = here(&browser).await?;
         let info = browser.page_info().await?;
+        let numbers = match drawn {
+            Some(n) => format!(
+                " The numbers of the {n} interactive element(s) in view are drawn on them, \
+                 as in the page map."
+            ),
+            None => String::new(),
+        };
         Ok(Reply::text(format!(
-            "Screenshot of {page}: the visible {width}x{height} part of the page."
+            "Screenshot of {page}: the visible {width}x{height} part of the page.{numbers}"
         ))
         .png(png)
         .with_show_once()

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use super::input::{DRAIN, Effects};
 use super::live;
+use super::pictures::{self, Mark};
 use crate::browser::{Browser, Fail};
 use crate::error::BrowserError;
 
@@ -76,6 +77,16 @@ impl Browser {
     /// [`screenshot`](Self::screenshot), and how many elements were masked
     /// because they hold a secret.
     pub(crate) async fn screenshot_masked(&self) -> Result<(Vec<u8>, u32), BrowserError> {
+        self.screenshot_marked(&[]).await
+    }
+
+    /// [`screenshot_masked`](Self::screenshot_masked) with `marks` drawn
+    /// over the page (see `pictures.rs`) for the screenshot only: the
+    /// layer is removed whether or not the screenshot succeeds.
+    pub(crate) async fn screenshot_marked(
+        &self,
+        marks: &[Mark],
+    ) -> Result<(Vec<u8>, u32), BrowserError> {
         let secrets = self.policy().secret_values();
         let mut session = self.live().await?;
         let page = session.current();
@@ -88,6 +99,18 @@ impl Browser {
                 .and_then(|n| u32::try_from(n).ok())
                 .unwrap_or_default();
         }
+        let drawn = match pictures::draw(&mut session, &page, marks).await {
+            Ok(drawn) => drawn,
+            Err(e) => {
+                // A layer drawn by a call that then timed out is removed too.
+                pictures::erase(&mut session, &page).await;
+                if masked > 0 {
+                    let _: Result<serde_json::Value, _> =
+                        session.call(&page, "unmask", serde_json::Value::Null).await;
+                }
+                return Err(e);
+            }
+        };
         let params = chromiumoxide::page::ScreenshotParams::builder()
             .format(CaptureScreenshotFormat::Png)
             .build();
@@ -97,6 +120,9 @@ impl Browser {
             Ok(Err(e)) => Err(Fail::Cdp(e)),
             Err(_) => Err(Fail::Elapsed(limit)),
         };
+        if drawn {
+            pictures::erase(&mut session, &page).await;
+        }
         if masked > 0 {
             // Best effort: a page that navigated meanwhile has nothing left
             // to unmask.

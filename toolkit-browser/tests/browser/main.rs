@@ -20,6 +20,8 @@ mod actions;
 mod downloads;
 mod interaction;
 mod page_model;
+mod pictures;
+mod record;
 mod safety;
 mod session;
 mod storage;
@@ -47,6 +49,8 @@ fn main() -> ExitCode {
         downloads::scenarios(),
         interaction::scenarios(),
         page_model::scenarios(),
+        pictures::scenarios(),
+        record::scenarios(),
         safety::scenarios(),
         storage::scenarios(),
     ]

@@ -66,6 +66,7 @@ pub struct ToolBuilder {
     needs_approval: bool,
     source: String,
     input_schema: Value,
+    param_order: Option<Vec<String>>,
     output_schema: Option<Value>,
 }
 
@@ -80,6 +81,7 @@ impl ToolBuilder {
             needs_approval: false,
             source: String::new(),
             input_schema: serde_json::json!({"type": "object", "properties": {}}),
+            param_order: None,
             output_schema: None,
         }
     }
@@ -146,6 +148,36 @@ impl ToolBuilder {
         self
     }
 
+    /// The order the parameters are listed in, for schemas whose
+    /// `properties` come in a `Value` that does not keep the order they
+    /// were written in (serde_json's default map is sorted): a tool that
+    /// passes on another tool's schema keeps its parameters' order. Names
+    /// left out follow in the schema's order; a name the schema does not
+    /// have is an error when the tool is registered.
+    ///
+    /// ```
+    /// use serde_json::{Value, json};
+    /// use toolkit_core::{CallContext, Registry, ToolDef};
+    ///
+    /// let schema = json!({"type": "object", "properties": {
+    ///     "url": {"type": "string"}, "new_tab": {"type": "boolean"}}});
+    /// let open = ToolDef::builder("open")
+    ///     .input_schema(schema.clone())
+    ///     .param_order(["url", "new_tab"])
+    ///     .handler(|_: Value, _: CallContext| async { "opened" });
+    /// assert_eq!(open.params(), ["url", "new_tab"]);
+    ///
+    /// let wrong = ToolDef::builder("open")
+    ///     .input_schema(schema)
+    ///     .param_order(["link"])
+    ///     .handler(|_: Value, _: CallContext| async { "opened" });
+    /// assert!(Registry::builder().tool(wrong).build().is_err());
+    /// ```
+    pub fn param_order<S: Into<String>>(mut self, names: impl IntoIterator<Item = S>) -> Self {
+        self.param_order = Some(names.into_iter().map(Into::into).collect());
+        self
+    }
+
     /// The JSON Schema of the tool's structured output (MCP's
     /// `outputSchema`); ignored unless it is an object schema.
     pub fn output_schema(mut self, schema: Value) -> Self {
@@ -203,12 +235,16 @@ impl ToolBuilder {
             let running = handler(arguments, call);
             Box::pin(async move { Ok(running.await.into_tool_result()) }) as ToolFuture
         });
-        let params: Vec<String> = self
+        let mut params: Vec<String> = self
             .input_schema
             .get("properties")
             .and_then(Value::as_object)
             .map(|properties| properties.keys().cloned().collect())
             .unwrap_or_default();
+        if let Some(first) = self.param_order {
+            params.retain(|name| !first.contains(name));
+            params = first.into_iter().chain(params).collect();
+        }
         let order: Vec<&str> = params.iter().map(String::as_str).collect();
         let schema = ToolSchema::build(&self.input_schema, &order, Source::Given);
         let output_schema = self

@@ -104,6 +104,32 @@ impl Session {
         Ok(created.execution_context_id)
     }
 
+    /// Evaluates `expression` in this crate's isolated world of the
+    /// current document (see [`world`](Self::world)), where the page's
+    /// scripts can neither see nor patch what it uses; retried while the
+    /// page is between two documents, as [`call_raw`](Self::call_raw) is.
+    pub(crate) async fn eval_isolated(
+        &mut self,
+        page: &Page,
+        expression: &str,
+    ) -> Result<serde_json::Value, Fail> {
+        let deadline = Instant::now() + CONTEXT_RETRY;
+        loop {
+            let world = self.world(page).await;
+            let outcome = match world {
+                Ok(world) => self.eval_in(page, Some(world), expression).await,
+                Err(fail) => Err(fail),
+            };
+            match outcome {
+                Err(fail) if is_context_gone(&fail) && Instant::now() < deadline => {
+                    self.worlds.remove(page.target_id());
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                }
+                outcome => return outcome,
+            }
+        }
+    }
+
     /// Calls `method` of the page-side script with `args` and decodes its
     /// result. The script is sent only when the document does not have it
     /// yet, so most calls are a few dozen bytes.
