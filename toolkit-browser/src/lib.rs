@@ -123,7 +123,8 @@ mod safety;
 pub use actions::{default_actions, registry};
 pub use browser::{Browser, TabInfo};
 pub use config::{
-    BASE_ARGS, BrowserConfig, BrowserConfigBuilder, EXECUTABLE_NAMES, find_executable,
+    BASE_ARGS, BrowserConfig, BrowserConfigBuilder, DEFAULT_SETTLE_LIMIT, EXECUTABLE_NAMES,
+    find_executable,
 };
 pub use error::{BrowserError, INSTALL_HINT};
 pub use page::content::{MAX_PAGE_TEXT_CHARS, PageText, TextMatch};

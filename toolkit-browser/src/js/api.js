@@ -16,7 +16,7 @@
   const methods = {
     walk, frameBox, elementInfo, clickPoint, focusField, readField, scroll, pageInfo,
     dropdownOptions, selectOption, fileInput, fileNames, findText, mask, unmask, extract,
-    textVersion,
+    textVersion, busy,
   };
 
   const api = {

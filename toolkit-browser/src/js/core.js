@@ -41,7 +41,14 @@
   // long page part by part converts it once per version.
   const DOC_ID = Math.random().toString(36).slice(2);
   let changes = 0;
-  const observer = new MutationObserver(() => { changes += 1; });
+  // When the DOM last changed (the page map waits for a short quiet
+  // spell, see `busy` in map.js); the script's installation counts as no
+  // change.
+  let lastChange = -Infinity;
+  const observer = new MutationObserver(() => {
+    changes += 1;
+    lastChange = performance.now();
+  });
   const observed = new WeakSet();
   function observe(root) {
     if (!root || observed.has(root)) return;

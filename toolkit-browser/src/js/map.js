@@ -336,11 +336,15 @@
     const maxElements = opts.maxElements;
     const textBudget = opts.textBudget || 0;
     let overflow = false;
-    const firstWalk = numbering.walks === 0;
+    // A walk repeated for the same map (the page was still changing, or
+    // still being parsed) is the first walk of its document when the walk
+    // it replaces was.
+    const firstWalk = opts.repeat && numbering.walks > 0 ? numbering.lastFirst : numbering.walks === 0;
     // A frame from another site is new to the tab when its document is:
     // the Rust side says whether the tab's own document was mapped before.
     const markNew = opts.markNew === undefined ? !firstWalk : opts.markNew;
-    numbering.walks += 1;
+    if (!opts.repeat || numbering.walks === 0) numbering.walks += 1;
+    numbering.lastFirst = firstWalk;
     prune();
 
     const candidates = [];
@@ -418,12 +422,18 @@
         if (display === 'flex' || display === 'grid' || display === 'inline-flex' || display === 'inline-grid') {
           here.display = display;
         }
-        if (el.shadowRoot) visit(el.shadowRoot, ctx);
+        if (el.shadowRoot) {
+          observe(el.shadowRoot);
+          visit(el.shadowRoot, ctx);
+        }
         if (tag === 'iframe' || tag === 'frame') {
           if (!visibleBox(el)) continue;
           const child = childCtx(ctx, el, expand);
           if (child) {
-            if (!isEmpty(child.clip)) visit(child.doc, child);
+            if (!isEmpty(child.clip)) {
+              observe(child.doc);
+              visit(child.doc, child);
+            }
           } else {
             crossOriginFrames += 1;
             foreign.push({ el, ctx, clip, cand: candidates.length, seq: here.seq });
@@ -616,8 +626,65 @@
       // Looked for only when there is nothing to list: a page that shows
       // nothing at all is not helped by scrolling.
       nothingVisible: out.length === 0 && !showsAnything(document),
+      // Only the tab's own walk asks: what is still changing, folded into
+      // the walk so that a quiet page costs no second round trip.
+      busy: opts.settle ? busy(opts.settle) : undefined,
       ms: performance.now() - started,
     };
+  }
+
+  // ---------- settling ----------
+
+  // At most this many running animations are looked at.
+  const MAX_ANIMATIONS = 50;
+
+  // What on the page is still changing, for the map to wait for (see
+  // `page/map.rs`): `wait`, in how many milliseconds it may have settled
+  // (0: it has), and `why`. The DOM must have been quiet for `quiet` ms.
+  // A running animation or transition is waited for when it is finite,
+  // ends within `within` ms and plays on an element within `expand` px of
+  // the viewport: an endless spinner or a ten-second progress bar would
+  // only use up the wait, and an animation far from view changes nothing
+  // the map shows.
+  function busy(args) {
+    const now = performance.now();
+    if (observer.takeRecords().length) {
+      changes += 1;
+      lastChange = now;
+    }
+    let wait = 0;
+    const why = [];
+    const since = now - lastChange;
+    if (since < args.quiet) {
+      wait = args.quiet - since;
+      why.push('changes');
+    }
+    const vh = window.innerHeight;
+    const expand = args.expand || 0;
+    const all = document.getAnimations();
+    let longest = 0;
+    let looked = 0;
+    for (let k = 0; k < all.length && looked < MAX_ANIMATIONS; k++) {
+      const a = all[k];
+      const rate = a.playbackRate;
+      if (a.playState !== 'running' || !a.effect || !rate) continue;
+      const t = a.effect.getComputedTiming();
+      if (t.localTime === null || !isFinite(t.endTime)) continue;
+      const left = (rate > 0 ? t.endTime - t.localTime : t.localTime) / Math.abs(rate);
+      if (left <= 0 || left > args.within) continue;
+      looked += 1;
+      const target = a.effect.target;
+      if (target && target.isConnected) {
+        const r = target.getBoundingClientRect();
+        if (r.bottom < -expand || r.top > vh + expand) continue;
+      }
+      longest = Math.max(longest, left);
+    }
+    if (longest > 0) {
+      wait = Math.max(wait, longest);
+      why.push('animations');
+    }
+    return { wait: Math.ceil(wait), why };
   }
 
   // Where the frame element `index` shows its document now (for a call

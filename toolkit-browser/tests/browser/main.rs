@@ -1,7 +1,7 @@
 //! toolkit-browser against a real headless Chromium and fixture pages
 //! served from 127.0.0.1 by the test itself: the session (lifecycle, page
 //! map, input, tabs), the actions as a model calls them, the page model,
-//! and the safety promises attacked as a page would.
+//! settled maps, and the safety promises attacked as a page would.
 //!
 //! Every scenario is a test of its own, named `module::function`
 //! (`cargo test -p toolkit-browser --test browser click` runs those whose
@@ -19,6 +19,7 @@ mod actions;
 mod page_model;
 mod safety;
 mod session;
+mod settle;
 mod support;
 
 use std::process::ExitCode;
@@ -42,6 +43,7 @@ fn main() -> ExitCode {
         actions::scenarios(),
         page_model::scenarios(),
         safety::scenarios(),
+        settle::scenarios(),
     ]
     .into_iter()
     .flatten()

@@ -27,7 +27,7 @@ const SCRIPT: &str = concat!(
     include_str!("../../js/mask.js"),
     include_str!("../../js/api.js"),
 );
-const SCRIPT_VERSION: u32 = 9;
+const SCRIPT_VERSION: u32 = 10;
 
 /// The markdown converter behind `extract` (see `js/markdown.js`), handed
 /// to the page script when it is installed.

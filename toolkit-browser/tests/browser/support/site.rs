@@ -93,6 +93,11 @@ const FILES: &[(&str, &str)] = &files![
     "late-leave",
     "ways-out",
     "loads-out",
+    // Settled maps: panels that fade or slide in, a request behind a
+    // button, a page that never stops changing, one with nothing to do.
+    "settle",
+    "ticker",
+    "plain",
 ];
 
 /// How long `/slow` takes to answer.
