@@ -59,7 +59,9 @@
 //!   `onclick`-style attributes, `tabindex >= 0`, the outermost
 //!   `contenteditable`, the outermost element showing a pointer cursor (a
 //!   script-driven control), a `<label>` standing in for an invisible
-//!   custom checkbox, and scroll containers (so they can be scrolled).
+//!   custom checkbox, and scroll containers (so they can be scrolled). A
+//!   label whose control is listed is left out: the control's line names
+//!   it with the label's text.
 //! - **Visible** means: `checkVisibility` (display, visibility, opacity,
 //!   closed `<details>`), a non-zero box, within the viewport extended by
 //!   [`VIEWPORT_EXPANSION_PX`] above and below, not clipped away by an
@@ -100,7 +102,12 @@
 //!   is waited for, switched to and brought to the front. A click that
 //!   causes neither costs no extra wait.
 //! - [`Browser::page_map`] maps a document still being parsed again,
-//!   shortly after.
+//!   shortly after, and waits for a page that is still changing to settle
+//!   (requests in flight, animations ending soon, the DOM changing), at
+//!   most [`DEFAULT_SETTLE_LIMIT`] (see
+//!   [`BrowserConfigBuilder::settle_limit`]); the map says when it gave
+//!   up ([`PageMap::still_changing`]). The walk itself says whether the
+//!   page is busy, so a quiet page costs no extra round trip.
 //!
 //! # Why each action brings its tab to the front
 //!

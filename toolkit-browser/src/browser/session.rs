@@ -6,6 +6,7 @@ mod devtools;
 mod frames;
 mod link;
 mod script;
+mod shadow;
 mod tabs;
 mod traffic;
 

@@ -26,6 +26,19 @@
       const found = resolve(index);
       return found ? fileInputOf(found[0]) : null;
     },
+    // The custom elements the last walk found that may hide a closed
+    // shadow root, for DOM.describeNode; each is handed out once.
+    takeHosts() {
+      const hosts = pendingHosts;
+      pendingHosts = [];
+      for (const h of hosts) checkedHosts.add(h);
+      return hosts;
+    },
+    // A closed shadow root DevTools found on `host` (DOM.resolveNode).
+    adoptRoot(host, root) {
+      if (root && root.nodeType === 11 && root.host === host) closedRoots.set(host, root);
+      return true;
+    },
     // The frame element `index`, as a node for DOM.describeNode.
     frameNode(index) {
       const found = resolve(index);

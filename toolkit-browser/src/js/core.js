@@ -130,10 +130,24 @@
     return false;
   }
 
+  // Closed shadow roots, which page scripts (this one included) cannot
+  // reach from their host: the Rust side finds them through DevTools and
+  // hands each in (`adoptRoot`), host -> root. Custom elements without an
+  // open root are looked at once (`checkedHosts`); those a walk found
+  // unchecked wait in `pendingHosts` for the Rust side to take.
+  const closedRoots = new WeakMap();
+  const checkedHosts = new WeakSet();
+  let pendingHosts = [];
+
+  // The element's shadow root, open or closed (once handed in).
+  function shadowOf(el) {
+    return el.shadowRoot || closedRoots.get(el) || null;
+  }
+
   function deepElementFromPoint(doc, x, y) {
     let hit = doc.elementFromPoint(x, y);
-    while (hit && hit.shadowRoot) {
-      const inner = hit.shadowRoot.elementFromPoint(x, y);
+    while (hit && shadowOf(hit)) {
+      const inner = shadowOf(hit).elementFromPoint(x, y);
       if (!inner || inner === hit) break;
       hit = inner;
     }

@@ -352,6 +352,7 @@
     const blocks = [];
     const foreign = [];
     let crossOriginFrames = 0;
+    const hosts = [];
     // Document order across shadow roots and frames, for texts and frames
     // that stand before the same element.
     let seq = 0;
@@ -408,6 +409,8 @@
           el !== ctx.doc.scrollingElement && el !== ctx.doc.body && el.scrollHeight > el.clientHeight + 1) {
           scroller = true;
           if (!why) why = 'scroll';
+          // What it clips away is counted on its line.
+          if (childClip !== clip) childClip.scroller = true;
         }
         if (why) candidates.push({ el, ctx, clip, scroller });
         // Positioned elements, and the others that paint over their
@@ -422,9 +425,13 @@
         if (display === 'flex' || display === 'grid' || display === 'inline-flex' || display === 'inline-grid') {
           here.display = display;
         }
-        if (el.shadowRoot) {
-          observe(el.shadowRoot);
-          visit(el.shadowRoot, ctx);
+        const shadow = shadowOf(el);
+        if (shadow) {
+          observe(shadow);
+          visit(shadow, ctx);
+        } else if (tag.includes('-') && !checkedHosts.has(el) && hosts.length < MAX_HOSTS) {
+          // A custom element may hide a closed shadow root.
+          hosts.push(el);
         }
         if (tag === 'iframe' || tag === 'frame') {
           if (!visibleBox(el)) continue;
@@ -509,6 +516,44 @@
       return occluder(el, ctx, x, y) === null;
     }
 
+    // A control that its scroll box clips away: counted on the box's
+    // line (above or below its visible part), so the model knows that
+    // scrolling the box reveals it.
+    const hiddenIn = new Map();
+    function noteHidden(c, box) {
+      let s = c.clip;
+      while (s && !s.scroller) s = s.parent;
+      if (!s) return;
+      const view = toTop(s.el.getBoundingClientRect(), s.ctx);
+      const r = toTop(box, c.ctx);
+      let side = null;
+      if (r.top >= view.bottom) side = 'below';
+      else if (r.bottom <= view.top) side = 'above';
+      if (!side) return;
+      let h = hiddenIn.get(s.el);
+      if (!h) {
+        h = { above: 0, below: 0 };
+        hiddenIn.set(s.el, h);
+      }
+      h[side] += 1;
+    }
+
+    // Which candidates are shown, decided for all of them before any is
+    // numbered: a label whose control is shown folds into the control's
+    // line, even when the control comes after it.
+    const shownEls = new Set();
+    for (let k = 0; k < candidates.length && shownEls.size <= maxElements; k++) {
+      const c = candidates[k];
+      const box = visibleBox(c.el);
+      if (!box) continue;
+      if (shownPart(c.el, c.ctx, c.clip, box)) {
+        c.box = box;
+        shownEls.add(c.el);
+      } else {
+        noteHidden(c, box);
+      }
+    }
+
     const out = [];
     // For each candidate, how many elements the map had before it.
     const outBefore = new Array(candidates.length + 1);
@@ -520,16 +565,23 @@
         truncated = true;
         break;
       }
-      const box = visibleBox(c.el);
-      if (!box || !shownPart(c.el, c.ctx, c.clip, box)) continue;
+      if (!c.box) continue;
+      // The control's line names it with the label's text already, and
+      // a click on either does the same.
+      if (c.el.localName === 'label' && c.el.control && shownEls.has(c.el.control)) continue;
       const numbered = numberOf(c.el);
       if (!numbered) {
         overflow = true;
         continue;
       }
       const [n, fresh] = numbered;
-      const d = describe(c.el, c.ctx, n, fresh && markNew, maxText, box);
-      if (c.scroller) scrollState(c.el, d);
+      const d = describe(c.el, c.ctx, n, fresh && markNew, maxText, c.box);
+      if (c.scroller) {
+        scrollState(c.el, d);
+        const h = hiddenIn.get(c.el);
+        if (h && h.above) d.ha = h.above;
+        if (h && h.below) d.hb = h.below;
+      }
       out.push(d);
     }
     for (let k = 0; k < outBefore.length; k++) {
@@ -626,12 +678,18 @@
       // Looked for only when there is nothing to list: a page that shows
       // nothing at all is not helped by scrolling.
       nothingVisible: out.length === 0 && !showsAnything(document),
+      // Custom elements not looked at yet for a closed shadow root.
+      closedHosts: (pendingHosts = hosts).length,
       // Only the tab's own walk asks: what is still changing, folded into
       // the walk so that a quiet page costs no second round trip.
       busy: opts.settle ? busy(opts.settle) : undefined,
       ms: performance.now() - started,
     };
   }
+
+  // At most this many custom elements are looked at for closed shadow
+  // roots per walk (the rest wait for the next).
+  const MAX_HOSTS = 200;
 
   // ---------- settling ----------
 

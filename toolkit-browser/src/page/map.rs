@@ -53,6 +53,10 @@ const LOADING_GRACE: Duration = Duration::from_secs(3);
 /// a list built from it) usually takes them within this.
 const QUIET_SPELL: Duration = Duration::from_millis(100);
 
+/// How many levels of closed shadow roots (a closed root inside one) a map
+/// opens.
+const MAX_CLOSED_LEVELS: usize = 3;
+
 /// How often a map that waits for requests alone looks again.
 const REQUEST_POLL: Duration = Duration::from_millis(40);
 
@@ -124,7 +128,8 @@ pub struct Element {
     /// Inside a (same-origin) iframe.
     #[serde(default, rename = "frame", skip_serializing_if = "is_false")]
     pub in_iframe: bool,
-    /// Inside an open shadow root.
+    /// Inside a shadow root (an open one, or a closed one found through
+    /// DevTools).
     #[serde(default, rename = "shadow", skip_serializing_if = "is_false")]
     pub in_shadow_root: bool,
     /// For a scroll container: pixels of its content above its visible part.
@@ -133,6 +138,14 @@ pub struct Element {
     /// For a scroll container: pixels of its content below its visible part.
     #[serde(default, rename = "sb", skip_serializing_if = "Option::is_none")]
     pub scroll_below: Option<i64>,
+    /// For a scroll container: how many interactive elements inside it are
+    /// above its visible part, so not listed (scrolling it reveals them).
+    #[serde(default, rename = "ha", skip_serializing_if = "Option::is_none")]
+    pub hidden_above: Option<u32>,
+    /// For a scroll container: how many interactive elements inside it are
+    /// below its visible part, so not listed.
+    #[serde(default, rename = "hb", skip_serializing_if = "Option::is_none")]
+    pub hidden_below: Option<u32>,
     /// Left edge in the top-level viewport, CSS pixels.
     #[serde(default)]
     pub x: i64,
@@ -157,7 +170,10 @@ impl Element {
     /// `[12]<input type=text name=q placeholder="Search"> value="rust"`,
     /// `[13]<button> Search`, `*[14]<a href=/docs> Docs` (new),
     /// `[15]<div scroll="0 px above, 800 px below"> News…` (a scroll
-    /// container).
+    /// container), `[16]<div scroll="0 px above, 600 px below"
+    /// hidden_elements="12 below (scroll it to see them)"> Reviews` (a
+    /// scroll container whose interactive elements beyond its visible part
+    /// are not listed).
     pub fn render(&self) -> String {
         let mut line = String::with_capacity(64);
         if self.is_new {
@@ -209,6 +225,17 @@ impl Element {
         }
         if let (Some(above), Some(below)) = (self.scroll_above, self.scroll_below) {
             let _ = write!(line, " scroll=\"{above} px above, {below} px below\"");
+        }
+        let hidden: Vec<String> = [(self.hidden_below, "below"), (self.hidden_above, "above")]
+            .into_iter()
+            .filter_map(|(n, side)| n.filter(|n| *n > 0).map(|n| format!("{n} {side}")))
+            .collect();
+        if !hidden.is_empty() {
+            let _ = write!(
+                line,
+                " hidden_elements=\"{} (scroll it to see them)\"",
+                hidden.join(", ")
+            );
         }
         line.push('>');
         if let Some(v) = &self.value {
@@ -559,6 +586,9 @@ struct Walk {
     /// What is still changing (the tab's own walk only).
     #[serde(default)]
     busy: Option<Busy>,
+    /// Custom elements not yet looked at for a closed shadow root.
+    #[serde(default, rename = "closedHosts")]
+    closed_hosts: u32,
 }
 
 /// What the page script says is still changing on the page.
@@ -975,9 +1005,11 @@ struct Lookup {
 }
 
 impl Browser {
-    /// Maps the current tab: walks the page (open shadow roots and
+    /// Maps the current tab: walks the page (shadow roots and
     /// same-origin iframes included) for visible, unobstructed interactive
-    /// elements and numbers them, and lists the tabs.
+    /// elements and numbers them, and lists the tabs. A page that is still
+    /// changing is waited for first, within the session's settle limit
+    /// ([`BrowserConfigBuilder::settle_limit`](crate::BrowserConfigBuilder::settle_limit)).
     ///
     /// # Errors
     ///
@@ -1096,15 +1128,31 @@ impl Browser {
     ) -> Result<PageMap, BrowserError> {
         let (still_changing, waited) = self.settle(session, page, &mut walk, args, started).await?;
         let settle_ms = waited.map_or(0.0, |d| d.as_secs_f64() * 1000.0);
+        let mut again = args.clone();
+        again["repeat"] = true.into();
+        if let serde_json::Value::Object(fields) = &mut again {
+            fields.remove("settle");
+        }
+        // Closed shadow roots found through DevTools are walked as open
+        // ones (and the roots inside them, a few levels deep).
+        let mut opened = false;
+        for _ in 0..MAX_CLOSED_LEVELS {
+            if walk.closed_hosts == 0 || session.open_closed_roots(page).await? == 0 {
+                break;
+            }
+            opened = true;
+            let fresh = fresh_in(&walk);
+            walk = session.call(page, "walk", again.clone()).await?;
+            self.advance_index(walk.next);
+            keep_fresh(&mut walk, &fresh);
+        }
         // A new document has new frames, one still being parsed is walked
-        // again below, and a page that was still changing was walked
-        // again above: their frames are walked after them.
-        if walk.first || walk.ready == "loading" || waited.is_some() {
+        // again below, and a page walked again above has its frames walked
+        // after it.
+        if walk.first || walk.ready == "loading" || waited.is_some() || opened {
             plan.ahead.clear();
         }
         let deadline = Instant::now() + LOADING_GRACE;
-        let mut again = args.clone();
-        again["repeat"] = true.into();
         while walk.ready == "loading" && Instant::now() < deadline {
             tokio::time::sleep(Duration::from_millis(50)).await;
             let fresh = fresh_in(&walk);
@@ -1304,6 +1352,11 @@ mod tests {
         assert_eq!(
             scroller.render(),
             r#"[16]<div scroll="0 px above, 800 px below"> News"#
+        );
+        let hiding = element(r#"{"i":17,"tag":"ul","sa":40,"sb":800,"ha":1,"hb":12}"#);
+        assert_eq!(
+            hiding.render(),
+            r#"[17]<ul scroll="40 px above, 800 px below" hidden_elements="12 below, 1 above (scroll it to see them)">"#
         );
     }
 

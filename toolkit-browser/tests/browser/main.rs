@@ -1,7 +1,7 @@
 //! toolkit-browser against a real headless Chromium and fixture pages
 //! served from 127.0.0.1 by the test itself: the session (lifecycle, page
 //! map, input, tabs), the actions as a model calls them, the page model,
-//! settled maps, and the safety promises attacked as a page would.
+//! settled maps and the map's details, and the safety promises attacked as a page would.
 //!
 //! Every scenario is a test of its own, named `module::function`
 //! (`cargo test -p toolkit-browser --test browser click` runs those whose
@@ -16,6 +16,7 @@
 //! `TOOLKIT_SKIP_BROWSER_TESTS=1`.
 
 mod actions;
+mod details;
 mod page_model;
 mod safety;
 mod session;
@@ -44,6 +45,7 @@ fn main() -> ExitCode {
         page_model::scenarios(),
         safety::scenarios(),
         settle::scenarios(),
+        details::scenarios(),
     ]
     .into_iter()
     .flatten()

@@ -98,6 +98,11 @@ const FILES: &[(&str, &str)] = &files![
     "settle",
     "ticker",
     "plain",
+    // Map details: labels and their controls, a scroll box hiding
+    // controls, a web component with a closed shadow root.
+    "labels",
+    "scrollbox",
+    "closed-shadow",
 ];
 
 /// How long `/slow` takes to answer.
