@@ -56,9 +56,11 @@ impl Session {
             .filter_map(|p| p.value.and_then(|v| v.object_id))
             .collect();
         let described = join_all(hosts.iter().map(|host| {
-            let mut describe = DescribeNodeParams::default();
-            describe.object_id = Some(host.clone());
-            describe.pierce = Some(true);
+            let describe = DescribeNodeParams {
+                object_id: Some(host.clone()),
+                pierce: Some(true),
+                ..DescribeNodeParams::default()
+            };
             self.exec_raw(page, describe)
         }))
         .await;
@@ -77,10 +79,12 @@ impl Session {
             })
             .collect();
         let resolved = join_all(closed.iter().map(|(_, root)| {
-            let mut resolve = ResolveNodeParams::default();
-            resolve.backend_node_id = Some(*root);
-            resolve.execution_context_id = Some(world);
-            resolve.object_group = Some(GROUP.to_owned());
+            let resolve = ResolveNodeParams {
+                backend_node_id: Some(*root),
+                execution_context_id: Some(world),
+                object_group: Some(GROUP.to_owned()),
+                ..ResolveNodeParams::default()
+            };
             self.exec_raw(page, resolve)
         }))
         .await;

@@ -22,9 +22,12 @@ use super::super::lock_ignoring_poison;
 const YOUNG: Duration = Duration::from_secs(2);
 
 /// Per tab, the requests in flight that can change what the page shows:
-/// documents (a navigation, a frame loading), scripts, and the page's own
+/// the main frame's documents (a navigation), scripts, and the page's own
 /// `fetch` and `XMLHttpRequest` calls. Images, fonts, media, event streams
-/// and beacons are left out: they do not add or remove controls.
+/// and beacons are left out: they do not add or remove controls. So are
+/// the documents of frames: the browser reports the start of a frame
+/// from another site on the tab and its end on the frame's own target,
+/// and a map counts frames still loading by itself.
 #[derive(Default)]
 pub(crate) struct Traffic {
     tabs: StdMutex<HashMap<TargetId, HashMap<RequestId, Instant>>>,
@@ -43,12 +46,16 @@ impl Traffic {
             return;
         };
         let tab = page.target_id().clone();
+        let main = page.mainframe().await.ok().flatten();
         let traffic = Arc::clone(self);
         tokio::spawn(async move {
             loop {
                 tokio::select! {
                     Some(ev) = sent.next() => {
-                        if counts(ev.r#type.as_ref()) {
+                        let frame_document = ev.r#type == Some(ResourceType::Document)
+                            && main.is_some()
+                            && ev.frame_id != main;
+                        if counts(ev.r#type.as_ref()) && !frame_document {
                             traffic.started(&tab, ev.request_id.clone());
                         }
                     }
