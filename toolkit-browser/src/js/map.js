@@ -429,9 +429,9 @@
         if (shadow) {
           observe(shadow);
           visit(shadow, ctx);
-        } else if (tag.includes('-') && !checkedHosts.has(el) && hosts.length < MAX_HOSTS) {
+        } else if (tag.includes('-') && !checkedHosts.has(el)) {
           // A custom element may hide a closed shadow root.
-          hosts.push(el);
+          hosts.push({ el, ctx });
         }
         if (tag === 'iframe' || tag === 'frame') {
           if (!visibleBox(el)) continue;
@@ -679,7 +679,7 @@
       // nothing at all is not helped by scrolling.
       nothingVisible: out.length === 0 && !showsAnything(document),
       // Custom elements not looked at yet for a closed shadow root.
-      closedHosts: (pendingHosts = hosts).length,
+      closedHosts: (pendingHosts = hostsInReach(hosts)).length,
       // Only the tab's own walk asks: what is still changing, folded into
       // the walk so that a quiet page costs no second round trip.
       busy: opts.settle ? busy(opts.settle) : undefined,
@@ -690,6 +690,19 @@
   // At most this many custom elements are looked at for closed shadow
   // roots per walk (the rest wait for the next).
   const MAX_HOSTS = 200;
+
+  // The custom elements worth asking DevTools about: shown, and within
+  // the part of the page the map covers (the others are asked about once
+  // they come within it).
+  function hostsInReach(hosts) {
+    const out = [];
+    for (let k = 0; k < hosts.length && out.length < MAX_HOSTS; k++) {
+      const h = hosts[k];
+      const box = visibleBox(h.el);
+      if (box && !isEmpty(intersect(toTop(box, h.ctx), h.ctx.clip))) out.push(h.el);
+    }
+    return out;
+  }
 
   // ---------- settling ----------
 
