@@ -18,6 +18,13 @@
 //!   `extract` action, against converting it once (target: all parts
 //!   within 3× one whole read, since a page version is converted once).
 //!
+//! - `settle/static_page` against `settle/static_page_unsettled`: the
+//!   page map of a small page that does not change, with the default
+//!   settle limit and with none (`settle_limit(Duration::ZERO)`, a second
+//!   session): what looking for changes adds to a quiet page (target:
+//!   under 2 ms). `settle/fade_in` against `settle/fade_in_unsettled`: the
+//!   same while a panel fades in over 0.3 s, restarted before each map.
+//!
 //! Reference points split those figures: one `Runtime.evaluate` round trip
 //! (`round_trip/evaluate`), one `Target.getTargets` (`round_trip/tabs`,
 //! which every page map starts with), and the Rust side of a map of 1,000
@@ -257,12 +264,86 @@ fn run(c: &mut Criterion, executable: PathBuf, measuring: bool) {
     });
     group.finish();
 
+    // ---------- waiting for the page to settle ----------
+    switch(&setup, &setup.controls_tab);
+    bench_settle(c, &setup, measuring);
+
     let Setup {
         runtime, browser, ..
     } = setup;
     runtime
         .block_on(browser.close())
         .expect("close the browser");
+}
+
+/// The page map with and without waiting for the page to settle, on a
+/// quiet page and on one whose panel is fading in; the session that does
+/// not wait is a second browser.
+fn bench_settle(c: &mut Criterion, setup: &Setup, measuring: bool) {
+    let rt = &setup.runtime;
+    let settled = &setup.browser;
+    let config = BrowserConfig::builder()
+        .executable(find_executable().expect("found before"))
+        .settle_limit(Duration::ZERO)
+        .build();
+    let unsettled = rt
+        .block_on(Browser::launch(config))
+        .expect("a second browser");
+    let quiet = setup.long_url.replace("/long", "/controls");
+    let fade = setup.long_url.replace("/long", "/fade");
+    for browser in [settled, &unsettled] {
+        rt.block_on(browser.navigate(&quiet))
+            .expect("load /controls");
+        // The first map of a document installs the page script.
+        let map = rt.block_on(browser.page_map()).expect("page map");
+        assert!(map.still_changing.is_empty(), "{}", map.render());
+    }
+    let mut group = c.benchmark_group("settle");
+    browser_sampling(&mut group);
+    group.measurement_time(Duration::from_secs(4));
+    for (name, browser) in [
+        ("static_page", settled),
+        ("static_page_unsettled", &unsettled),
+    ] {
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                let map = rt.block_on(browser.page_map()).expect("page map");
+                assert_eq!(map.settle_ms, 0.0);
+                black_box(map)
+            });
+        });
+    }
+    for browser in [settled, &unsettled] {
+        rt.block_on(browser.navigate(&fade)).expect("load /fade");
+        rt.block_on(browser.page_map()).expect("page map");
+    }
+    group.sample_size(10);
+    for (name, browser) in [("fade_in", settled), ("fade_in_unsettled", &unsettled)] {
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                rt.block_on(browser.evaluate("again()")).expect("fade in");
+                black_box(rt.block_on(browser.page_map()).expect("page map"))
+            });
+        });
+    }
+    group.finish();
+    // What a map taken mid-fade shows with and without the wait.
+    let shown = |browser: &Browser| {
+        rt.block_on(browser.evaluate("again()")).expect("fade in");
+        let map = rt.block_on(browser.page_map()).expect("page map");
+        (map.elements.len(), map.settle_ms)
+    };
+    let (with_wait, waited) = shown(settled);
+    let (without, _) = shown(&unsettled);
+    assert_eq!(with_wait, 2, "the settled map lists the panel's controls");
+    if measuring {
+        println!(
+            "settle/fade_in: {with_wait} elements after waiting {waited:.0} ms; \
+             {without} without waiting"
+        );
+    }
+    rt.block_on(unsettled.close())
+        .expect("close the second browser");
 }
 
 /// Starts the fixture server, launches the browser, and opens the two tabs,

@@ -104,6 +104,13 @@ const LIST_SWITCHES: &[&str] = &[
     "disable-blink-features",
 ];
 
+/// How long a page map waits, at most, for the page to settle: long
+/// enough for the transitions and fades of ordinary interfaces (0.2 to
+/// 0.5 s) and a quick request behind a button, short enough that a page
+/// that never stops changing (a ticker, a video's captions) costs little
+/// per step.
+pub const DEFAULT_SETTLE_LIMIT: Duration = Duration::from_millis(1200);
+
 /// The configuration of a launched session. Build one with
 /// [`BrowserConfig::builder`]; [`BrowserConfig::default`] is a headless
 /// 1280×800 Chromium found on the system.
@@ -120,6 +127,7 @@ pub struct BrowserConfig {
     pub(crate) command_timeout: Duration,
     pub(crate) navigation_timeout: Duration,
     pub(crate) close_timeout: Duration,
+    pub(crate) settle_limit: Duration,
 }
 
 impl Default for BrowserConfig {
@@ -171,6 +179,12 @@ impl BrowserConfig {
     pub fn navigation_timeout(&self) -> Duration {
         self.navigation_timeout
     }
+
+    /// The longest a page map waits for the page to settle (see
+    /// [`BrowserConfigBuilder::settle_limit`]).
+    pub fn settle_limit(&self) -> Duration {
+        self.settle_limit
+    }
 }
 
 /// Builds a [`BrowserConfig`].
@@ -196,6 +210,7 @@ impl Default for BrowserConfigBuilder {
                 command_timeout: Duration::from_secs(20),
                 navigation_timeout: Duration::from_secs(30),
                 close_timeout: Duration::from_secs(5),
+                settle_limit: DEFAULT_SETTLE_LIMIT,
             },
         }
     }
@@ -306,6 +321,24 @@ impl BrowserConfigBuilder {
     /// (default 5 s).
     pub fn close_timeout(mut self, limit: Duration) -> Self {
         self.config.close_timeout = limit;
+        self
+    }
+
+    /// The longest a page map waits for a page that is still changing
+    /// (requests in flight, animations running, the DOM changing) to
+    /// settle before it maps it anyway and says so (default 1.2 s, see
+    /// [`DEFAULT_SETTLE_LIMIT`]). `Duration::ZERO` maps the page as it is,
+    /// without looking.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// let config = toolkit_browser::BrowserConfig::builder()
+    ///     .settle_limit(Duration::from_millis(500))
+    ///     .build();
+    /// assert_eq!(config.settle_limit(), Duration::from_millis(500));
+    /// ```
+    pub fn settle_limit(mut self, limit: Duration) -> Self {
+        self.config.settle_limit = limit;
         self
     }
 

@@ -63,7 +63,9 @@
 //!   cursor (a script-driven control), `draggable="true"` elements, a
 //!   `<label>` standing in for an invisible custom checkbox, a file input
 //!   made transparent over a styled box (named by the box's text), and
-//!   scroll containers (so they can be scrolled).
+//!   scroll containers (so they can be scrolled). A label whose control is
+//!   listed is left out: the control's line names it with the label's
+//!   text.
 //! - **Visible** means: `checkVisibility` (display, visibility, opacity,
 //!   closed `<details>`; a transparent file input of at least 8×8 px
 //!   counts, since a click on what it covers reaches it), a non-zero box, within the viewport extended by
@@ -105,7 +107,12 @@
 //!   is waited for, switched to and brought to the front. A click that
 //!   causes neither costs no extra wait.
 //! - [`Browser::page_map`] maps a document still being parsed again,
-//!   shortly after.
+//!   shortly after, and waits for a page that is still changing to settle
+//!   (requests in flight, animations ending soon, the DOM changing), at
+//!   most [`DEFAULT_SETTLE_LIMIT`] (see
+//!   [`BrowserConfigBuilder::settle_limit`]); the map says when it gave
+//!   up ([`PageMap::still_changing`]). The walk itself says whether the
+//!   page is busy, so a quiet page costs no extra round trip.
 //!
 //! # Why each action brings its tab to the front
 //!
@@ -132,7 +139,8 @@ pub use browser::{
     Browser, Download, DownloadState, DownloadText, MAX_DOWNLOAD_READ_BYTES, TabInfo,
 };
 pub use config::{
-    BASE_ARGS, BrowserConfig, BrowserConfigBuilder, EXECUTABLE_NAMES, find_executable,
+    BASE_ARGS, BrowserConfig, BrowserConfigBuilder, DEFAULT_SETTLE_LIMIT, EXECUTABLE_NAMES,
+    find_executable,
 };
 pub use error::{BrowserError, INSTALL_HINT};
 pub use page::content::{MAX_PAGE_TEXT_CHARS, PageText, TextMatch};
@@ -143,8 +151,8 @@ pub use page::map::{
     VIEWPORT_EXPANSION_PX,
 };
 pub use page::navigation::PageInfo;
-pub use page::pointer::{Drag, DragEnd, Hold, Hover, MAX_DRAG_OFFSET, MAX_HOLD};
 pub use page::pictures::OUTLINE_RGB;
+pub use page::pointer::{Drag, DragEnd, Hold, Hover, MAX_DRAG_OFFSET, MAX_HOLD};
 pub use page::view::ScrollOutcome;
 pub use profile::processes_mentioning;
 #[cfg(feature = "record")]

@@ -1,5 +1,6 @@
 //! The benchmark's fixture pages: `/many` (1,000 interactive elements),
-//! `/controls` (a counter button and a text field, `pages/controls.html`)
+//! `/controls` (a counter button and a text field, `pages/controls.html`),
+//! `/fade` (a panel that fades in again on demand, `pages/fade.html`)
 //! and `/long` (about 280,000 characters of text, as the browser tests'
 //! long page).
 
@@ -14,7 +15,7 @@ pub const MANY: usize = 1000;
 const LONG_TEXT_CHARS: usize = 280_000;
 
 /// The routes of the benchmark's server.
-pub fn routes() -> [(&'static str, Route); 3] {
+pub fn routes() -> [(&'static str, Route); 4] {
     [
         ("/many", Route::html(many_elements_page(MANY))),
         (
@@ -22,6 +23,7 @@ pub fn routes() -> [(&'static str, Route); 3] {
             Route::html(include_str!("../pages/controls.html")),
         ),
         ("/long", Route::html(long_text_page(LONG_TEXT_CHARS))),
+        ("/fade", Route::html(include_str!("../pages/fade.html"))),
     ]
 }
 

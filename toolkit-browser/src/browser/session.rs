@@ -7,8 +7,10 @@ mod downloads;
 mod frames;
 mod link;
 mod script;
+mod shadow;
 mod storage;
 mod tabs;
+mod traffic;
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -64,6 +66,8 @@ pub(crate) struct Session {
     dialogs: Arc<StdMutex<Vec<String>>>,
     /// The tabs whose renderer crashed.
     crashes: Arc<Crashes>,
+    /// The requests each watched tab has in flight.
+    traffic: Arc<traffic::Traffic>,
     watched: HashSet<TargetId>,
     /// Per tab, the context of the isolated world in its current document.
     worlds: HashMap<TargetId, ExecutionContextId>,
@@ -256,6 +260,7 @@ impl Session {
             tabs: TabBook::default(),
             dialogs: Arc::default(),
             crashes,
+            traffic: Arc::default(),
             watched: HashSet::new(),
             worlds: HashMap::new(),
             frames: frames::Frames::default(),
@@ -293,11 +298,13 @@ impl Session {
 
     /// Accepts every JavaScript dialog of `page` as it opens and records its
     /// message. Without this, an `alert()` would block every later call on
-    /// the page until the command time limit.
+    /// the page until the command time limit. Also follows the tab's
+    /// requests, for the page map to wait for.
     async fn watch_dialogs(&mut self, page: &Page) {
         if !self.watched.insert(page.target_id().clone()) {
             return;
         }
+        self.traffic.follow(page).await;
         let Ok(mut opening) = page.event_listener::<EventJavascriptDialogOpening>().await else {
             return;
         };
@@ -320,6 +327,13 @@ impl Session {
                 let _ = page.execute(params).await;
             }
         });
+    }
+
+    /// How many requests that can change the page (documents, scripts,
+    /// the page's own `fetch` and XHR calls) `page` has in flight, of
+    /// those that started shortly before `since` or later.
+    pub(crate) fn requests_in_flight(&self, page: &Page, since: Instant) -> usize {
+        self.traffic.in_flight(page.target_id(), since)
     }
 
     /// The tab actions act on.

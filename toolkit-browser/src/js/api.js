@@ -16,7 +16,7 @@
   const methods = {
     walk, frameBox, elementInfo, clickPoint, focusField, readField, scroll, pageInfo,
     dropdownOptions, selectOption, fileInput, fileNames, findText, mask, unmask, extract,
-    textVersion, shownCount,
+    textVersion, shownCount, busy,
   };
 
   const api = {
@@ -25,6 +25,19 @@
     fileNode(index) {
       const found = resolve(index);
       return found ? fileInputOf(found[0]) : null;
+    },
+    // The custom elements the last walk found that may hide a closed
+    // shadow root, for DOM.describeNode; each is handed out once.
+    takeHosts() {
+      const hosts = pendingHosts;
+      pendingHosts = [];
+      for (const h of hosts) checkedHosts.add(h);
+      return hosts;
+    },
+    // A closed shadow root DevTools found on `host` (DOM.resolveNode).
+    adoptRoot(host, root) {
+      if (root && root.nodeType === 11 && root.host === host) closedRoots.set(host, root);
+      return true;
     },
     // The frame element `index`, as a node for DOM.describeNode.
     frameNode(index) {

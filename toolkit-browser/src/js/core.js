@@ -41,7 +41,14 @@
   // long page part by part converts it once per version.
   const DOC_ID = Math.random().toString(36).slice(2);
   let changes = 0;
-  const observer = new MutationObserver(() => { changes += 1; });
+  // When the DOM last changed (the page map waits for a short quiet
+  // spell, see `busy` in map.js); the script's installation counts as no
+  // change.
+  let lastChange = -Infinity;
+  const observer = new MutationObserver(() => {
+    changes += 1;
+    lastChange = performance.now();
+  });
   const observed = new WeakSet();
   function observe(root) {
     if (!root || observed.has(root)) return;
@@ -123,10 +130,24 @@
     return false;
   }
 
+  // Closed shadow roots, which page scripts (this one included) cannot
+  // reach from their host: the Rust side finds them through DevTools and
+  // hands each in (`adoptRoot`), host -> root. Custom elements without an
+  // open root are looked at once (`checkedHosts`); those a walk found
+  // unchecked wait in `pendingHosts` for the Rust side to take.
+  const closedRoots = new WeakMap();
+  const checkedHosts = new WeakSet();
+  let pendingHosts = [];
+
+  // The element's shadow root, open or closed (once handed in).
+  function shadowOf(el) {
+    return el.shadowRoot || closedRoots.get(el) || null;
+  }
+
   function deepElementFromPoint(doc, x, y) {
     let hit = doc.elementFromPoint(x, y);
-    while (hit && hit.shadowRoot) {
-      const inner = hit.shadowRoot.elementFromPoint(x, y);
+    while (hit && shadowOf(hit)) {
+      const inner = shadowOf(hit).elementFromPoint(x, y);
       if (!inner || inner === hit) break;
       hit = inner;
     }

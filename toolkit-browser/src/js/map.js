@@ -342,11 +342,15 @@
     const maxElements = opts.maxElements;
     const textBudget = opts.textBudget || 0;
     let overflow = false;
-    const firstWalk = numbering.walks === 0;
+    // A walk repeated for the same map (the page was still changing, or
+    // still being parsed) is the first walk of its document when the walk
+    // it replaces was.
+    const firstWalk = opts.repeat && numbering.walks > 0 ? numbering.lastFirst : numbering.walks === 0;
     // A frame from another site is new to the tab when its document is:
     // the Rust side says whether the tab's own document was mapped before.
     const markNew = opts.markNew === undefined ? !firstWalk : opts.markNew;
-    numbering.walks += 1;
+    if (!opts.repeat || numbering.walks === 0) numbering.walks += 1;
+    numbering.lastFirst = firstWalk;
     prune();
 
     const candidates = [];
@@ -354,6 +358,7 @@
     const blocks = [];
     const foreign = [];
     let crossOriginFrames = 0;
+    const hosts = [];
     // Document order across shadow roots and frames, for texts and frames
     // that stand before the same element.
     let seq = 0;
@@ -410,6 +415,8 @@
           el !== ctx.doc.scrollingElement && el !== ctx.doc.body && el.scrollHeight > el.clientHeight + 1) {
           scroller = true;
           if (!why) why = 'scroll';
+          // What it clips away is counted on its line.
+          if (childClip !== clip) childClip.scroller = true;
         }
         if (why) candidates.push({ el, ctx, clip, scroller });
         // Positioned elements, and the others that paint over their
@@ -424,12 +431,22 @@
         if (display === 'flex' || display === 'grid' || display === 'inline-flex' || display === 'inline-grid') {
           here.display = display;
         }
-        if (el.shadowRoot) visit(el.shadowRoot, ctx);
+        const shadow = shadowOf(el);
+        if (shadow) {
+          observe(shadow);
+          visit(shadow, ctx);
+        } else if (tag.includes('-') && !checkedHosts.has(el)) {
+          // A custom element may hide a closed shadow root.
+          hosts.push({ el, ctx });
+        }
         if (tag === 'iframe' || tag === 'frame') {
           if (!visibleBox(el)) continue;
           const child = childCtx(ctx, el, expand);
           if (child) {
-            if (!isEmpty(child.clip)) visit(child.doc, child);
+            if (!isEmpty(child.clip)) {
+              observe(child.doc);
+              visit(child.doc, child);
+            }
           } else {
             crossOriginFrames += 1;
             foreign.push({ el, ctx, clip, cand: candidates.length, seq: here.seq });
@@ -505,6 +522,44 @@
       return occluder(el, ctx, x, y) === null;
     }
 
+    // A control that its scroll box clips away: counted on the box's
+    // line (above or below its visible part), so the model knows that
+    // scrolling the box reveals it.
+    const hiddenIn = new Map();
+    function noteHidden(c, box) {
+      let s = c.clip;
+      while (s && !s.scroller) s = s.parent;
+      if (!s) return;
+      const view = toTop(s.el.getBoundingClientRect(), s.ctx);
+      const r = toTop(box, c.ctx);
+      let side = null;
+      if (r.top >= view.bottom) side = 'below';
+      else if (r.bottom <= view.top) side = 'above';
+      if (!side) return;
+      let h = hiddenIn.get(s.el);
+      if (!h) {
+        h = { above: 0, below: 0 };
+        hiddenIn.set(s.el, h);
+      }
+      h[side] += 1;
+    }
+
+    // Which candidates are shown, decided for all of them before any is
+    // numbered: a label whose control is shown folds into the control's
+    // line, even when the control comes after it.
+    const shownEls = new Set();
+    for (let k = 0; k < candidates.length && shownEls.size <= maxElements; k++) {
+      const c = candidates[k];
+      const box = visibleBox(c.el) || transparentFileBox(c.el);
+      if (!box) continue;
+      if (shownPart(c.el, c.ctx, c.clip, box)) {
+        c.box = box;
+        shownEls.add(c.el);
+      } else {
+        noteHidden(c, box);
+      }
+    }
+
     const out = [];
     // For each candidate, how many elements the map had before it.
     const outBefore = new Array(candidates.length + 1);
@@ -516,16 +571,23 @@
         truncated = true;
         break;
       }
-      const box = visibleBox(c.el) || transparentFileBox(c.el);
-      if (!box || !shownPart(c.el, c.ctx, c.clip, box)) continue;
+      if (!c.box) continue;
+      // The control's line names it with the label's text already, and
+      // a click on either does the same.
+      if (c.el.localName === 'label' && c.el.control && shownEls.has(c.el.control)) continue;
       const numbered = numberOf(c.el);
       if (!numbered) {
         overflow = true;
         continue;
       }
       const [n, fresh] = numbered;
-      const d = describe(c.el, c.ctx, n, fresh && markNew, maxText, box);
-      if (c.scroller) scrollState(c.el, d);
+      const d = describe(c.el, c.ctx, n, fresh && markNew, maxText, c.box);
+      if (c.scroller) {
+        scrollState(c.el, d);
+        const h = hiddenIn.get(c.el);
+        if (h && h.above) d.ha = h.above;
+        if (h && h.below) d.hb = h.below;
+      }
       out.push(d);
     }
     for (let k = 0; k < outBefore.length; k++) {
@@ -622,8 +684,84 @@
       // Looked for only when there is nothing to list: a page that shows
       // nothing at all is not helped by scrolling.
       nothingVisible: out.length === 0 && !showsAnything(document),
+      // Custom elements not looked at yet for a closed shadow root.
+      closedHosts: (pendingHosts = hostsInReach(hosts)).length,
+      // Only the tab's own walk asks: what is still changing, folded into
+      // the walk so that a quiet page costs no second round trip.
+      busy: opts.settle ? busy(opts.settle) : undefined,
       ms: performance.now() - started,
     };
+  }
+
+  // At most this many custom elements are looked at for closed shadow
+  // roots per walk (the rest wait for the next).
+  const MAX_HOSTS = 200;
+
+  // The custom elements worth asking DevTools about: shown, and within
+  // the part of the page the map covers (the others are asked about once
+  // they come within it).
+  function hostsInReach(hosts) {
+    const out = [];
+    for (let k = 0; k < hosts.length && out.length < MAX_HOSTS; k++) {
+      const h = hosts[k];
+      const box = visibleBox(h.el);
+      if (box && !isEmpty(intersect(toTop(box, h.ctx), h.ctx.clip))) out.push(h.el);
+    }
+    return out;
+  }
+
+  // ---------- settling ----------
+
+  // At most this many running animations are looked at.
+  const MAX_ANIMATIONS = 50;
+
+  // What on the page is still changing, for the map to wait for (see
+  // `page/map.rs`): `wait`, in how many milliseconds it may have settled
+  // (0: it has), and `why`. The DOM must have been quiet for `quiet` ms.
+  // A running animation or transition is waited for when it is finite,
+  // ends within `within` ms and plays on an element within `expand` px of
+  // the viewport: an endless spinner or a ten-second progress bar would
+  // only use up the wait, and an animation far from view changes nothing
+  // the map shows.
+  function busy(args) {
+    const now = performance.now();
+    if (observer.takeRecords().length) {
+      changes += 1;
+      lastChange = now;
+    }
+    let wait = 0;
+    const why = [];
+    const since = now - lastChange;
+    if (since < args.quiet) {
+      wait = args.quiet - since;
+      why.push('changes');
+    }
+    const vh = window.innerHeight;
+    const expand = args.expand || 0;
+    const all = document.getAnimations();
+    let longest = 0;
+    let looked = 0;
+    for (let k = 0; k < all.length && looked < MAX_ANIMATIONS; k++) {
+      const a = all[k];
+      const rate = a.playbackRate;
+      if (a.playState !== 'running' || !a.effect || !rate) continue;
+      const t = a.effect.getComputedTiming();
+      if (t.localTime === null || !isFinite(t.endTime)) continue;
+      const left = (rate > 0 ? t.endTime - t.localTime : t.localTime) / Math.abs(rate);
+      if (left <= 0 || left > args.within) continue;
+      looked += 1;
+      const target = a.effect.target;
+      if (target && target.isConnected) {
+        const r = target.getBoundingClientRect();
+        if (r.bottom < -expand || r.top > vh + expand) continue;
+      }
+      longest = Math.max(longest, left);
+    }
+    if (longest > 0) {
+      wait = Math.max(wait, longest);
+      why.push('animations');
+    }
+    return { wait: Math.ceil(wait), why };
   }
 
   // Where the frame element `index` shows its document now (for a call

@@ -48,6 +48,21 @@ const MAX_FRAME_DEPTH: usize = 5;
 /// parsed.
 const LOADING_GRACE: Duration = Duration::from_secs(3);
 
+/// How long the DOM must have been left alone for the page to count as
+/// settled: a page that renders in a few steps (a request's answer, then
+/// a list built from it) usually takes them within this.
+const QUIET_SPELL: Duration = Duration::from_millis(100);
+
+/// How many levels of closed shadow roots (a closed root inside one) a map
+/// opens.
+const MAX_CLOSED_LEVELS: usize = 3;
+
+/// How often a map that waits for requests alone looks again.
+const REQUEST_POLL: Duration = Duration::from_millis(40);
+
+/// The shortest pause between two looks at a page that is still changing.
+const MIN_PAUSE: Duration = Duration::from_millis(10);
+
 /// One interactive element of the page map.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Element {
@@ -113,7 +128,8 @@ pub struct Element {
     /// Inside a (same-origin) iframe.
     #[serde(default, rename = "frame", skip_serializing_if = "is_false")]
     pub in_iframe: bool,
-    /// Inside an open shadow root.
+    /// Inside a shadow root (an open one, or a closed one found through
+    /// DevTools).
     #[serde(default, rename = "shadow", skip_serializing_if = "is_false")]
     pub in_shadow_root: bool,
     /// For a scroll container: pixels of its content above its visible part.
@@ -122,6 +138,14 @@ pub struct Element {
     /// For a scroll container: pixels of its content below its visible part.
     #[serde(default, rename = "sb", skip_serializing_if = "Option::is_none")]
     pub scroll_below: Option<i64>,
+    /// For a scroll container: how many interactive elements inside it are
+    /// above its visible part, so not listed (scrolling it reveals them).
+    #[serde(default, rename = "ha", skip_serializing_if = "Option::is_none")]
+    pub hidden_above: Option<u32>,
+    /// For a scroll container: how many interactive elements inside it are
+    /// below its visible part, so not listed.
+    #[serde(default, rename = "hb", skip_serializing_if = "Option::is_none")]
+    pub hidden_below: Option<u32>,
     /// Left edge in the top-level viewport, CSS pixels.
     #[serde(default)]
     pub x: i64,
@@ -146,7 +170,10 @@ impl Element {
     /// `[12]<input type=text name=q placeholder="Search"> value="rust"`,
     /// `[13]<button> Search`, `*[14]<a href=/docs> Docs` (new),
     /// `[15]<div scroll="0 px above, 800 px below"> News…` (a scroll
-    /// container).
+    /// container), `[16]<div scroll="0 px above, 600 px below"
+    /// hidden_elements="12 below (scroll it to see them)"> Reviews` (a
+    /// scroll container whose interactive elements beyond its visible part
+    /// are not listed).
     pub fn render(&self) -> String {
         let mut line = String::with_capacity(64);
         if self.is_new {
@@ -198,6 +225,17 @@ impl Element {
         }
         if let (Some(above), Some(below)) = (self.scroll_above, self.scroll_below) {
             let _ = write!(line, " scroll=\"{above} px above, {below} px below\"");
+        }
+        let hidden: Vec<String> = [(self.hidden_below, "below"), (self.hidden_above, "above")]
+            .into_iter()
+            .filter_map(|(n, side)| n.filter(|n| *n > 0).map(|n| format!("{n} {side}")))
+            .collect();
+        if !hidden.is_empty() {
+            let _ = write!(
+                line,
+                " hidden_elements=\"{} (scroll it to see them)\"",
+                hidden.join(", ")
+            );
         }
         line.push('>');
         if let Some(v) = &self.value {
@@ -354,6 +392,16 @@ pub struct PageMap {
     /// How long the walk took inside the page, milliseconds (for the
     /// host's timings; not rendered).
     pub walk_ms: f64,
+    /// What was still changing when the map stopped waiting for the page
+    /// to settle (`requests`, `animations`, `changes` of the DOM), after
+    /// the session's settle limit
+    /// ([`BrowserConfigBuilder::settle_limit`](crate::BrowserConfigBuilder::settle_limit)):
+    /// the map may miss what is still arriving. Empty when the page had
+    /// settled.
+    pub still_changing: Vec<String>,
+    /// How long the map waited for the page to settle, milliseconds (0 for
+    /// a page that was quiet; for the host's timings, not rendered).
+    pub settle_ms: f64,
 }
 
 impl PageMap {
@@ -416,9 +464,14 @@ impl PageMap {
                  hidden, or it has none)\n",
             );
         } else if self.elements.is_empty() {
+            // The map covers VIEWPORT_EXPANSION_PX beyond the viewport:
+            // scrolling helps only when the page reaches further.
+            let beyond = i64::from(VIEWPORT_EXPANSION_PX);
             out.push_str("Interactive elements: none visible");
-            if s.pixels_below() > 0 {
-                out.push_str(" (scroll down to see more of the page)");
+            match (s.pixels_above() > beyond, s.pixels_below() > beyond) {
+                (_, true) => out.push_str(" (scroll down to see more of the page)"),
+                (true, false) => out.push_str(" (scroll up to see more of the page)"),
+                (false, false) => out.push_str(" (the page has none within reach)"),
             }
             out.push('\n');
         } else if self.texts.is_empty() {
@@ -455,6 +508,14 @@ impl PageMap {
                 out,
                 "({} frame(s) from other sites are not mapped)",
                 self.cross_origin_frames
+            );
+        }
+        if !self.still_changing.is_empty() {
+            let _ = writeln!(
+                out,
+                "(the page was still changing when this map was taken ({}): what is arriving may \
+                 be missing)",
+                self.still_changing.join(", ")
             );
         }
         out
@@ -522,6 +583,23 @@ struct Walk {
     scroll: ScrollPosition,
     next: u32,
     ms: f64,
+    /// What is still changing (the tab's own walk only).
+    #[serde(default)]
+    busy: Option<Busy>,
+    /// Custom elements not yet looked at for a closed shadow root.
+    #[serde(default, rename = "closedHosts")]
+    closed_hosts: u32,
+}
+
+/// What the page script says is still changing on the page.
+#[derive(Deserialize, Default)]
+struct Busy {
+    /// In how many milliseconds it may have settled (0: it has).
+    #[serde(default)]
+    wait: u64,
+    /// What is changing: `changes` (the DOM), `animations`.
+    #[serde(default)]
+    why: Vec<String>,
 }
 
 /// One line of a map being assembled from the documents of a tab.
@@ -718,6 +796,35 @@ fn walk_args(
     args
 }
 
+/// The page script's `busy` arguments (and the `settle` part of the
+/// tab's walk): the quiet spell the DOM needs, how long the map can still
+/// wait (animations ending later are not waited for) and how far beyond
+/// the viewport an animation still matters.
+fn settle_args(left: Duration) -> serde_json::Value {
+    serde_json::json!({
+        "quiet": u64::try_from(QUIET_SPELL.as_millis()).unwrap_or(u64::MAX),
+        "within": u64::try_from(left.as_millis()).unwrap_or(u64::MAX),
+        "expand": VIEWPORT_EXPANSION_PX,
+    })
+}
+
+/// The numbers a walk marked new: a walk repeated for the same map finds
+/// those elements already numbered, and they are still new to the model.
+fn fresh_in(walk: &Walk) -> HashSet<u32> {
+    walk.elements
+        .iter()
+        .filter(|e| e.is_new)
+        .map(|e| e.index)
+        .collect()
+}
+
+/// Marks new again what the walk a repeated one replaces marked new.
+fn keep_fresh(walk: &mut Walk, fresh: &HashSet<u32>) {
+    for element in &mut walk.elements {
+        element.is_new |= fresh.contains(&element.index);
+    }
+}
+
 /// A frame from another site about to be walked.
 struct Found {
     frame: serde_json::Value,
@@ -898,9 +1005,11 @@ struct Lookup {
 }
 
 impl Browser {
-    /// Maps the current tab: walks the page (open shadow roots and
+    /// Maps the current tab: walks the page (shadow roots and
     /// same-origin iframes included) for visible, unobstructed interactive
-    /// elements and numbers them, and lists the tabs.
+    /// elements and numbers them, and lists the tabs. A page that is still
+    /// changing is waited for first, within the session's settle limit
+    /// ([`BrowserConfigBuilder::settle_limit`](crate::BrowserConfigBuilder::settle_limit)).
     ///
     /// # Errors
     ///
@@ -930,7 +1039,12 @@ impl Browser {
             })
             .collect();
         let tab_base = block(u32::try_from(known.len()).unwrap_or(u32::MAX));
-        let args = walk_args(tab_base, None, (MAX_ELEMENTS, MAX_ORIENTATION_CHARS), None);
+        let mut args = walk_args(tab_base, None, (MAX_ELEMENTS, MAX_ORIENTATION_CHARS), None);
+        let started = Instant::now();
+        let settle_limit = session.config().settle_limit();
+        if !settle_limit.is_zero() {
+            args["settle"] = settle_args(settle_limit);
+        }
         // The tab list is fetched while the page is walked, on the tab's
         // own connection.
         let listing = page.clone();
@@ -980,7 +1094,7 @@ impl Browser {
             };
             advance_past(self, tab_base, walk.next);
             let map = self
-                .finish_map(&mut session, &page, tabs, walk, &args, &mut plan)
+                .finish_map(&mut session, &page, tabs, walk, &args, &mut plan, started)
                 .await?;
             session.remember_frames(page.target_id(), std::mem::take(&mut plan.walked));
             Ok(map)
@@ -1001,6 +1115,7 @@ impl Browser {
     /// while the document is still being parsed (what it shows now is not
     /// what the model will act on), then the frames from other sites in
     /// it.
+    #[allow(clippy::too_many_arguments)] // one map's state
     async fn finish_map(
         &self,
         session: &mut Session,
@@ -1009,17 +1124,41 @@ impl Browser {
         mut walk: Walk,
         args: &serde_json::Value,
         plan: &mut FramePlan,
+        started: Instant,
     ) -> Result<PageMap, BrowserError> {
-        // A new document has new frames, and one still being parsed is
-        // walked again below, after its frames were walked ahead.
-        if walk.first || walk.ready == "loading" {
+        let (still_changing, waited) = self.settle(session, page, &mut walk, args, started).await?;
+        let settle_ms = waited.map_or(0.0, |d| d.as_secs_f64() * 1000.0);
+        let mut again = args.clone();
+        again["repeat"] = true.into();
+        if let serde_json::Value::Object(fields) = &mut again {
+            fields.remove("settle");
+        }
+        // Closed shadow roots found through DevTools are walked as open
+        // ones (and the roots inside them, a few levels deep).
+        let mut opened = false;
+        for _ in 0..MAX_CLOSED_LEVELS {
+            if walk.closed_hosts == 0 || session.open_closed_roots(page).await? == 0 {
+                break;
+            }
+            opened = true;
+            let fresh = fresh_in(&walk);
+            walk = session.call(page, "walk", again.clone()).await?;
+            self.advance_index(walk.next);
+            keep_fresh(&mut walk, &fresh);
+        }
+        // A new document has new frames, one still being parsed is walked
+        // again below, and a page walked again above has its frames walked
+        // after it.
+        if walk.first || walk.ready == "loading" || waited.is_some() || opened {
             plan.ahead.clear();
         }
         let deadline = Instant::now() + LOADING_GRACE;
         while walk.ready == "loading" && Instant::now() < deadline {
             tokio::time::sleep(Duration::from_millis(50)).await;
-            walk = session.call(page, "walk", args.clone()).await?;
+            let fresh = fresh_in(&walk);
+            walk = session.call(page, "walk", again.clone()).await?;
             self.advance_index(walk.next);
+            keep_fresh(&mut walk, &fresh);
         }
         let mut allowance = Allowance {
             elements: MAX_ELEMENTS,
@@ -1078,11 +1217,74 @@ impl Browser {
                 - allowance.mapped_frames,
             nothing_visible: walk.nothing_visible,
             walk_ms: walk.ms,
+            still_changing,
+            settle_ms,
         };
         // The map is what the model reads at every step: a secret typed
         // into a field (or echoed by the page) must not show in it.
         map.redact(self.policy().redactor());
         Ok(map)
+    }
+
+    /// Waits until the page `walk` mapped has settled, within the
+    /// session's settle limit counted from `started`, and walks it again
+    /// if it had not: no request in flight that can change it, no
+    /// animation about to end near the viewport, the DOM quiet for
+    /// [`QUIET_SPELL`]. The first walk already said whether the page was
+    /// busy, so a quiet page costs no round trip more. Returns what was
+    /// still changing when the limit ran out, and how long it waited, if
+    /// it did.
+    async fn settle(
+        &self,
+        session: &mut Session,
+        page: &Page,
+        walk: &mut Walk,
+        args: &serde_json::Value,
+        started: Instant,
+    ) -> Result<(Vec<String>, Option<Duration>), BrowserError> {
+        let limit = session.config().settle_limit();
+        let mut busy = walk.busy.take().unwrap_or_default();
+        let mut requests = session.requests_in_flight(page, started);
+        if limit.is_zero() || (busy.wait == 0 && requests == 0) {
+            return Ok((Vec::new(), None));
+        }
+        let waiting = Instant::now();
+        let deadline = started + limit;
+        loop {
+            let now = Instant::now();
+            if now >= deadline {
+                break;
+            }
+            let pause = if busy.wait > 0 {
+                Duration::from_millis(busy.wait)
+            } else {
+                REQUEST_POLL
+            };
+            tokio::time::sleep(pause.max(MIN_PAUSE).min(deadline - now)).await;
+            let left = deadline.saturating_duration_since(Instant::now());
+            busy = session.call(page, "busy", settle_args(left)).await?;
+            requests = session.requests_in_flight(page, started);
+            if busy.wait == 0 && requests == 0 {
+                break;
+            }
+        }
+        let fresh = fresh_in(walk);
+        let mut again = args.clone();
+        again["repeat"] = true.into();
+        if let serde_json::Value::Object(fields) = &mut again {
+            fields.remove("settle");
+        }
+        *walk = session.call(page, "walk", again).await?;
+        self.advance_index(walk.next);
+        keep_fresh(walk, &fresh);
+        let mut still = Vec::new();
+        if requests > 0 {
+            still.push("requests".to_owned());
+        }
+        if busy.wait > 0 {
+            still.extend(busy.why);
+        }
+        Ok((still, Some(waiting.elapsed())))
     }
 
     /// The element numbered `index` on the current tab, described as it is
@@ -1150,6 +1352,11 @@ mod tests {
         assert_eq!(
             scroller.render(),
             r#"[16]<div scroll="0 px above, 800 px below"> News"#
+        );
+        let hiding = element(r#"{"i":17,"tag":"ul","sa":40,"sb":800,"ha":1,"hb":12}"#);
+        assert_eq!(
+            hiding.render(),
+            r#"[17]<ul scroll="40 px above, 800 px below" hidden_elements="12 below, 1 above (scroll it to see them)">"#
         );
     }
 
@@ -1219,6 +1426,8 @@ mod tests {
             cross_origin_frames: 0,
             nothing_visible: false,
             walk_ms: 0.0,
+            still_changing: Vec::new(),
+            settle_ms: 0.0,
         };
         let rendered = map.render();
         let body = rendered.split_once("page:\n").expect("the header").1;
@@ -1227,6 +1436,53 @@ mod tests {
             "# Title\n[1]<button> A\n## In the frame\n[7]<a> F\n  after the frame\n\
              [2]<button> B\n  the end\n"
         );
+    }
+
+    #[test]
+    fn an_empty_map_suggests_scrolling_only_beyond_its_band() {
+        let map = |y: i64, height: i64, still: &[&str]| PageMap {
+            url: "u".into(),
+            title: "t".into(),
+            tabs: Vec::new(),
+            scroll: ScrollPosition {
+                x: 0,
+                y,
+                width: 1280,
+                height,
+                viewport_width: 1280,
+                viewport_height: 800,
+            },
+            elements: Vec::new(),
+            texts: Vec::new(),
+            truncated: false,
+            cross_origin_frames: 0,
+            nothing_visible: false,
+            walk_ms: 0.0,
+            still_changing: still.iter().map(|s| (*s).to_owned()).collect(),
+            settle_ms: 0.0,
+        };
+        let none = |m: PageMap| {
+            m.render()
+                .lines()
+                .find(|l| l.starts_with("Interactive elements"))
+                .map(str::to_owned)
+                .expect("the elements line")
+        };
+        let within = "Interactive elements: none visible (the page has none within reach)";
+        assert_eq!(none(map(0, 800, &[])), within);
+        assert_eq!(none(map(0, 1800, &[])), within);
+        assert_eq!(
+            none(map(0, 1801, &[])),
+            "Interactive elements: none visible (scroll down to see more of the page)"
+        );
+        assert_eq!(
+            none(map(1500, 2300, &[])),
+            "Interactive elements: none visible (scroll up to see more of the page)"
+        );
+        assert!(map(0, 800, &["requests", "animations"]).render().ends_with(
+            "(the page was still changing when this map was taken (requests, animations): \
+             what is arriving may be missing)\n"
+        ));
     }
 
     #[test]
@@ -1254,6 +1510,8 @@ mod tests {
             cross_origin_frames: 1,
             nothing_visible: false,
             walk_ms: 1.0,
+            still_changing: Vec::new(),
+            settle_ms: 0.0,
         };
         assert_eq!(
             map.render(),

@@ -8,8 +8,8 @@ pub(crate) mod forms;
 pub(crate) mod input;
 pub(crate) mod map;
 pub(crate) mod navigation;
-pub(crate) mod pointer;
 pub(crate) mod pictures;
+pub(crate) mod pointer;
 pub(crate) mod view;
 
 use crate::error::BrowserError;

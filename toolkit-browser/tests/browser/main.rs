@@ -2,7 +2,8 @@
 //! served from 127.0.0.1 by the test itself: the session (lifecycle, page
 //! map, input, tabs), the actions as a model calls them (and the ones
 //! that hover, hold, drag and answer file choosers), the page model,
-//! and the safety promises attacked as a page would.
+//! settled maps and the map's details, and the safety promises attacked
+//! as a page would.
 //!
 //! Every scenario is a test of its own, named `module::function`
 //! (`cargo test -p toolkit-browser --test browser click` runs those whose
@@ -17,6 +18,7 @@
 //! `TOOLKIT_SKIP_BROWSER_TESTS=1`.
 
 mod actions;
+mod details;
 mod downloads;
 mod interaction;
 mod page_model;
@@ -24,6 +26,7 @@ mod pictures;
 mod record;
 mod safety;
 mod session;
+mod settle;
 mod storage;
 mod support;
 
@@ -53,6 +56,8 @@ fn main() -> ExitCode {
         record::scenarios(),
         safety::scenarios(),
         storage::scenarios(),
+        settle::scenarios(),
+        details::scenarios(),
     ]
     .into_iter()
     .flatten()

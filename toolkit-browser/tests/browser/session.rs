@@ -946,7 +946,8 @@ async fn scroll_moves_the_page_and_containers(browser: Browser, server: TestServ
     );
     assert_eq!(browser.scroll(50.0, true, None).await.unwrap().below, 0);
     // The scroll container holds no visible control (its button is
-    // clipped away), so it is mapped itself, with its scroll state.
+    // clipped away), so it is mapped itself, with its scroll state and
+    // the control it hides.
     let map = browser.page_map().await.unwrap();
     assert!(!map.render().contains("<button> Inner"), "{}", map.render());
     let scroller = map
@@ -955,9 +956,10 @@ async fn scroll_moves_the_page_and_containers(browser: Browser, server: TestServ
         .find(|e| e.scroll_below.is_some())
         .expect("the container is mapped");
     assert!(
-        scroller
-            .render()
-            .contains("<div scroll=\"0 px above, 821 px below\"> inner Inner"),
+        scroller.render().contains(
+            "<div scroll=\"0 px above, 821 px below\" \
+                 hidden_elements=\"1 below (scroll it to see them)\"> inner Inner"
+        ),
         "{}",
         scroller.render()
     );

@@ -98,6 +98,16 @@ const FILES: &[(&str, &str)] = &files![
     "late-leave",
     "ways-out",
     "loads-out",
+    // Settled maps: panels that fade or slide in, a request behind a
+    // button, a page that never stops changing, one with nothing to do.
+    "settle",
+    "ticker",
+    "plain",
+    // Map details: labels and their controls, a scroll box hiding
+    // controls, a web component with a closed shadow root.
+    "labels",
+    "scrollbox",
+    "closed-shadow",
 ];
 
 /// How long `/slow` takes to answer.
