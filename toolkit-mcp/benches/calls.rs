@@ -230,6 +230,10 @@ async fn serve(mode: &str) {
                 }
                 _ => ours.router(&toolkit_mcp::HttpOptions::new()),
             };
+            // As `McpServer::serve_http` does, for every server alike.
+            let listener = axum::serve::ListenerExt::tap_io(listener, |stream| {
+                let _ = stream.set_nodelay(true);
+            });
             axum::serve(listener, app).await.expect("served");
         }
         _ => panic!("unknown mode {mode}"),

@@ -18,6 +18,7 @@ use axum::http::request::Parts;
 use axum::http::{Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::any;
+use axum::serve::ListenerExt;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::net::TcpListener;
@@ -31,6 +32,7 @@ use crate::ServeError;
 /// ```no_run
 /// use std::sync::Arc;
 /// use toolkit_core::Registry;
+/// use axum::serve::ListenerExt;
 /// use toolkit_mcp::{HttpOptions, McpServer};
 ///
 /// # async fn run(registry: Arc<Registry>) -> Result<(), Box<dyn std::error::Error>> {
@@ -38,6 +40,10 @@ use crate::ServeError;
 /// let options = HttpOptions::new().stateless(true).allowed_hosts(["tools.example.com"]);
 /// let app = McpServer::new(registry).router(&options); // mount it beside other routes
 /// let listener = tokio::net::TcpListener::bind("0.0.0.0:8080").await?;
+/// // Small writes go out at once (see `McpServer::serve_http`).
+/// let listener = listener.tap_io(|stream| {
+///     let _ = stream.set_nodelay(true);
+/// });
 /// axum::serve(listener, app).await?;
 /// # Ok(())
 /// # }
@@ -139,11 +145,22 @@ impl McpServer {
 
     /// Serves the registry over Streamable HTTP on `listener` until the
     /// listener fails.
+    ///
+    /// Every connection is set to `TCP_NODELAY`. An answer travels as an
+    /// event stream in several small writes; with Nagle's algorithm on,
+    /// the last of them waits for the client to acknowledge the first,
+    /// and a client that delays its acknowledgements (Linux does, on a
+    /// kept-alive connection) then waits 40 ms for every call. A router
+    /// served by other means wants the same: `axum::serve::ListenerExt::tap_io`.
     pub async fn serve_http(
         self,
         listener: TcpListener,
         options: &HttpOptions,
     ) -> Result<(), ServeError> {
+        let listener = listener.tap_io(|stream| {
+            // A socket that refuses the option still serves, only slower.
+            let _ = stream.set_nodelay(true);
+        });
         axum::serve(listener, self.router(options))
             .await
             .map_err(|error| ServeError::new(error.to_string()))
@@ -264,3 +281,4 @@ pub async fn serve_http(
         .serve_http(listener, &HttpOptions::new())
         .await
 }
+
