@@ -15,9 +15,7 @@ use super::{Fail, Session};
 use crate::error::BrowserError;
 
 /// The page-side script: one function body split by concern (see
-/// `js/core.js`), and the version it installs under: bump it whenever the
-/// script changes, so a document that still holds an older copy gets the
-/// new one.
+/// `js/core.js`).
 const SCRIPT: &str = concat!(
     include_str!("../../js/core.js"),
     include_str!("../../js/map.js"),
@@ -27,11 +25,28 @@ const SCRIPT: &str = concat!(
     include_str!("../../js/mask.js"),
     include_str!("../../js/api.js"),
 );
-const SCRIPT_VERSION: u32 = 10;
 
 /// The markdown converter behind `extract` (see `js/markdown.js`), handed
 /// to the page script when it is installed.
 const MARKDOWN: &str = include_str!("../../js/markdown.js");
+
+/// The version the script installs under, derived from its text and the
+/// converter's: a document that still holds a copy from another build
+/// (a browser kept across a host's upgrade) gets the new one, and no
+/// change can forget to say so.
+const SCRIPT_VERSION: u32 = fnv1a(MARKDOWN.as_bytes(), fnv1a(SCRIPT.as_bytes(), 0x811c_9dc5));
+
+/// 32-bit FNV-1a of `bytes`, continuing from `hash`: small enough for a
+/// constant, and exact as a JavaScript number.
+const fn fnv1a(bytes: &[u8], mut hash: u32) -> u32 {
+    let mut i = 0;
+    while i < bytes.len() {
+        hash ^= bytes[i] as u32;
+        hash = hash.wrapping_mul(0x0100_0193);
+        i += 1;
+    }
+    hash
+}
 
 /// The name of the isolated world the page script runs in.
 pub(super) const WORLD_NAME: &str = "toolkit-browser";
