@@ -5,7 +5,7 @@
 //! removed with the session); the browser saves each download there under
 //! the download's id, so no name a page suggests ever becomes a path. The
 //! model knows a download by the page's suggested name, cleaned up
-//! ([`file_name`]), and reads it only through [`Browser::read_download`],
+//! (see `session/downloads.rs`), and reads it only through [`Browser::read_download`],
 //! which opens nothing but the files of that folder.
 
 use std::io::Read as _;
@@ -13,45 +13,11 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::Browser;
+use super::session::{Download, DownloadState, sniff_bytes};
 use crate::error::BrowserError;
 
 /// The largest download [`Browser::read_download`] reads.
 pub const MAX_DOWNLOAD_READ_BYTES: u64 = 16 << 20;
-
-/// The longest file name shown for a download, in characters.
-const MAX_NAME_CHARS: usize = 100;
-
-/// A file a page downloaded.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Download {
-    /// The name the page suggested, cleaned up (no folders, no control
-    /// characters, at most 100 characters) and unique in the session: the
-    /// name the model reads it by.
-    pub name: String,
-    /// The address it was downloaded from.
-    pub url: String,
-    /// Where the file is (in the session's downloads folder, named by the
-    /// download's id).
-    pub path: PathBuf,
-    /// The bytes received so far (all of them, once completed).
-    pub bytes: u64,
-    /// The file's type, told from its first bytes and then its name once
-    /// it is complete (the browser's download events carry no type).
-    pub mime: Option<String>,
-    /// Whether it is still running, complete or canceled.
-    pub state: DownloadState,
-}
-
-/// How far a download got.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DownloadState {
-    /// Still receiving.
-    InProgress,
-    /// Saved whole.
-    Completed,
-    /// Canceled by the browser or the page.
-    Canceled,
-}
 
 /// A download's text, as [`Browser::read_download`] reads it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -241,127 +207,9 @@ fn pdf_text(_bytes: &[u8], name: &str) -> Result<String, BrowserError> {
     )))
 }
 
-/// The name a download is shown by: the last part of what the page
-/// suggested (or of the URL's path), without control characters, leading
-/// dots or spaces, at most 100 characters (the extension kept), and not
-/// one of `taken` (a second `report.pdf` is `report (2).pdf`).
-pub(crate) fn file_name(suggested: &str, url: &str, taken: &[&str]) -> String {
-    let from_url = url::Url::parse(url)
-        .ok()
-        .and_then(|u| u.path_segments()?.next_back().map(str::to_owned))
-        .unwrap_or_default();
-    let raw = if suggested.trim().is_empty() {
-        from_url.as_str()
-    } else {
-        suggested
-    };
-    let last = raw.rsplit(['/', '\\']).next().unwrap_or_default();
-    let clean: String = last
-        .chars()
-        .filter(|c| !c.is_control())
-        .collect::<String>()
-        .trim()
-        .trim_start_matches(['.', ' '])
-        .to_owned();
-    let clean = if clean.is_empty() {
-        "download".to_owned()
-    } else {
-        clean
-    };
-    let (stem, ext) = match clean.rsplit_once('.') {
-        Some((stem, ext)) if !stem.is_empty() && ext.chars().count() <= 10 => {
-            (stem.to_owned(), format!(".{ext}"))
-        }
-        _ => (clean.clone(), String::new()),
-    };
-    let room = MAX_NAME_CHARS.saturating_sub(ext.chars().count()).max(1);
-    let stem: String = stem.chars().take(room).collect();
-    let mut name = format!("{stem}{ext}");
-    let mut n = 2;
-    while taken.contains(&name.as_str()) {
-        name = format!("{stem} ({n}){ext}");
-        n += 1;
-    }
-    name
-}
-
-/// The type of the file at `path`, from its first bytes, then its name.
-pub(crate) fn sniff(path: &Path, name: &str) -> String {
-    let mut head = Vec::new();
-    if let Ok(file) = std::fs::File::open(path) {
-        let _ = file.take(8192).read_to_end(&mut head);
-    }
-    sniff_bytes(&head, name)
-}
-
-fn sniff_bytes(head: &[u8], name: &str) -> String {
-    const MAGIC: &[(&[u8], &str)] = &[
-        (b"%PDF-", "application/pdf"),
-        (b"\x89PNG\r\n\x1a\n", "image/png"),
-        (b"\xff\xd8\xff", "image/jpeg"),
-        (b"GIF8", "image/gif"),
-        (b"PK\x03\x04", "application/zip"),
-        (b"\x1f\x8b", "application/gzip"),
-    ];
-    if let Some((_, mime)) = MAGIC.iter().find(|(magic, _)| head.starts_with(magic)) {
-        return (*mime).to_owned();
-    }
-    let ext = name
-        .rsplit_once('.')
-        .map(|(_, e)| e.to_ascii_lowercase())
-        .unwrap_or_default();
-    let text = !head.contains(&0)
-        && match std::str::from_utf8(head) {
-            Ok(_) => true,
-            // The sample may end inside a character.
-            Err(e) => e.error_len().is_none(),
-        };
-    let by_name = match ext.as_str() {
-        "csv" => "text/csv",
-        "json" => "application/json",
-        "html" | "htm" => "text/html",
-        "xml" => "application/xml",
-        "md" => "text/markdown",
-        "txt" | "log" => "text/plain",
-        _ => "",
-    };
-    match (text, by_name) {
-        (true, "") => "text/plain".to_owned(),
-        (true, mime) => mime.to_owned(),
-        (false, _) => "application/octet-stream".to_owned(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn names_are_cleaned_and_unique() {
-        let name = |s: &str| file_name(s, "http://h/files/x.bin", &[]);
-        assert_eq!(name("../../etc/passwd"), "passwd");
-        assert_eq!(name("..\\win\\evil.txt"), "evil.txt");
-        assert_eq!(name(" .hidden"), "hidden");
-        assert_eq!(name("a\u{0}b\nc.txt"), "abc.txt");
-        assert_eq!(name(""), "x.bin");
-        assert_eq!(file_name("..", "http://h/", &[]), "download");
-        let long = format!("{}.pdf", "n".repeat(300));
-        let cut = name(&long);
-        assert_eq!(cut.chars().count(), MAX_NAME_CHARS);
-        assert!(cut.ends_with(".pdf"));
-        assert_eq!(
-            file_name("report.pdf", "", &["report.pdf", "report (2).pdf"]),
-            "report (3).pdf"
-        );
-    }
-
-    #[test]
-    fn types_come_from_content_then_name() {
-        assert_eq!(sniff_bytes(b"%PDF-1.4", "a.txt"), "application/pdf");
-        assert_eq!(sniff_bytes(b"a,b\n1,2", "t.csv"), "text/csv");
-        assert_eq!(sniff_bytes("héllo".as_bytes(), "notes"), "text/plain");
-        assert_eq!(sniff_bytes(b"\0\x01", "x.txt"), "application/octet-stream");
-    }
 
     #[test]
     fn only_files_directly_in_the_folder_are_read() {

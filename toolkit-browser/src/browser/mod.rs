@@ -18,9 +18,9 @@ use crate::config::BrowserConfig;
 use crate::error::BrowserError;
 use crate::safety::{BlockedLog, BlockedNavigation, SafetyPolicy};
 
-pub use downloads::{Download, DownloadState, DownloadText, MAX_DOWNLOAD_READ_BYTES};
-pub use session::TabInfo;
+pub use downloads::{DownloadText, MAX_DOWNLOAD_READ_BYTES};
 pub(crate) use session::{Ahead, Doc, Fail, Hop, KnownFrame, Route, Session};
+pub use session::{Download, DownloadState, TabInfo};
 
 /// A browser session: one Chromium (launched or connected to), its tabs, and
 /// the current tab that actions act on.

@@ -37,7 +37,8 @@ use crate::profile::{ProfileDir, processes_mentioning};
 use crate::safety::{BlockedLog, Guard, Redactor, SafetyPolicy};
 
 pub(crate) use devtools::Fail;
-pub(crate) use downloads::DownloadLog;
+pub use downloads::{Download, DownloadState};
+pub(crate) use downloads::{DownloadLog, sniff_bytes};
 pub(crate) use frames::{Ahead, Doc, Hop, KnownFrame, Route};
 pub(crate) use storage::{OriginItems, web_origin};
 use tabs::TabBook;

@@ -281,4 +281,3 @@ pub async fn serve_http(
         .serve_http(listener, &HttpOptions::new())
         .await
 }
-
