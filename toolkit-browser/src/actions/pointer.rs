@@ -34,7 +34,9 @@ pub async fn hover(
                 "{} element(s) fewer are shown now.",
                 hovered.shown_before - hovered.shown_after
             ),
-            std::cmp::Ordering::Equal => "Nothing appeared or disappeared.".to_owned(),
+            // A count, not a comparison: a menu moved into view or
+            // unfolded in place leaves it as it was.
+            std::cmp::Ordering::Equal => "The number of elements shown did not change.".to_owned(),
         };
         Ok(
             Reply::text(format!("Moved the mouse onto {what}, without clicking."))

@@ -186,19 +186,35 @@ fn opened_path(file: &std::fs::File, path: &Path) -> std::io::Result<PathBuf> {
 
 #[cfg(feature = "pdf")]
 fn pdf_text(bytes: &[u8], name: &str) -> Result<String, BrowserError> {
-    // The PDF is the page's: a malformed one must be an error, and the
-    // extractor panics on some.
-    let extracted = std::panic::catch_unwind(|| pdf_extract::extract_text_from_mem(bytes));
+    let failed = |detail: &dyn std::fmt::Display| {
+        BrowserError::invalid(format!(
+            "the text of the PDF {name:?} cannot be extracted: {detail}"
+        ))
+    };
+    // The PDF is the page's. lopdf's reading refuses a page tree that
+    // loops and reads each page's own content only, never a form drawn
+    // into it (which may draw itself); a panic on a malformed file is
+    // still caught.
+    let extracted = std::panic::catch_unwind(|| {
+        let document = lopdf::Document::load_mem(bytes)?;
+        let pages: Vec<u32> = document.get_pages().keys().copied().collect();
+        document.extract_text(&pages)
+    });
     match extracted {
+        Ok(Ok(text)) if text.len() > MAX_PDF_TEXT_BYTES => Err(failed(&format_args!(
+            "its text is longer than {} MiB",
+            MAX_PDF_TEXT_BYTES >> 20
+        ))),
         Ok(Ok(text)) => Ok(text),
-        Ok(Err(e)) => Err(BrowserError::invalid(format!(
-            "the text of the PDF {name:?} cannot be extracted: {e}"
-        ))),
-        Err(_) => Err(BrowserError::invalid(format!(
-            "the text of the PDF {name:?} cannot be extracted: the file is malformed"
-        ))),
+        Ok(Err(e)) => Err(failed(&e)),
+        Err(_) => Err(failed(&"the file is malformed")),
     }
 }
+
+/// The most text taken from one PDF: a file within
+/// [`MAX_DOWNLOAD_READ_BYTES`] can still hold far more once decompressed.
+#[cfg(feature = "pdf")]
+const MAX_PDF_TEXT_BYTES: usize = 64 << 20;
 
 #[cfg(not(feature = "pdf"))]
 fn pdf_text(_bytes: &[u8], name: &str) -> Result<String, BrowserError> {

@@ -93,7 +93,10 @@ impl Browser {
     /// permissions than it had) and moved into place whole, so a reader
     /// never sees half a file. Values holding one of the
     /// [policy](Self::set_policy)'s secrets are written with the secret as
-    /// its placeholder.
+    /// its placeholder. A cookie or item whose placeholder would not load
+    /// back as the same value (it holds a piece of a secret, or an
+    /// encoded copy, or a secret the policy keeps off its site) is left
+    /// out rather than written in clear or changed.
     ///
     /// Storage of origins no tab shows (a site visited earlier, a frame
     /// from another site) is not saved: the browser gives it only to a
@@ -112,13 +115,16 @@ impl Browser {
         };
         let state = StorageState {
             version: VERSION,
-            cookies: cookies.iter().map(|c| stored_cookie(c, &policy)).collect(),
+            cookies: cookies
+                .iter()
+                .filter_map(|c| stored_cookie(c, &policy))
+                .collect(),
             origins: origins
                 .into_iter()
                 .map(|o| StoredOrigin {
+                    local_storage: stored_items(o.local, &policy, &o.origin),
+                    session_storage: stored_items(o.session, &policy, &o.origin),
                     origin: o.origin,
-                    local_storage: stored_items(o.local, &policy),
-                    session_storage: stored_items(o.session, &policy),
                 })
                 .collect(),
         };
@@ -151,8 +157,10 @@ impl Browser {
     /// [`BrowserError::Io`] when the file cannot be read,
     /// [`BrowserError::InvalidInput`] when it is no storage state,
     /// [`BrowserError::Refused`] when it names a secret the policy does
-    /// not have, or puts one on a site the policy does not allow it on
-    /// (nothing is loaded then), the errors of a dead browser otherwise.
+    /// not have, puts one on a site the policy does not allow it on, or
+    /// holds storage of an origin the policy does not let the browser
+    /// open (nothing is loaded then), the errors of a dead browser
+    /// otherwise.
     pub async fn load_storage_state(&self, path: impl AsRef<Path>) -> Result<(), BrowserError> {
         let path = path.as_ref().to_path_buf();
         let text = tokio::task::spawn_blocking(move || read_bounded(&path))
@@ -188,11 +196,18 @@ impl Browser {
     }
 }
 
-/// `text` as it may be written: redacted, and whether it had to be.
-fn protect(text: &str, policy: &SafetyPolicy) -> (String, bool) {
+/// `text` as it may be written: redacted, and whether it had to be;
+/// `None` when the redacted text would not load back as `text` for a
+/// page at `url` (a piece of a secret, an encoded or re-cased copy, a
+/// secret the policy keeps off that site), since a restored value must
+/// be the value that was saved.
+fn protect(text: &str, policy: &SafetyPolicy, url: &str) -> Option<(String, bool)> {
     let redacted = policy.redact(text);
-    let changed = redacted != text;
-    (redacted.into_owned(), changed)
+    if redacted == text {
+        return Some((text.to_owned(), false));
+    }
+    let restored = policy.resolve_secrets(&redacted, url).ok()?;
+    (restored == text).then(|| (redacted.into_owned(), true))
 }
 
 /// `text` as it is loaded: placeholders of a redacted value resolved for
@@ -214,12 +229,20 @@ fn restore(
     })
 }
 
-fn stored_cookie(cookie: &Value, policy: &SafetyPolicy) -> StoredCookie {
+/// A cookie as it is written; `None` for one left out (see [`protect`]).
+fn stored_cookie(cookie: &Value, policy: &SafetyPolicy) -> Option<StoredCookie> {
     let text = |key: &str| cookie[key].as_str().unwrap_or_default().to_owned();
-    let (name, name_redacted) = protect(&text("name"), policy);
-    let (value, value_redacted) = protect(&text("value"), policy);
+    let secure = cookie["secure"].as_bool().unwrap_or(false);
+    let url = format!(
+        "{}://{}{}",
+        if secure { "https" } else { "http" },
+        text("domain").trim_start_matches('.'),
+        text("path")
+    );
+    let (name, name_redacted) = protect(&text("name"), policy, &url)?;
+    let (value, value_redacted) = protect(&text("value"), policy, &url)?;
     let session = cookie["session"].as_bool().unwrap_or(false);
-    StoredCookie {
+    Some(StoredCookie {
         name,
         value,
         domain: text("domain"),
@@ -229,20 +252,26 @@ fn stored_cookie(cookie: &Value, policy: &SafetyPolicy) -> StoredCookie {
         secure: cookie["secure"].as_bool().unwrap_or(false),
         same_site: cookie["sameSite"].as_str().map(str::to_owned),
         redacted: name_redacted || value_redacted,
-    }
+    })
 }
 
-fn stored_items(items: Vec<(String, String)>, policy: &SafetyPolicy) -> Vec<StoredItem> {
+/// An origin's items as they are written, those left out dropped (see
+/// [`protect`]).
+fn stored_items(
+    items: Vec<(String, String)>,
+    policy: &SafetyPolicy,
+    origin: &str,
+) -> Vec<StoredItem> {
     items
         .into_iter()
-        .map(|(name, value)| {
-            let (name, name_redacted) = protect(&name, policy);
-            let (value, value_redacted) = protect(&value, policy);
-            StoredItem {
+        .filter_map(|(name, value)| {
+            let (name, name_redacted) = protect(&name, policy, origin)?;
+            let (value, value_redacted) = protect(&value, policy, origin)?;
+            Some(StoredItem {
                 name,
                 value,
                 redacted: name_redacted || value_redacted,
-            }
+            })
         })
         .collect()
 }
@@ -265,6 +294,13 @@ fn cookie_param(cookie: &StoredCookie, policy: &SafetyPolicy) -> Result<Value, B
         "/"
     };
     let url = format!("{scheme}://{host}{path}");
+    if cookie.redacted && cookie.domain.starts_with('.') {
+        // A domain cookie goes to every subdomain too: its secret must be
+        // allowed there as well, not only on the domain itself.
+        let below = format!("{scheme}://subdomain.{host}{path}");
+        restore(&cookie.name, true, &below, policy)?;
+        restore(&cookie.value, true, &below, policy)?;
+    }
     let mut param = json!({
         "name": restore(&cookie.name, cookie.redacted, &url, policy)?,
         "value": restore(&cookie.value, cookie.redacted, &url, policy)?,
@@ -408,12 +444,24 @@ mod tests {
             vec![
                 ("token".into(), "hunter2-long".into()),
                 ("plain".into(), "<secret>pw</secret>".into()),
+                // Neither would load back as it was: left out.
+                ("piece".into(), "my hunter2-lo".into()),
+                ("loud".into(), "HUNTER2-LONG".into()),
             ],
             &policy,
+            "http://127.0.0.1:8080",
         );
         let text = serde_json::to_string(&items).unwrap();
-        assert!(!text.contains("hunter2"), "{text}");
+        assert!(!text.to_lowercase().contains("hunter2"), "{text}");
+        assert_eq!(items.len(), 2, "{text}");
         assert!(items[0].redacted && !items[1].redacted);
+        // Saved for a site the secret is kept off: left out too.
+        let other = stored_items(
+            vec![("token".into(), "hunter2-long".into())],
+            &policy,
+            "http://evil.test",
+        );
+        assert!(other.is_empty());
         let origin = StoredOrigin {
             origin: "http://127.0.0.1:8080".into(),
             local_storage: items,
@@ -455,6 +503,36 @@ mod tests {
         assert_eq!(domain["domain"], ".example.com");
         assert!(domain.get("url").is_none());
         assert!(cookie_param(&cookie(""), &policy).is_err());
+    }
+
+    #[test]
+    fn a_domain_cookie_with_a_secret_needs_its_subdomains_allowed() {
+        let cookie = |domain: &str| StoredCookie {
+            name: "sid".into(),
+            value: "<secret>pw</secret>".into(),
+            domain: domain.into(),
+            path: "/".into(),
+            expires: None,
+            http_only: true,
+            secure: true,
+            same_site: None,
+            redacted: true,
+        };
+        let exact = SafetyPolicy::builder()
+            .secret_for("pw", "hunter2-long", ["example.com"])
+            .build()
+            .unwrap();
+        // Sent to example.com only: allowed.
+        let host = cookie_param(&cookie("example.com"), &exact).unwrap();
+        assert_eq!(host["value"], "hunter2-long");
+        // Sent to every subdomain too, where the secret is not allowed.
+        assert!(cookie_param(&cookie(".example.com"), &exact).is_err());
+        let wide = SafetyPolicy::builder()
+            .secret_for("pw", "hunter2-long", ["example.com", "*.example.com"])
+            .build()
+            .unwrap();
+        let domain = cookie_param(&cookie(".example.com"), &wide).unwrap();
+        assert_eq!(domain["value"], "hunter2-long");
     }
 
     #[test]

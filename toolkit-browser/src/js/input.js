@@ -42,6 +42,10 @@
     if (!visibleBox(el)) {
       return { el: before, notClickable: 'it is hidden or has no size on the page' };
     }
+    // Whether bringing it into view scrolled anything: a drag needs both
+    // of its elements in view at once, which only a look that did not
+    // scroll can tell.
+    const scrolled = !fullyInView(el, ctx);
     ctx = bringIntoView(el, ctx);
     if (!ctx) return { stale: true };
     const pts = candidatePoints(el, ctx);
@@ -53,7 +57,8 @@
       const o = occluder(el, ctx, x, y);
       if (o === null) {
         return {
-          el: before, x: x + ctx.ox, y: y + ctx.oy, target: el.getAttribute && el.getAttribute('target'),
+          el: before, x: x + ctx.ox, y: y + ctx.oy, scrolled,
+          target: el.getAttribute && el.getAttribute('target'),
           // Whether the click might open a file chooser (see `Browser::click`).
           files: !!el.ownerDocument.querySelector('input[type=file]'),
         };

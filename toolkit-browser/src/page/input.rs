@@ -103,6 +103,9 @@ pub(super) struct ClickPoint {
     pub(super) not_clickable: Option<String>,
     pub(super) x: Option<f64>,
     pub(super) y: Option<f64>,
+    /// Whether the look scrolled the element into view.
+    #[serde(default)]
+    pub(super) scrolled: bool,
     target: Option<String>,
     /// The element's document has a file input, so a click may open a
     /// file chooser.

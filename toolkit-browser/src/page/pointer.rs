@@ -115,6 +115,15 @@ impl Session {
         page: &Page,
         index: u32,
     ) -> Result<(Element, f64, f64), BrowserError> {
+        self.look(page, index).await.map(|(point, _)| point)
+    }
+
+    /// [`Session::point`], and whether the look had to scroll.
+    async fn look(
+        &mut self,
+        page: &Page,
+        index: u32,
+    ) -> Result<((Element, f64, f64), bool), BrowserError> {
         let args = serde_json::json!({ "index": index, "maxText": MAX_TEXT_CHARS });
         let point: ClickPoint = self.call(page, "clickPoint", args).await?;
         let element = live_element(index, point.stale, point.el, self.redactor())?;
@@ -122,7 +131,7 @@ impl Session {
             return Err(BrowserError::NotClickable { index, reason });
         }
         match (point.x, point.y) {
-            (Some(x), Some(y)) => Ok((element, x, y)),
+            (Some(x), Some(y)) => Ok(((element, x, y), point.scrolled)),
             _ => Err(BrowserError::script("the element's point is missing")),
         }
     }
@@ -285,7 +294,12 @@ impl Browser {
             (page, element, (x, y), watch)
         };
         // The session is free meanwhile: the press is the browser's state.
+        let pressed = Pressed {
+            page: Some(page.clone()),
+            at,
+        };
         tokio::time::sleep(duration).await;
+        pressed.disarm();
         let mut session = self.live().await?;
         session
             .pointer(&page, DispatchMouseEventType::MouseReleased, at, true)
@@ -330,12 +344,14 @@ impl Browser {
         let (target, from, to) = match end {
             DragEnd::Offset { dx, dy } => (None, (x, y), (x + dx, y + dy)),
             DragEnd::Element(other) => {
-                let (target, tx, ty) = session.point(&page, other).await?;
+                session.point(&page, other).await?;
                 // Bringing the target into view may have scrolled the
-                // element away; both must be in view at once.
+                // element away, and the element the target: both are in
+                // view at once when a last look at the target, after the
+                // element's, scrolls nothing.
                 let (_, sx, sy) = session.point(&page, index).await?;
-                let (_, tx2, ty2) = session.point(&page, other).await?;
-                if (tx2, ty2) != (tx, ty) {
+                let ((target, tx2, ty2), scrolled) = session.look(&page, other).await?;
+                if scrolled {
                     return Err(BrowserError::invalid(format!(
                         "elements [{index}] and [{other}] do not fit in the view together, so \
                          one cannot be dragged onto the other; drag [{index}] by an offset in \
@@ -359,6 +375,13 @@ impl Browser {
             )
             .await?;
         let dragged = session.drag_path(&page, &mut intercepted, from, to).await;
+        if dragged.is_err() {
+            // Left pressed, the button would turn the next action's moves
+            // into a drag.
+            let _ = session
+                .pointer(&page, DispatchMouseEventType::MouseReleased, to, true)
+                .await;
+        }
         // Left on, it would keep a person's (or a later action's) drags
         // from reaching the page.
         let released = session
@@ -384,5 +407,41 @@ impl Browser {
             native,
             effects,
         })
+    }
+}
+
+/// A press that a hold still has to release: dropped before the hold's
+/// end (a time limit, a cancelled call), it releases the button itself,
+/// so that the next action's moves are not a drag.
+struct Pressed {
+    page: Option<Page>,
+    at: (f64, f64),
+}
+
+impl Pressed {
+    /// The hold goes on to release the button itself.
+    fn disarm(mut self) {
+        self.page = None;
+    }
+}
+
+impl Drop for Pressed {
+    fn drop(&mut self) {
+        let Some(page) = self.page.take() else {
+            return;
+        };
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let mut params = DispatchMouseEventParams::new(
+            DispatchMouseEventType::MouseReleased,
+            self.at.0,
+            self.at.1,
+        );
+        params.button = Some(MouseButton::Left);
+        params.click_count = Some(1);
+        runtime.spawn(async move {
+            let _ = page.execute(params).await;
+        });
     }
 }

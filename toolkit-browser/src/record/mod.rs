@@ -275,7 +275,13 @@ impl Recorder {
         let outcome = registry.run(call, cancellation).await;
         let step = Step {
             tool: call.name.clone(),
-            arguments: self.redact(&shown_arguments(&call.arguments)),
+            // Redacted whole, then cut: a cut through a secret could leave
+            // a piece too short to be recognised.
+            arguments: cut(
+                &self.redact(&arguments_line(&call.arguments)),
+                MAX_STEP_TEXT_CHARS,
+            )
+            .into_owned(),
             result: cut(&self.redact(&outcome.result.to_text()), MAX_STEP_TEXT_CHARS).into_owned(),
             is_error: outcome.result.is_error(),
             url,
@@ -362,11 +368,18 @@ impl Recorder {
             let path = path.to_owned();
             move |error| RecordError::Io { path, error }
         };
-        std::fs::create_dir_all(dir).map_err(io(dir))?;
+        {
+            use std::os::unix::fs::DirBuilderExt;
+            std::fs::DirBuilder::new()
+                .recursive(true)
+                .mode(0o700)
+                .create(dir)
+                .map_err(io(dir))?;
+        }
         let html_path = dir.join("run.html");
-        std::fs::write(&html_path, html).map_err(io(&html_path))?;
+        write_private(&html_path, html.as_bytes()).map_err(io(&html_path))?;
         let gif_path = dir.join("run.gif");
-        std::fs::write(&gif_path, frames).map_err(io(&gif_path))?;
+        write_private(&gif_path, &frames).map_err(io(&gif_path))?;
         Ok(RecordFiles {
             html: html_path,
             gif: gif_path,
@@ -375,11 +388,27 @@ impl Recorder {
     }
 }
 
-/// A call's arguments as one line of JSON, cut.
-fn shown_arguments(arguments: &Value) -> String {
-    let text = match arguments {
+/// A call's arguments as one line of JSON.
+fn arguments_line(arguments: &Value) -> String {
+    match arguments {
         Value::String(text) => text.clone(),
         other => other.to_string(),
-    };
-    cut(&text, MAX_STEP_TEXT_CHARS).into_owned()
+    }
+}
+
+/// Writes `bytes` to `path`, readable by this user only: a record holds
+/// screenshots and text of signed-in pages. An existing file is narrowed
+/// to `0600` before it is written.
+fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write as _;
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .mode(0o600)
+        .open(path)?;
+    file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+    file.set_len(0)?;
+    file.write_all(bytes)
 }

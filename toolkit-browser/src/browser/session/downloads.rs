@@ -69,16 +69,24 @@ impl Session {
         .await?;
         let dir = folder.path().to_path_buf();
         let record = Arc::clone(&log);
-        // Both end with the connection (their channels close).
+        // One task for both kinds of event, a beginning taken first: the
+        // browser sends a download's beginning before its progress, and
+        // two tasks could see a small file's completion before its
+        // beginning, which would leave it in progress for good. It ends
+        // with the connection (the channels close).
         tokio::spawn(async move {
-            while let Some(event) = begin.next().await {
-                record.begin(&event, &dir);
-            }
-        });
-        let record = Arc::clone(&log);
-        tokio::spawn(async move {
-            while let Some(event) = progress.next().await {
-                record.progress(&event);
+            loop {
+                tokio::select! {
+                    biased;
+                    event = begin.next() => match event {
+                        Some(event) => record.begin(&event, &dir),
+                        None => break,
+                    },
+                    event = progress.next() => match event {
+                        Some(event) => record.progress(&event),
+                        None => break,
+                    },
+                }
             }
         });
         self.downloads = Some(Downloads { folder, log });
