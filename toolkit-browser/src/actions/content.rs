@@ -33,23 +33,8 @@ pub async fn extract(
                     .memory(format!("Read {}: no text", text.url)),
             );
         }
-        if start >= part.total {
-            return Err(BrowserError::invalid(format!(
-                "start {start} is past the end of the page's text, which has {} characters",
-                part.total
-            )));
-        }
-        let mut body = format!(
-            "Text of {page}, characters {start}-{} of {}:\n\n{}",
-            part.end, part.total, part.text
-        );
-        if part.end < part.total {
-            body.push_str(&format!(
-                "\n\n[{} more characters: call extract with start={} to read on.]",
-                part.total - part.end,
-                part.end
-            ));
-        } else if text.truncated {
+        let mut body = part_text(&part, start, &page, "extract")?;
+        if part.end == part.total && text.truncated {
             body.push_str("\n\n[The page has more text than can be read.]");
         }
         Ok(Reply::text(body).with_show_once().memory(format!(
@@ -58,6 +43,35 @@ pub async fn extract(
         )))
     })
     .await
+}
+
+/// The reply's text for `part` of the text of `what`, which began at
+/// `start`, ending with how to read on through `action` when more is left;
+/// an error for a start past the end.
+pub(crate) fn part_text(
+    part: &Part,
+    start: usize,
+    what: &str,
+    action: &str,
+) -> Result<String, BrowserError> {
+    if start >= part.total {
+        return Err(BrowserError::invalid(format!(
+            "start {start} is past the end of the text of {what}, which has {} characters",
+            part.total
+        )));
+    }
+    let mut body = format!(
+        "Text of {what}, characters {start}-{} of {}:\n\n{}",
+        part.end, part.total, part.text
+    );
+    if part.end < part.total {
+        body.push_str(&format!(
+            "\n\n[{} more characters: call {action} with start={} to read on.]",
+            part.total - part.end,
+            part.end
+        ));
+    }
+    Ok(body)
 }
 
 /// One part of a text.

@@ -5,11 +5,10 @@ use std::time::Duration;
 
 use toolkit_core::{ToolResult, tool};
 
-use super::content::page_of;
+use super::content::{page_of, part_text};
 use super::{EXTRACT_PAGE_CHARS, Reply, act};
 use crate::browser::Browser;
 use crate::browser::{Download, DownloadState};
-use crate::error::BrowserError;
 
 /// How long an action waits for a download it started to finish before
 /// replying (a larger file is reported as still running, and its end in a
@@ -92,23 +91,12 @@ pub async fn read_download(
             return Ok(Reply::text(format!("The download {shown} holds no text."))
                 .memory(format!("Read the download {shown}: no text")));
         }
-        if start >= part.total {
-            return Err(BrowserError::invalid(format!(
-                "start {start} is past the end of the text of {shown}, which has {} characters",
-                part.total
-            )));
-        }
-        let mut body = format!(
-            "Text of the download {shown}, characters {start}-{} of {}:\n\n{}",
-            part.end, part.total, part.text
-        );
-        if part.end < part.total {
-            body.push_str(&format!(
-                "\n\n[{} more characters: call read_download with start={} to read on.]",
-                part.total - part.end,
-                part.end
-            ));
-        }
+        let body = part_text(
+            &part,
+            start,
+            &format!("the download {shown}"),
+            "read_download",
+        )?;
         Ok(Reply::text(body).with_show_once().memory(format!(
             "Read characters {start}-{} of {} of the download {shown}",
             part.end, part.total

@@ -386,11 +386,7 @@ impl Browser {
         let args = serde_json::json!({ "index": index });
         let names: NamesReply = session.call(&page, "fileNames", args).await?;
         live(index, names.stale, Some(()))?;
-        let names = names
-            .names
-            .iter()
-            .map(|n| session.redactor().redact(n).into_owned())
-            .collect();
+        let names = redacted_names(session.redactor(), &names.names);
         Ok(Upload {
             element,
             names,
@@ -464,10 +460,7 @@ impl Browser {
             .value
             .and_then(|v| serde_json::from_value(v).ok())
             .unwrap_or_default();
-        let names = names
-            .iter()
-            .map(|n| session.redactor().redact(n).into_owned())
-            .collect();
+        let names = redacted_names(session.redactor(), &names);
         Ok(Upload {
             element,
             names,
@@ -479,4 +472,13 @@ impl Browser {
 /// The paths as `DOM.setFileInputFiles` takes them.
 fn paths(files: &[PathBuf]) -> Vec<String> {
     files.iter().map(|p| p.display().to_string()).collect()
+}
+
+/// File names as the page reports them, redacted: a name may hold a
+/// secret the model must not read.
+fn redacted_names(redactor: &Redactor, names: &[String]) -> Vec<String> {
+    names
+        .iter()
+        .map(|n| redactor.redact(n).into_owned())
+        .collect()
 }
