@@ -29,6 +29,14 @@
 //! `COMPARE_PAGES=/shop,/form` limits the pages. The maps' texts are
 //! written under `target/tmp/compare-browser-use/`.
 //!
+//! `COMPARE_DIR=FOLDER` compares on saved real pages instead: each folder
+//! in FOLDER (or link to one) is a saved site, served as it is by
+//! Python's `http.server` from 127.0.0.1, and `COMPARE_SAMPLE` of its
+//! `.html` files (20 by default, evenly spread over their sorted paths)
+//! are mapped. A page either side fails on is reported and left out. The
+//! report ends with the median and the 90th percentile of the per-page
+//! ratio of this crate's map time to browser-use's.
+//!
 //! Without the browser-use environment (`TOOLKIT_BROWSER_USE_PYTHON`,
 //! which `scripts/compare-browser-use` sets up) or without Chromium the
 //! benchmark says so and exits successfully.
@@ -104,13 +112,40 @@ fn main() {
     let only: Vec<String> = std::env::var("COMPARE_PAGES")
         .map(|p| p.split(',').map(|s| s.trim().to_owned()).collect())
         .unwrap_or_default();
-    let pages: Vec<&str> = PAGES
-        .iter()
-        .copied()
-        .filter(|p| only.is_empty() || only.iter().any(|o| o == p))
-        .collect();
 
-    let server = TestServer::start(site::routes());
+    // The fixture site, or a folder of saved sites; either stays up for
+    // the whole run.
+    let mut fixture_site = None;
+    let mut saved_site = None;
+    let pages: Vec<(String, String)> = match std::env::var_os("COMPARE_DIR") {
+        Some(dir) => {
+            let sample = std::env::var("COMPARE_SAMPLE")
+                .ok()
+                .and_then(|n| n.parse().ok())
+                .unwrap_or(20);
+            let site = SavedSite::serve(Path::new(&dir));
+            let pages = saved_pages(Path::new(&dir), sample)
+                .into_iter()
+                .filter(|p| only.is_empty() || only.iter().any(|o| o == p))
+                .map(|p| {
+                    let url = format!("{}{p}", site.base_url);
+                    (p, url)
+                })
+                .collect();
+            saved_site = Some(site);
+            pages
+        }
+        None => {
+            let server = TestServer::start(site::routes());
+            let pages = PAGES
+                .iter()
+                .filter(|p| only.is_empty() || only.iter().any(|o| o == *p))
+                .map(|p| ((*p).to_owned(), server.url(p)))
+                .collect();
+            fixture_site = Some(server);
+            pages
+        }
+    };
     let out_dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("compare-browser-use");
     std::fs::create_dir_all(&out_dir).expect("create the output folder");
 
@@ -137,10 +172,22 @@ fn main() {
 
     let mut rows = Vec::new();
     let mut details = String::new();
-    for path in pages {
-        let url = server.url(path);
-        let mut ours = runtime.block_on(open_ours(&browser, &url));
-        let mut theirs = peer.open(&url);
+    let mut left_out = Vec::new();
+    for (path, url) in &pages {
+        let mut ours = match runtime.block_on(open_ours(&browser, url)) {
+            Ok(maps) => maps,
+            Err(error) => {
+                left_out.push(format!("- {path}: this crate: {error}"));
+                continue;
+            }
+        };
+        let mut theirs = match peer.open(url) {
+            Ok(maps) => maps,
+            Err(error) => {
+                left_out.push(format!("- {path}: browser-use: {error}"));
+                continue;
+            }
+        };
         // The two sides in turn, so that both meet the same load: our map,
         // theirs, then one round trip of ours that does nothing in the
         // page, after the same pause (the floor under any map that asks
@@ -154,7 +201,7 @@ fn main() {
             floor_ms.push(runtime.block_on(time_round_trip(&browser)));
             theirs.times_ms.push(peer.again());
         }
-        let name = path.trim_start_matches('/');
+        let name = path.trim_start_matches('/').replace('/', "_");
         std::fs::write(out_dir.join(format!("{name}.ours.txt")), &ours.text).expect("write");
         std::fs::write(
             out_dir.join(format!("{name}.browser-use.txt")),
@@ -179,10 +226,19 @@ fn main() {
         .block_on(browser.close())
         .expect("close the browser");
     peer.finish();
+    drop((fixture_site, saved_site));
 
-    let table = table(&rows);
-    println!("{table}\n{details}");
-    std::fs::write(out_dir.join("report.md"), format!("{table}\n{details}")).expect("write");
+    let mut report = format!("{}\n{}\n", table(&rows), summary(&rows));
+    if !left_out.is_empty() {
+        report.push_str(&format!(
+            "\nLeft out ({}):\n\n{}\n",
+            left_out.len(),
+            left_out.join("\n")
+        ));
+    }
+    report.push_str(&format!("\n{details}"));
+    println!("{report}");
+    std::fs::write(out_dir.join("report.md"), report).expect("write");
     println!("maps and this report: {}", out_dir.display());
 }
 
@@ -221,23 +277,20 @@ impl Found {
 
 /// Opens `url` and maps it once (untimed: the first map installs the page
 /// script).
-async fn open_ours(browser: &Browser, url: &str) -> Maps {
-    browser
-        .navigate(url)
-        .await
-        .unwrap_or_else(|e| panic!("{url}: {e}"));
+async fn open_ours(browser: &Browser, url: &str) -> Result<Maps, String> {
+    browser.navigate(url).await.map_err(|e| e.to_string())?;
     tokio::time::sleep(SETTLE).await;
-    let map = browser.page_map().await.expect("page map");
+    let map = browser.page_map().await.map_err(|e| e.to_string())?;
     let text = map.render();
     let elements = map.elements.iter().map(found_ours).collect();
     let chars = map.texts.iter().map(|t| t.text.chars().count()).sum();
-    Maps {
+    Ok(Maps {
         times_ms: Vec::new(),
         walk_ms: Vec::new(),
         text,
         elements,
         orientation: (map.texts.len(), chars),
-    }
+    })
 }
 
 /// One map of the open page, as the model reads it, timed in
@@ -335,38 +388,41 @@ impl Peer {
         }
     }
 
-    fn ask(&mut self, request: &serde_json::Value) -> PeerAnswer {
+    fn ask(&mut self, request: &serde_json::Value) -> Result<PeerAnswer, String> {
         writeln!(self.stdin, "{request}").expect("write to browser-use");
         self.stdin.flush().expect("flush");
         let mut line = String::new();
         self.stdout.read_line(&mut line).expect("read browser-use");
         let answer: PeerAnswer = serde_json::from_str(&line)
             .unwrap_or_else(|e| panic!("browser-use answered {line:?}: {e}"));
-        if let Some(error) = answer.error {
-            panic!("browser-use failed on {request}: {error}");
+        match answer.error {
+            Some(error) => Err(error),
+            None => Ok(answer),
         }
-        answer
     }
 
     /// Opens `url` and maps it once (untimed).
-    fn open(&mut self, url: &str) -> Maps {
+    fn open(&mut self, url: &str) -> Result<Maps, String> {
         let answer = self.ask(&serde_json::json!({
             "url": url,
             "settle_ms": SETTLE.as_millis(),
-        }));
-        Maps {
+        }))?;
+        Ok(Maps {
             times_ms: Vec::new(),
             walk_ms: Vec::new(),
             text: answer.text,
             elements: answer.elements.iter().map(found_theirs).collect(),
             orientation: (0, 0),
-        }
+        })
     }
 
-    /// One more map of the open page, timed in milliseconds.
+    /// One more map of the open page, timed in milliseconds (NaN when it
+    /// failed: the median then reads past it).
     fn again(&mut self) -> f64 {
-        let answer = self.ask(&serde_json::json!({ "again": true }));
-        answer.times_ms.first().copied().unwrap_or(f64::NAN)
+        self.ask(&serde_json::json!({ "again": true }))
+            .ok()
+            .and_then(|answer| answer.times_ms.first().copied())
+            .unwrap_or(f64::NAN)
     }
 
     fn finish(mut self) {
@@ -576,8 +632,131 @@ fn table(rows: &[Row<'_>]) -> String {
     out
 }
 
+/// The per-page ratios of this crate's map time to browser-use's: median,
+/// 90th percentile and the range.
+fn summary(rows: &[Row<'_>]) -> String {
+    let mut ratios: Vec<f64> = rows
+        .iter()
+        .map(|r| r.ours_ms / r.theirs_ms)
+        .filter(|r| r.is_finite())
+        .collect();
+    if ratios.is_empty() {
+        return "No page was mapped by both sides.".to_owned();
+    }
+    ratios.sort_by(f64::total_cmp);
+    let within = |limit: f64| ratios.iter().filter(|&&r| r <= limit).count();
+    format!(
+        "Per-page ratio of this crate's map time to browser-use's, {} pages: median {:.3}, \
+         90th percentile {:.3}, from {:.3} to {:.3}; at most 0.1 on {} pages, at most 0.25 on {}.",
+        ratios.len(),
+        percentile(&ratios, 0.5),
+        percentile(&ratios, 0.9),
+        ratios[0],
+        ratios[ratios.len() - 1],
+        within(0.1),
+        within(0.25),
+    )
+}
+
+/// The `p` quantile of sorted `values`, by the nearest rank.
+#[allow(
+    clippy::cast_precision_loss,
+    clippy::cast_possible_truncation,
+    clippy::cast_sign_loss
+)]
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    let rank = (p * sorted.len() as f64).ceil() as usize;
+    sorted[rank.clamp(1, sorted.len()) - 1]
+}
+
+/// The median of `times`, leaving out failed (NaN) ones.
 fn median(times: &[f64]) -> f64 {
-    let mut sorted = times.to_vec();
+    let mut sorted: Vec<f64> = times.iter().copied().filter(|t| !t.is_nan()).collect();
     sorted.sort_by(f64::total_cmp);
     sorted.get(sorted.len() / 2).copied().unwrap_or(f64::NAN)
+}
+
+/// A folder of saved sites served as it is, by Python's `http.server`
+/// from 127.0.0.1 (symbolic links followed), for as long as it lives.
+struct SavedSite {
+    child: Child,
+    base_url: String,
+}
+
+impl SavedSite {
+    fn serve(dir: &Path) -> Self {
+        let mut child = Command::new("python3")
+            .args(["-u", "-m", "http.server", "0", "--bind", "127.0.0.1"])
+            .current_dir(dir)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start python3 -m http.server: {e}"));
+        let mut stdout = BufReader::new(child.stdout.take().expect("piped stdout"));
+        let mut line = String::new();
+        stdout
+            .read_line(&mut line)
+            .expect("http.server's first line");
+        // "Serving HTTP on 127.0.0.1 port 40123 (http://127.0.0.1:40123/) ..."
+        let port = line
+            .split_whitespace()
+            .skip_while(|w| *w != "port")
+            .nth(1)
+            .and_then(|p| p.parse::<u16>().ok())
+            .unwrap_or_else(|| panic!("http.server said {line:?}"));
+        // Its log of requests is not read: let it go nowhere.
+        std::thread::spawn(move || std::io::copy(&mut stdout, &mut std::io::sink()));
+        Self {
+            child,
+            base_url: format!("http://127.0.0.1:{port}"),
+        }
+    }
+}
+
+impl Drop for SavedSite {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `sample` `.html` pages of each site in `dir` (a folder or a link to
+/// one), evenly spread over their sorted paths, as paths from `dir`.
+fn saved_pages(dir: &Path, sample: usize) -> Vec<String> {
+    let mut sites: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|path| path.is_dir())
+        .collect();
+    sites.sort();
+    let mut pages = Vec::new();
+    for site in sites {
+        let mut found = Vec::new();
+        html_files(&site, 0, &mut found);
+        found.sort();
+        let step = found.len().div_ceil(sample.max(1)).max(1);
+        for path in found.iter().step_by(step).take(sample) {
+            let relative = path.strip_prefix(dir).expect("under the folder");
+            pages.push(format!("/{}", relative.to_string_lossy()));
+        }
+    }
+    pages
+}
+
+/// The `.html` files under `dir`, a few levels deep.
+fn html_files(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
+    if depth > 4 {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            html_files(&path, depth + 1, out);
+        } else if path.extension().is_some_and(|e| e == "html") {
+            out.push(path);
+        }
+    }
 }
