@@ -19,7 +19,7 @@ use crate::error::BrowserError;
 use crate::safety::{BlockedLog, BlockedNavigation, SafetyPolicy};
 
 pub use downloads::{DownloadText, MAX_DOWNLOAD_READ_BYTES};
-pub(crate) use session::{Ahead, Doc, Fail, Hop, KnownFrame, Route, Session};
+pub(crate) use session::{Ahead, Doc, KnownFrame, Session};
 pub use session::{Download, DownloadState, TabInfo};
 
 /// A browser session: one Chromium (launched or connected to), its tabs, and

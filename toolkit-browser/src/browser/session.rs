@@ -39,7 +39,7 @@ use crate::safety::{BlockedLog, Guard, Redactor, SafetyPolicy};
 pub(crate) use devtools::Fail;
 pub use downloads::{Download, DownloadState};
 pub(crate) use downloads::{DownloadLog, sniff_bytes};
-pub(crate) use frames::{Ahead, Doc, Hop, KnownFrame, Route};
+pub(crate) use frames::{Ahead, Doc, KnownFrame};
 pub(crate) use storage::{OriginItems, web_origin};
 use tabs::TabBook;
 pub use tabs::TabInfo;
@@ -445,7 +445,7 @@ impl Session {
         None
     }
 
-    /// Shuts the session down (see [`Browser::close`]).
+    /// Shuts the session down (see [`Browser::close`](crate::Browser::close)).
     pub(super) async fn shutdown(&mut self, config: &BrowserConfig) -> Result<(), BrowserError> {
         if !self.launched {
             // The browser outlives the session: close only what it opened.

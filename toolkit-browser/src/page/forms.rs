@@ -403,7 +403,7 @@ impl Browser {
         what: &str,
         files: &[PathBuf],
     ) -> Result<Upload, BrowserError> {
-        if self.live().await?.route_of(index).is_some() {
+        if self.live().await?.in_other_site_frame(index) {
             return Err(BrowserError::script(format!(
                 "element [{index}] is inside a frame from another site, where files cannot \
                  be chosen; open the frame's address in a tab of its own (navigate) and try \

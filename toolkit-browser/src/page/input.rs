@@ -21,6 +21,7 @@ use futures_util::StreamExt;
 use serde::{Deserialize, Serialize};
 
 use super::map::{Element, MAX_TEXT_CHARS};
+use super::navigation::page_info;
 use super::{live, live_element};
 use crate::browser::{Browser, Session, TabInfo};
 use crate::error::BrowserError;
@@ -32,7 +33,7 @@ use crate::keys::{Chord, parse_keys};
 const POPUP_WAIT: Duration = Duration::from_secs(3);
 
 /// How long to collect the events an input caused, once a round trip to
-/// the page has flushed them (see `Session::settle`).
+/// the page has flushed them (see `await_effects`).
 pub(crate) const DRAIN: Duration = Duration::from_millis(3);
 
 /// The same after a click on a `javascript:` link, whose script runs in a
@@ -148,257 +149,259 @@ pub(crate) struct Watch {
     within: EventStream<EventNavigatedWithinDocument>,
 }
 
-impl Session {
-    pub(crate) async fn watch(&mut self, page: &Page) -> Result<Watch, BrowserError> {
-        let subscribed = async {
-            Ok::<_, chromiumoxide::error::CdpError>(Watch {
-                created: self.browser_events::<EventTargetCreated>().await?,
-                requested: page
-                    .event_listener::<EventFrameRequestedNavigation>()
-                    .await?,
-                loaded: page.event_listener::<EventLoadEventFired>().await?,
-                stopped: page.event_listener::<EventFrameStoppedLoading>().await?,
-                within: page
-                    .event_listener::<EventNavigatedWithinDocument>()
-                    .await?,
-            })
-        }
-        .await;
-        subscribed.map_err(|e| self.classify(e.into(), "watching the page"))
+/// Subscribes to the events an action on `page` may cause, before the
+/// action, for [`await_effects`] to read after it.
+pub(crate) async fn watch(session: &mut Session, page: &Page) -> Result<Watch, BrowserError> {
+    let subscribed = async {
+        Ok::<_, chromiumoxide::error::CdpError>(Watch {
+            created: session.browser_events::<EventTargetCreated>().await?,
+            requested: page
+                .event_listener::<EventFrameRequestedNavigation>()
+                .await?,
+            loaded: page.event_listener::<EventLoadEventFired>().await?,
+            stopped: page.event_listener::<EventFrameStoppedLoading>().await?,
+            within: page
+                .event_listener::<EventNavigatedWithinDocument>()
+                .await?,
+        })
     }
+    .await;
+    subscribed.map_err(|e| session.classify(e.into(), "watching the page"))
+}
 
-    pub(super) async fn front(&mut self, page: &Page) -> Result<(), BrowserError> {
-        self.exec(
+/// Brings `page`'s tab to the front before input is sent to it, as a
+/// person's input would find it.
+pub(super) async fn front(session: &mut Session, page: &Page) -> Result<(), BrowserError> {
+    session
+        .exec(
             page,
             BringToFrontParams::default(),
             "bringing the tab to the front",
         )
         .await
         .map(drop)
+}
+
+/// After an action: notices a tab it opened (and switches to it) or a
+/// navigation it started (and waits for the new document to load).
+///
+/// Renderer-side events caused by the input (a navigation request)
+/// reach the connection before the answer to any later call to that
+/// renderer, so one round trip (reading the URL, needed anyway) flushes
+/// them; a short drain then collects what the handler has forwarded.
+pub(crate) async fn await_effects(
+    session: &mut Session,
+    mut watch: Watch,
+    page: &Page,
+    expect_popup: bool,
+    drain: Duration,
+) -> Result<Effects, BrowserError> {
+    let opener = page.target_id().clone();
+    let main_frame = page.mainframe().await.ok().flatten();
+    // Its answer is also the URL reported when nothing else happened.
+    let flushed = page_info(session, page).await;
+
+    // Collect what has arrived: a navigation request (its disposition
+    // says whether a new tab is coming) and a tab already created.
+    let mut popup: Option<TargetId> = None;
+    let mut navigating = false;
+    // A frame of the page that started loading another document (a
+    // form posted into it, a link targeting it).
+    let mut framed: Option<FrameId> = None;
+    // Frames that got a process of their own (a frame from another
+    // site, whose later events go to its own target).
+    let mut frame_targets: Vec<String> = Vec::new();
+    let mut new_window = expect_popup;
+    let note_created = |ev: &EventTargetCreated, popup: &mut Option<TargetId>| {
+        let info = &ev.target_info;
+        let ours = info.opener_id.as_ref().is_none_or(|o| *o == opener);
+        if info.r#type == "page" && ours && popup.is_none() {
+            *popup = Some(info.target_id.clone());
+        }
+    };
+    let drained = tokio::time::sleep(drain);
+    tokio::pin!(drained);
+    loop {
+        tokio::select! {
+            Some(ev) = watch.requested.next() => {
+                let main = main_frame.as_ref().is_none_or(|f| *f == ev.frame_id);
+                match ev.disposition {
+                    ClientNavigationDisposition::CurrentTab if main => navigating = true,
+                    ClientNavigationDisposition::CurrentTab => {
+                        framed.get_or_insert(ev.frame_id.clone());
+                    }
+                    ClientNavigationDisposition::NewTab
+                    | ClientNavigationDisposition::NewWindow => new_window = true,
+                    _ => {}
+                }
+            }
+            Some(ev) = watch.created.next() => {
+                if ev.target_info.r#type == "iframe" {
+                    frame_targets.push(ev.target_info.target_id.as_ref().to_owned());
+                }
+                note_created(&ev, &mut popup);
+            }
+            () = &mut drained => break,
+        }
     }
-
-    /// After an action: notices a tab it opened (and switches to it) or a
-    /// navigation it started (and waits for the new document to load).
-    ///
-    /// Renderer-side events caused by the input (a navigation request)
-    /// reach the connection before the answer to any later call to that
-    /// renderer, so one round trip (reading the URL, needed anyway) flushes
-    /// them; a short drain then collects what the handler has forwarded.
-    pub(crate) async fn settle(
-        &mut self,
-        mut watch: Watch,
-        page: &Page,
-        expect_popup: bool,
-        drain: Duration,
-    ) -> Result<Effects, BrowserError> {
-        let opener = page.target_id().clone();
-        let main_frame = page.mainframe().await.ok().flatten();
-        // Its answer is also the URL reported when nothing else happened.
-        let flushed = self.page_info(page).await;
-
-        // Collect what has arrived: a navigation request (its disposition
-        // says whether a new tab is coming) and a tab already created.
-        let mut popup: Option<TargetId> = None;
-        let mut navigating = false;
-        // A frame of the page that started loading another document (a
-        // form posted into it, a link targeting it).
-        let mut framed: Option<FrameId> = None;
-        // Frames that got a process of their own (a frame from another
-        // site, whose later events go to its own target).
-        let mut frame_targets: Vec<String> = Vec::new();
-        let mut new_window = expect_popup;
-        let note_created = |ev: &EventTargetCreated, popup: &mut Option<TargetId>| {
-            let info = &ev.target_info;
-            let ours = info.opener_id.as_ref().is_none_or(|o| *o == opener);
-            if info.r#type == "page" && ours && popup.is_none() {
-                *popup = Some(info.target_id.clone());
+    // A tab was asked for but the browser has not created it yet.
+    if new_window && popup.is_none() {
+        let waiting = async {
+            while let Some(ev) = watch.created.next().await {
+                note_created(&ev, &mut popup);
+                if popup.is_some() {
+                    break;
+                }
             }
         };
-        let drained = tokio::time::sleep(drain);
-        tokio::pin!(drained);
-        loop {
+        let _ = tokio::time::timeout(POPUP_WAIT, waiting).await;
+    }
+
+    let mut effects = Effects::default();
+    if let Some(id) = popup {
+        let new_page = session.page_for(&id).await?;
+        wait_ready(session, &new_page).await;
+        session.adopt(new_page.clone()).await?;
+        let tabs = session.tab_list().await?;
+        effects.new_tab = tabs.into_iter().find(|t| t.current);
+        effects.url = page_info(session, &new_page).await?.url;
+        return Ok(effects);
+    }
+    if navigating {
+        let limit = session.config().navigation_timeout;
+        let main = |frame: &FrameId| main_frame.as_ref().is_none_or(|f| f == frame);
+        // The new document's load event ends the wait; so does the frame
+        // stopping without one (a download, a 204 answer, a cancelled
+        // navigation) or a navigation that stayed within the document.
+        let ended = async {
             tokio::select! {
-                Some(ev) = watch.requested.next() => {
-                    let main = main_frame.as_ref().is_none_or(|f| *f == ev.frame_id);
-                    match ev.disposition {
-                        ClientNavigationDisposition::CurrentTab if main => navigating = true,
-                        ClientNavigationDisposition::CurrentTab => {
-                            framed.get_or_insert(ev.frame_id.clone());
+                // A real navigation also stops loading, after its load
+                // event: when both are queued, the load event tells.
+                biased;
+                Some(_) = watch.loaded.next() => true,
+                () = async {
+                    while let Some(ev) = watch.stopped.next().await {
+                        if main(&ev.frame_id) {
+                            break;
                         }
-                        ClientNavigationDisposition::NewTab
-                        | ClientNavigationDisposition::NewWindow => new_window = true,
-                        _ => {}
                     }
-                }
-                Some(ev) = watch.created.next() => {
-                    if ev.target_info.r#type == "iframe" {
-                        frame_targets.push(ev.target_info.target_id.as_ref().to_owned());
+                } => false,
+                () = async {
+                    while let Some(ev) = watch.within.next().await {
+                        if main(&ev.frame_id) {
+                            break;
+                        }
                     }
-                    note_created(&ev, &mut popup);
-                }
-                () = &mut drained => break,
+                } => false,
+            }
+        };
+        match tokio::time::timeout(limit, ended).await {
+            Ok(loaded) => effects.navigated = loaded,
+            Err(_) => {
+                effects.navigated = true;
+                effects.still_loading = true;
             }
         }
-        // A tab was asked for but the browser has not created it yet.
-        if new_window && popup.is_none() {
-            let waiting = async {
-                while let Some(ev) = watch.created.next().await {
-                    note_created(&ev, &mut popup);
-                    if popup.is_some() {
-                        break;
-                    }
-                }
-            };
-            let _ = tokio::time::timeout(POPUP_WAIT, waiting).await;
-        }
-
-        let mut effects = Effects::default();
-        if let Some(id) = popup {
-            let new_page = self.page_for(&id).await?;
-            self.wait_ready(&new_page).await;
-            self.adopt(new_page.clone()).await?;
-            let tabs = self.tab_list().await?;
-            effects.new_tab = tabs.into_iter().find(|t| t.current);
-            effects.url = self.page_info(&new_page).await?.url;
-            return Ok(effects);
-        }
-        if navigating {
-            let limit = self.config().navigation_timeout;
-            let main = |frame: &FrameId| main_frame.as_ref().is_none_or(|f| f == frame);
-            // The new document's load event ends the wait; so does the frame
-            // stopping without one (a download, a 204 answer, a cancelled
-            // navigation) or a navigation that stayed within the document.
-            let ended = async {
-                tokio::select! {
-                    // A real navigation also stops loading, after its load
-                    // event: when both are queued, the load event tells.
-                    biased;
-                    Some(_) = watch.loaded.next() => true,
-                    () = async {
-                        while let Some(ev) = watch.stopped.next().await {
-                            if main(&ev.frame_id) {
+        effects.url = page_info(session, page).await?.url;
+    } else {
+        if let Some(frame) = framed.filter(|f| !frame_targets.iter().any(|t| t == f.as_ref())) {
+            // Waited for (briefly), so that what the frame's load
+            // caused (a load the policy stopped) is this action's. A
+            // frame from another site finishes loading in a process of
+            // its own, whose events this tab's session does not get:
+            // its target appearing (once the load was allowed) ends
+            // the wait too.
+            let stopped = async {
+                loop {
+                    tokio::select! {
+                        Some(ev) = watch.stopped.next() => {
+                            if ev.frame_id == frame {
                                 break;
                             }
                         }
-                    } => false,
-                    () = async {
-                        while let Some(ev) = watch.within.next().await {
-                            if main(&ev.frame_id) {
+                        Some(ev) = watch.created.next() => {
+                            if ev.target_info.target_id.as_ref() == frame.as_ref() {
                                 break;
                             }
                         }
-                    } => false,
-                }
-            };
-            match tokio::time::timeout(limit, ended).await {
-                Ok(loaded) => effects.navigated = loaded,
-                Err(_) => {
-                    effects.navigated = true;
-                    effects.still_loading = true;
-                }
-            }
-            effects.url = self.page_info(page).await?.url;
-        } else {
-            if let Some(frame) = framed.filter(|f| !frame_targets.iter().any(|t| t == f.as_ref())) {
-                // Waited for (briefly), so that what the frame's load
-                // caused (a load the policy stopped) is this action's. A
-                // frame from another site finishes loading in a process of
-                // its own, whose events this tab's session does not get:
-                // its target appearing (once the load was allowed) ends
-                // the wait too.
-                let stopped = async {
-                    loop {
-                        tokio::select! {
-                            Some(ev) = watch.stopped.next() => {
-                                if ev.frame_id == frame {
-                                    break;
-                                }
-                            }
-                            Some(ev) = watch.created.next() => {
-                                if ev.target_info.target_id.as_ref() == frame.as_ref() {
-                                    break;
-                                }
-                            }
-                            else => break,
-                        }
+                        else => break,
                     }
-                };
-                let _ = tokio::time::timeout(FRAME_WAIT, stopped).await;
-            }
-            effects.url = match flushed {
-                Ok(info) => info.url,
-                Err(_) => self.page_info(page).await?.url,
-            };
-        }
-        Ok(effects)
-    }
-
-    /// Waits (briefly) until a freshly opened tab has a document worth
-    /// mapping: past `about:blank` and loaded.
-    async fn wait_ready(&mut self, page: &Page) {
-        let deadline = Instant::now() + self.config().navigation_timeout.min(POPUP_WAIT * 2);
-        while Instant::now() < deadline {
-            // Its page load was stopped: it stays blank, and the action
-            // reports why.
-            if self.load_stopped(page.target_id()) {
-                return;
-            }
-            if let Ok(text) = self
-                .call_raw(page, "pageInfo", &serde_json::Value::Null)
-                .await
-                && let Ok(info) = serde_json::from_str::<serde_json::Value>(&text)
-            {
-                let ok = &info["ok"];
-                if ok["ready"] == "complete" && ok["url"] != "about:blank" {
-                    return;
                 }
-            }
-            tokio::time::sleep(Duration::from_millis(20)).await;
+            };
+            let _ = tokio::time::timeout(FRAME_WAIT, stopped).await;
         }
+        effects.url = match flushed {
+            Ok(info) => info.url,
+            Err(_) => page_info(session, page).await?.url,
+        };
     }
+    Ok(effects)
+}
 
-    async fn mouse(
-        &mut self,
-        page: &Page,
-        kind: DispatchMouseEventType,
-        x: f64,
-        y: f64,
-    ) -> Result<(), BrowserError> {
-        let mut params = DispatchMouseEventParams::new(kind.clone(), x, y);
-        if kind != DispatchMouseEventType::MouseMoved {
-            params.button = Some(MouseButton::Left);
-            params.buttons = Some(i64::from(kind == DispatchMouseEventType::MousePressed));
-            params.click_count = Some(1);
+/// Waits (briefly) until a freshly opened tab has a document worth
+/// mapping: past `about:blank` and loaded.
+async fn wait_ready(session: &mut Session, page: &Page) {
+    let deadline = Instant::now() + session.config().navigation_timeout.min(POPUP_WAIT * 2);
+    while Instant::now() < deadline {
+        // Its page load was stopped: it stays blank, and the action
+        // reports why.
+        if session.load_stopped(page.target_id()) {
+            return;
         }
-        self.exec(page, params, "clicking").await.map(drop)
-    }
-
-    /// Switches the interception of file choosers (`Page.setInterceptFileChooserDialog`)
-    /// on or off; the events of the choosers it catches, from now on.
-    async fn intercept_choosers(
-        &mut self,
-        page: &Page,
-        on: bool,
-    ) -> Result<EventStream<EventFileChooserOpened>, BrowserError> {
-        let opened = page
-            .event_listener::<EventFileChooserOpened>()
+        if let Ok(info) = session
+            .call::<serde_json::Value>(page, "pageInfo", serde_json::Value::Null)
             .await
-            .map_err(|e| self.classify(e.into(), "watching for a file chooser"))?;
-        self.exec(
+            && info["ready"] == "complete"
+            && info["url"] != "about:blank"
+        {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+async fn mouse(
+    session: &mut Session,
+    page: &Page,
+    kind: DispatchMouseEventType,
+    x: f64,
+    y: f64,
+) -> Result<(), BrowserError> {
+    let mut params = DispatchMouseEventParams::new(kind.clone(), x, y);
+    if kind != DispatchMouseEventType::MouseMoved {
+        params.button = Some(MouseButton::Left);
+        params.buttons = Some(i64::from(kind == DispatchMouseEventType::MousePressed));
+        params.click_count = Some(1);
+    }
+    session.exec(page, params, "clicking").await.map(drop)
+}
+
+/// Switches the interception of file choosers (`Page.setInterceptFileChooserDialog`)
+/// on or off; the events of the choosers it catches, from now on.
+async fn intercept_choosers(
+    session: &mut Session,
+    page: &Page,
+    on: bool,
+) -> Result<EventStream<EventFileChooserOpened>, BrowserError> {
+    let opened = page
+        .event_listener::<EventFileChooserOpened>()
+        .await
+        .map_err(|e| session.classify(e.into(), "watching for a file chooser"))?;
+    session
+        .exec(
             page,
             SetInterceptFileChooserDialogParams::new(on),
             "intercepting the file chooser",
         )
         .await?;
-        Ok(opened)
-    }
+    Ok(opened)
+}
 
-    async fn key(&mut self, page: &Page, chord: &Chord) -> Result<(), BrowserError> {
-        for event in chord.events() {
-            self.exec(page, event, "pressing keys").await?;
-        }
-        Ok(())
+async fn key(session: &mut Session, page: &Page, chord: &Chord) -> Result<(), BrowserError> {
+    for event in chord.events() {
+        session.exec(page, event, "pressing keys").await?;
     }
+    Ok(())
 }
 
 impl Browser {
@@ -442,23 +445,38 @@ impl Browser {
             .target
             .as_deref()
             .is_some_and(|t| !t.is_empty() && t != "_self" && t != "_top" && t != "_parent");
-        let watch = session.watch(&page).await?;
-        session.front(&page).await?;
-        let mut choosers = session.intercept_choosers(&page, true).await?;
+        let watch = watch(&mut session, &page).await?;
+        front(&mut session, &page).await?;
+        let mut choosers = intercept_choosers(&mut session, &page, true).await?;
         let pressed = async {
-            session
-                .mouse(&page, DispatchMouseEventType::MouseMoved, x, y)
-                .await?;
-            session
-                .mouse(&page, DispatchMouseEventType::MousePressed, x, y)
-                .await?;
-            session
-                .mouse(&page, DispatchMouseEventType::MouseReleased, x, y)
-                .await
+            mouse(
+                &mut session,
+                &page,
+                DispatchMouseEventType::MouseMoved,
+                x,
+                y,
+            )
+            .await?;
+            mouse(
+                &mut session,
+                &page,
+                DispatchMouseEventType::MousePressed,
+                x,
+                y,
+            )
+            .await?;
+            mouse(
+                &mut session,
+                &page,
+                DispatchMouseEventType::MouseReleased,
+                x,
+                y,
+            )
+            .await
         }
         .await;
         if let Err(error) = pressed {
-            let _ = session.intercept_choosers(&page, false).await;
+            let _ = intercept_choosers(&mut session, &page, false).await;
             return Err(error);
         }
         // A `javascript:` link runs its script in a task of its own, after
@@ -471,7 +489,7 @@ impl Browser {
                 .starts_with("javascript:")
         });
         let drain = if script_url { SCRIPT_URL_DRAIN } else { DRAIN };
-        let settled = session.settle(watch, &page, expect_popup, drain).await;
+        let settled = await_effects(&mut session, watch, &page, expect_popup, drain).await;
         // A chooser opens in the click's own task, so its event is on its
         // way by now; a page that opens one later opens it unasked. The
         // session is not needed meanwhile.
@@ -485,7 +503,7 @@ impl Browser {
         // (a window that is not headless). A tab the click closed has
         // nothing left to switch off.
         let mut session = self.live().await?;
-        if let Err(error) = session.intercept_choosers(&page, false).await
+        if let Err(error) = intercept_choosers(&mut session, &page, false).await
             && error.is_fatal()
         {
             return Err(error);
@@ -550,7 +568,7 @@ impl Browser {
                 matches,
             });
         }
-        session.front(&page).await?;
+        front(&mut session, &page).await?;
         if !text.is_empty() {
             session
                 .exec(&page, InsertTextParams::new(text), "typing")
@@ -558,7 +576,7 @@ impl Browser {
         } else if clear && !focus.empty {
             let delete = parse_keys("Delete")?;
             for chord in &delete {
-                session.key(&page, chord).await?;
+                key(&mut session, &page, chord).await?;
             }
         }
         let args = serde_json::json!({ "index": index });
@@ -589,12 +607,12 @@ impl Browser {
         let chords = parse_keys(keys)?;
         let mut session = self.live().await?;
         let page = session.current();
-        let watch = session.watch(&page).await?;
-        session.front(&page).await?;
+        let watch = watch(&mut session, &page).await?;
+        front(&mut session, &page).await?;
         for chord in &chords {
-            session.key(&page, chord).await?;
+            key(&mut session, &page, chord).await?;
         }
-        session.settle(watch, &page, false, DRAIN).await
+        await_effects(&mut session, watch, &page, false, DRAIN).await
     }
 }
 

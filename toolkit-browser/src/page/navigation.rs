@@ -5,19 +5,12 @@ use std::time::{Duration, Instant};
 
 use chromiumoxide::Page;
 use chromiumoxide::cdp::browser_protocol::page::{
-    GetNavigationHistoryParams, NavigateParams, NavigateToHistoryEntryParams,
+    GetNavigationHistoryParams, NavigateToHistoryEntryParams,
 };
-use chromiumoxide::error::CdpError;
 use serde::{Deserialize, Serialize};
 
-use crate::browser::{Browser, Fail, Session};
+use crate::browser::{Browser, Session};
 use crate::error::BrowserError;
-
-/// chromiumoxide abandons a navigation after its own limit (the navigation
-/// time limit, see `Session::launch`); this crate waits a little longer so
-/// that chromiumoxide has given up first, and the next navigation is not
-/// queued behind a dead one.
-const NAVIGATION_MARGIN: Duration = Duration::from_secs(1);
 
 /// How long a page may take to answer a trivial call before
 /// [`Browser::navigate`] treats it as stuck in a script.
@@ -32,29 +25,36 @@ pub struct PageInfo {
     pub title: String,
 }
 
-impl Session {
-    pub(crate) async fn page_info(&mut self, page: &Page) -> Result<PageInfo, BrowserError> {
-        let mut info: PageInfo = self.call(page, "pageInfo", serde_json::Value::Null).await?;
-        self.redactor().redact_in_place(&mut info.url);
-        self.redactor().redact_in_place(&mut info.title);
-        Ok(info)
-    }
+pub(crate) async fn page_info(
+    session: &mut Session,
+    page: &Page,
+) -> Result<PageInfo, BrowserError> {
+    let mut info: PageInfo = session
+        .call(page, "pageInfo", serde_json::Value::Null)
+        .await?;
+    session.redactor().redact_in_place(&mut info.url);
+    session.redactor().redact_in_place(&mut info.title);
+    Ok(info)
+}
 
-    /// Opens `url` in a new tab, makes it current, and closes `hung`.
-    async fn replace_hung_tab(&mut self, hung: &Page, url: &str) -> Result<PageInfo, BrowserError> {
-        let fresh = self.new_tab(url).await.map_err(|e| match e {
-            BrowserError::Protocol { detail } => BrowserError::Navigation {
-                url: url.to_owned(),
-                detail,
-            },
-            other => other,
-        })?;
-        self.adopt(fresh.clone()).await?;
-        // It is no longer current either way; a failure to close it is not
-        // the navigation's.
-        let _ = self.close_targets(&[hung.target_id().clone()]).await;
-        self.page_info(&fresh).await
-    }
+/// Opens `url` in a new tab, makes it current, and closes `hung`.
+async fn replace_hung_tab(
+    session: &mut Session,
+    hung: &Page,
+    url: &str,
+) -> Result<PageInfo, BrowserError> {
+    let fresh = session.new_tab(url).await.map_err(|e| match e {
+        BrowserError::Protocol { detail } => BrowserError::Navigation {
+            url: url.to_owned(),
+            detail,
+        },
+        other => other,
+    })?;
+    session.adopt(fresh.clone()).await?;
+    // It is no longer current either way; a failure to close it is not
+    // the navigation's.
+    let _ = session.close_targets(&[hung.target_id().clone()]).await;
+    page_info(session, &fresh).await
 }
 
 impl Browser {
@@ -87,20 +87,17 @@ impl Browser {
         let current = page.url().await.ok().flatten().unwrap_or_default();
         if url.contains('#') && strip_fragment(&url) == strip_fragment(&current) {
             let expression = format!("location.href = {}", serde_json::Value::from(url.as_str()));
-            let moved = session.eval_raw(&page, &expression).await;
-            moved.map_err(|f| session.classify(f, "scrolling to the fragment"))?;
-            return session.page_info(&page).await;
+            session
+                .evaluate(&page, &expression, "scrolling to the fragment")
+                .await?;
+            return page_info(&mut session, &page).await;
         }
         // A page stuck in a script cannot run its unload handlers, and
         // Chromium waits for them before leaving the page: a navigation in
         // that tab would never finish. Such a tab (one that does not answer
         // a trivial call within a moment) is replaced by a new tab at `url`.
         // A crashed tab is replaced the same way.
-        if session.crashed(&page)
-            || tokio::time::timeout(HUNG_PROBE, session.eval_in(&page, None, "1"))
-                .await
-                .is_err()
-        {
+        if session.crashed(&page) || !session.responds(&page, HUNG_PROBE).await {
             // The new tab may land in a renderer that is dying too (a spare
             // one the browser had started before the crash, whose death it
             // has not noticed yet on a busy machine): then again, after a
@@ -109,7 +106,7 @@ impl Browser {
             let deadline = Instant::now() + session.config().navigation_timeout;
             let (mut hung, mut pause) = (page, Duration::from_millis(50));
             loop {
-                match session.replace_hung_tab(&hung, &url).await {
+                match replace_hung_tab(&mut session, &hung, &url).await {
                     Err(BrowserError::Crashed) if Instant::now() + pause < deadline => {
                         tokio::time::sleep(pause).await;
                         pause = (pause * 2).min(Duration::from_millis(800));
@@ -119,19 +116,11 @@ impl Browser {
                 }
             }
         }
-        // chromiumoxide waits for the new document's load event itself.
-        let limit = session.config().navigation_timeout;
-        let navigation = page.execute(NavigateParams::new(url.clone()));
-        let outcome = match tokio::time::timeout(limit + NAVIGATION_MARGIN, navigation).await {
-            Ok(Ok(response)) => Ok(response.result),
-            Ok(Err(CdpError::Timeout)) | Err(_) => Err(Fail::Elapsed(limit)),
-            Ok(Err(e)) => Err(Fail::Cdp(e)),
-        };
-        let returned = outcome.map_err(|f| session.classify(f, &format!("loading {url}")))?;
+        let returned = session.navigate_to(&page, &url).await?;
         if let Some(detail) = returned.error_text.filter(|t| !t.is_empty()) {
             return Err(BrowserError::Navigation { url, detail });
         }
-        let info = session.page_info(&page).await?;
+        let info = page_info(&mut session, &page).await?;
         // Chromium refuses some URLs itself (its own pages under `about:`)
         // and shows this instead: the tab did not get there.
         if info.url.starts_with("about:blank#blocked") && !url.starts_with("about:blank#blocked") {
@@ -200,7 +189,7 @@ impl Browser {
             }
             tokio::time::sleep(Duration::from_millis(15)).await;
         }
-        session.page_info(&page).await
+        page_info(&mut session, &page).await
     }
 
     /// The current tab's URL and title.
@@ -211,7 +200,7 @@ impl Browser {
     pub async fn page_info(&self) -> Result<PageInfo, BrowserError> {
         let mut session = self.live().await?;
         let page = session.current();
-        session.page_info(&page).await
+        page_info(&mut session, &page).await
     }
 
     /// The current tab's address as the browser holds it, unredacted, or

@@ -131,15 +131,18 @@ pub(crate) async fn draw(
     let ttl = session.config().command_timeout.as_millis() + 1000;
     let marks = serde_json::to_string(&shown).unwrap_or_else(|_| "[]".to_owned());
     let expression = format!("({OVERLAY})({marks}, {colour:?}, {ttl})");
-    let drawn = session.eval_isolated(page, &expression).await;
-    drawn.map_err(|f| session.classify(f, "drawing the element numbers"))?;
+    session
+        .evaluate_isolated(page, &expression, "drawing the element numbers")
+        .await?;
     Ok(true)
 }
 
 /// Removes the layer [`draw`] added. Best effort: a page that navigated
 /// meanwhile took the layer with its document.
 pub(crate) async fn erase(session: &mut Session, page: &chromiumoxide::Page) {
-    let _ = session.eval_isolated(page, ERASE).await;
+    let _ = session
+        .evaluate_isolated(page, ERASE, "erasing the element numbers")
+        .await;
 }
 
 #[cfg(test)]

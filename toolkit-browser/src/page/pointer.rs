@@ -16,7 +16,7 @@ use chromiumoxide::listeners::EventStream;
 use futures_util::StreamExt;
 use serde::{Deserialize, Serialize};
 
-use super::input::{ClickPoint, DRAIN, Effects};
+use super::input::{ClickPoint, DRAIN, Effects, await_effects, front, watch};
 use super::live_element;
 use super::map::{Element, MAX_TEXT_CHARS};
 use crate::browser::{Browser, Session};
@@ -107,118 +107,146 @@ struct Shown {
     shown: u32,
 }
 
-impl Session {
-    /// Scrolls element `index` into view and finds where a click on it
-    /// lands, as [`Browser::click`] does.
-    async fn point(
-        &mut self,
-        page: &Page,
-        index: u32,
-    ) -> Result<(Element, f64, f64), BrowserError> {
-        self.look(page, index).await.map(|(point, _)| point)
-    }
+/// Scrolls element `index` into view and finds where a click on it
+/// lands, as [`Browser::click`] does.
+async fn point(
+    session: &mut Session,
+    page: &Page,
+    index: u32,
+) -> Result<(Element, f64, f64), BrowserError> {
+    look(session, page, index).await.map(|(point, _)| point)
+}
 
-    /// [`Session::point`], and whether the look had to scroll.
-    async fn look(
-        &mut self,
-        page: &Page,
-        index: u32,
-    ) -> Result<((Element, f64, f64), bool), BrowserError> {
-        let args = serde_json::json!({ "index": index, "maxText": MAX_TEXT_CHARS });
-        let point: ClickPoint = self.call(page, "clickPoint", args).await?;
-        let element = live_element(index, point.stale, point.el, self.redactor())?;
-        if let Some(reason) = point.not_clickable {
-            return Err(BrowserError::NotClickable { index, reason });
-        }
-        match (point.x, point.y) {
-            (Some(x), Some(y)) => Ok(((element, x, y), point.scrolled)),
-            _ => Err(BrowserError::script("the element's point is missing")),
-        }
+/// [`point`], and whether the look had to scroll.
+async fn look(
+    session: &mut Session,
+    page: &Page,
+    index: u32,
+) -> Result<((Element, f64, f64), bool), BrowserError> {
+    let args = serde_json::json!({ "index": index, "maxText": MAX_TEXT_CHARS });
+    let point: ClickPoint = session.call(page, "clickPoint", args).await?;
+    let element = live_element(index, point.stale, point.el, session.redactor())?;
+    if let Some(reason) = point.not_clickable {
+        return Err(BrowserError::NotClickable { index, reason });
     }
-
-    /// One mouse event at (x, y), the left button down during it when
-    /// `down` (a press, a move while pressed).
-    async fn pointer(
-        &mut self,
-        page: &Page,
-        kind: DispatchMouseEventType,
-        (x, y): (f64, f64),
-        down: bool,
-    ) -> Result<(), BrowserError> {
-        let mut params = DispatchMouseEventParams::new(kind.clone(), x, y);
-        let moved = kind == DispatchMouseEventType::MouseMoved;
-        params.button = Some(if moved && !down {
-            MouseButton::None
-        } else {
-            MouseButton::Left
-        });
-        params.buttons = Some(i64::from(
-            down && kind != DispatchMouseEventType::MouseReleased,
-        ));
-        if !moved {
-            params.click_count = Some(1);
-        }
-        self.exec(page, params, "moving the mouse").await.map(drop)
+    match (point.x, point.y) {
+        (Some(x), Some(y)) => Ok(((element, x, y), point.scrolled)),
+        _ => Err(BrowserError::script("the element's point is missing")),
     }
+}
 
-    async fn drag_event(
-        &mut self,
-        page: &Page,
-        kind: DispatchDragEventType,
-        (x, y): (f64, f64),
-        data: &DragData,
-    ) -> Result<(), BrowserError> {
-        let params = DispatchDragEventParams::new(kind, x, y, data.clone());
-        self.exec(page, params, "dragging").await.map(drop)
+/// One mouse event at (x, y), the left button down during it when
+/// `down` (a press, a move while pressed).
+async fn pointer(
+    session: &mut Session,
+    page: &Page,
+    kind: DispatchMouseEventType,
+    (x, y): (f64, f64),
+    down: bool,
+) -> Result<(), BrowserError> {
+    let mut params = DispatchMouseEventParams::new(kind.clone(), x, y);
+    let moved = kind == DispatchMouseEventType::MouseMoved;
+    params.button = Some(if moved && !down {
+        MouseButton::None
+    } else {
+        MouseButton::Left
+    });
+    params.buttons = Some(i64::from(
+        down && kind != DispatchMouseEventType::MouseReleased,
+    ));
+    if !moved {
+        params.click_count = Some(1);
     }
+    session
+        .exec(page, params, "moving the mouse")
+        .await
+        .map(drop)
+}
 
-    /// Presses at `from`, moves to `to` in steps and releases there. A
-    /// native drag the browser starts on the way is carried on as drag
-    /// events (enter, over at each later step, drop). Whether there was
-    /// one.
-    async fn drag_path(
-        &mut self,
-        page: &Page,
-        intercepted: &mut EventStream<EventDragIntercepted>,
-        from: (f64, f64),
-        to: (f64, f64),
-    ) -> Result<bool, BrowserError> {
-        self.pointer(page, DispatchMouseEventType::MouseMoved, from, false)
-            .await?;
-        self.pointer(page, DispatchMouseEventType::MousePressed, from, true)
-            .await?;
-        let mut data: Option<DragData> = None;
-        for step in 1..=DRAG_STEPS {
-            let t = f64::from(step) / f64::from(DRAG_STEPS);
-            let at = (from.0 + (to.0 - from.0) * t, from.1 + (to.1 - from.1) * t);
-            match &data {
-                Some(data) => {
-                    self.drag_event(page, DispatchDragEventType::DragOver, at, data)
-                        .await?;
-                }
-                None => {
-                    self.pointer(page, DispatchMouseEventType::MouseMoved, at, true)
-                        .await?;
-                    if let Ok(Some(event)) =
-                        tokio::time::timeout(DRAG_START_WAIT, intercepted.next()).await
-                    {
-                        self.drag_event(page, DispatchDragEventType::DragEnter, at, &event.data)
-                            .await?;
-                        self.drag_event(page, DispatchDragEventType::DragOver, at, &event.data)
-                            .await?;
-                        data = Some(event.data.clone());
-                    }
+async fn drag_event(
+    session: &mut Session,
+    page: &Page,
+    kind: DispatchDragEventType,
+    (x, y): (f64, f64),
+    data: &DragData,
+) -> Result<(), BrowserError> {
+    let params = DispatchDragEventParams::new(kind, x, y, data.clone());
+    session.exec(page, params, "dragging").await.map(drop)
+}
+
+/// Presses at `from`, moves to `to` in steps and releases there. A
+/// native drag the browser starts on the way is carried on as drag
+/// events (enter, over at each later step, drop). Whether there was
+/// one.
+async fn drag_path(
+    session: &mut Session,
+    page: &Page,
+    intercepted: &mut EventStream<EventDragIntercepted>,
+    from: (f64, f64),
+    to: (f64, f64),
+) -> Result<bool, BrowserError> {
+    pointer(
+        session,
+        page,
+        DispatchMouseEventType::MouseMoved,
+        from,
+        false,
+    )
+    .await?;
+    pointer(
+        session,
+        page,
+        DispatchMouseEventType::MousePressed,
+        from,
+        true,
+    )
+    .await?;
+    let mut data: Option<DragData> = None;
+    for step in 1..=DRAG_STEPS {
+        let t = f64::from(step) / f64::from(DRAG_STEPS);
+        let at = (from.0 + (to.0 - from.0) * t, from.1 + (to.1 - from.1) * t);
+        match &data {
+            Some(data) => {
+                drag_event(session, page, DispatchDragEventType::DragOver, at, data).await?;
+            }
+            None => {
+                pointer(session, page, DispatchMouseEventType::MouseMoved, at, true).await?;
+                if let Ok(Some(event)) =
+                    tokio::time::timeout(DRAG_START_WAIT, intercepted.next()).await
+                {
+                    drag_event(
+                        session,
+                        page,
+                        DispatchDragEventType::DragEnter,
+                        at,
+                        &event.data,
+                    )
+                    .await?;
+                    drag_event(
+                        session,
+                        page,
+                        DispatchDragEventType::DragOver,
+                        at,
+                        &event.data,
+                    )
+                    .await?;
+                    data = Some(event.data.clone());
                 }
             }
         }
-        if let Some(data) = &data {
-            self.drag_event(page, DispatchDragEventType::Drop, to, data)
-                .await?;
-        }
-        self.pointer(page, DispatchMouseEventType::MouseReleased, to, true)
-            .await?;
-        Ok(data.is_some())
     }
+    if let Some(data) = &data {
+        drag_event(session, page, DispatchDragEventType::Drop, to, data).await?;
+    }
+    pointer(
+        session,
+        page,
+        DispatchMouseEventType::MouseReleased,
+        to,
+        true,
+    )
+    .await?;
+    Ok(data.is_some())
 }
 
 impl Browser {
@@ -234,17 +262,22 @@ impl Browser {
     pub async fn hover(&self, index: u32) -> Result<Hover, BrowserError> {
         let mut session = self.live().await?;
         let page = session.current();
-        let (element, x, y) = session.point(&page, index).await?;
+        let (element, x, y) = point(&mut session, &page, index).await?;
         let before: Shown = session
             .call(&page, "shownCount", serde_json::json!({}))
             .await?;
-        let watch = session.watch(&page).await?;
-        session.front(&page).await?;
-        session
-            .pointer(&page, DispatchMouseEventType::MouseMoved, (x, y), false)
-            .await?;
+        let watch = watch(&mut session, &page).await?;
+        front(&mut session, &page).await?;
+        pointer(
+            &mut session,
+            &page,
+            DispatchMouseEventType::MouseMoved,
+            (x, y),
+            false,
+        )
+        .await?;
         tokio::time::sleep(HOVER_SETTLE).await;
-        let effects = session.settle(watch, &page, false, DRAIN).await?;
+        let effects = await_effects(&mut session, watch, &page, false, DRAIN).await?;
         let after = if effects.navigated || effects.new_tab.is_some() {
             before.shown
         } else {
@@ -282,15 +315,25 @@ impl Browser {
         let (page, element, at, watch) = {
             let mut session = self.live().await?;
             let page = session.current();
-            let (element, x, y) = session.point(&page, index).await?;
-            let watch = session.watch(&page).await?;
-            session.front(&page).await?;
-            session
-                .pointer(&page, DispatchMouseEventType::MouseMoved, (x, y), false)
-                .await?;
-            session
-                .pointer(&page, DispatchMouseEventType::MousePressed, (x, y), true)
-                .await?;
+            let (element, x, y) = point(&mut session, &page, index).await?;
+            let watch = watch(&mut session, &page).await?;
+            front(&mut session, &page).await?;
+            pointer(
+                &mut session,
+                &page,
+                DispatchMouseEventType::MouseMoved,
+                (x, y),
+                false,
+            )
+            .await?;
+            pointer(
+                &mut session,
+                &page,
+                DispatchMouseEventType::MousePressed,
+                (x, y),
+                true,
+            )
+            .await?;
             (page, element, (x, y), watch)
         };
         // The session is free meanwhile: the press is the browser's state.
@@ -301,10 +344,15 @@ impl Browser {
         tokio::time::sleep(duration).await;
         pressed.disarm();
         let mut session = self.live().await?;
-        session
-            .pointer(&page, DispatchMouseEventType::MouseReleased, at, true)
-            .await?;
-        let effects = session.settle(watch, &page, false, DRAIN).await?;
+        pointer(
+            &mut session,
+            &page,
+            DispatchMouseEventType::MouseReleased,
+            at,
+            true,
+        )
+        .await?;
+        let effects = await_effects(&mut session, watch, &page, false, DRAIN).await?;
         Ok(Hold {
             element,
             held: duration,
@@ -340,17 +388,17 @@ impl Browser {
         }
         let mut session = self.live().await?;
         let page = session.current();
-        let (element, x, y) = session.point(&page, index).await?;
+        let (element, x, y) = point(&mut session, &page, index).await?;
         let (target, from, to) = match end {
             DragEnd::Offset { dx, dy } => (None, (x, y), (x + dx, y + dy)),
             DragEnd::Element(other) => {
-                session.point(&page, other).await?;
+                point(&mut session, &page, other).await?;
                 // Bringing the target into view may have scrolled the
                 // element away, and the element the target: both are in
                 // view at once when a last look at the target, after the
                 // element's, scrolls nothing.
-                let (_, sx, sy) = session.point(&page, index).await?;
-                let ((target, tx2, ty2), scrolled) = session.look(&page, other).await?;
+                let (_, sx, sy) = point(&mut session, &page, index).await?;
+                let ((target, tx2, ty2), scrolled) = look(&mut session, &page, other).await?;
                 if scrolled {
                     return Err(BrowserError::invalid(format!(
                         "elements [{index}] and [{other}] do not fit in the view together, so \
@@ -365,8 +413,8 @@ impl Browser {
             .event_listener::<EventDragIntercepted>()
             .await
             .map_err(|e| session.classify(e.into(), "watching for a drag"))?;
-        let watch = session.watch(&page).await?;
-        session.front(&page).await?;
+        let watch = watch(&mut session, &page).await?;
+        front(&mut session, &page).await?;
         session
             .exec(
                 &page,
@@ -374,13 +422,18 @@ impl Browser {
                 "intercepting drags",
             )
             .await?;
-        let dragged = session.drag_path(&page, &mut intercepted, from, to).await;
+        let dragged = drag_path(&mut session, &page, &mut intercepted, from, to).await;
         if dragged.is_err() {
             // Left pressed, the button would turn the next action's moves
             // into a drag.
-            let _ = session
-                .pointer(&page, DispatchMouseEventType::MouseReleased, to, true)
-                .await;
+            let _ = pointer(
+                &mut session,
+                &page,
+                DispatchMouseEventType::MouseReleased,
+                to,
+                true,
+            )
+            .await;
         }
         // Left on, it would keep a person's (or a later action's) drags
         // from reaching the page.
@@ -398,7 +451,7 @@ impl Browser {
         {
             return Err(error);
         }
-        let effects = session.settle(watch, &page, false, DRAIN).await?;
+        let effects = await_effects(&mut session, watch, &page, false, DRAIN).await?;
         Ok(Drag {
             element,
             target,

@@ -1,12 +1,11 @@
 //! Looking at the page: scrolling, screenshots, and running a script in it.
 
-use chromiumoxide::cdp::browser_protocol::page::CaptureScreenshotFormat;
 use serde::{Deserialize, Serialize};
 
-use super::input::{DRAIN, Effects};
+use super::input::{DRAIN, Effects, await_effects, watch};
 use super::live;
 use super::pictures::{self, Mark};
-use crate::browser::{Browser, Fail};
+use crate::browser::Browser;
 use crate::error::BrowserError;
 
 /// The result of [`Browser::scroll`].
@@ -111,15 +110,7 @@ impl Browser {
                 return Err(e);
             }
         };
-        let params = chromiumoxide::page::ScreenshotParams::builder()
-            .format(CaptureScreenshotFormat::Png)
-            .build();
-        let limit = session.config().command_timeout;
-        let shot = match tokio::time::timeout(limit, page.screenshot(params)).await {
-            Ok(Ok(bytes)) => Ok(bytes),
-            Ok(Err(e)) => Err(Fail::Cdp(e)),
-            Err(_) => Err(Fail::Elapsed(limit)),
-        };
+        let shot = session.screenshot(&page).await;
         if drawn {
             pictures::erase(&mut session, &page).await;
         }
@@ -143,8 +134,9 @@ impl Browser {
     pub async fn evaluate(&self, expression: &str) -> Result<serde_json::Value, BrowserError> {
         let mut session = self.live().await?;
         let page = session.current();
-        let result = session.eval_raw(&page, expression).await;
-        result.map_err(|f| session.classify(f, "evaluating the script"))
+        session
+            .evaluate(&page, expression, "evaluating the script")
+            .await
     }
 
     /// [`evaluate`](Self::evaluate), then waits for what the script started
@@ -155,10 +147,11 @@ impl Browser {
     ) -> Result<(serde_json::Value, Effects), BrowserError> {
         let mut session = self.live().await?;
         let page = session.current();
-        let watch = session.watch(&page).await?;
-        let result = session.eval_raw(&page, expression).await;
-        let value = result.map_err(|f| session.classify(f, "evaluating the script"))?;
-        let effects = session.settle(watch, &page, false, DRAIN).await?;
+        let watch = watch(&mut session, &page).await?;
+        let value = session
+            .evaluate(&page, expression, "evaluating the script")
+            .await?;
+        let effects = await_effects(&mut session, watch, &page, false, DRAIN).await?;
         Ok((value, effects))
     }
 }

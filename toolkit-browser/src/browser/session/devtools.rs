@@ -1,8 +1,15 @@
 //! DevTools commands on the running browser: time limits, and turning a
 //! failure into the error the caller sees.
+//!
+//! [`Session::exec`] is the verb for a protocol command on a tab (input
+//! events, history, files); code run in the page goes through the verbs of
+//! `script.rs` instead. [`Session::navigate_to`] and
+//! [`Session::screenshot`] are the two commands with limits of their own.
 
 use std::time::Duration;
 
+use chromiumoxide::cdp::browser_protocol::page::NavigateReturns;
+use chromiumoxide::cdp::browser_protocol::page::{CaptureScreenshotFormat, NavigateParams};
 use chromiumoxide::cdp::browser_protocol::target::{GetTargetsParams, TargetInfo};
 use chromiumoxide::error::CdpError;
 use chromiumoxide::types::MethodId;
@@ -12,7 +19,15 @@ use serde::Serialize;
 use super::Session;
 use crate::error::BrowserError;
 
-/// A failed protocol call before it is classified.
+/// chromiumoxide abandons a navigation after its own limit (the navigation
+/// time limit, see `Session::launch`); this crate waits a little longer so
+/// that chromiumoxide has given up first, and the next navigation is not
+/// queued behind a dead one.
+const NAVIGATION_MARGIN: Duration = Duration::from_secs(1);
+
+/// A failed protocol call before it is classified ([`Session::classify`]):
+/// kept apart from [`BrowserError`] so that retries can tell a document
+/// that went away from other failures.
 pub(crate) enum Fail {
     Cdp(CdpError),
     Elapsed(Duration),
@@ -83,8 +98,10 @@ impl Session {
         }
     }
 
-    /// Runs one command on `page` under the command time limit.
-    pub(crate) async fn exec_raw<C: Command>(
+    /// Runs one command on `page` under the command time limit, the
+    /// failure left unclassified for the retries of this module's
+    /// neighbours.
+    pub(super) async fn exec_raw<C: Command>(
         &self,
         page: &Page,
         cmd: C,
@@ -102,7 +119,8 @@ impl Session {
         }
     }
 
-    /// [`exec_raw`](Self::exec_raw), classified.
+    /// Runs one DevTools command on `page` under the command time limit; a
+    /// failure becomes the error of `action`.
     pub(crate) async fn exec<C: Command>(
         &mut self,
         page: &Page,
@@ -111,6 +129,39 @@ impl Session {
     ) -> Result<C::Response, BrowserError> {
         let result = self.exec_raw(page, cmd).await;
         result.map_err(|f| self.classify(f, action))
+    }
+
+    /// Loads `url` in `page` and waits for its load event, within the
+    /// navigation time limit.
+    pub(crate) async fn navigate_to(
+        &mut self,
+        page: &Page,
+        url: &str,
+    ) -> Result<NavigateReturns, BrowserError> {
+        // chromiumoxide waits for the new document's load event itself.
+        let limit = self.config.navigation_timeout;
+        let navigation = page.execute(NavigateParams::new(url.to_owned()));
+        let outcome = match tokio::time::timeout(limit + NAVIGATION_MARGIN, navigation).await {
+            Ok(Ok(response)) => Ok(response.result),
+            Ok(Err(CdpError::Timeout)) | Err(_) => Err(Fail::Elapsed(limit)),
+            Ok(Err(e)) => Err(Fail::Cdp(e)),
+        };
+        outcome.map_err(|f| self.classify(f, &format!("loading {url}")))
+    }
+
+    /// A PNG of what `page` shows, within the command time limit; the
+    /// failure, unclassified, is handed back for the caller to classify
+    /// once it has cleaned up the page ([`classify`](Self::classify)).
+    pub(crate) async fn screenshot(&self, page: &Page) -> Result<Vec<u8>, Fail> {
+        let params = chromiumoxide::page::ScreenshotParams::builder()
+            .format(CaptureScreenshotFormat::Png)
+            .build();
+        let limit = self.config.command_timeout;
+        match tokio::time::timeout(limit, page.screenshot(params)).await {
+            Ok(Ok(bytes)) => Ok(bytes),
+            Ok(Err(e)) => Err(Fail::Cdp(e)),
+            Err(_) => Err(Fail::Elapsed(limit)),
+        }
     }
 
     /// Runs one browser-level command under the command time limit.

@@ -1,5 +1,26 @@
-//! The bridge to the page-side script (`js/`): evaluations in the page,
-//! the isolated world the script lives in, and calls into it.
+//! Running code in a page: the small vocabulary the rest of the crate
+//! uses, and the bridge to the page-side script (`js/`) behind it.
+//!
+//! - [`Session::evaluate`]: a raw expression in the page's own main world
+//!   (where the page's scripts run), as [`Browser::evaluate`](crate::Browser::evaluate)
+//!   offers it.
+//! - [`Session::evaluate_isolated`]: a raw expression in this crate's
+//!   isolated world, out of the page's reach (the numbered overlay of a
+//!   screenshot).
+//! - [`Session::responds`]: whether the page responds at all (a page stuck
+//!   in a script does not).
+//! - [`Session::call`]: a method of the page script, its answer decoded,
+//!   in the tab's document or, for an element number handed out inside a
+//!   frame from another site, in that frame's document.
+//! - [`Session::call_in`], [`Session::call_all`], [`Session::call_ahead`]
+//!   (in `frames/calls.rs`): the same in a given [`Doc`](super::Doc), in several
+//!   at once, and in the tab's document while the frames of its last map
+//!   are walked, for the page map's walk through frames.
+//! - [`Session::decode`]: the one step from an [`Answer`]
+//!   to a typed result.
+//!
+//! DevTools commands that are not code in the page go through
+//! [`Session::exec`] (`devtools.rs`).
 
 use std::time::{Duration, Instant};
 
@@ -57,28 +78,156 @@ const CONTEXT_RETRY: Duration = Duration::from_secs(5);
 
 impl Session {
     /// Evaluates `expression` in the main world of the page's main frame
-    /// (where the page's own scripts run) and returns its value. No
-    /// execution context id is passed, so the call always runs in the
-    /// frame's current document; while the page is between two documents it
-    /// is retried for a short while.
-    pub(crate) async fn eval_raw(
-        &self,
+    /// (where the page's own scripts run) and returns its value, promises
+    /// awaited; a failure becomes the error of `action`. No execution
+    /// context id is passed, so the call always runs in the frame's current
+    /// document; while the page is between two documents it is retried for
+    /// a short while.
+    pub(crate) async fn evaluate(
+        &mut self,
         page: &Page,
         expression: &str,
-    ) -> Result<serde_json::Value, Fail> {
+        action: &str,
+    ) -> Result<serde_json::Value, BrowserError> {
         let deadline = Instant::now() + CONTEXT_RETRY;
-        loop {
-            match self.eval_in(page, None, expression).await {
+        let outcome = loop {
+            match self.evaluate_in_context(page, None, expression).await {
                 Err(fail) if is_context_gone(&fail) && Instant::now() < deadline => {
                     tokio::time::sleep(Duration::from_millis(25)).await;
                 }
-                outcome => return outcome,
+                outcome => break outcome,
             }
+        };
+        outcome.map_err(|f| self.classify(f, action))
+    }
+
+    /// Whether the page's main world answers a trivial expression within
+    /// `within`: one attempt, no retry, so that a page stuck in a script is
+    /// told from one between two documents only by the time it takes.
+    pub(crate) async fn responds(&self, page: &Page, within: Duration) -> bool {
+        let probe = self.evaluate_in_context(page, None, "1");
+        tokio::time::timeout(within, probe).await.is_ok()
+    }
+
+    /// [`evaluate`](Self::evaluate) in this crate's isolated world of the
+    /// current document (see [`world`](Self::world)), where the page's
+    /// scripts can neither see nor patch what it uses; retried while the
+    /// page is between two documents, as [`call`](Self::call) is.
+    pub(crate) async fn evaluate_isolated(
+        &mut self,
+        page: &Page,
+        expression: &str,
+        action: &str,
+    ) -> Result<serde_json::Value, BrowserError> {
+        let deadline = Instant::now() + CONTEXT_RETRY;
+        let outcome = loop {
+            let world = self.world(page).await;
+            let outcome = match world {
+                Ok(world) => {
+                    self.evaluate_in_context(page, Some(world), expression)
+                        .await
+                }
+                Err(fail) => Err(fail),
+            };
+            match outcome {
+                Err(fail) if is_context_gone(&fail) && Instant::now() < deadline => {
+                    self.worlds.remove(page.target_id());
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                }
+                outcome => break outcome,
+            }
+        };
+        outcome.map_err(|f| self.classify(f, action))
+    }
+
+    /// Calls `method` of the page script with `args` and decodes its
+    /// result. The call runs in the tab's document, or, when `args` names
+    /// an element (`index`) handed out inside a frame from another site,
+    /// in that frame's document. The script is sent only when the document
+    /// does not have it yet, so most calls are a few dozen bytes.
+    pub(crate) async fn call<T: DeserializeOwned>(
+        &mut self,
+        page: &Page,
+        method: &str,
+        mut args: serde_json::Value,
+    ) -> Result<T, BrowserError> {
+        // Texts the script cuts are cut this much later, so that redaction
+        // (on the Rust side) sees whole secrets before the final cut.
+        self.add_slack(&mut args);
+        let index = args["index"].as_u64().and_then(|i| u32::try_from(i).ok());
+        let route = index.and_then(|i| self.route_of(i));
+        let text = match &route {
+            // An element of a frame from another site: the call runs there.
+            Some(route) => self.call_routed(page, route, method, &args).await,
+            None => self.call_top(page, method, &args).await,
+        };
+        if let (Some(route), Ok(text)) = (&route, &text) {
+            // Numbers the call handed out there (an ARIA option to click)
+            // live there too.
+            let base = args["base"].as_u64().and_then(|b| u32::try_from(b).ok());
+            let next = serde_json::from_str::<serde_json::Value>(text)
+                .ok()
+                .and_then(|v| v["ok"]["next"].as_u64().and_then(|n| u32::try_from(n).ok()));
+            if let (Some(base), Some(next)) = (base, next) {
+                self.remember_route(base..next, route);
+            }
+        }
+        self.decode(Answer::new(method, text))
+    }
+
+    /// Decodes an answer of the page script: a failed call classified (a
+    /// dead browser first), then the script's `{"ok": ...}` / `{"err":
+    /// ...}` envelope opened.
+    pub(crate) fn decode<T: DeserializeOwned>(
+        &mut self,
+        answer: Answer,
+    ) -> Result<T, BrowserError> {
+        let Answer { method, text } = answer;
+        let text = text.map_err(|f| self.classify(f, &format!("the page script `{method}`")))?;
+        open_envelope(&method, &text)
+    }
+
+    /// Adds the redactor's slack to a call's arguments (see `cut` in
+    /// `js/core.js`).
+    pub(super) fn add_slack(&self, args: &mut serde_json::Value) {
+        if let serde_json::Value::Object(map) = args {
+            map.insert("slack".into(), self.redactor.slack().into());
         }
     }
 
-    /// One evaluation in `context` (the main world when `None`).
-    pub(crate) async fn eval_in(
+    /// A remote handle on the element the page script's `getter` returns
+    /// for `index` (`fileNode`...), for protocol commands that take a node
+    /// (`DOM.setFileInputFiles`). `None` when the getter finds nothing.
+    pub(crate) async fn element_object(
+        &mut self,
+        page: &Page,
+        getter: &str,
+        index: u32,
+    ) -> Result<Option<RemoteObjectId>, BrowserError> {
+        if self.in_other_site_frame(index) {
+            return Err(BrowserError::script(format!(
+                "element [{index}] is inside a frame from another site, where files cannot be \
+                 chosen; open the frame's address in a tab of its own (navigate) and try there"
+            )));
+        }
+        // Installs the script in the current document if it is not there.
+        let _: serde_json::Value = self.call(page, "pageInfo", serde_json::Value::Null).await?;
+        let world = self.world(page).await;
+        let world = world.map_err(|f| self.classify(f, "finding the element"))?;
+        let mut params = EvaluateParams::new(format!("window.__toolkitBrowser.{getter}({index})"));
+        params.context_id = Some(world);
+        params.return_by_value = Some(false);
+        let returned = self.exec(page, params, "finding the element").await?;
+        if let Some(details) = returned.exception_details {
+            return Err(BrowserError::script(details.text));
+        }
+        Ok(returned.result.object_id)
+    }
+
+    /// One evaluation in `context` (the main world when `None`), with no
+    /// retry: the step every evaluation in the tab's own session is made
+    /// of.
+    pub(super) async fn evaluate_in_context(
         &self,
         page: &Page,
         context: Option<ExecutionContextId>,
@@ -119,107 +268,12 @@ impl Session {
         Ok(created.execution_context_id)
     }
 
-    /// Evaluates `expression` in this crate's isolated world of the
-    /// current document (see [`world`](Self::world)), where the page's
-    /// scripts can neither see nor patch what it uses; retried while the
-    /// page is between two documents, as [`call_raw`](Self::call_raw) is.
-    pub(crate) async fn eval_isolated(
-        &mut self,
-        page: &Page,
-        expression: &str,
-    ) -> Result<serde_json::Value, Fail> {
-        let deadline = Instant::now() + CONTEXT_RETRY;
-        loop {
-            let world = self.world(page).await;
-            let outcome = match world {
-                Ok(world) => self.eval_in(page, Some(world), expression).await,
-                Err(fail) => Err(fail),
-            };
-            match outcome {
-                Err(fail) if is_context_gone(&fail) && Instant::now() < deadline => {
-                    self.worlds.remove(page.target_id());
-                    tokio::time::sleep(Duration::from_millis(10)).await;
-                }
-                outcome => return outcome,
-            }
-        }
-    }
-
-    /// Calls `method` of the page-side script with `args` and decodes its
-    /// result. The script is sent only when the document does not have it
-    /// yet, so most calls are a few dozen bytes.
-    pub(crate) async fn call<T: DeserializeOwned>(
-        &mut self,
-        page: &Page,
-        method: &str,
-        mut args: serde_json::Value,
-    ) -> Result<T, BrowserError> {
-        // Texts the script cuts are cut this much later, so that redaction
-        // (on the Rust side) sees whole secrets before the final cut.
-        self.add_slack(&mut args);
-        let index = args["index"].as_u64().and_then(|i| u32::try_from(i).ok());
-        let route = index.and_then(|i| self.route_of(i));
-        let result = match &route {
-            // An element of a frame from another site: the call runs there.
-            Some(route) => self.call_routed(page, route, method, &args).await,
-            None => self.call_raw(page, method, &args).await,
-        };
-        let text = result.map_err(|f| self.classify(f, &format!("the page script `{method}`")))?;
-        if let Some(route) = &route {
-            // Numbers the call handed out there (an ARIA option to click)
-            // live there too.
-            let base = args["base"].as_u64().and_then(|b| u32::try_from(b).ok());
-            let next = serde_json::from_str::<serde_json::Value>(&text)
-                .ok()
-                .and_then(|v| v["ok"]["next"].as_u64().and_then(|n| u32::try_from(n).ok()));
-            if let (Some(base), Some(next)) = (base, next) {
-                self.remember_route(base..next, route);
-            }
-        }
-        decode(method, &text)
-    }
-
-    /// Adds the redactor's slack to a call's arguments (see `cut` in
-    /// `js/core.js`).
-    pub(super) fn add_slack(&self, args: &mut serde_json::Value) {
-        if let serde_json::Value::Object(map) = args {
-            map.insert("slack".into(), self.redactor.slack().into());
-        }
-    }
-
-    /// A remote handle on the element the page script's `getter` returns
-    /// for `index` (`fileNode`...), for protocol commands that take a node
-    /// (`DOM.setFileInputFiles`). `None` when the getter finds nothing.
-    pub(crate) async fn element_object(
-        &mut self,
-        page: &Page,
-        getter: &str,
-        index: u32,
-    ) -> Result<Option<RemoteObjectId>, BrowserError> {
-        if self.route_of(index).is_some() {
-            return Err(BrowserError::script(format!(
-                "element [{index}] is inside a frame from another site, where files cannot be \
-                 chosen; open the frame's address in a tab of its own (navigate) and try there"
-            )));
-        }
-        // Installs the script in the current document if it is not there.
-        let _: serde_json::Value = self.call(page, "pageInfo", serde_json::Value::Null).await?;
-        let world = self.world(page).await;
-        let world = world.map_err(|f| self.classify(f, "finding the element"))?;
-        let mut params = EvaluateParams::new(format!("window.__toolkitBrowser.{getter}({index})"));
-        params.context_id = Some(world);
-        params.return_by_value = Some(false);
-        let returned = self.exec(page, params, "finding the element").await?;
-        if let Some(details) = returned.exception_details {
-            return Err(BrowserError::script(details.text));
-        }
-        Ok(returned.result.object_id)
-    }
-
-    /// [`call`](Self::call) without decoding. A document replaced since the
-    /// world was created (a navigation) takes the world with it; a new one
-    /// is created in the new document, for a short while.
-    pub(crate) async fn call_raw(
+    /// The undecoded answer of `method` of the page script in the tab's
+    /// document (the tab's part of [`call`](Self::call) and of the calls in
+    /// `frames/`). A document replaced since the world was created (a
+    /// navigation) takes the world with it; a new one is created in the
+    /// new document, for a short while.
+    pub(super) async fn call_top(
         &mut self,
         page: &Page,
         method: &str,
@@ -230,11 +284,11 @@ impl Session {
         loop {
             let attempt = async {
                 let world = self.world(page).await?;
-                match self.eval_in(page, Some(world), &quick).await? {
+                match self.evaluate_in_context(page, Some(world), &quick).await? {
                     serde_json::Value::String(text) => Ok(text),
                     _ => {
                         let full = installing_call(method, args);
-                        match self.eval_in(page, Some(world), &full).await? {
+                        match self.evaluate_in_context(page, Some(world), &full).await? {
                             serde_json::Value::String(text) => Ok(text),
                             other => Err(Fail::Cdp(CdpError::msg(format!(
                                 "the page script answered {other} instead of text"
@@ -250,6 +304,23 @@ impl Session {
                 }
                 outcome => return outcome,
             }
+        }
+    }
+}
+
+/// The page script's answer from one document, not yet classified nor
+/// decoded: what the calls that run in several documents at once hand
+/// back, each answer decoded by its caller with [`Session::decode`].
+pub(crate) struct Answer {
+    method: String,
+    text: Result<String, Fail>,
+}
+
+impl Answer {
+    pub(super) fn new(method: &str, text: Result<String, Fail>) -> Self {
+        Self {
+            method: method.to_owned(),
+            text,
         }
     }
 }
@@ -287,8 +358,8 @@ pub(super) fn is_context_gone(fail: &Fail) -> bool {
         || message.contains("Not attached to an active page")
 }
 
-/// Decodes the `{"ok": ...}` / `{"err": ...}` envelope of the page script.
-pub(super) fn decode<T: DeserializeOwned>(method: &str, text: &str) -> Result<T, BrowserError> {
+/// Opens the `{"ok": ...}` / `{"err": ...}` envelope of the page script.
+fn open_envelope<T: DeserializeOwned>(method: &str, text: &str) -> Result<T, BrowserError> {
     #[derive(serde::Deserialize)]
     struct Envelope<T> {
         ok: Option<T>,

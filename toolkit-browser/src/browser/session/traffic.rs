@@ -1,7 +1,7 @@
 //! The requests each tab has in flight, followed from the browser's
 //! network events as they happen, so that a page map can tell at no cost
 //! whether the page is still loading something that may change it (see
-//! `page/map.rs`, settling).
+//! `page/map/settle.rs`).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex as StdMutex};

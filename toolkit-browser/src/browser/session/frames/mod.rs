@@ -17,42 +17,47 @@
 //!
 //! The frames the last map of a tab walked are remembered
 //! ([`KnownFrame`]), so that the next map can walk them while it walks
-//! the tab's document (`call_with_frames`) instead of one level after
-//! the other.
+//! the tab's document ([`Session::call_ahead`]) instead of one level
+//! after the other.
+//!
+//! What the page map uses from here: [`Doc`] (where a call runs),
+//! [`Session::frame_doc`] (the document a frame element shows),
+//! [`Session::call_in`], [`Session::call_all`] and
+//! [`Session::call_ahead`] (calls in given documents, `calls.rs`,
+//! answered as `Answer`s that [`Session::decode`] decodes), and
+//! [`Session::remember_numbers`] (where a frame's numbers live).
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 
 use chromiumoxide::Page;
 use chromiumoxide::cdp::browser_protocol::target::TargetId;
 use chromiumoxide::error::CdpError;
 use serde_json::{Value, json};
 
+mod calls;
+
+pub(crate) use calls::Ahead;
+
 use super::devtools::RawCommand;
 use super::link::FrameLink;
 use super::{Fail, Session};
-use crate::error::BrowserError;
-
-/// How long a call into a frame's document keeps retrying while the frame
-/// is between two documents.
-const FRAME_RETRY: Duration = Duration::from_secs(2);
 
 /// One step down to a frame from another site: the frame element's number
 /// in its parent document, and the frame it shows.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Hop {
+pub(super) struct Hop {
     /// The number of the `<iframe>` (or `<frame>`) in its parent document.
-    pub(crate) owner: u32,
+    owner: u32,
     /// The DevTools id of the frame.
-    pub(crate) frame: String,
+    frame: String,
     /// Whether the frame runs in a process of its own (its own target).
-    pub(crate) remote: bool,
+    remote: bool,
 }
 
 /// The frame elements from the tab's document down to a frame from
 /// another site.
-pub(crate) type Route = Arc<Vec<Hop>>;
+pub(super) type Route = Arc<Vec<Hop>>;
 
 /// A DevTools session a document is reached through.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -63,12 +68,23 @@ enum Channel {
     Remote(String),
 }
 
-/// A document the page script runs in: the tab's own (`frame: None`), or a
-/// frame's.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Where a call into the page script runs: the tab's own document
+/// ([`Doc::tab`]), or the document of a frame from another site
+/// ([`Session::frame_doc`]), with the way down to it from the tab's.
+#[derive(Debug, Clone)]
 pub(crate) struct Doc {
     channel: Channel,
     frame: Option<String>,
+    /// The frame elements leading here (empty for the tab's document).
+    route: Route,
+}
+
+/// Two handles name the same document when they reach the same frame the
+/// same way, whichever frame elements led there.
+impl PartialEq for Doc {
+    fn eq(&self, other: &Self) -> bool {
+        self.channel == other.channel && self.frame == other.frame
+    }
 }
 
 impl Doc {
@@ -77,6 +93,7 @@ impl Doc {
         Self {
             channel: Channel::Tab,
             frame: None,
+            route: Route::default(),
         }
     }
 
@@ -84,6 +101,11 @@ impl Doc {
     /// tab's own).
     pub(crate) fn frame_id(&self) -> Option<&str> {
         self.frame.as_deref()
+    }
+
+    /// How many frames deep the document is (0 for the tab's own).
+    pub(crate) fn depth(&self) -> usize {
+        self.route.len()
     }
 }
 
@@ -102,17 +124,6 @@ pub(crate) struct KnownFrame {
     /// Where the frame sat, as the parent's walk reported it (the page
     /// script's `frame`).
     pub(crate) place: Value,
-}
-
-/// The answer of a frame walked ahead ([`Session::call_with_frames`]).
-pub(crate) enum Ahead {
-    /// The page script's answer.
-    Answered(String),
-    /// No answer within the command time limit: the frame's process is
-    /// stuck, and walking it again in the same map would wait as long.
-    TimedOut,
-    /// Any other failure (the frame's document went, no world yet).
-    Failed,
 }
 
 /// What the session remembers about frames from other sites.
@@ -140,12 +151,26 @@ const MAX_ROUTES: usize = 100_000;
 impl Session {
     /// The route of element `index`, when it lives in a frame from another
     /// site.
-    pub(crate) fn route_of(&self, index: u32) -> Option<Route> {
+    pub(super) fn route_of(&self, index: u32) -> Option<Route> {
         self.frames.routes.get(&index).cloned()
     }
 
+    /// Whether element `index` was handed out inside a frame from another
+    /// site (where some operations, choosing files, cannot reach).
+    pub(crate) fn in_other_site_frame(&self, index: u32) -> bool {
+        self.frames.routes.contains_key(&index)
+    }
+
+    /// Remembers that the numbers `numbers` live in `doc`, a frame's
+    /// document: a call that names one of them ([`call`](Self::call)) runs
+    /// there.
+    pub(crate) fn remember_numbers(&mut self, numbers: impl IntoIterator<Item = u32>, doc: &Doc) {
+        let route = Arc::clone(&doc.route);
+        self.remember_route(numbers, &route);
+    }
+
     /// Remembers that the numbers `numbers` live at the end of `route`.
-    pub(crate) fn remember_route(&mut self, numbers: impl IntoIterator<Item = u32>, route: &Route) {
+    pub(super) fn remember_route(&mut self, numbers: impl IntoIterator<Item = u32>, route: &Route) {
         if self.frames.routes.len() > MAX_ROUTES {
             self.frames.routes.clear();
         }
@@ -157,7 +182,7 @@ impl Session {
     /// Forgets how to reach every number in a frame from another site: a
     /// new policy may not allow a frame an earlier map showed, and the
     /// next map decides again.
-    pub(crate) fn forget_routes(&mut self) {
+    pub(super) fn forget_routes(&mut self) {
         self.frames.routes.clear();
         self.frames.known = None;
     }
@@ -212,290 +237,20 @@ impl Session {
         Ok(self.frames.link.as_mut().expect("connected just above"))
     }
 
-    /// The context of the isolated world in `doc`, created when missing.
-    async fn doc_world(&mut self, page: &Page, doc: &Doc) -> Result<i64, Fail> {
-        let Some(frame) = &doc.frame else {
-            return Ok(*self.world(page).await?.inner());
-        };
-        let key = (doc.channel.clone(), frame.clone());
-        if let Some(id) = self.frames.worlds.get(&key) {
-            return Ok(*id);
-        }
-        let params = json!({ "frameId": frame, "worldName": super::script::WORLD_NAME });
-        let created = self
-            .send(page, &doc.channel, "Page.createIsolatedWorld", params)
-            .await?;
-        let id = created["executionContextId"]
-            .as_i64()
-            .ok_or_else(|| Fail::Cdp(CdpError::msg("no execution context for the frame")))?;
-        self.frames.worlds.insert(key, id);
-        Ok(id)
+    /// The document shown by the frame element `owner` of `parent`, a
+    /// frame from another site; `None` when it cannot be reached (still
+    /// loading, gone meanwhile).
+    pub(crate) async fn frame_doc(&mut self, page: &Page, parent: &Doc, owner: u32) -> Option<Doc> {
+        self.reach_frame(page, parent, owner).await.ok()
     }
 
-    /// Evaluates `expression` in the isolated world of `doc`, returning its
-    /// value (or, with `by_value` false, a handle on it).
-    async fn doc_eval(
-        &mut self,
-        page: &Page,
-        doc: &Doc,
-        expression: &str,
-        by_value: bool,
-    ) -> Result<Value, Fail> {
-        let context = self.doc_world(page, doc).await?;
-        let params = json!({
-            "expression": expression,
-            "contextId": context,
-            "returnByValue": by_value,
-            "awaitPromise": true,
-        });
-        let returned = self
-            .send(page, &doc.channel, "Runtime.evaluate", params)
-            .await?;
-        if let Some(details) = returned.get("exceptionDetails") {
-            let text = details["exception"]["description"]
-                .as_str()
-                .or_else(|| details["text"].as_str())
-                .unwrap_or("the page script failed");
-            return Err(Fail::Cdp(CdpError::ChromeMessage(text.to_owned())));
-        }
-        Ok(returned["result"].clone())
-    }
-
-    /// Calls `method` of the page script in `doc` (see `call_raw`, which
-    /// does the same in the tab's document).
-    pub(crate) async fn doc_call(
-        &mut self,
-        page: &Page,
-        doc: &Doc,
-        method: &str,
-        args: &Value,
-    ) -> Result<String, Fail> {
-        if doc.frame.is_none() {
-            return self.call_raw(page, method, args).await;
-        }
-        let quick = super::script::quick_call(method, args);
-        let deadline = Instant::now() + FRAME_RETRY;
-        loop {
-            let attempt = async {
-                match self.doc_eval(page, doc, &quick, true).await?["value"].take() {
-                    Value::String(text) => Ok(text),
-                    _ => match self
-                        .doc_eval(
-                            page,
-                            doc,
-                            &super::script::installing_call(method, args),
-                            true,
-                        )
-                        .await?["value"]
-                        .take()
-                    {
-                        Value::String(text) => Ok(text),
-                        other => Err(Fail::Cdp(CdpError::msg(format!(
-                            "the page script answered {other} instead of text"
-                        )))),
-                    },
-                }
-            };
-            match attempt.await {
-                Err(fail) if super::script::is_context_gone(&fail) && Instant::now() < deadline => {
-                    if let Some(frame) = &doc.frame {
-                        self.frames
-                            .worlds
-                            .remove(&(doc.channel.clone(), frame.clone()));
-                    }
-                    tokio::time::sleep(Duration::from_millis(20)).await;
-                }
-                outcome => return outcome,
-            }
-        }
-    }
-
-    /// Calls the page script in several documents at once (frames in
-    /// processes of their own run their walks in parallel): each call's
-    /// answer, as [`doc_call`](Self::doc_call) gives it. Worlds are made
-    /// ready one by one first; a document that lacks the script, or a call
-    /// that fails, is tried again alone.
-    pub(crate) async fn doc_calls(
-        &mut self,
-        page: &Page,
-        calls: &[(Doc, &str, Value)],
-    ) -> Vec<Result<String, Fail>> {
-        let mut prepared = Vec::with_capacity(calls.len());
-        for (doc, method, args) in calls {
-            let world = self.doc_world(page, doc).await;
-            prepared.push(world.map(|context| self.quick_evaluate(context, method, args)));
-        }
-        let this = &*self;
-        let sends = calls
-            .iter()
-            .zip(&prepared)
-            .map(|((doc, _, _), params)| async move {
-                let params = params.as_ref().ok()?.clone();
-                this.evaluate_once(page, doc, params).await
-            });
-        let answers = futures_util::future::join_all(sends).await;
-        let mut out = Vec::with_capacity(calls.len());
-        for ((doc, method, args), answer) in calls.iter().zip(answers) {
-            out.push(match answer {
-                Some(text) => Ok(text),
-                None => {
-                    let mut args = args.clone();
-                    self.add_slack(&mut args);
-                    self.doc_call(page, doc, method, &args).await
-                }
-            });
-        }
-        out
-    }
-
-    /// The `Runtime.evaluate` parameters that call `method` of the page
-    /// script in the world `context` (with the redactor's slack added to
-    /// `args`), for a document that has the script.
-    fn quick_evaluate(&self, context: i64, method: &str, args: &Value) -> Value {
-        let mut args = args.clone();
-        self.add_slack(&mut args);
-        json!({
-            "expression": super::script::quick_call(method, &args),
-            "contextId": context,
-            "returnByValue": true,
-            "awaitPromise": true,
-        })
-    }
-
-    /// One `Runtime.evaluate` in `doc` whose answer is text, with no
-    /// retry: `None` when it fails for any reason.
-    async fn evaluate_once(&self, page: &Page, doc: &Doc, params: Value) -> Option<String> {
-        let limit = self.config.command_timeout;
-        let answer = match &doc.channel {
-            Channel::Tab => {
-                let command = RawCommand {
-                    method: "Runtime.evaluate",
-                    params,
-                };
-                match tokio::time::timeout(limit, page.execute(command)).await {
-                    Ok(Ok(response)) => response.result,
-                    _ => return None,
-                }
-            }
-            Channel::Remote(session) => {
-                let link = self.frames.link.as_ref()?;
-                let request = link.request(Some(session), "Runtime.evaluate", params, limit);
-                request.await.ok()?
-            }
-        };
-        match &answer["result"]["value"] {
-            Value::String(text) if answer.get("exceptionDetails").is_none() => Some(text.clone()),
-            _ => None,
-        }
-    }
-
-    /// Calls `method` of the page script in the tab's document and, at the
-    /// same time, in the frame documents of `ahead` (each with its own
-    /// arguments): the tab's answer as [`call_raw`](Self::call_raw) gives
-    /// it, and each frame's (no retry: the caller walks such a frame again
-    /// the usual way if it still needs it).
-    pub(crate) async fn call_with_frames(
-        &mut self,
-        page: &Page,
-        method: &str,
-        args: &Value,
-        ahead: &[(Doc, Value)],
-    ) -> (Result<String, Fail>, Vec<Ahead>) {
-        let mut args = args.clone();
-        self.add_slack(&mut args);
-        let world = match self.world(page).await {
-            Ok(world) => Some(world),
-            // The map fails with the tab's document; its frames do not
-            // matter.
-            Err(fail) if !super::script::is_context_gone(&fail) => {
-                return (Err(fail), ahead.iter().map(|_| Ahead::Failed).collect());
-            }
-            Err(_) => None,
-        };
-        let prepared: Vec<Option<Value>> = ahead
-            .iter()
-            .map(|(doc, frame_args)| {
-                let frame = doc.frame.as_ref()?;
-                let context = self
-                    .frames
-                    .worlds
-                    .get(&(doc.channel.clone(), frame.clone()))?;
-                Some(self.quick_evaluate(*context, method, frame_args))
-            })
-            .collect();
-        let this = &*self;
-        let quick = super::script::quick_call(method, &args);
-        let tab = async {
-            match world {
-                Some(world) => Some(this.eval_in(page, Some(world), &quick).await),
-                None => None,
-            }
-        };
-        let limit = self.config.command_timeout;
-        let frames = ahead
-            .iter()
-            .zip(prepared)
-            .map(|((doc, _), params)| async move {
-                let Some(params) = params else {
-                    return Ahead::Failed;
-                };
-                let started = Instant::now();
-                match this.evaluate_once(page, doc, params).await {
-                    Some(text) => Ahead::Answered(text),
-                    None if started.elapsed() >= limit => Ahead::TimedOut,
-                    None => Ahead::Failed,
-                }
-            });
-        let (tab, frames) = tokio::join!(tab, futures_util::future::join_all(frames));
-        let tab = match tab {
-            Some(Ok(Value::String(text))) => Ok(text),
-            Some(Err(fail)) if !super::script::is_context_gone(&fail) => Err(fail),
-            // No script in the document yet, the document went, or no
-            // world: the usual call installs the script, creates the world
-            // and retries.
-            _ => self.call_raw(page, method, &args).await,
-        };
-        (tab, frames)
-    }
-
-    /// An answer of [`doc_calls`](Self::doc_calls), classified and decoded.
-    pub(crate) fn decode_call<T: serde::de::DeserializeOwned>(
-        &mut self,
-        method: &str,
-        answer: Result<String, Fail>,
-    ) -> Result<T, BrowserError> {
-        let text = answer.map_err(|f| self.classify(f, &format!("the page script `{method}`")))?;
-        super::script::decode(method, &text)
-    }
-
-    /// [`doc_call`](Self::doc_call), classified and decoded.
-    pub(crate) async fn call_in<T: serde::de::DeserializeOwned>(
-        &mut self,
-        page: &Page,
-        doc: &Doc,
-        method: &str,
-        args: &Value,
-    ) -> Result<T, BrowserError> {
-        let mut args = args.clone();
-        self.add_slack(&mut args);
-        let answer = self.doc_call(page, doc, method, &args).await;
-        let text = answer.map_err(|f| self.classify(f, &format!("the page script `{method}`")))?;
-        super::script::decode(method, &text)
-    }
-
-    /// The document shown by the frame element `owner` of `parent`, with
-    /// the hop that leads there.
-    pub(crate) async fn child_doc(
-        &mut self,
-        page: &Page,
-        parent: &Doc,
-        owner: u32,
-    ) -> Result<(Doc, Hop), Fail> {
+    /// [`frame_doc`](Self::frame_doc), and why not.
+    async fn reach_frame(&mut self, page: &Page, parent: &Doc, owner: u32) -> Result<Doc, Fail> {
         let frame = match self.frames.frame_ids.get(&owner) {
             Some(frame) => frame.clone(),
             None => {
                 let getter = format!("window.__toolkitBrowser.frameNode({owner})");
-                let handle = self.doc_eval(page, parent, &getter, false).await?;
+                let handle = self.evaluate_in_doc(page, parent, &getter, false).await?;
                 let object = handle["objectId"]
                     .as_str()
                     .ok_or_else(|| Fail::Cdp(CdpError::msg("the frame element is gone")))?
@@ -535,12 +290,11 @@ impl Session {
             frame,
             remote,
         };
-        let doc = self.hop_doc(parent, &hop).await?;
-        Ok((doc, hop))
+        self.hop_doc(parent, hop).await
     }
 
     /// The document at the end of `hop` from `parent`.
-    async fn hop_doc(&mut self, parent: &Doc, hop: &Hop) -> Result<Doc, Fail> {
+    async fn hop_doc(&mut self, parent: &Doc, hop: Hop) -> Result<Doc, Fail> {
         let channel = if hop.remote {
             let limit = self.config.command_timeout;
             let session = self
@@ -553,9 +307,13 @@ impl Session {
         } else {
             parent.channel.clone()
         };
+        let frame = Some(hop.frame.clone());
+        let mut route = Vec::clone(&parent.route);
+        route.push(hop);
         Ok(Doc {
             channel,
-            frame: Some(hop.frame.clone()),
+            frame,
+            route: Arc::new(route),
         })
     }
 
@@ -593,10 +351,11 @@ impl Session {
         Ok(())
     }
 
-    /// Calls `method` of the page script in the frame at the end of
-    /// `route`, telling it where the frame sits now. A frame element that
-    /// has gone makes the answer the page script gives for a stale number.
-    pub(crate) async fn call_routed(
+    /// The undecoded answer of `method` of the page script in the frame at
+    /// the end of `route` (the frame part of [`call`](Self::call)), telling
+    /// it where the frame sits now. A frame element that has gone makes the
+    /// answer the page script gives for a stale number.
+    pub(super) async fn call_routed(
         &mut self,
         page: &Page,
         route: &[Hop],
@@ -608,7 +367,7 @@ impl Session {
         };
         let mut args = args.clone();
         args["frame"] = there.geometry;
-        let answer = self.doc_call(page, &there.doc, method, &args).await?;
+        let answer = self.call_text(page, &there.doc, method, &args).await?;
         if method != "clickPoint" {
             return Ok(answer);
         }
@@ -619,7 +378,7 @@ impl Session {
             return Ok(STALE.to_owned());
         };
         args["frame"] = there.geometry;
-        let answer = self.doc_call(page, &there.doc, method, &args).await?;
+        let answer = self.call_text(page, &there.doc, method, &args).await?;
         let parsed: Value = serde_json::from_str(&answer).unwrap_or_default();
         let ok = &parsed["ok"];
         let (Some(x), Some(y)) = (ok["x"].as_f64(), ok["y"].as_f64()) else {
@@ -660,7 +419,7 @@ impl Session {
             if let Some((x, y)) = point {
                 args["point"] = json!({ "x": x, "y": y });
             }
-            let answer = self.doc_call(page, &doc, "frameBox", &args).await?;
+            let answer = self.call_text(page, &doc, "frameBox", &args).await?;
             let mut parsed: Value = serde_json::from_str(&answer).unwrap_or_default();
             let ok = parsed["ok"].take();
             if ok.is_null() || ok["stale"] == true {
@@ -669,7 +428,7 @@ impl Session {
             if blocker.is_none() {
                 blocker = ok["blocker"].as_str().map(str::to_owned);
             }
-            doc = self.hop_doc(&doc, hop).await?;
+            doc = self.hop_doc(&doc, hop.clone()).await?;
             geometry = ok;
         }
         Ok(Some(Descent {
