@@ -111,6 +111,15 @@ const LIST_SWITCHES: &[&str] = &[
 /// per step.
 pub const DEFAULT_SETTLE_LIMIT: Duration = Duration::from_millis(1200);
 
+/// The largest file one download may write by default (256 MiB): more
+/// than documents, exports and archives an agent fetches, far less than a
+/// disk, and a page cannot fill one with a download that never ends.
+pub const DEFAULT_MAX_DOWNLOAD_BYTES: u64 = 256 << 20;
+
+/// How many downloads one session keeps by default: far more than a task
+/// needs, few enough that a page cannot fill the folder with files.
+pub const DEFAULT_MAX_DOWNLOADS: u32 = 100;
+
 /// The configuration of a launched session. Build one with
 /// [`BrowserConfig::builder`]; [`BrowserConfig::default`] is a headless
 /// 1280×800 Chromium found on the system.
@@ -128,6 +137,8 @@ pub struct BrowserConfig {
     pub(crate) navigation_timeout: Duration,
     pub(crate) close_timeout: Duration,
     pub(crate) settle_limit: Duration,
+    pub(crate) max_download_bytes: u64,
+    pub(crate) max_downloads: u32,
 }
 
 impl Default for BrowserConfig {
@@ -185,6 +196,18 @@ impl BrowserConfig {
     pub fn settle_limit(&self) -> Duration {
         self.settle_limit
     }
+
+    /// The most bytes one download may write (see
+    /// [`BrowserConfigBuilder::max_download_bytes`]).
+    pub fn max_download_bytes(&self) -> u64 {
+        self.max_download_bytes
+    }
+
+    /// How many downloads a session keeps (see
+    /// [`BrowserConfigBuilder::max_downloads`]).
+    pub fn max_downloads(&self) -> u32 {
+        self.max_downloads
+    }
 }
 
 /// Builds a [`BrowserConfig`].
@@ -211,6 +234,8 @@ impl Default for BrowserConfigBuilder {
                 navigation_timeout: Duration::from_secs(30),
                 close_timeout: Duration::from_secs(5),
                 settle_limit: DEFAULT_SETTLE_LIMIT,
+                max_download_bytes: DEFAULT_MAX_DOWNLOAD_BYTES,
+                max_downloads: DEFAULT_MAX_DOWNLOADS,
             },
         }
     }
@@ -339,6 +364,36 @@ impl BrowserConfigBuilder {
     /// ```
     pub fn settle_limit(mut self, limit: Duration) -> Self {
         self.config.settle_limit = limit;
+        self
+    }
+
+    /// The most bytes one download may write (default 256 MiB, see
+    /// [`DEFAULT_MAX_DOWNLOAD_BYTES`]). A download is canceled
+    /// (`Browser.cancelDownload`) as soon as the bytes it received pass
+    /// the limit, or at once when the server announces a larger size; what
+    /// it wrote is removed, and the reply tells the model it was stopped
+    /// and why. A file that still completed meanwhile is removed the same.
+    ///
+    /// ```
+    /// let config = toolkit_browser::BrowserConfig::builder()
+    ///     .max_download_bytes(10 << 20)
+    ///     .max_downloads(20)
+    ///     .build();
+    /// assert_eq!(config.max_download_bytes(), 10 << 20);
+    /// assert_eq!(config.max_downloads(), 20);
+    /// ```
+    pub fn max_download_bytes(mut self, limit: u64) -> Self {
+        self.config.max_download_bytes = limit;
+        self
+    }
+
+    /// How many downloads one session keeps (default 100, see
+    /// [`DEFAULT_MAX_DOWNLOADS`]). Every download begun counts, also one
+    /// stopped for its size; one more is canceled as it begins, and the
+    /// reply says so. A [restart](crate::Browser::restart) starts a new
+    /// session, with a new folder and a new count.
+    pub fn max_downloads(mut self, limit: u32) -> Self {
+        self.config.max_downloads = limit;
         self
     }
 

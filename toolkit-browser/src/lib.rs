@@ -138,9 +138,11 @@ pub use actions::{default_actions, registry};
 pub use browser::{
     Browser, Download, DownloadState, DownloadText, MAX_DOWNLOAD_READ_BYTES, TabInfo,
 };
+#[cfg(feature = "pdf")]
+pub use browser::{MAX_PDF_DECODED_BYTES, MAX_PDF_PAGES};
 pub use config::{
-    BASE_ARGS, BrowserConfig, BrowserConfigBuilder, DEFAULT_SETTLE_LIMIT, EXECUTABLE_NAMES,
-    find_executable,
+    BASE_ARGS, BrowserConfig, BrowserConfigBuilder, DEFAULT_MAX_DOWNLOAD_BYTES,
+    DEFAULT_MAX_DOWNLOADS, DEFAULT_SETTLE_LIMIT, EXECUTABLE_NAMES, find_executable,
 };
 pub use error::{BrowserError, INSTALL_HINT};
 pub use page::content::{MAX_PAGE_TEXT_CHARS, PageText, TextMatch};

@@ -5,6 +5,7 @@ use toolkit_core::{ToolResult, tool};
 use super::{EXTRACT_PAGE_CHARS, Reply, act, here, page_line};
 use crate::browser::Browser;
 use crate::error::BrowserError;
+use crate::page::pictures::{bounds, in_view};
 
 /// Read the current page's text as markdown (headings, paragraphs, links,
 /// lists, tables), 10000 characters at a time.
@@ -167,7 +168,7 @@ pub async fn screenshot(
             let drawn = map
                 .elements
                 .iter()
-                .filter(|e| e.x < width && e.y < height && e.x + e.w > 0 && e.y + e.h > 0)
+                .filter(|e| in_view(bounds(e), width, height))
                 .count();
             (png, masked, Some(drawn))
         } else {

@@ -54,7 +54,10 @@ fn line(download: &Download) -> String {
             download.name,
             size(download.bytes)
         ),
-        DownloadState::Canceled => format!("the download of {:?} was canceled", download.name),
+        DownloadState::Canceled => match &download.refused {
+            Some(reason) => format!("the download of {:?} was stopped: {reason}", download.name),
+            None => format!("the download of {:?} was canceled", download.name),
+        },
     }
 }
 

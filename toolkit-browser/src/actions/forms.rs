@@ -7,7 +7,7 @@ use toolkit_core::{ToolResult, tool};
 use super::{Reply, act, check_navigation, effects_sentence, label, stop_if_fatal};
 use crate::browser::Browser;
 use crate::error::BrowserError;
-use crate::page::forms::option_list;
+use crate::page::forms::{option_list, with_sentence};
 
 /// List the options of the dropdown numbered `index` in the page map: a
 /// `<select>`, or a custom dropdown (an ARIA listbox or menu).
@@ -126,7 +126,11 @@ pub async fn upload_file(
         stop_if_fatal(&upload)?;
         // The control may have been clicked, and a click may navigate.
         let note = check_navigation(&browser, &policy, Some(&before.id)).await?;
-        let upload = upload?;
+        // What the page was stopped from belongs with an error too.
+        let upload = match upload {
+            Err(error) if !note.is_empty() => return Err(with_sentence(error, &note)),
+            other => other?,
+        };
         let what = label(&upload.element);
         let name = file_name.to_string_lossy().into_owned();
         if !upload.names.contains(&name) {
@@ -144,6 +148,12 @@ pub async fn upload_file(
             reply = reply
                 .say("It was clicked, and the file went to the file dialog it opened.")
                 .say(effects_sentence(&browser, effects).await?);
+        }
+        if upload.cleared {
+            reply = reply.say(
+                "The page took the file and then emptied the input itself, as a page that \
+                 sends a file as soon as it is chosen does.",
+            );
         }
         Ok(reply.say(note))
     })

@@ -12,8 +12,8 @@ use std::io::Read as _;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::Browser;
-use super::session::{Download, DownloadState, sniff_bytes};
+use super::session::{Cancel, Download, DownloadState, remove_written, sniff_bytes};
+use super::{Browser, Inner};
 use crate::error::BrowserError;
 
 /// The largest download [`Browser::read_download`] reads.
@@ -52,6 +52,38 @@ impl Browser {
             Some((_, log)) => log.news(patience).await,
             None => Vec::new(),
         }
+    }
+
+    /// Cancels the downloads the session's download events found over a
+    /// limit, as they come: the task that follows the events holds no
+    /// session, so a task of the handle does it, taking the session as
+    /// soon as the action holding it (if any) lets it go. It ends with the
+    /// session (the channel closes), holding the handle only while it
+    /// cancels.
+    pub(super) fn cancel_over_limit(
+        &self,
+        mut asked: tokio::sync::mpsc::UnboundedReceiver<Cancel>,
+    ) {
+        let inner: std::sync::Weak<Inner> = std::sync::Arc::downgrade(&self.inner);
+        tokio::spawn(async move {
+            while let Some(cancel) = asked.recv().await {
+                let Some(inner) = inner.upgrade() else {
+                    break;
+                };
+                let browser = Browser { inner };
+                let Ok(mut session) = browser.session().await else {
+                    remove_written(&cancel.path);
+                    continue;
+                };
+                // A download that ended meanwhile has nothing to cancel;
+                // its file is removed all the same (by its event).
+                let canceled = session.cancel_download(&cancel.guid).await.is_ok();
+                remove_written(&cancel.path);
+                if canceled && let Some((_, log)) = session.downloads() {
+                    log.canceled(&cancel.guid);
+                }
+            }
+        });
     }
 
     async fn download_log(&self) -> Option<(PathBuf, std::sync::Arc<super::session::DownloadLog>)> {
@@ -101,8 +133,12 @@ impl Browser {
                 )));
             }
             DownloadState::Canceled => {
+                let why = match &download.refused {
+                    Some(reason) => format!(" ({reason})"),
+                    None => String::new(),
+                };
                 return Err(BrowserError::invalid(format!(
-                    "the download of {name:?} was canceled: there is no file to read"
+                    "the download of {name:?} was canceled{why}: there is no file to read"
                 )));
             }
         }
@@ -186,35 +222,8 @@ fn opened_path(file: &std::fs::File, path: &Path) -> std::io::Result<PathBuf> {
 
 #[cfg(feature = "pdf")]
 fn pdf_text(bytes: &[u8], name: &str) -> Result<String, BrowserError> {
-    let failed = |detail: &dyn std::fmt::Display| {
-        BrowserError::invalid(format!(
-            "the text of the PDF {name:?} cannot be extracted: {detail}"
-        ))
-    };
-    // The PDF is the page's. lopdf's reading refuses a page tree that
-    // loops and reads each page's own content only, never a form drawn
-    // into it (which may draw itself); a panic on a malformed file is
-    // still caught.
-    let extracted = std::panic::catch_unwind(|| {
-        let document = lopdf::Document::load_mem(bytes)?;
-        let pages: Vec<u32> = document.get_pages().keys().copied().collect();
-        document.extract_text(&pages)
-    });
-    match extracted {
-        Ok(Ok(text)) if text.len() > MAX_PDF_TEXT_BYTES => Err(failed(&format_args!(
-            "its text is longer than {} MiB",
-            MAX_PDF_TEXT_BYTES >> 20
-        ))),
-        Ok(Ok(text)) => Ok(text),
-        Ok(Err(e)) => Err(failed(&e)),
-        Err(_) => Err(failed(&"the file is malformed")),
-    }
+    super::pdf::text(bytes, name)
 }
-
-/// The most text taken from one PDF: a file within
-/// [`MAX_DOWNLOAD_READ_BYTES`] can still hold far more once decompressed.
-#[cfg(feature = "pdf")]
-const MAX_PDF_TEXT_BYTES: usize = 64 << 20;
 
 #[cfg(not(feature = "pdf"))]
 fn pdf_text(_bytes: &[u8], name: &str) -> Result<String, BrowserError> {

@@ -4,6 +4,8 @@
 //! bridge to the page-side script.
 
 mod downloads;
+#[cfg(feature = "pdf")]
+mod pdf;
 mod session;
 mod storage;
 
@@ -19,6 +21,8 @@ use crate::error::BrowserError;
 use crate::safety::{BlockedLog, BlockedNavigation, SafetyPolicy};
 
 pub use downloads::{DownloadText, MAX_DOWNLOAD_READ_BYTES};
+#[cfg(feature = "pdf")]
+pub use pdf::{MAX_PDF_DECODED_BYTES, MAX_PDF_PAGES};
 pub(crate) use session::{Ahead, Doc, KnownFrame, Session};
 pub use session::{Download, DownloadState, TabInfo};
 
@@ -135,8 +139,9 @@ impl Browser {
     }
 
     async fn start(config: BrowserConfig, origin: Origin) -> Result<Self, BrowserError> {
-        let session = Session::start(&origin, &config).await?;
-        Ok(Self {
+        let mut session = Session::start(&origin, &config).await?;
+        let cancels = session.take_download_cancels();
+        let browser = Self {
             inner: Arc::new(Inner {
                 config,
                 origin,
@@ -153,7 +158,11 @@ impl Browser {
                 staged: AtomicU32::new(0),
                 memo: StdMutex::new(None),
             }),
-        })
+        };
+        if let Some(cancels) = cancels {
+            browser.cancel_over_limit(cancels);
+        }
+        Ok(browser)
     }
 
     /// Closes the session: asks the browser to quit and waits for it (up to
@@ -192,7 +201,10 @@ impl Browser {
             // folder must not prevent the new one.
             let _ = old.shutdown(&self.inner.config).await;
         }
-        let session = Session::start(&self.inner.origin, &self.inner.config).await?;
+        let mut session = Session::start(&self.inner.origin, &self.inner.config).await?;
+        if let Some(cancels) = session.take_download_cancels() {
+            self.cancel_over_limit(cancels);
+        }
         slot.session = Some(session);
         slot.closed = false;
         Ok(())

@@ -37,8 +37,8 @@ use crate::profile::{ProfileDir, processes_mentioning};
 use crate::safety::{BlockedLog, Guard, Redactor, SafetyPolicy};
 
 pub(crate) use devtools::Fail;
+pub(crate) use downloads::{Cancel, DownloadLog, remove_written, sniff_bytes};
 pub use downloads::{Download, DownloadState};
-pub(crate) use downloads::{DownloadLog, sniff_bytes};
 pub(crate) use frames::{Ahead, Doc, KnownFrame};
 pub(crate) use storage::{OriginItems, web_origin};
 use tabs::TabBook;

@@ -4,7 +4,9 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use chromiumoxide::cdp::browser_protocol::dom::{ResolveNodeParams, SetFileInputFilesParams};
+use chromiumoxide::cdp::browser_protocol::dom::{
+    BackendNodeId, ResolveNodeParams, SetFileInputFilesParams,
+};
 use chromiumoxide::cdp::browser_protocol::page::FileChooserOpenedMode;
 use chromiumoxide::cdp::js_protocol::runtime::CallFunctionOnParams;
 use serde::{Deserialize, Serialize};
@@ -12,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use super::input::Effects;
 use super::map::{Element, MAX_TEXT_CHARS};
 use super::{live, live_element};
-use crate::browser::Browser;
+use crate::browser::{Browser, Session};
 use crate::error::BrowserError;
 use crate::safety::Redactor;
 
@@ -77,6 +79,11 @@ pub struct Upload {
     /// clicking it caused besides the chooser. `None` when the files went
     /// straight into the input the element is or reaches.
     pub chooser: Option<Effects>,
+    /// The page took the files (its input's `input` or `change` event saw
+    /// them; `names` are those) and then emptied the input itself, as a
+    /// page that sends a file as soon as it is chosen does. Told for a
+    /// chooser a control opened.
+    pub cleared: bool,
 }
 
 /// How long [`Browser::upload_file`] waits for the file chooser a click
@@ -391,6 +398,7 @@ impl Browser {
             element,
             names,
             chooser: None,
+            cleared: false,
         })
     }
 
@@ -413,59 +421,154 @@ impl Browser {
         let (clicked, chooser) = self.click_watching(index, Some(CHOOSER_WAIT)).await?;
         let effects = clicked.effects;
         let mut session = self.live().await?;
-        let page = session.current();
-        let Some(chooser) = chooser else {
+        // Whatever happens to the files, the click happened: an error
+        // says what it did too.
+        let did = clicked_sentence(&effects, session.redactor());
+        let Some((page, chooser)) = chooser else {
             return Err(BrowserError::invalid(format!(
                 "element [{index}] is {what}, not a file input, and clicking it opened no file \
-                 chooser within {} s (it was clicked); pick an <input type=file>, its label, or \
-                 the control that opens the file chooser from the page map",
+                 chooser within {} s; pick an <input type=file>, its label, or the control \
+                 that opens the file chooser from the page map. {did}",
                 CHOOSER_WAIT.as_secs()
             )));
         };
         let Some(node) = chooser.backend_node_id else {
             return Err(BrowserError::invalid(format!(
                 "clicking element [{index}] opened a file chooser that belongs to no file input \
-                 (a script's file picker), which cannot be given files"
+                 (a script's file picker), which cannot be given files. {did}"
             )));
         };
         if files.len() > 1 && chooser.mode == FileChooserOpenedMode::SelectSingle {
             return Err(BrowserError::invalid(format!(
-                "the file chooser element [{index}] opens takes one file, not {}",
+                "the file chooser element [{index}] opens takes one file, not {}. {did}",
                 files.len()
             )));
         }
-        let mut params = SetFileInputFilesParams::new(paths(files));
-        params.backend_node_id = Some(node);
-        session.exec(&page, params, "choosing the file").await?;
-        let resolve = ResolveNodeParams {
-            backend_node_id: Some(node),
-            ..ResolveNodeParams::default()
-        };
-        let input = session
-            .exec(&page, resolve, "finding the file input")
-            .await?;
-        let Some(object) = input.object.object_id else {
-            return Err(BrowserError::script("the file input has no handle"));
-        };
-        let mut read = CallFunctionOnParams::new(
-            "function () { return Array.from(this.files || [], (f) => f.name); }",
-        );
-        read.object_id = Some(object);
-        read.return_by_value = Some(true);
-        let read = session
-            .exec(&page, read, "reading the chosen files")
-            .await?;
-        let names: Vec<String> = read
-            .result
-            .value
-            .and_then(|v| serde_json::from_value(v).ok())
-            .unwrap_or_default();
-        let names = redacted_names(session.redactor(), &names);
+        // The chooser is answered in the tab the click happened in, which
+        // a tab the click opened may have replaced as the current one.
+        let chosen = choose_in(&mut session, &page, node, files).await;
+        let chosen = chosen.map_err(|error| with_sentence(error, &did))?;
+        let names = redacted_names(session.redactor(), &chosen.names);
         Ok(Upload {
             element,
             names,
             chooser: Some(effects),
+            cleared: chosen.cleared,
         })
+    }
+}
+
+/// What [`choose_in`] saw.
+struct Chosen {
+    /// The names the input held when the page was told of them (its
+    /// `input` or `change` event), else those it holds now.
+    names: Vec<String>,
+    /// The page took the files and then emptied the input itself.
+    cleared: bool,
+}
+
+/// Gives `files` to the file input `node` of `page` (the chooser it
+/// opened is answered with them), and reads what the page took: the
+/// names the input held when its `input` or `change` event fired, since a
+/// page that sends a file at once may empty the input in that very event.
+async fn choose_in(
+    session: &mut Session,
+    page: &chromiumoxide::Page,
+    node: BackendNodeId,
+    files: &[PathBuf],
+) -> Result<Chosen, BrowserError> {
+    let resolve = ResolveNodeParams {
+        backend_node_id: Some(node),
+        ..ResolveNodeParams::default()
+    };
+    let input = session
+        .exec(page, resolve, "finding the file input")
+        .await?;
+    let Some(object) = input.object.object_id else {
+        return Err(BrowserError::script("the file input has no handle"));
+    };
+    // A closure only the returned function can read: the page cannot see
+    // or change what it notes.
+    let mut watch = CallFunctionOnParams::new(
+        "function () { let seen = null; const input = this; \
+         const note = () => { if (seen === null) seen = Array.from(input.files || [], (f) => f.name); }; \
+         input.addEventListener('input', note, { capture: true, once: true }); \
+         input.addEventListener('change', note, { capture: true, once: true }); \
+         return () => ({ seen, now: Array.from(input.files || [], (f) => f.name) }); }",
+    );
+    watch.object_id = Some(object);
+    let watcher = session
+        .exec(page, watch, "watching the file input")
+        .await?
+        .result
+        .object_id
+        .ok_or_else(|| BrowserError::script("the file input cannot be watched"))?;
+    let mut params = SetFileInputFilesParams::new(paths(files));
+    params.backend_node_id = Some(node);
+    session.exec(page, params, "choosing the file").await?;
+    let mut read = CallFunctionOnParams::new("function () { return this(); }");
+    read.object_id = Some(watcher);
+    read.return_by_value = Some(true);
+    let read = session.exec(page, read, "reading the chosen files").await?;
+    #[derive(Deserialize, Default)]
+    struct Seen {
+        seen: Option<Vec<String>>,
+        #[serde(default)]
+        now: Vec<String>,
+    }
+    let seen: Seen = read
+        .result
+        .value
+        .and_then(|v| serde_json::from_value(v).ok())
+        .unwrap_or_default();
+    Ok(match seen.seen {
+        Some(names) if !names.is_empty() => Chosen {
+            cleared: seen.now.is_empty(),
+            names,
+        },
+        _ => Chosen {
+            names: seen.now,
+            cleared: false,
+        },
+    })
+}
+
+/// What a click did besides its own effect, as a sentence for an error
+/// about what came after it.
+fn clicked_sentence(effects: &Effects, redactor: &Redactor) -> String {
+    let said = if let Some(tab) = &effects.new_tab {
+        format!(
+            "The click opened a new tab, which is now current: Tab {} ({}).",
+            tab.id, tab.url
+        )
+    } else if effects.navigated && effects.still_loading {
+        format!(
+            "The click made the page load {}, still loading.",
+            effects.url
+        )
+    } else if effects.navigated {
+        format!("The click made the page load {}.", effects.url)
+    } else {
+        "The click changed nothing else.".to_owned()
+    };
+    redactor.redact(&said).into_owned()
+}
+
+/// `error` with `sentence` after its message, for an error whose message
+/// the model reads (a fatal one says all there is).
+pub(crate) fn with_sentence(error: BrowserError, sentence: &str) -> BrowserError {
+    let joined = |detail: String| format!("{}. {sentence}", detail.trim_end_matches('.'));
+    match error {
+        BrowserError::InvalidInput { detail } => BrowserError::InvalidInput {
+            detail: joined(detail),
+        },
+        BrowserError::Script { detail } => BrowserError::Script {
+            detail: joined(detail),
+        },
+        BrowserError::Protocol { detail } => BrowserError::Protocol {
+            detail: joined(detail),
+        },
+        other => other,
     }
 }
 
@@ -481,4 +584,44 @@ fn redacted_names(redactor: &Redactor, names: &[String]) -> Vec<String> {
         .iter()
         .map(|n| redactor.redact(n).into_owned())
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::browser::TabInfo;
+
+    #[test]
+    fn sentences_follow_an_error_s_message() {
+        let error = with_sentence(
+            BrowserError::invalid("no chooser."),
+            "The click changed nothing else.",
+        );
+        let expected = BrowserError::invalid("no chooser. The click changed nothing else.");
+        assert_eq!(error.to_string(), expected.to_string());
+        assert!(matches!(
+            with_sentence(BrowserError::Closed, "x"),
+            BrowserError::Closed
+        ));
+    }
+
+    #[test]
+    fn a_click_that_opened_a_tab_says_so() {
+        let effects = Effects {
+            new_tab: Some(TabInfo {
+                id: "t2".into(),
+                url: "http://127.0.0.1/help".into(),
+                title: String::new(),
+                current: true,
+            }),
+            ..Effects::default()
+        };
+        let said = clicked_sentence(&effects, &Redactor::default());
+        assert!(
+            said.contains("opened a new tab") && said.contains("t2"),
+            "{said}"
+        );
+        let said = clicked_sentence(&Effects::default(), &Redactor::default());
+        assert_eq!(said, "The click changed nothing else.");
+    }
 }

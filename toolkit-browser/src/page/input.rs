@@ -17,7 +17,7 @@ use chromiumoxide::cdp::browser_protocol::page::{
 };
 use chromiumoxide::cdp::browser_protocol::target::{EventTargetCreated, TargetId};
 use chromiumoxide::listeners::EventStream;
-use futures_util::StreamExt;
+use futures_util::{FutureExt as _, StreamExt};
 use serde::{Deserialize, Serialize};
 
 use super::map::{Element, MAX_TEXT_CHARS};
@@ -40,10 +40,13 @@ pub(crate) const DRAIN: Duration = Duration::from_millis(3);
 /// later task of the page.
 const SCRIPT_URL_DRAIN: Duration = Duration::from_millis(250);
 
-/// How long a click on a page with a file input waits for the file
-/// chooser it may have opened. The chooser's event comes from the browser
-/// rather than the page, so the round trip that flushes the page's events
-/// does not order it.
+/// How long a click on a page with a file input in its document waits for
+/// the file chooser it may have opened, besides the ordering below: a
+/// margin for a page that opens it a moment after the click. A chooser
+/// the click itself opens is seen without it, wherever its input lives
+/// (a shadow root, or no document at all): the browser sends its event
+/// before it answers the command that switches interception off, which
+/// is sent after the click's round trip to the page.
 const CHOOSER_SETTLE: Duration = Duration::from_millis(150);
 
 /// How long an action waits for a frame it made load another document.
@@ -417,19 +420,25 @@ impl Browser {
     /// (the message names what covers it).
     pub async fn click(&self, index: u32) -> Result<ClickOutcome, BrowserError> {
         let (mut outcome, chooser) = self.click_watching(index, None).await?;
+        // `chooser` is what the click opened, intercepted: a chooser
+        // nobody answers stays pending in the page, which is what a
+        // person who has not picked a file yet sees too.
         outcome.file_chooser = chooser.is_some();
         Ok(outcome)
     }
 
     /// [`click`](Self::click), with the file chooser it opens intercepted
-    /// (never shown) and returned, waited for at most `chooser_wait`
-    /// after the click settled (by default, a short while on a page that
-    /// has a file input, and hardly at all on one that has none).
+    /// (never shown) and returned with the tab it opened in (the tab the
+    /// click happened in, which may no longer be current). A chooser the
+    /// click opened in its own task is always seen; one opened later is
+    /// waited for at most `chooser_wait` after the click settled (by
+    /// default, a short while on a page whose document has a file input,
+    /// not at all on others).
     pub(crate) async fn click_watching(
         &self,
         index: u32,
         chooser_wait: Option<Duration>,
-    ) -> Result<(ClickOutcome, Option<Arc<EventFileChooserOpened>>), BrowserError> {
+    ) -> Result<(ClickOutcome, Option<(Page, Arc<EventFileChooserOpened>)>), BrowserError> {
         let mut session = self.live().await?;
         let page = session.current();
         let args = serde_json::json!({ "index": index, "maxText": MAX_TEXT_CHARS });
@@ -490,15 +499,22 @@ impl Browser {
         });
         let drain = if script_url { SCRIPT_URL_DRAIN } else { DRAIN };
         let settled = await_effects(&mut session, watch, &page, expect_popup, drain).await;
-        // A chooser opens in the click's own task, so its event is on its
-        // way by now; a page that opens one later opens it unasked. The
+        // A margin for a chooser opened a moment after the click; the
         // session is not needed meanwhile.
         drop(session);
-        let chooser_wait = chooser_wait.unwrap_or(if point.files { CHOOSER_SETTLE } else { DRAIN });
-        let chooser = tokio::time::timeout(chooser_wait, choosers.next())
-            .await
-            .ok()
-            .flatten();
+        let chooser_wait = chooser_wait.unwrap_or(if point.files {
+            CHOOSER_SETTLE
+        } else {
+            Duration::ZERO
+        });
+        let mut chooser = if chooser_wait.is_zero() {
+            None
+        } else {
+            tokio::time::timeout(chooser_wait, choosers.next())
+                .await
+                .ok()
+                .flatten()
+        };
         // Left on, it would keep the page's later choosers from a person
         // (a window that is not headless). A tab the click closed has
         // nothing left to switch off.
@@ -508,6 +524,14 @@ impl Browser {
         {
             return Err(error);
         }
+        // The chooser the click opened (in its own task, so before the
+        // page answered the settling round trip) reached the browser
+        // before that command did, and the browser sent its event before
+        // its answer: it is in the stream now, whatever input opened it.
+        if chooser.is_none() {
+            chooser = choosers.next().now_or_never().flatten();
+        }
+        let chooser = chooser.map(|event| (page.clone(), event));
         let effects = settled?;
         Ok((
             ClickOutcome {

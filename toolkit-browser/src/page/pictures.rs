@@ -57,11 +57,18 @@ impl Mark {
             h: element.h,
         }
     }
+}
 
-    /// Whether any of the box lies in a viewport of this size.
-    fn in_view(self, width: i64, height: i64) -> bool {
-        self.x < width && self.y < height && self.x + self.w > 0 && self.y + self.h > 0
-    }
+/// Whether any of the box `[x, y, w, h]` (viewport CSS pixels) lies in a
+/// viewport of `width`×`height`: the one test of what a picture shows, so
+/// that an outline is drawn, counted and recorded alike.
+pub(crate) fn in_view([x, y, w, h]: [i64; 4], width: i64, height: i64) -> bool {
+    x < width && y < height && x + w > 0 && y + h > 0
+}
+
+/// The box of `element`, as [`in_view`] takes it.
+pub(crate) fn bounds(element: &Element) -> [i64; 4] {
+    [element.x, element.y, element.w, element.h]
 }
 
 impl Browser {
@@ -119,7 +126,7 @@ pub(crate) async fn draw(
     let shown: Vec<Mark> = marks
         .iter()
         .copied()
-        .filter(|m| m.in_view(i64::from(width), i64::from(height)))
+        .filter(|m| in_view([m.x, m.y, m.w, m.h], i64::from(width), i64::from(height)))
         .collect();
     if shown.is_empty() {
         return Ok(false);
@@ -151,13 +158,13 @@ mod tests {
 
     #[test]
     fn only_boxes_in_view_are_drawn() {
-        let mark = |x, y, w, h| Mark { i: 1, x, y, w, h };
-        assert!(mark(0, 0, 10, 10).in_view(100, 100));
-        assert!(mark(-5, -5, 10, 10).in_view(100, 100));
-        assert!(mark(95, 95, 10, 10).in_view(100, 100));
-        assert!(!mark(0, 100, 10, 10).in_view(100, 100));
-        assert!(!mark(0, -10, 10, 10).in_view(100, 100));
-        assert!(!mark(100, 0, 10, 10).in_view(100, 100));
+        assert!(in_view([0, 0, 10, 10], 100, 100));
+        assert!(in_view([-5, -5, 10, 10], 100, 100));
+        assert!(in_view([95, 95, 10, 10], 100, 100));
+        assert!(!in_view([0, 100, 10, 10], 100, 100));
+        assert!(!in_view([0, -10, 10, 10], 100, 100));
+        assert!(!in_view([100, 0, 10, 10], 100, 100));
+        assert!(!in_view([-10, 0, 10, 10], 100, 100));
     }
 
     #[test]

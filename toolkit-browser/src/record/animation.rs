@@ -27,17 +27,21 @@ const LEVELS: [u8; 6] = [0, 51, 102, 153, 204, 255];
 const GREYS: u32 = 40;
 
 /// The GIF of `frames` (PNG screenshots; `None` where a step has none).
+///
+/// Frames are decoded, scaled and written one at a time, so what is held
+/// besides the output is one frame: a record of many steps would otherwise
+/// hold every screenshot decoded (4 MB each at 1280×800) at once.
 pub(super) fn encode(frames: &[Option<&[u8]>]) -> Result<Vec<u8>, RecordError> {
-    let decoded: Vec<Option<Rgb>> = frames
+    // The first screenshot that decodes sets the size; it is kept (one
+    // frame) so that it is not decoded twice.
+    let mut first = frames
         .iter()
-        .map(|png| png.and_then(|png| Rgb::decode(png).ok()))
-        .collect();
-    let (width, height) = decoded
-        .iter()
-        .flatten()
-        .next()
-        .map_or((MAX_GIF_WIDTH, MAX_GIF_WIDTH * 5 / 8), |first| {
-            scaled_size(first.width, first.height)
+        .enumerate()
+        .find_map(|(n, png)| Some((n, Rgb::decode((*png)?).ok()?)));
+    let (width, height) = first
+        .as_ref()
+        .map_or((MAX_GIF_WIDTH, MAX_GIF_WIDTH * 5 / 8), |(_, rgb)| {
+            scaled_size(rgb.width, rgb.height)
         });
     let (w16, h16) = (
         u16::try_from(width).map_err(|_| RecordError::Image("frame too wide".into()))?,
@@ -49,10 +53,17 @@ pub(super) fn encode(frames: &[Option<&[u8]>]) -> Result<Vec<u8>, RecordError> {
         let image = |e: gif::EncodingError| RecordError::Image(e.to_string());
         let mut encoder = gif::Encoder::new(&mut out, w16, h16, &palette).map_err(image)?;
         encoder.set_repeat(gif::Repeat::Infinite).map_err(image)?;
-        let last = decoded.len().saturating_sub(1);
-        for (n, frame) in decoded.iter().enumerate() {
-            let indices = match frame {
-                Some(rgb) => rgb.scaled(width, height).indices(),
+        let last = frames.len().saturating_sub(1);
+        for (n, png) in frames.iter().enumerate() {
+            let decoded = match first.take() {
+                Some((at, rgb)) if at == n => Some(rgb),
+                kept => {
+                    first = kept;
+                    png.and_then(|png| Rgb::decode(png).ok())
+                }
+            };
+            let indices = match decoded {
+                Some(rgb) => rgb.indices_scaled(width, height),
                 None => vec![MISSING; (width * height) as usize],
             };
             let frame = gif::Frame {
@@ -152,13 +163,6 @@ impl Rgb {
     /// The image scaled to `width`×`height`, each pixel the mean of the
     /// pixels it covers.
     fn scaled(&self, width: u32, height: u32) -> Self {
-        if (width, height) == (self.width, self.height) {
-            return Self {
-                width,
-                height,
-                pixels: self.pixels.clone(),
-            };
-        }
         let span = |t: u32, to: u32, from: u32| {
             let start = u64::from(t) * u64::from(from) / u64::from(to);
             let end = (u64::from(t + 1) * u64::from(from) / u64::from(to)).max(start + 1);
@@ -189,6 +193,15 @@ impl Rgb {
             width,
             height,
             pixels,
+        }
+    }
+
+    /// The palette indices of the image scaled to `width`×`height`.
+    fn indices_scaled(self, width: u32, height: u32) -> Vec<u8> {
+        if (width, height) == (self.width, self.height) {
+            self.indices()
+        } else {
+            self.scaled(width, height).indices()
         }
     }
 
@@ -232,5 +245,53 @@ mod tests {
         };
         let half = image.scaled(2, 1);
         assert_eq!(half.pixels, [127, 127, 127, 255, 0, 0]);
+    }
+
+    /// A PNG of `width`×`height` filled with one colour.
+    fn png_of(width: u32, height: u32, rgb: [u8; 3]) -> Vec<u8> {
+        let mut out = Vec::new();
+        let mut encoder = png::Encoder::new(&mut out, width, height);
+        encoder.set_color(png::ColorType::Rgb);
+        let mut writer = encoder.write_header().unwrap();
+        writer
+            .write_image_data(&rgb.repeat((width * height) as usize))
+            .unwrap();
+        writer.finish().unwrap();
+        out
+    }
+
+    #[test]
+    fn frames_are_written_one_by_one_at_the_first_frame_s_size() {
+        let red = png_of(1600, 1000, [255, 0, 0]);
+        let white = png_of(800, 500, [255, 255, 255]);
+        let broken = b"not a png".to_vec();
+        let frames = [
+            None,
+            Some(broken.as_slice()),
+            Some(red.as_slice()),
+            Some(white.as_slice()),
+        ];
+        let gif_bytes = encode(&frames).unwrap();
+        let mut options = gif::DecodeOptions::new();
+        options.set_color_output(gif::ColorOutput::Indexed);
+        let mut decoder = options.read_info(gif_bytes.as_slice()).unwrap();
+        assert_eq!((decoder.width(), decoder.height()), (800, 500));
+        let mut seen = Vec::new();
+        while let Some(frame) = decoder.read_next_frame().unwrap() {
+            assert_eq!((frame.width, frame.height), (800, 500));
+            let first = frame.buffer[0];
+            assert!(frame.buffer.iter().all(|&i| i == first));
+            seen.push((first, frame.delay));
+        }
+        let (red, white) = (index_of(255, 0, 0), index_of(255, 255, 255));
+        assert_eq!(
+            seen,
+            [
+                (MISSING, STEP_DELAY),
+                (MISSING, STEP_DELAY),
+                (red, STEP_DELAY),
+                (white, END_DELAY),
+            ]
+        );
     }
 }

@@ -21,6 +21,7 @@ use toolkit_core::text::cut;
 use toolkit_core::{CallContext, CallOutcome, Cancellation, Origin, Registry, ToolCall, ToolDef};
 
 use crate::browser::{Browser, lock_ignoring_poison};
+use crate::page::pictures::{bounds, in_view};
 
 /// At most this many calls are recorded; later calls of the run still run
 /// and are counted at the end of the record.
@@ -305,9 +306,9 @@ impl Recorder {
             None => None,
         };
         let (width, height) = browser.config().viewport();
-        let in_view = element.as_ref().is_some_and(|e| {
-            e.x < i64::from(width) && e.y < i64::from(height) && e.x + e.w > 0 && e.y + e.h > 0
-        });
+        let in_view = element
+            .as_ref()
+            .is_some_and(|e| in_view(bounds(e), i64::from(width), i64::from(height)));
         let shot = match &element {
             Some(element) if in_view => {
                 browser

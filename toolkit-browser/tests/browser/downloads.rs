@@ -3,13 +3,17 @@
 //! reported in the action's reply, and read back with `read_download`.
 
 use serde_json::{Value, json};
-use toolkit_browser::{Browser, DownloadState, SafetyPolicy};
+use toolkit_browser::{Browser, BrowserConfig, DownloadState, SafetyPolicy};
 use toolkit_core::Registry;
 use toolkit_tests::http::{Reply, Route, TestServer};
 
+use crate::support::chromium;
 use crate::support::runner::scenarios;
 
-scenarios![downloads_are_saved_reported_and_read];
+scenarios![
+    downloads_are_saved_reported_and_read,
+    downloads_over_the_limits_are_stopped
+];
 
 /// The text of the notes the page offers.
 const NOTES: &str = "Meeting notes\nThe tent order ships on Friday.\n";
@@ -202,4 +206,118 @@ async fn downloads_are_saved_reported_and_read(browser: Browser, _: TestServer) 
         !dir.join("escape.txt").exists(),
         "files are named by the browser, not the page"
     );
+}
+
+/// The size of the large file: 32 times the limit of the browser below.
+const BIG_BYTES: usize = 32 << 20;
+
+async fn downloads_over_the_limits_are_stopped(_: Browser, _: TestServer) {
+    let server = TestServer::start([
+        (
+            "/big",
+            Route::html(
+                "<!doctype html><title>Big files</title>\
+                 <a href=\"/big/file\">Big export</a>\
+                 <a href=\"/notes\" download=\"one.txt\">Note one</a>\
+                 <a href=\"/notes\" download=\"two.txt\">Note two</a>",
+            ),
+        ),
+        (
+            "/big/file",
+            Route::reply(Reply::raw(
+                200,
+                [
+                    ("Content-Type", "application/octet-stream"),
+                    ("Content-Disposition", "attachment; filename=\"export.bin\""),
+                ],
+                vec![7u8; BIG_BYTES],
+            )),
+        ),
+        (
+            "/notes",
+            Route::reply(Reply::raw(200, [("Content-Type", "text/plain")], NOTES)),
+        ),
+    ]);
+    let config = BrowserConfig::builder()
+        .executable(chromium::executable())
+        .profile_parent(chromium::profiles())
+        .max_download_bytes(1 << 20)
+        .max_downloads(2)
+        .build();
+    let browser = Browser::launch(config).await.expect("launch Chromium");
+    let policy = SafetyPolicy::builder()
+        .allow_domains(["127.0.0.1"])
+        .build()
+        .unwrap();
+    let registry = toolkit_browser::registry(browser.clone(), policy)
+        .build()
+        .unwrap();
+    ok(&registry, "navigate", json!({ "url": server.url("/big") })).await;
+
+    let big = click_until(
+        &registry,
+        &browser,
+        "Big export",
+        "\"export.bin\" was stopped",
+    )
+    .await;
+    assert!(
+        big.contains("it passed the limit of 1 MiB for one download, so it was canceled"),
+        "{big}"
+    );
+    let dir = browser.downloads_dir().await.expect("a downloads folder");
+    let all = browser.downloads().await;
+    let export = all
+        .iter()
+        .find(|d| d.name == "export.bin")
+        .expect("the export");
+    assert_eq!(export.state, DownloadState::Canceled, "{export:?}");
+    assert!(
+        export
+            .refused
+            .as_deref()
+            .is_some_and(|r| r.contains("1 MiB"))
+    );
+    // What it wrote is gone, and the folder holds nothing near its size.
+    assert!(!export.path.exists(), "{export:?}");
+    let left: Vec<(String, u64)> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            let name = e.file_name().to_string_lossy().into_owned();
+            (name, e.metadata().unwrap().len())
+        })
+        .collect();
+    let written: u64 = left.iter().map(|(_, n)| n).sum();
+    assert!(
+        written <= 1 << 20,
+        "left in the folder: {left:?} ({export:?})"
+    );
+    let refused = call(&registry, "read_download", json!({ "name": "export.bin" })).await;
+    let message = refused.error_message().unwrap_or_default().to_owned();
+    assert!(
+        message.contains("was canceled (it passed the limit of 1 MiB"),
+        "{message}"
+    );
+
+    // The stopped download counts: one more is kept, the next refused.
+    let one = click_until(&registry, &browser, "Note one", "\"one.txt\" was").await;
+    assert!(one.contains("\"one.txt\" was saved"), "{one}");
+    let two = click_until(&registry, &browser, "Note two", "\"two.txt\" was").await;
+    assert!(
+        two.contains(
+            "\"two.txt\" was stopped: the session already has 2 downloads, the most it keeps"
+        ),
+        "{two}"
+    );
+    let all = browser.downloads().await;
+    let two = all
+        .iter()
+        .find(|d| d.name == "two.txt")
+        .expect("the refused one");
+    assert_eq!(two.state, DownloadState::Canceled, "{two:?}");
+    assert!(!two.path.exists(), "{two:?}");
+    let text = ok(&registry, "read_download", json!({ "name": "one.txt" })).await;
+    assert!(text.contains("The tent order ships on Friday."), "{text}");
+    browser.close().await.expect("close");
 }

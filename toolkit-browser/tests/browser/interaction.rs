@@ -15,6 +15,7 @@ use crate::support::runner::scenarios;
 
 scenarios![
     files_are_chosen_through_any_control_that_opens_a_chooser,
+    choosers_are_seen_wherever_their_input_lives,
     a_hold_presses_for_its_duration,
     hover_opens_a_menu_without_clicking,
     drags_move_cards_sliders_and_list_items,
@@ -300,4 +301,95 @@ async fn drags_move_cards_sliders_and_list_items(browser: Browser, server: TestS
         .err("drag", json!({ "index": first, "dx": 1e9 }))
         .await;
     assert!(far.contains("at most 10000 pixels"), "{far}");
+}
+
+/// Choosers whose inputs the document does not hold (a shadow root's, a
+/// script's input in no document), a page that empties its input once it
+/// has the file, and controls that open a tab besides.
+async fn choosers_are_seen_wherever_their_input_lives(browser: Browser, server: TestServer) {
+    let agent = Agent::new(&browser, &server, local_policy());
+    agent.go("/hidden-choosers").await;
+    let first = browser.current_tab().await.expect("the tab").id;
+
+    for (label, out) in [
+        ("Attach inside", "out-shadow"),
+        ("Pick from script", "out-detached"),
+    ] {
+        let control = agent.index(label).await;
+        let (clicked, _) = agent.ok("click", json!({ "index": control })).await;
+        assert!(
+            clicked.contains("It opened a file dialog"),
+            "{label}: {clicked}"
+        );
+        let (chose, _) = agent
+            .ok(
+                "upload_file",
+                json!({ "index": control, "path": "report.txt" }),
+            )
+            .await;
+        assert!(
+            chose.contains("the file went to the file dialog it opened"),
+            "{label}: {chose}"
+        );
+        assert_eq!(text_of(&browser, out).await, "Got report.txt", "{label}");
+    }
+
+    // The page takes the file in its change event and empties the input.
+    let clearing = agent.index("Upload at once").await;
+    let (chose, _) = agent
+        .ok(
+            "upload_file",
+            json!({ "index": clearing, "path": "report.txt" }),
+        )
+        .await;
+    assert!(
+        chose.starts_with("Chose the file \"report.txt\"")
+            && chose.contains("took the file and then emptied the input"),
+        "{chose}"
+    );
+    assert_eq!(text_of(&browser, "out-clearing").await, "Got report.txt");
+
+    // A control that opens a tab besides its chooser: the chooser is the
+    // first tab's, and the reply tells of the new tab.
+    let window = agent.index("Attach in a new window").await;
+    let (chose, _) = agent
+        .ok(
+            "upload_file",
+            json!({ "index": window, "path": "report.txt" }),
+        )
+        .await;
+    assert!(
+        chose.contains("the file went to the file dialog it opened")
+            && chose.contains("It opened a new tab"),
+        "{chose}"
+    );
+    let popup = browser.current_tab().await.expect("the tab").id;
+    assert_ne!(popup, first);
+    browser.close_tab(&popup).await.expect("close the new tab");
+    browser
+        .switch_tab(&first)
+        .await
+        .expect("back to the first tab");
+    assert_eq!(text_of(&browser, "out-window").await, "Got report.txt");
+
+    // A control that opens only a tab: the error says so too.
+    let help = agent.index("Open help").await;
+    let (refused, _) = agent
+        .err(
+            "upload_file",
+            json!({ "index": help, "path": "report.txt" }),
+        )
+        .await;
+    assert!(
+        refused.contains("opened no file chooser") && refused.contains("opened a new tab"),
+        "{refused}"
+    );
+    let popup = browser.current_tab().await.expect("the tab").id;
+    if popup != first {
+        browser.close_tab(&popup).await.expect("close the new tab");
+        browser
+            .switch_tab(&first)
+            .await
+            .expect("back to the first tab");
+    }
 }

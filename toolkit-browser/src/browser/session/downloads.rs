@@ -1,6 +1,8 @@
 //! Downloads of a launched browser: saved by the browser into a private
-//! folder of the session under names of its own (the download's id), and
-//! followed through the browser's download events.
+//! folder of the session under names of its own (the download's id),
+//! followed through the browser's download events, and held to the
+//! configured limits (bytes per file, files per session): one over a
+//! limit is canceled and what it wrote removed.
 
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
@@ -11,6 +13,7 @@ use chromiumoxide::cdp::browser_protocol::browser::{
 };
 use futures_util::StreamExt;
 use serde_json::json;
+use tokio::sync::mpsc;
 
 use super::Session;
 use super::devtools::RawCommand;
@@ -22,14 +25,30 @@ use crate::profile::ProfileDir;
 pub(crate) struct Downloads {
     folder: ProfileDir,
     log: Arc<DownloadLog>,
+    /// The downloads to cancel, until the [`Browser`](crate::Browser)
+    /// takes them to act on (see [`Session::take_download_cancels`]).
+    cancels: Option<mpsc::UnboundedReceiver<Cancel>>,
+}
+
+/// A download over a limit, for the browser to cancel
+/// (`Browser.cancelDownload`) and its file to be removed.
+pub(crate) struct Cancel {
+    /// The download's id.
+    pub(crate) guid: String,
+    /// Its file.
+    pub(crate) path: PathBuf,
 }
 
 /// Every download of the session, oldest first, with what the model was
 /// last told of each.
-#[derive(Default)]
 pub(crate) struct DownloadLog {
     entries: StdMutex<Vec<Entry>>,
     changed: tokio::sync::Notify,
+    /// The most bytes one download may write.
+    max_bytes: u64,
+    /// The most downloads the session keeps.
+    max_count: u32,
+    cancels: mpsc::UnboundedSender<Cancel>,
 }
 
 struct Entry {
@@ -37,6 +56,8 @@ struct Entry {
     download: Download,
     /// The state the model was last told of, if any.
     reported: Option<DownloadState>,
+    /// Refused for being one download too many (not counted).
+    over_count: bool,
 }
 
 impl Session {
@@ -47,7 +68,9 @@ impl Session {
     pub(crate) async fn start_downloads(&mut self) -> Result<(), BrowserError> {
         let parent = self.config.profile_parent.clone();
         let folder = ProfileDir::private(parent.as_deref(), "toolkit-browser-downloads")?;
-        let log = Arc::new(DownloadLog::default());
+        let (log, cancels) =
+            DownloadLog::new(self.config.max_download_bytes, self.config.max_downloads);
+        let log = Arc::new(log);
         let begin = self.cdp.event_listener::<EventDownloadWillBegin>().await;
         let progress = self.cdp.event_listener::<EventDownloadProgress>().await;
         let (Ok(mut begin), Ok(mut progress)) = (begin, progress) else {
@@ -89,8 +112,31 @@ impl Session {
                 }
             }
         });
-        self.downloads = Some(Downloads { folder, log });
+        self.downloads = Some(Downloads {
+            folder,
+            log,
+            cancels: Some(cancels),
+        });
         Ok(())
+    }
+
+    /// The downloads to cancel for being over a limit, once: the browser
+    /// handle acts on them, since the event task cannot send commands.
+    pub(crate) fn take_download_cancels(&mut self) -> Option<mpsc::UnboundedReceiver<Cancel>> {
+        self.downloads.as_mut()?.cancels.take()
+    }
+
+    /// Cancels the download `guid` (`Browser.cancelDownload`).
+    pub(crate) async fn cancel_download(&mut self, guid: &str) -> Result<(), BrowserError> {
+        self.browser_exec(
+            RawCommand {
+                method: "Browser.cancelDownload",
+                params: json!({ "guid": guid }),
+            },
+            "canceling a download",
+        )
+        .await
+        .map(drop)
     }
 
     /// The session's download folder and log, for a launched browser.
@@ -102,6 +148,18 @@ impl Session {
 }
 
 impl DownloadLog {
+    fn new(max_bytes: u64, max_count: u32) -> (Self, mpsc::UnboundedReceiver<Cancel>) {
+        let (cancels, asked) = mpsc::unbounded_channel();
+        let log = Self {
+            entries: StdMutex::default(),
+            changed: tokio::sync::Notify::new(),
+            max_bytes,
+            max_count,
+            cancels,
+        };
+        (log, asked)
+    }
+
     fn begin(&self, event: &EventDownloadWillBegin, dir: &Path) {
         let mut entries = lock_ignoring_poison(&self.entries);
         if entries.iter().any(|e| e.guid == event.guid) {
@@ -109,17 +167,34 @@ impl DownloadLog {
         }
         let taken: Vec<&str> = entries.iter().map(|e| e.download.name.as_str()).collect();
         let name = file_name(&event.suggested_filename, &event.url, &taken);
+        let kept = entries.iter().filter(|e| !e.over_count).count();
+        let over_count = kept >= self.max_count as usize;
+        let path = dir.join(&event.guid);
+        // Told as canceled only once the browser says it is (see
+        // `progress`), so that what the model reads is done.
+        let refused = over_count.then(|| {
+            let _ = self.cancels.send(Cancel {
+                guid: event.guid.clone(),
+                path: path.clone(),
+            });
+            format!(
+                "the session already has {kept} downloads, the most it keeps, so it was \
+                 canceled and what it wrote was removed"
+            )
+        });
         entries.push(Entry {
             guid: event.guid.clone(),
             download: Download {
                 name,
                 url: event.url.clone(),
-                path: dir.join(&event.guid),
+                path,
                 bytes: 0,
                 mime: None,
                 state: DownloadState::InProgress,
+                refused,
             },
             reported: None,
+            over_count,
         });
         drop(entries);
         self.changed.notify_waiters();
@@ -130,16 +205,67 @@ impl DownloadLog {
         if let Some(entry) = entries.iter_mut().find(|e| e.guid == event.guid) {
             // Byte counts are whole numbers sent as JSON numbers.
             #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-            let received = event.received_bytes.max(0.0) as u64;
-            entry.download.bytes = received;
-            entry.download.state = match event.state {
+            let (received, total) = (
+                event.received_bytes.max(0.0) as u64,
+                event.total_bytes.max(0.0) as u64,
+            );
+            let download = &mut entry.download;
+            download.bytes = received;
+            let state = match event.state {
                 DownloadProgressState::InProgress => DownloadState::InProgress,
                 DownloadProgressState::Completed => DownloadState::Completed,
                 DownloadProgressState::Canceled => DownloadState::Canceled,
             };
-            if entry.download.state == DownloadState::Completed {
-                entry.download.mime = Some(sniff(&entry.download.path, &entry.download.name));
+            // What was really written, once there is a whole file.
+            let written = match state {
+                DownloadState::Completed => {
+                    std::fs::metadata(&download.path).map_or(0, |m| m.len())
+                }
+                _ => 0,
+            };
+            let over = received.max(total).max(written) > self.max_bytes;
+            if over && download.refused.is_none() {
+                download.refused = Some(format!(
+                    "it passed the limit of {} for one download, so it was canceled and what \
+                     it wrote was removed",
+                    limit_text(self.max_bytes)
+                ));
+                if state == DownloadState::InProgress {
+                    let _ = self.cancels.send(Cancel {
+                        guid: entry.guid.clone(),
+                        path: download.path.clone(),
+                    });
+                }
             }
+            if download.refused.is_some() {
+                // Refused: running until the browser has canceled it (or
+                // completed it before the cancel reached it), then
+                // canceled, with what it wrote removed.
+                if state != DownloadState::InProgress {
+                    remove_written(&download.path);
+                    download.state = DownloadState::Canceled;
+                }
+            } else {
+                download.state = state;
+                if state == DownloadState::Completed {
+                    download.mime = Some(sniff(&download.path, &download.name));
+                }
+            }
+        }
+        drop(entries);
+        self.changed.notify_waiters();
+    }
+
+    /// Marks the refused download `guid` canceled once the browser has
+    /// canceled it and what it wrote is removed, for a browser that sends
+    /// no event for it afterwards.
+    pub(crate) fn canceled(&self, guid: &str) {
+        let mut entries = lock_ignoring_poison(&self.entries);
+        if let Some(entry) = entries
+            .iter_mut()
+            .find(|e| e.guid == guid && e.download.refused.is_some())
+        {
+            entry.download.state = DownloadState::Canceled;
         }
         drop(entries);
         self.changed.notify_waiters();
@@ -203,6 +329,31 @@ pub struct Download {
     pub mime: Option<String>,
     /// Whether it is still running, complete or canceled.
     pub state: DownloadState,
+    /// Why the session canceled it, when it did: it passed the size limit
+    /// ([`BrowserConfigBuilder::max_download_bytes`](crate::BrowserConfigBuilder::max_download_bytes);
+    /// what it wrote is removed) or was one download too many
+    /// ([`BrowserConfigBuilder::max_downloads`](crate::BrowserConfigBuilder::max_downloads)).
+    /// Its state is then [`DownloadState::Canceled`].
+    pub refused: Option<String>,
+}
+
+/// Removes what a download wrote: its file, or the partial file the
+/// browser writes before renaming it (`<id>.crdownload`).
+pub(crate) fn remove_written(path: &Path) {
+    let mut partial = path.as_os_str().to_owned();
+    partial.push(".crdownload");
+    for file in [path, Path::new(&partial)] {
+        let _ = std::fs::remove_file(file);
+    }
+}
+
+/// A byte limit as the model reads it: whole MiB or KiB when it is one.
+fn limit_text(bytes: u64) -> String {
+    match bytes {
+        b if b >= 1 << 20 && b % (1 << 20) == 0 => format!("{} MiB", b >> 20),
+        b if b >= 1 << 10 && b % (1 << 10) == 0 => format!("{} KiB", b >> 10),
+        b => format!("{b} bytes"),
+    }
 }
 
 /// How far a download got.
@@ -212,7 +363,8 @@ pub enum DownloadState {
     InProgress,
     /// Saved whole.
     Completed,
-    /// Canceled by the browser or the page.
+    /// Canceled by the browser or the page, or by the session for being
+    /// over a limit ([`Download::refused`] says which).
     Canceled,
 }
 
@@ -328,6 +480,13 @@ mod tests {
             file_name("report.pdf", "", &["report.pdf", "report (2).pdf"]),
             "report (3).pdf"
         );
+    }
+
+    #[test]
+    fn limits_are_shown_in_round_units() {
+        assert_eq!(limit_text(256 << 20), "256 MiB");
+        assert_eq!(limit_text(64 << 10), "64 KiB");
+        assert_eq!(limit_text(1000), "1000 bytes");
     }
 
     #[test]

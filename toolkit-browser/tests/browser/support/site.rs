@@ -50,6 +50,7 @@ const FILES: &[(&str, &str)] = &files![
     "guarded",
     // Hovering, holding, dragging, and controls that open a file chooser.
     "upload-controls",
+    "hidden-choosers",
     "hold",
     "hover",
     "drag",
