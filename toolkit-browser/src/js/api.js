@@ -1,16 +1,18 @@
-// The object the page script installs (part of the page script, see
-// core.js): `run(method, args)` and the methods it dispatches to.
+// The object the page script installs (a module of the page script, see
+// install.js): `run(method, args)` and the methods it dispatches to.
+(function api(VERSION, EXTRACT, core, map, input, forms, text, masking) {
+  'use strict';
+  const { call, observe, textVersion, wellFormed, adoptRoot, resolve } = core;
+  const { walk, busy, frameBox, takeHosts } = map;
+  const { elementInfo, clickPoint, focusField, readField, scroll, shownCount, pageInfo } = input;
+  const { dropdownOptions, selectOption, fileInput, fileNames, fileInputOf } = forms;
+  const { findText } = text;
+  const { mask, unmask } = masking;
 
   // ---------- the entry points ----------
 
   function extract(args) {
     return EXTRACT(Object.assign({}, args, { observe }));
-  }
-
-  function textVersion() {
-    // Changes not yet delivered to the observer count too.
-    if (observer.takeRecords().length) changes += 1;
-    return { version: DOC_ID + ':' + changes + ':' + location.href };
   }
 
   const methods = {
@@ -19,7 +21,7 @@
     textVersion, shownCount, busy,
   };
 
-  const api = {
+  return {
     version: VERSION,
     // The file input of element `index`, as a node for DOM.setFileInputFiles.
     fileNode(index) {
@@ -28,25 +30,16 @@
     },
     // The custom elements the last walk found that may hide a closed
     // shadow root, for DOM.describeNode; each is handed out once.
-    takeHosts() {
-      const hosts = pendingHosts;
-      pendingHosts = [];
-      for (const h of hosts) checkedHosts.add(h);
-      return hosts;
-    },
-    // A closed shadow root DevTools found on `host` (DOM.resolveNode).
-    adoptRoot(host, root) {
-      if (root && root.nodeType === 11 && root.host === host) closedRoots.set(host, root);
-      return true;
-    },
+    takeHosts,
+    adoptRoot,
     // The frame element `index`, as a node for DOM.describeNode.
     frameNode(index) {
       const found = resolve(index);
       return found ? found[0] : null;
     },
     run(method, args) {
-      frameGeom = (args && args.frame) || null;
-      SLACK = (args && args.slack) || 0;
+      call.frame = (args && args.frame) || null;
+      call.slack = (args && args.slack) || 0;
       try {
         return JSON.stringify({ ok: methods[method](args) }, wellFormed);
       } catch (e) {
@@ -54,6 +47,4 @@
       }
     },
   };
-  Object.defineProperty(window, KEY, { value: api, configurable: true, enumerable: false, writable: false });
-  return api;
 })

@@ -1,15 +1,6 @@
-// The page-side half of toolkit-browser: the page map walker and the
-// element lookups that actions use. The script is this file followed by
-// `map.js`, `input.js`, `forms.js`, `text.js`, `mask.js` and `api.js`
-// (joined in `browser/session/script.rs`): one function body, split by
-// concern. Evaluated as an expression, it is a function that installs
-// (once per document) a non-enumerable
-// `window.__toolkitBrowser` object and returns it. It runs in an isolated
-// world of its own (see `Session::world`): the page's scripts share the DOM
-// but can neither see this object nor tamper with the built-ins it uses.
-// Every entry point is called through `run(method, args)`, which returns a
-// JSON string: either `{"ok": result}` or `{"err": message}`, so exceptions
-// never escape as protocol errors and the Rust side parses one shape.
+// What the other modules of the page script share (see install.js):
+// element numbers, changes seen in the document, frame contexts, shadow
+// roots and small helpers.
 //
 // Element numbers: a WeakMap element -> number and a Map number ->
 // WeakRef(element). A number is given once and never reused; it stays with
@@ -18,14 +9,8 @@
 // frame that is gone is stale. The Rust side passes `base`, the next number
 // of the whole session, so numbers are unique across documents and tabs: a
 // number from the previous page can never name an element of this one.
-//
-// `EXTRACT` is the markdown converter of `markdown.js`, passed in by the
-// Rust side so that each file stays about one thing.
-(function install(VERSION, EXTRACT) {
+(function core() {
   'use strict';
-  const KEY = '__toolkitBrowser';
-  const existing = window[KEY];
-  if (existing && existing.version === VERSION) return existing;
 
   const numbering = {
     next: 1,
@@ -57,6 +42,23 @@
   }
   observe(document);
 
+  // How long the DOM has been quiet at `now` (changes not yet delivered to
+  // the observer count too).
+  function quietFor(now) {
+    if (observer.takeRecords().length) {
+      changes += 1;
+      lastChange = now;
+    }
+    return now - lastChange;
+  }
+
+  // The version of the page's text (see `DOC_ID`), for `textVersion`.
+  function textVersion() {
+    // Changes not yet delivered to the observer count too.
+    if (observer.takeRecords().length) changes += 1;
+    return { version: DOC_ID + ':' + changes + ':' + location.href };
+  }
+
   const ROLES = new Set([
     'button', 'link', 'checkbox', 'radio', 'tab', 'menuitem', 'menuitemcheckbox',
     'menuitemradio', 'option', 'switch', 'combobox', 'textbox', 'searchbox',
@@ -74,14 +76,17 @@
     return s.replace(/\s+/g, ' ').trim();
   }
 
-  // How much later than asked texts are cut (set by `run` from the call's
-  // `slack`): with secrets in the policy, the Rust side redacts a text
-  // before it cuts it to its real limit, and needs every secret that starts
-  // before the limit whole.
-  let SLACK = 0;
+  // What the current call was given, set by `run` for every call:
+  // `slack`, how much later than asked texts are cut (with secrets in the
+  // policy, the Rust side redacts a text before it cuts it to its real
+  // limit, and needs every secret that starts before the limit whole), and
+  // `frame`, where this document sits in the tab when it is a frame from
+  // another site (see `topCtx`). One object shared by the modules, so that
+  // what `run` sets is what they read.
+  const call = { slack: 0, frame: null };
 
   function cut(s, max) {
-    max += SLACK;
+    max += call.slack;
     if (s.length <= max) return s;
     let end = max - 1;
     // Never between the two halves of a surrogate pair (an emoji).
@@ -132,12 +137,15 @@
 
   // Closed shadow roots, which page scripts (this one included) cannot
   // reach from their host: the Rust side finds them through DevTools and
-  // hands each in (`adoptRoot`), host -> root. Custom elements without an
-  // open root are looked at once (`checkedHosts`); those a walk found
-  // unchecked wait in `pendingHosts` for the Rust side to take.
+  // hands each in (`adoptRoot`), host -> root.
   const closedRoots = new WeakMap();
-  const checkedHosts = new WeakSet();
-  let pendingHosts = [];
+
+  // A closed shadow root DevTools found on `host` (DOM.resolveNode); true
+  // for the caller to see it ran.
+  function adoptRoot(host, root) {
+    if (root && root.nodeType === 11 && root.host === host) closedRoots.set(host, root);
+    return true;
+  }
 
   // The element's shadow root, open or closed (once handed in).
   function shadowOf(el) {
@@ -168,15 +176,14 @@
 
   // ---------- frames ----------
 
-  // Where this document's viewport sits in the tab's viewport when the
-  // document is a frame from another site, which the Rust side reaches
-  // through a DevTools session of its own (see `page/frames.rs`): `ox`,
-  // `oy`, the part of the frame the map covers (`clip`, the band beyond
-  // the viewport included) and the part on screen (`view`), all in the
-  // tab's coordinates, and the rectangles of the parent pages' elements
-  // that cover the frame (`covers`). Set by `run` for every call; null in
-  // the tab's own document.
-  let frameGeom = null;
+  // `call.frame`: where this document's viewport sits in the tab's
+  // viewport when the document is a frame from another site, which the
+  // Rust side reaches through a DevTools session of its own (see
+  // `page/frames.rs`): `ox`, `oy`, the part of the frame the map covers
+  // (`clip`, the band beyond the viewport included) and the part on screen
+  // (`view`), all in the tab's coordinates, and the rectangles of the
+  // parent pages' elements that cover the frame (`covers`); null in the
+  // tab's own document.
 
   // A frame context: the document and where its viewport sits in the
   // top-level viewport (`ox`, `oy`), plus the visible clip of the frame in
@@ -184,7 +191,7 @@
   function topCtx(expand) {
     const vw = window.innerWidth;
     const vh = window.innerHeight;
-    const g = frameGeom;
+    const g = call.frame;
     const ox = g ? g.ox : 0;
     const oy = g ? g.oy : 0;
     let clip = { left: ox, top: oy - expand, right: ox + vw, bottom: oy + vh + expand };
@@ -299,3 +306,12 @@
     }
   }
 
+  return {
+    numbering, call, observe, quietFor, textVersion,
+    ROLES, TEXT_INPUTS, VALUE_INPUTS, SKIP_TEXT,
+    collapse, cut, wellFormed, shortText, parentOf, composedContains,
+    adoptRoot, shadowOf, deepElementFromPoint, shortDesc,
+    topCtx, intersect, childCtx, frameOrigin, ctxOf,
+    numberOf, resolve, prune,
+  };
+})

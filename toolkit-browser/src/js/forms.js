@@ -1,46 +1,15 @@
-// Dropdowns and file inputs (part of the page script, see core.js).
+// Dropdowns and file inputs (a module of the page script, see
+// install.js).
+(function forms(core, map, input) {
+  'use strict';
+  const {
+    numbering, collapse, cut, shortText, deepElementFromPoint, numberOf,
+    resolve,
+  } = core;
+  const { triState, describe, OPTION_ROLES, dropdownOf } = map;
+  const { bringIntoView, isTextInput, editDesc } = input;
 
   // ---------- dropdowns ----------
-
-  const OPTION_ROLES = '[role=option],[role=menuitem],[role=menuitemradio],' +
-    '[role=menuitemcheckbox],[role=treeitem]';
-
-  function roleOf(el) {
-    const r = el.getAttribute && el.getAttribute('role');
-    return r ? r.trim().split(/\s+/)[0].toLowerCase() : '';
-  }
-
-  // The element an ARIA widget names in `aria-controls` / `aria-owns`.
-  function controlled(el) {
-    const root = el.getRootNode();
-    for (const attr of ['aria-controls', 'aria-owns']) {
-      const ids = (el.getAttribute(attr) || '').split(/\s+/).filter(Boolean);
-      for (const id of ids) {
-        const found = (root.getElementById ? root.getElementById(id) : null) ||
-          el.ownerDocument.getElementById(id);
-        if (found) return found;
-      }
-    }
-    return null;
-  }
-
-  // What a dropdown is made of: a native <select> (the element or one it
-  // holds), or an ARIA listbox or menu (the element, the one it controls,
-  // or one inside it).
-  function dropdownOf(el) {
-    const select = el.localName === 'select' ? el
-      : (el.localName === 'label' && el.control && el.control.localName === 'select') ? el.control
-        : el.querySelector('select');
-    if (select) return { select };
-    let box = null;
-    const role = roleOf(el);
-    if (role === 'listbox' || role === 'menu' || role === 'tree') box = el;
-    if (!box) box = controlled(el);
-    if (!box) box = el.querySelector('[role=listbox],[role=menu],[role=tree]');
-    if (!box && (role === 'option' || role === 'menuitem')) box = el.closest('[role=listbox],[role=menu]');
-    if (!box) return null;
-    return { box, trigger: box === el ? null : el };
-  }
 
   function optionList(dd, maxText) {
     if (dd.select) {
@@ -152,26 +121,6 @@
     return hit && hit.localName === 'input' && hit.type === 'file' ? hit : null;
   }
 
-  // The box of a file input made transparent (opacity 0) and laid over
-  // something a person sees and clicks, or null. Such an input is the
-  // upload control of the page: the map lists it, named by the text under
-  // it, in place of the box it covers. Inputs hidden the usual way (a
-  // pixel in size, clipped away) are reached through their label instead.
-  function transparentFileBox(el) {
-    if (el.localName !== 'input' || el.type !== 'file' || el.disabled) return null;
-    if (!el.checkVisibility({ checkVisibilityCSS: true })) return null;
-    if (el.ownerDocument.defaultView.getComputedStyle(el).pointerEvents === 'none') return null;
-    const r = el.getBoundingClientRect();
-    return r.width >= 8 && r.height >= 8 ? r : null;
-  }
-
-  // What a transparent file input is called when nothing names it: the
-  // text of the box it lies in.
-  function coveredText(el, max) {
-    const p = parentOf(el);
-    return p && !el.labels.length ? shortText(p, max) : '';
-  }
-
   function fileInput(args) {
     const found = resolve(args.index);
     if (!found) return { stale: true };
@@ -198,3 +147,7 @@
     return { names: Array.from(input.files || []).map((f) => f.name) };
   }
 
+  return {
+    dropdownOptions, selectOption, fileInput, fileNames, fileInputOf,
+  };
+})

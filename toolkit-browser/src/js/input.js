@@ -1,5 +1,9 @@
-// Entry points for acting on elements (part of the page script, see
-// core.js): lookups, click points, text fields, scrolling.
+// Entry points for acting on elements (a module of the page script, see
+// install.js): lookups, click points, text fields, scrolling.
+(function input(core, map) {
+  'use strict';
+  const { TEXT_INPUTS, VALUE_INPUTS, parentOf, shortDesc, ctxOf, resolve } = core;
+  const { describe, scrollState, visibleBox, occluder, candidatePoints } = map;
 
   // ---------- entry points for actions ----------
 
@@ -254,3 +258,8 @@
     return { url: location.href, title: document.title, ready: document.readyState };
   }
 
+  return {
+    elementInfo, clickPoint, focusField, readField, scroll, shownCount,
+    pageInfo, bringIntoView, isTextInput, editDesc,
+  };
+})

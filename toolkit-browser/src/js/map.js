@@ -1,5 +1,14 @@
-// The page map walk (part of the page script, see core.js): what is
-// interactive, how it is described, what is visible and not covered.
+// The page map walk (a module of the page script, see install.js): what
+// is interactive, how it is described, what is visible and not covered,
+// and whether the page is still changing.
+(function map(core) {
+  'use strict';
+  const {
+    numbering, call, observe, quietFor, ROLES, SKIP_TEXT, collapse, cut,
+    shortText, parentOf, composedContains, shadowOf, deepElementFromPoint,
+    shortDesc, topCtx, intersect, childCtx, frameOrigin, numberOf, resolve,
+    prune,
+  } = core;
 
   // ---------- what is interactive ----------
 
@@ -164,7 +173,7 @@
     if (exp !== null) d.expanded = exp;
     if (el.disabled === true || el.getAttribute('aria-disabled') === 'true') d.disabled = true;
     if (fresh) d.new = true;
-    if ((ctx && ctx.frameEl) || frameGeom) d.frame = true;
+    if ((ctx && ctx.frameEl) || call.frame) d.frame = true;
     if (tag === 'select' || SUMMARISED_ROLES.has(roleOf(el))) summariseOptions(el, d);
     if (el.getRootNode() instanceof ShadowRoot) d.shadow = true;
     if (rect) {
@@ -202,6 +211,68 @@
   function scrollState(el, d) {
     d.sa = Math.round(el.scrollTop);
     d.sb = Math.max(0, Math.round(el.scrollHeight - el.clientHeight - el.scrollTop));
+  }
+
+  // ---------- dropdowns and file inputs, as the map sees them ----------
+
+  const OPTION_ROLES = '[role=option],[role=menuitem],[role=menuitemradio],' +
+    '[role=menuitemcheckbox],[role=treeitem]';
+
+  function roleOf(el) {
+    const r = el.getAttribute && el.getAttribute('role');
+    return r ? r.trim().split(/\s+/)[0].toLowerCase() : '';
+  }
+
+  // The element an ARIA widget names in `aria-controls` / `aria-owns`.
+  function controlled(el) {
+    const root = el.getRootNode();
+    for (const attr of ['aria-controls', 'aria-owns']) {
+      const ids = (el.getAttribute(attr) || '').split(/\s+/).filter(Boolean);
+      for (const id of ids) {
+        const found = (root.getElementById ? root.getElementById(id) : null) ||
+          el.ownerDocument.getElementById(id);
+        if (found) return found;
+      }
+    }
+    return null;
+  }
+
+  // What a dropdown is made of: a native <select> (the element or one it
+  // holds), or an ARIA listbox or menu (the element, the one it controls,
+  // or one inside it).
+  function dropdownOf(el) {
+    const select = el.localName === 'select' ? el
+      : (el.localName === 'label' && el.control && el.control.localName === 'select') ? el.control
+        : el.querySelector('select');
+    if (select) return { select };
+    let box = null;
+    const role = roleOf(el);
+    if (role === 'listbox' || role === 'menu' || role === 'tree') box = el;
+    if (!box) box = controlled(el);
+    if (!box) box = el.querySelector('[role=listbox],[role=menu],[role=tree]');
+    if (!box && (role === 'option' || role === 'menuitem')) box = el.closest('[role=listbox],[role=menu]');
+    if (!box) return null;
+    return { box, trigger: box === el ? null : el };
+  }
+
+  // The box of a file input made transparent (opacity 0) and laid over
+  // something a person sees and clicks, or null. Such an input is the
+  // upload control of the page: the map lists it, named by the text under
+  // it, in place of the box it covers. Inputs hidden the usual way (a
+  // pixel in size, clipped away) are reached through their label instead.
+  function transparentFileBox(el) {
+    if (el.localName !== 'input' || el.type !== 'file' || el.disabled) return null;
+    if (!el.checkVisibility({ checkVisibilityCSS: true })) return null;
+    if (el.ownerDocument.defaultView.getComputedStyle(el).pointerEvents === 'none') return null;
+    const r = el.getBoundingClientRect();
+    return r.width >= 8 && r.height >= 8 ? r : null;
+  }
+
+  // What a transparent file input is called when nothing names it: the
+  // text of the box it lies in.
+  function coveredText(el, max) {
+    const p = parentOf(el);
+    return p && !el.labels.length ? shortText(p, max) : '';
   }
 
   // ---------- visibility and hit testing ----------
@@ -259,6 +330,23 @@
         [r.left + w / 4, r.top + (3 * h) / 4], [r.left + (3 * w) / 4, r.top + h / 4]);
     }
     return centres.concat(others).map(([x, y]) => [x - ctx.ox, y - ctx.oy]);
+  }
+
+  // ---------- closed shadow roots ----------
+
+  // Custom elements without an open root are looked at once for a closed
+  // one (`checkedHosts`); those a walk found unchecked wait in
+  // `pendingHosts` for the Rust side to take (`takeHosts`).
+  const checkedHosts = new WeakSet();
+  let pendingHosts = [];
+
+  // The custom elements the last walk found that may hide a closed shadow
+  // root; each is handed out once.
+  function takeHosts() {
+    const hosts = pendingHosts;
+    pendingHosts = [];
+    for (const h of hosts) checkedHosts.add(h);
+    return hosts;
   }
 
   // ---------- the walk ----------
@@ -724,14 +812,9 @@
   // only use up the wait, and an animation far from view changes nothing
   // the map shows.
   function busy(args) {
-    const now = performance.now();
-    if (observer.takeRecords().length) {
-      changes += 1;
-      lastChange = now;
-    }
     let wait = 0;
     const why = [];
-    const since = now - lastChange;
+    const since = quietFor(performance.now());
     if (since < args.quiet) {
       wait = args.quiet - since;
       why.push('changes');
@@ -807,3 +890,8 @@
     return false;
   }
 
+  return {
+    walk, busy, frameBox, takeHosts, describe, triState, scrollState,
+    visibleBox, occluder, candidatePoints, OPTION_ROLES, dropdownOf,
+  };
+})

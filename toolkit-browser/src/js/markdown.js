@@ -1,6 +1,6 @@
 // The readable text of the page as markdown, for the `extract` action.
 // Evaluated as an expression, it is a function that the page script
-// (`core.js`) installs as its `extract` method; it runs in the same
+// (`install.js`) installs as its `extract` method; it runs in the same
 // isolated world.
 //
 // What it keeps: headings (`#`), paragraphs, links as `[text](absolute

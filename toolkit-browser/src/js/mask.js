@@ -1,4 +1,7 @@
-// Secrets in screenshots (part of the page script, see core.js).
+// Secrets in screenshots (a module of the page script, see install.js).
+(function mask(text) {
+  'use strict';
+  const { textNodes } = text;
 
   // ---------- secrets in screenshots ----------
 
@@ -46,3 +49,7 @@
     return { masked: 0 };
   }
 
+  return {
+    mask, unmask,
+  };
+})

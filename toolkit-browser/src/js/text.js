@@ -1,4 +1,8 @@
-// Finding a text on the page (part of the page script, see core.js).
+// Finding a text on the page (a module of the page script, see
+// install.js).
+(function text(core) {
+  'use strict';
+  const { call, SKIP_TEXT, collapse } = core;
 
   // ---------- text search ----------
 
@@ -120,7 +124,7 @@
     if (!hits.length) return { found: 0 };
     // The Rust side redacts the three parts of a window together, then
     // cuts the context to 60 characters on each side.
-    const reach = 60 + SLACK + 1;
+    const reach = 60 + call.slack + 1;
     const windowAt = (at) => ({
       before: orig.slice(Math.max(0, at - reach), at),
       hit: orig.slice(at, at + needle.length),
@@ -150,3 +154,7 @@
     );
   }
 
+  return {
+    findText, textNodes,
+  };
+})

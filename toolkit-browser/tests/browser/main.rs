@@ -1,9 +1,9 @@
 //! toolkit-browser against a real headless Chromium and fixture pages
 //! served from 127.0.0.1 by the test itself: the session (lifecycle, page
 //! map, input, tabs), the actions as a model calls them (and the ones
-//! that hover, hold, drag and answer file choosers), the page model,
-//! settled maps and the map's details, and the safety promises attacked
-//! as a page would.
+//! that hover, hold, drag and answer file choosers), the page model, the
+//! page script's files each parsed alone, settled maps and the map's
+//! details, and the safety promises attacked as a page would.
 //!
 //! Every scenario is a test of its own, named `module::function`
 //! (`cargo test -p toolkit-browser --test browser click` runs those whose
@@ -22,6 +22,7 @@ mod details;
 mod downloads;
 mod interaction;
 mod page_model;
+mod page_script;
 mod pictures;
 mod record;
 mod safety;
@@ -52,6 +53,7 @@ fn main() -> ExitCode {
         downloads::scenarios(),
         interaction::scenarios(),
         page_model::scenarios(),
+        page_script::scenarios(),
         pictures::scenarios(),
         record::scenarios(),
         safety::scenarios(),

@@ -35,27 +35,43 @@ use serde::de::DeserializeOwned;
 use super::{Fail, Session};
 use crate::error::BrowserError;
 
-/// The page-side script: one function body split by concern (see
-/// `js/core.js`).
-const SCRIPT: &str = concat!(
+/// The page-side script (see `js/install.js`): the function that installs
+/// it, given the modules it is made of (`MODULES`).
+const SCRIPT: &str = include_str!("../../js/install.js");
+
+/// The modules of the page script as an object literal, one file of `js/`
+/// each (a function expression that parses alone), by the name
+/// `install.js` calls it by.
+const MODULES: &str = concat!(
+    "{\ncore: ",
     include_str!("../../js/core.js"),
+    ",\nmap: ",
     include_str!("../../js/map.js"),
+    ",\ninput: ",
     include_str!("../../js/input.js"),
+    ",\nforms: ",
     include_str!("../../js/forms.js"),
+    ",\ntext: ",
     include_str!("../../js/text.js"),
+    ",\nmask: ",
     include_str!("../../js/mask.js"),
+    ",\napi: ",
     include_str!("../../js/api.js"),
+    "\n}",
 );
 
 /// The markdown converter behind `extract` (see `js/markdown.js`), handed
 /// to the page script when it is installed.
 const MARKDOWN: &str = include_str!("../../js/markdown.js");
 
-/// The version the script installs under, derived from its text and the
-/// converter's: a document that still holds a copy from another build
-/// (a browser kept across a host's upgrade) gets the new one, and no
-/// change can forget to say so.
-const SCRIPT_VERSION: u32 = fnv1a(MARKDOWN.as_bytes(), fnv1a(SCRIPT.as_bytes(), 0x811c_9dc5));
+/// The version the script installs under, derived from its text, its
+/// modules' and the converter's: a document that still holds a copy from
+/// another build (a browser kept across a host's upgrade) gets the new
+/// one, and no change can forget to say so.
+const SCRIPT_VERSION: u32 = fnv1a(
+    MARKDOWN.as_bytes(),
+    fnv1a(MODULES.as_bytes(), fnv1a(SCRIPT.as_bytes(), 0x811c_9dc5)),
+);
 
 /// 32-bit FNV-1a of `bytes`, continuing from `hash`: small enough for a
 /// constant, and exact as a JavaScript number.
@@ -336,7 +352,7 @@ pub(super) fn quick_call(method: &str, args: &serde_json::Value) -> String {
 
 /// The expression that installs the page script, then calls `method`.
 pub(super) fn installing_call(method: &str, args: &serde_json::Value) -> String {
-    format!("({SCRIPT})({SCRIPT_VERSION}, {MARKDOWN}).run({method:?}, {args})")
+    format!("({SCRIPT})({SCRIPT_VERSION}, {MARKDOWN}, {MODULES}).run({method:?}, {args})")
 }
 
 /// Whether a call failed because the document it ran in went away (a
