@@ -8,9 +8,9 @@
   // ---------- entry points for actions ----------
 
   function fullyInView(el, ctx) {
-    const r = el.getBoundingClientRect();
+    const r = visibleBox(el);
     const v = ctx.view;
-    return r.width > 0 && r.height > 0 &&
+    return !!r &&
       r.left + ctx.ox >= v.left && r.right + ctx.ox <= v.right &&
       r.top + ctx.oy >= v.top && r.bottom + ctx.oy <= v.bottom;
   }

@@ -281,12 +281,33 @@
     if (!el.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true })) return null;
     const r = el.getBoundingClientRect();
     if (r.width > 0 && r.height > 0) return r;
-    // An inline wrapper of blocks can have an empty box of its own while its
-    // fragments are visible.
+    const shown = fragments(el);
+    return shown.length ? shown[0] : null;
+  }
+
+  // At most this many elements inside an empty box are looked at.
+  const MAX_INNER = 20;
+
+  // The boxes `el` shows on the page, at most four. An inline wrapper of
+  // blocks has an empty box of its own while its fragments are visible;
+  // an element whose content all floats out of it (a link around a
+  // floated logo) has none at all, and shows, and takes clicks, where the
+  // first shown elements inside it are, unless it clips them.
+  function fragments(el) {
+    const own = [];
     for (const cr of el.getClientRects()) {
-      if (cr.width > 0 && cr.height > 0) return cr;
+      if (cr.width > 0 && cr.height > 0 && own.push(cr) === 4) break;
     }
-    return null;
+    if (own.length || !el.firstElementChild) return own;
+    const style = getComputedStyle(el);
+    if (style.overflowX !== 'visible' || style.overflowY !== 'visible') return own;
+    const inner = el.querySelectorAll('*');
+    for (let k = 0; k < inner.length && k < MAX_INNER && own.length < 4; k++) {
+      const r = inner[k].getBoundingClientRect();
+      if (r.width > 0 && r.height > 0 &&
+        inner[k].checkVisibility({ checkOpacity: true, checkVisibilityCSS: true })) own.push(r);
+    }
+    return own;
   }
 
   // Whether a hit at `hit` reaches `el`: the element itself, something inside
@@ -316,7 +337,7 @@
     const view = clip ? intersect(ctx.view, clip) : ctx.view;
     const centres = [];
     const others = [];
-    for (const cr of Array.from(el.getClientRects()).slice(0, 4)) {
+    for (const cr of fragments(el)) {
       const r = intersect(
         { left: cr.left + ctx.ox, top: cr.top + ctx.oy, right: cr.right + ctx.ox, bottom: cr.bottom + ctx.oy },
         view);

@@ -1,6 +1,7 @@
 //! Details of the page map: a control and its `<label>` on one line, a
 //! scroll box that says how many of its controls it hides, and controls
-//! inside a closed shadow root mapped and operable.
+//! inside a closed shadow root mapped and operable, links whose content
+//! floats out of them.
 
 use toolkit_browser::{Browser, Element, PageMap};
 use toolkit_tests::http::TestServer;
@@ -11,6 +12,7 @@ scenarios![
     a_label_folds_into_its_control,
     a_scroll_box_says_what_it_hides,
     a_closed_shadow_root_is_mapped_and_operable,
+    a_link_around_a_floated_logo_is_mapped_and_clickable,
 ];
 
 fn lines_with<'a>(map: &'a PageMap, text: &str) -> Vec<&'a Element> {
@@ -128,4 +130,26 @@ async fn a_closed_shadow_root_is_mapped_and_operable(browser: Browser, server: T
     assert_eq!(one(&again, "Add one").index, button.index);
     browser.click(button.index).await.expect("click");
     assert_eq!(count().await, "2");
+}
+
+async fn a_link_around_a_floated_logo_is_mapped_and_clickable(
+    browser: Browser,
+    server: TestServer,
+) {
+    // The links' own boxes are empty: their content floats out of them.
+    browser.navigate(&server.url("/floated")).await.unwrap();
+    let map = browser.page_map().await.expect("page map");
+    let text = map.render();
+    let home = one(&map, "Home");
+    assert_eq!(home.tag, "a", "{text}");
+    assert_eq!((home.w, home.h), (120, 40), "the logo's box:\n{text}");
+    let docs = one(&map, "Docs");
+    assert_eq!((docs.w, docs.h), (120, 40), "{text}");
+    // A link that clips its content shows nothing.
+    assert!(lines_with(&map, "Hidden away").is_empty(), "{text}");
+    browser.click(home.index).await.expect("click the logo");
+    assert!(
+        browser.current_tab().await.unwrap().url.ends_with("/form"),
+        "the logo's link was followed"
+    );
 }

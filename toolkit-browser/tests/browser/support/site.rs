@@ -109,6 +109,8 @@ const FILES: &[(&str, &str)] = &files![
     "labels",
     "scrollbox",
     "closed-shadow",
+    // Links whose content floats out of them, and one that clips it.
+    "floated",
 ];
 
 /// How long `/slow` takes to answer.
