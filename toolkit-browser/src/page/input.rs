@@ -40,6 +40,10 @@ pub(crate) const DRAIN: Duration = Duration::from_millis(3);
 /// later task of the page.
 const SCRIPT_URL_DRAIN: Duration = Duration::from_millis(250);
 
+/// How long an action waits for the page to run the tasks its input
+/// posted (see `Session::turn`).
+const TURN_LIMIT: Duration = Duration::from_millis(100);
+
 /// How long a click on a page with a file input in its document waits for
 /// the file chooser it may have opened, besides the ordering below: a
 /// margin for a page that opens it a moment after the click. A chooser
@@ -201,6 +205,10 @@ pub(crate) async fn await_effects(
 ) -> Result<Effects, BrowserError> {
     let opener = page.target_id().clone();
     let main_frame = page.mainframe().await.ok().flatten();
+    // A navigation the input's default action posted as a task of its
+    // own (a form submitted by Enter or by a click) is requested only once
+    // that task has run.
+    session.turn(page, TURN_LIMIT).await;
     // Its answer is also the URL reported when nothing else happened.
     let flushed = page_info(session, page).await;
 

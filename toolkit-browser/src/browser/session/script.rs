@@ -125,6 +125,16 @@ impl Session {
         tokio::time::timeout(within, probe).await.is_ok()
     }
 
+    /// Waits, at most `within`, until the page's main world has run one
+    /// task (a zero-delay timer), so that the tasks the page posted before
+    /// it have run: the submission an Enter key or a click posts starts
+    /// its navigation only then. One attempt: a document going away, or a
+    /// page whose timers never run, ends it all the same.
+    pub(crate) async fn turn(&self, page: &Page, within: Duration) {
+        let turn = self.evaluate_in_context(page, None, "new Promise(r => setTimeout(r, 0))");
+        let _ = tokio::time::timeout(within, turn).await;
+    }
+
     /// [`evaluate`](Self::evaluate) in this crate's isolated world of the
     /// current document (see [`world`](Self::world)), where the page's
     /// scripts can neither see nor patch what it uses; retried while the
