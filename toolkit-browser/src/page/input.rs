@@ -40,7 +40,7 @@ pub(crate) const DRAIN: Duration = Duration::from_millis(3);
 /// later task of the page.
 const SCRIPT_URL_DRAIN: Duration = Duration::from_millis(250);
 
-/// How long an action waits for the page to run the tasks its input
+/// How long pressing keys waits for the page to run the tasks the keys
 /// posted (see `Session::turn`).
 const TURN_LIMIT: Duration = Duration::from_millis(100);
 
@@ -205,10 +205,6 @@ pub(crate) async fn await_effects(
 ) -> Result<Effects, BrowserError> {
     let opener = page.target_id().clone();
     let main_frame = page.mainframe().await.ok().flatten();
-    // A navigation the input's default action posted as a task of its
-    // own (a form submitted by Enter or by a click) is requested only once
-    // that task has run.
-    session.turn(page, TURN_LIMIT).await;
     // Its answer is also the URL reported when nothing else happened.
     let flushed = page_info(session, page).await;
 
@@ -644,6 +640,12 @@ impl Browser {
         for chord in &chords {
             key(&mut session, &page, chord).await?;
         }
+        // Enter in a form field submits the form from a task of its own,
+        // whose navigation is requested only once it has run. A click on
+        // a submit button posts one too, but right after a click the page
+        // runs a timer only after its next frame (16 ms more per click),
+        // so clicks rely on the flush and the drain alone.
+        session.turn(&page, TURN_LIMIT).await;
         await_effects(&mut session, watch, &page, false, DRAIN).await
     }
 }

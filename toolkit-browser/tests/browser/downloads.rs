@@ -81,6 +81,17 @@ fn files_site() -> TestServer {
     ])
 }
 
+/// The toolbox over `browser`, allowed the test sites of 127.0.0.1.
+fn local_registry(browser: &Browser) -> Registry {
+    let policy = SafetyPolicy::builder()
+        .allow_domains(["127.0.0.1"])
+        .build()
+        .unwrap();
+    toolkit_browser::registry(browser.clone(), policy)
+        .build()
+        .unwrap()
+}
+
 async fn call(registry: &Registry, name: &str, args: Value) -> toolkit_core::ToolResult {
     let outcome = registry.call(name, &args).await;
     assert!(outcome.error.is_none(), "{name}({args}) did not run");
@@ -124,13 +135,7 @@ async fn click_until(registry: &Registry, browser: &Browser, text: &str, saved: 
 
 async fn downloads_are_saved_reported_and_read(browser: Browser, _: TestServer) {
     let server = files_site();
-    let policy = SafetyPolicy::builder()
-        .allow_domains(["127.0.0.1"])
-        .build()
-        .unwrap();
-    let registry = toolkit_browser::registry(browser.clone(), policy)
-        .build()
-        .unwrap();
+    let registry = local_registry(&browser);
     ok(
         &registry,
         "navigate",
@@ -245,13 +250,7 @@ async fn downloads_over_the_limits_are_stopped(_: Browser, _: TestServer) {
         .max_downloads(2)
         .build();
     let browser = Browser::launch(config).await.expect("launch Chromium");
-    let policy = SafetyPolicy::builder()
-        .allow_domains(["127.0.0.1"])
-        .build()
-        .unwrap();
-    let registry = toolkit_browser::registry(browser.clone(), policy)
-        .build()
-        .unwrap();
+    let registry = local_registry(&browser);
     ok(&registry, "navigate", json!({ "url": server.url("/big") })).await;
 
     let big = click_until(
