@@ -63,7 +63,16 @@ fn text_within(bytes: &[u8], name: &str, limits: Limits) -> Result<String, Brows
     // page's own content only, never a form drawn into it (which may draw
     // itself); a panic on a malformed file is still caught.
     let extracted = std::panic::catch_unwind(|| {
-        let document = lopdf::Document::load_mem(bytes)?;
+        LOADING.set((0, limits.decoded));
+        let options = lopdf::LoadOptions {
+            filter: Some(count_stream),
+            ..lopdf::LoadOptions::default()
+        };
+        let loaded = lopdf::Document::load_mem_with_options(bytes, options);
+        if LOADING.get().0 > limits.decoded {
+            return Ok(Err(too_large("its streams")));
+        }
+        let document = loaded?;
         let pages = document.get_pages();
         if pages.len() > limits.pages {
             return Ok(Err(failed(&format_args!(
@@ -100,6 +109,49 @@ fn text_within(bytes: &[u8], name: &str, limits: Limits) -> Result<String, Brows
     }
 }
 
+std::thread_local! {
+    /// What the streams `lopdf` has loaded so far decompress to, and how
+    /// much they may: [`count_stream`]'s state, since the reader takes a
+    /// plain function. The reader runs on the calling thread.
+    static LOADING: std::cell::Cell<(u64, u64)> = const { std::cell::Cell::new((0, 0)) };
+}
+
+/// The reader's filter: counts what each stream it loads decompresses to
+/// before the reader decompresses any (an object stream is unpacked
+/// right after this), and drops every stream once the count is over the
+/// limit. The byte scan before loading reads the file as a lexer would;
+/// this counts what the reader itself took for a stream.
+fn count_stream(id: (u32, u16), object: &mut lopdf::Object) -> Option<((u32, u16), lopdf::Object)> {
+    if let lopdf::Object::Stream(stream) = object {
+        let (used, cap) = LOADING.get();
+        let image = stream
+            .dict
+            .get(b"Subtype")
+            .and_then(lopdf::Object::as_name)
+            .is_ok_and(|n| n == b"Image");
+        let used = if image && !stream.dict.has_type(b"ObjStm") {
+            used
+        } else {
+            let filters: Vec<&[u8]> = stream.filters().unwrap_or_default();
+            used.saturating_add(decoded_size(
+                &filters,
+                &stream.content,
+                cap.saturating_sub(used),
+            ))
+        };
+        LOADING.set((used, cap));
+        if used > cap {
+            return None;
+        }
+        // The reader keeps the object it passed for an indirect object
+        // (a stream is always one) and drops what is returned.
+        return Some((id, lopdf::Object::Null));
+    }
+    // It keeps what is returned for an object unpacked from an object
+    // stream (never a stream).
+    Some((id, object.clone()))
+}
+
 /// What the streams `lopdf` may decompress while loading or reading text
 /// decompress to, in all, counted up to a little over `cap`: every stream
 /// of the file with a filter `lopdf` decodes, images excepted (they are
@@ -120,14 +172,20 @@ fn stored_streams_size(bytes: &[u8], cap: u64) -> u64 {
         if bytes[..keyword].ends_with(b"end") {
             continue;
         }
-        let start = match &bytes[at..] {
-            [b'\r', b'\n', ..] => at + 2,
-            [b'\n' | b'\r', ..] => at + 1,
+        // The reader allows spaces and tabs before the line's end.
+        let eol = at
+            + bytes[at..]
+                .iter()
+                .take_while(|&&b| b == b' ' || b == b'\t')
+                .count();
+        let start = match &bytes[eol..] {
+            [b'\r', b'\n', ..] => eol + 2,
+            [b'\n' | b'\r', ..] => eol + 1,
             _ => continue,
         };
         // The dictionary: what lies between the object's start and the
         // keyword (a stream is always an indirect object's).
-        let from = keyword.saturating_sub(DICT_WINDOW).max(after_previous);
+        let from = after_previous;
         let dict_start = rfind(&bytes[from..keyword], b"obj").map_or(from, |i| from + i);
         let dict = &bytes[dict_start..keyword];
         let length = match stream_length(dict) {
@@ -147,9 +205,20 @@ fn stored_streams_size(bytes: &[u8], cap: u64) -> u64 {
                 find(&bytes[start..], b"endstream").map_or(bytes.len(), |i| start + i)
             });
         let data = &bytes[start..end];
-        if !names_after(dict, b"/Subtype").contains(&b"Image".as_slice()) {
-            let filters = names_after(dict, b"/Filter");
-            total += decoded_size(&filters, data, cap.saturating_sub(total));
+        // An image is never decompressed for text, unless it is also what
+        // the reader decompresses while loading (a dictionary naming
+        // another type too is counted). A `/Filter` inside a string
+        // could stand before the real one: each named is tried, and the
+        // largest count kept.
+        let image = names_after(dict, b"/Subtype").contains(&b"Image".as_slice())
+            && find(dict, b"ObjStm").is_none()
+            && find(dict, b"XRef").is_none();
+        if !image {
+            let left = cap.saturating_sub(total);
+            total += each_after(dict, b"/Filter")
+                .map(|filters| decoded_size(&filters, data, left))
+                .max()
+                .unwrap_or(0);
             if total > cap {
                 return total;
             }
@@ -219,9 +288,6 @@ fn integer_objects(bytes: &[u8]) -> HashMap<(u64, u64), usize> {
     found
 }
 
-/// How far before a `stream` keyword its dictionary is looked for.
-const DICT_WINDOW: usize = 4096;
-
 fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
     haystack.windows(needle.len()).position(|w| w == needle)
 }
@@ -230,13 +296,28 @@ fn rfind(haystack: &[u8], needle: &[u8]) -> Option<usize> {
     haystack.windows(needle.len()).rposition(|w| w == needle)
 }
 
+/// The names given to each `key` in a dictionary, first to last.
+fn each_after<'a>(dict: &'a [u8], key: &'a [u8]) -> impl Iterator<Item = Vec<&'a [u8]>> + 'a {
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        let found = at + find(&dict[at..], key)?;
+        at = found + key.len();
+        Some(names_at(&dict[found..], key))
+    })
+}
+
 /// The names given to `key` in a dictionary: `/Filter /FlateDecode` or
 /// `/Filter [/ASCII85Decode /FlateDecode]`, without their slashes.
 fn names_after<'a>(dict: &'a [u8], key: &[u8]) -> Vec<&'a [u8]> {
-    let Some(at) = find(dict, key) else {
-        return Vec::new();
-    };
-    let rest = dict[at + key.len()..].trim_ascii_start();
+    match find(dict, key) {
+        Some(at) => names_at(&dict[at..], key),
+        None => Vec::new(),
+    }
+}
+
+/// The names given to `key` at the start of `dict`.
+fn names_at<'a>(dict: &'a [u8], key: &[u8]) -> Vec<&'a [u8]> {
+    let rest = dict[key.len()..].trim_ascii_start();
     let (list, single) = match rest.first() {
         Some(b'[') => {
             let close = rest.iter().position(|&b| b == b']').unwrap_or(rest.len());
@@ -493,6 +574,61 @@ mod tests {
                 .unwrap()
                 .contains("Pictured")
         );
+    }
+
+    /// A stream object as a file holds it, with `dict` before `stream`
+    /// and `gap` between the keyword and the line's end.
+    fn stored(dict: &str, gap: &str, data: &[u8]) -> Vec<u8> {
+        let mut out = format!("1 0 obj\n{dict}\nstream{gap}\n").into_bytes();
+        out.extend_from_slice(data);
+        out.extend_from_slice(b"\nendstream\nendobj\n");
+        out
+    }
+
+    #[test]
+    fn the_scan_reads_streams_as_the_reader_does() {
+        let bomb = zlib(&vec![0; 2 << 20]);
+        let cap = SMALL.decoded;
+        let over = |file: &[u8]| stored_streams_size(file, cap) > cap;
+        let length = bomb.len();
+        // Spaces before the line's end, which the reader allows.
+        let dict = format!("<< /Filter /FlateDecode /Length {length} >>");
+        assert!(over(&stored(&dict, " \t ", &bomb)));
+        // A `/Filter` in a string before the real one.
+        let dict = format!("<< /Note (/Filter /X) /Filter /FlateDecode /Length {length} >>");
+        assert!(over(&stored(&dict, "", &bomb)));
+        // A dictionary longer than any window.
+        let padding = "/Pad 0 ".repeat(2000);
+        let dict = format!("<< {padding} /Filter /FlateDecode /Length {length} >>");
+        assert!(over(&stored(&dict, "", &bomb)));
+        // An object stream calling itself an image is still unpacked on
+        // loading; a real image is not counted.
+        let dict =
+            format!("<< /Type /ObjStm /Subtype /Image /Filter /FlateDecode /Length {length} >>");
+        assert!(over(&stored(&dict, "", &bomb)));
+        let dict = format!("<< /Subtype /Image /Filter /FlateDecode /Length {length} >>");
+        assert!(!over(&stored(&dict, "", &bomb)));
+    }
+
+    #[test]
+    fn the_reader_s_own_streams_are_counted_before_it_unpacks_them() {
+        let bomb = zlib(&vec![0; 2 << 20]);
+        let count = |dict: lopdf::Dictionary| {
+            LOADING.set((0, SMALL.decoded));
+            let mut object = Object::Stream(Stream::new(dict, bomb.clone()));
+            let kept = count_stream((1, 0), &mut object).is_some();
+            (kept, LOADING.get().0 > SMALL.decoded)
+        };
+        let objects =
+            dictionary! { "Type" => "ObjStm", "Subtype" => "Image", "Filter" => "FlateDecode" };
+        assert_eq!(count(objects), (false, true), "dropped, and over the limit");
+        let image = dictionary! { "Subtype" => "Image", "Filter" => "FlateDecode" };
+        assert_eq!(count(image), (true, false));
+        let small = dictionary! { "Filter" => "FlateDecode" };
+        LOADING.set((0, SMALL.decoded));
+        let mut object = Object::Stream(Stream::new(small, zlib(b"BT ET")));
+        assert!(count_stream((2, 0), &mut object).is_some());
+        assert_eq!(LOADING.get().0, 5);
     }
 
     #[test]

@@ -3,12 +3,15 @@
 (function input(core, map) {
   'use strict';
   const { TEXT_INPUTS, VALUE_INPUTS, parentOf, shortDesc, ctxOf, resolve } = core;
-  const { describe, scrollState, visibleBox, occluder, candidatePoints } = map;
+  const { describe, scrollState, visibleBox, fragments, occluder, candidatePoints } = map;
 
   // ---------- entry points for actions ----------
 
+  // Geometry only: a transparent element (a file input laid over its
+  // box) is in view where its box is.
   function fullyInView(el, ctx) {
-    const r = visibleBox(el);
+    const own = el.getBoundingClientRect();
+    const r = own.width > 0 && own.height > 0 ? own : fragments(el)[0];
     const v = ctx.view;
     return !!r &&
       r.left + ctx.ox >= v.left && r.right + ctx.ox <= v.right &&

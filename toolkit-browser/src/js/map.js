@@ -288,25 +288,37 @@
   // At most this many elements inside an empty box are looked at.
   const MAX_INNER = 20;
 
+  // Elements shown only through what is inside them (see `fragments`):
+  // reached only by a hit on what is inside, and always hit-tested.
+  const hollow = new WeakSet();
+
   // The boxes `el` shows on the page, at most four. An inline wrapper of
   // blocks has an empty box of its own while its fragments are visible;
   // an element whose content all floats out of it (a link around a
   // floated logo) has none at all, and shows, and takes clicks, where the
-  // first shown elements inside it are, unless it clips them.
+  // first shown elements inside it are, unless it clips them. Inside,
+  // a box under 2 px or one cut by `clip` or `clip-path` (text kept for
+  // screen readers) shows nothing.
   function fragments(el) {
     const own = [];
     for (const cr of el.getClientRects()) {
       if (cr.width > 0 && cr.height > 0 && own.push(cr) === 4) break;
     }
+    hollow.delete(el);
     if (own.length || !el.firstElementChild) return own;
     const style = getComputedStyle(el);
     if (style.overflowX !== 'visible' || style.overflowY !== 'visible') return own;
-    const inner = el.querySelectorAll('*');
+    // Live and lazy: only the elements looked at are found.
+    const inner = el.getElementsByTagName('*');
     for (let k = 0; k < inner.length && k < MAX_INNER && own.length < 4; k++) {
       const r = inner[k].getBoundingClientRect();
-      if (r.width > 0 && r.height > 0 &&
-        inner[k].checkVisibility({ checkOpacity: true, checkVisibilityCSS: true })) own.push(r);
+      if (r.width < 2 || r.height < 2) continue;
+      if (!inner[k].checkVisibility({ checkOpacity: true, checkVisibilityCSS: true })) continue;
+      const cut = getComputedStyle(inner[k]);
+      if (cut.clip !== 'auto' || cut.clipPath !== 'none') continue;
+      own.push(r);
     }
+    if (own.length) hollow.add(el);
     return own;
   }
 
@@ -315,7 +327,8 @@
   // where a person's would), or a label of it.
   function hitReaches(el, hit) {
     if (!hit) return false;
-    if (composedContains(el, hit) || composedContains(hit, el)) return true;
+    if (composedContains(el, hit)) return true;
+    if (composedContains(hit, el)) return !hollow.has(el);
     const label = hit.closest && hit.closest('label');
     return !!(label && label.control === el);
   }
@@ -611,7 +624,7 @@
       let shown = intersect(toTop(box, ctx), ctx.clip);
       if (clip) shown = intersect(shown, clip);
       if (isEmpty(shown) || coveredFromOutside(ctx, shown)) return null;
-      if (mayBeCovered(el, shown) && !reachable(el, ctx, clip)) return null;
+      if ((hollow.has(el) || mayBeCovered(el, shown)) && !reachable(el, ctx, clip)) return null;
       return shown;
     }
 
@@ -913,6 +926,6 @@
 
   return {
     walk, busy, frameBox, takeHosts, describe, triState, scrollState,
-    visibleBox, occluder, candidatePoints, OPTION_ROLES, dropdownOf,
+    visibleBox, fragments, occluder, candidatePoints, OPTION_ROLES, dropdownOf,
   };
 })

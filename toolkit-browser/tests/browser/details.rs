@@ -145,8 +145,11 @@ async fn a_link_around_a_floated_logo_is_mapped_and_clickable(
     assert_eq!((home.w, home.h), (120, 40), "the logo's box:\n{text}");
     let docs = one(&map, "Docs");
     assert_eq!((docs.w, docs.h), (120, 40), "{text}");
-    // A link that clips its content shows nothing.
-    assert!(lines_with(&map, "Hidden away").is_empty(), "{text}");
+    // A link that clips its content shows nothing, nor do links whose
+    // text is cut away for screen readers only.
+    for hidden in ["Hidden away", "Skip to content", "Back to top"] {
+        assert!(lines_with(&map, hidden).is_empty(), "{hidden}:\n{text}");
+    }
     browser.click(home.index).await.expect("click the logo");
     assert!(
         browser.current_tab().await.unwrap().url.ends_with("/form"),

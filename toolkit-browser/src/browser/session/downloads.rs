@@ -7,6 +7,7 @@
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex as StdMutex};
+use std::time::{Duration, Instant};
 
 use chromiumoxide::cdp::browser_protocol::browser::{
     DownloadProgressState, EventDownloadProgress, EventDownloadWillBegin,
@@ -58,7 +59,14 @@ struct Entry {
     reported: Option<DownloadState>,
     /// Refused for being one download too many (not counted).
     over_count: bool,
+    /// When a cancel was last asked for (see `CANCEL_AGAIN`).
+    cancel_asked: Option<Instant>,
 }
+
+/// How long a refused download may go on running before its cancel is
+/// asked for again: the first can fail (the browser busy, a command timed
+/// out), and one left at that would let the download run to its end.
+const CANCEL_AGAIN: Duration = Duration::from_secs(1);
 
 impl Session {
     /// Makes the browser save every download into a new private folder
@@ -195,6 +203,7 @@ impl DownloadLog {
             },
             reported: None,
             over_count,
+            cancel_asked: over_count.then(Instant::now),
         });
         drop(entries);
         self.changed.notify_waiters();
@@ -230,12 +239,16 @@ impl DownloadLog {
                      it wrote was removed",
                     limit_text(self.max_bytes)
                 ));
-                if state == DownloadState::InProgress {
-                    let _ = self.cancels.send(Cancel {
-                        guid: entry.guid.clone(),
-                        path: download.path.clone(),
-                    });
-                }
+            }
+            let again = entry
+                .cancel_asked
+                .is_none_or(|asked| asked.elapsed() >= CANCEL_AGAIN);
+            if download.refused.is_some() && state == DownloadState::InProgress && again {
+                entry.cancel_asked = Some(Instant::now());
+                let _ = self.cancels.send(Cancel {
+                    guid: entry.guid.clone(),
+                    path: download.path.clone(),
+                });
             }
             if download.refused.is_some() {
                 // Refused: running until the browser has canceled it (or
