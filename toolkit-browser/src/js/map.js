@@ -308,13 +308,16 @@
     if (own.length || !el.firstElementChild) return own;
     const style = getComputedStyle(el);
     if (style.overflowX !== 'visible' || style.overflowY !== 'visible') return own;
-    // Live and lazy: only the elements looked at are found.
+    // Live and lazy: only the elements looked at are found (asking for
+    // its length would find them all).
     const inner = el.getElementsByTagName('*');
-    for (let k = 0; k < inner.length && k < MAX_INNER && own.length < 4; k++) {
-      const r = inner[k].getBoundingClientRect();
+    for (let k = 0; k < MAX_INNER && own.length < 4; k++) {
+      const e = inner[k];
+      if (!e) break;
+      const r = e.getBoundingClientRect();
       if (r.width < 2 || r.height < 2) continue;
-      if (!inner[k].checkVisibility({ checkOpacity: true, checkVisibilityCSS: true })) continue;
-      const cut = getComputedStyle(inner[k]);
+      if (!e.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true })) continue;
+      const cut = getComputedStyle(e);
       if (cut.clip !== 'auto' || cut.clipPath !== 'none') continue;
       own.push(r);
     }
