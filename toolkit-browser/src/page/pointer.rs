@@ -16,7 +16,7 @@ use chromiumoxide::listeners::EventStream;
 use futures_util::StreamExt;
 use serde::{Deserialize, Serialize};
 
-use super::input::{ClickPoint, DRAIN, Effects, await_effects, front, watch};
+use super::input::{ClickPoint, DRAIN, Effects, Watch, await_effects, front, watch};
 use super::live_element;
 use super::map::{Element, MAX_TEXT_CHARS};
 use crate::browser::{Browser, Session};
@@ -133,6 +133,19 @@ async fn look(
         (Some(x), Some(y)) => Ok(((element, x, y), point.scrolled)),
         _ => Err(BrowserError::script("the element's point is missing")),
     }
+}
+
+/// Starts watching for what the pointer causes, brings the tab to the
+/// front and moves the mouse to `at`, as a person's hand arrives.
+async fn move_onto(
+    session: &mut Session,
+    page: &Page,
+    at: (f64, f64),
+) -> Result<Watch, BrowserError> {
+    let watch = watch(session, page).await?;
+    front(session, page).await?;
+    pointer(session, page, DispatchMouseEventType::MouseMoved, at, false).await?;
+    Ok(watch)
 }
 
 /// One mouse event at (x, y), the left button down during it when
@@ -266,16 +279,7 @@ impl Browser {
         let before: Shown = session
             .call(&page, "shownCount", serde_json::json!({}))
             .await?;
-        let watch = watch(&mut session, &page).await?;
-        front(&mut session, &page).await?;
-        pointer(
-            &mut session,
-            &page,
-            DispatchMouseEventType::MouseMoved,
-            (x, y),
-            false,
-        )
-        .await?;
+        let watch = move_onto(&mut session, &page, (x, y)).await?;
         tokio::time::sleep(HOVER_SETTLE).await;
         let effects = await_effects(&mut session, watch, &page, false, DRAIN).await?;
         let after = if effects.navigated || effects.new_tab.is_some() {
@@ -316,16 +320,7 @@ impl Browser {
             let mut session = self.live().await?;
             let page = session.current();
             let (element, x, y) = point(&mut session, &page, index).await?;
-            let watch = watch(&mut session, &page).await?;
-            front(&mut session, &page).await?;
-            pointer(
-                &mut session,
-                &page,
-                DispatchMouseEventType::MouseMoved,
-                (x, y),
-                false,
-            )
-            .await?;
+            let watch = move_onto(&mut session, &page, (x, y)).await?;
             pointer(
                 &mut session,
                 &page,
