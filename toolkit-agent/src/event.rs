@@ -202,7 +202,7 @@ impl fmt::Display for Event {
                     f,
                     "  call {}({})",
                     call.name,
-                    line(&call.arguments.to_string())
+                    line(&call.arguments_json())
                 )?;
                 match malformed {
                     Some(problem) => write!(f, " (malformed: {problem})"),

@@ -122,9 +122,7 @@ async fn approval_denies_and_edits_and_events_stream() {
             let decision = match call.name.as_str() {
                 "create_event" => Decision::Deny("no calendar changes today".into()),
                 _ => {
-                    let mut edited = call.clone();
-                    edited.arguments = json!({"text": "one two three four"});
-                    Decision::Edit(edited)
+                    Decision::Edit(call.with_arguments(json!({"text": "one two three four"})))
                 }
             };
             async move { decision }

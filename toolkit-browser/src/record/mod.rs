@@ -264,11 +264,7 @@ impl Recorder {
             lock_ignoring_poison(&self.shared.record).left_out += 1;
             return registry.run(call, cancellation).await;
         }
-        let arguments = match &call.arguments {
-            Value::String(text) => serde_json::from_str(text).unwrap_or(Value::Null),
-            other => other.clone(),
-        };
-        let (picture, outlined) = self.picture(&arguments).await;
+        let (picture, outlined) = self.picture(call.arguments()).await;
         let url = match self.shared.browser.current_url().await {
             Some(url) => self.redact(&url),
             None => String::new(),
@@ -279,7 +275,7 @@ impl Recorder {
             // Redacted whole, then cut: a cut through a secret could leave
             // a piece too short to be recognised.
             arguments: cut(
-                &self.redact(&arguments_line(&call.arguments)),
+                &self.redact(&call.arguments_json()),
                 MAX_STEP_TEXT_CHARS,
             )
             .into_owned(),
@@ -390,13 +386,6 @@ impl Recorder {
 }
 
 /// A call's arguments as one line of JSON.
-fn arguments_line(arguments: &Value) -> String {
-    match arguments {
-        Value::String(text) => text.clone(),
-        other => other.to_string(),
-    }
-}
-
 /// Writes `bytes` to `path`, readable by this user only: a record holds
 /// screenshots and text of signed-in pages. An existing file is narrowed
 /// to `0600` before it is written.

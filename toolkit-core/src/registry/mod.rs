@@ -284,7 +284,7 @@ impl Registry {
     /// raise.
     pub async fn run(&self, call: &ToolCall, cancellation: &Cancellation) -> CallOutcome {
         let signals = Signals::new(cancellation);
-        self.dispatch(&call.id, &call.name, call.arguments(), signals)
+        self.dispatch(&call.id, &call.name, call.dispatch_arguments(), signals)
             .await
     }
 
@@ -300,7 +300,7 @@ impl Registry {
             run: Some(state),
             ..Signals::new(cancellation)
         };
-        self.dispatch(&call.id, &call.name, call.arguments(), signals)
+        self.dispatch(&call.id, &call.name, call.dispatch_arguments(), signals)
             .await
     }
 
@@ -317,7 +317,7 @@ impl Registry {
             progress: Some(progress),
             ..Signals::new(cancellation)
         };
-        self.dispatch(&call.id, &call.name, call.arguments(), signals)
+        self.dispatch(&call.id, &call.name, call.dispatch_arguments(), signals)
             .await
     }
 
@@ -359,7 +359,7 @@ impl Registry {
             host: Some(host),
             ..Signals::new(cancellation)
         };
-        self.dispatch(&call.id, &call.name, call.arguments(), signals)
+        self.dispatch(&call.id, &call.name, call.dispatch_arguments(), signals)
             .await
     }
 
@@ -378,7 +378,7 @@ impl Registry {
             run: Some(state),
             ..Signals::new(cancellation)
         };
-        self.dispatch(&call.id, &call.name, call.arguments(), signals)
+        self.dispatch(&call.id, &call.name, call.dispatch_arguments(), signals)
             .await
     }
 
