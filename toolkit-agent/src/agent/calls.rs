@@ -483,7 +483,9 @@ fn tell_of_edit(made: &ToolCall, ran: &ToolCall, result: ToolResult) -> ToolResu
     let arguments = ran.arguments_json();
     let arguments = toolkit_core::text::cut(&arguments, 300);
     let told = if made.name == ran.name {
-        format!("The host changed the arguments of this call before it ran; it ran with {arguments}.")
+        format!(
+            "The host changed the arguments of this call before it ran; it ran with {arguments}."
+        )
     } else {
         format!(
             "The host ran `{}` with {arguments} instead of this call.",

@@ -274,11 +274,7 @@ impl Recorder {
             tool: call.name.clone(),
             // Redacted whole, then cut: a cut through a secret could leave
             // a piece too short to be recognised.
-            arguments: cut(
-                &self.redact(&call.arguments_json()),
-                MAX_STEP_TEXT_CHARS,
-            )
-            .into_owned(),
+            arguments: cut(&self.redact(&call.arguments_json()), MAX_STEP_TEXT_CHARS).into_owned(),
             result: cut(&self.redact(&outcome.result.to_text()), MAX_STEP_TEXT_CHARS).into_owned(),
             is_error: outcome.result.is_error(),
             url,

@@ -109,7 +109,11 @@ impl ToolCall {
 
     /// A call of `name` whose arguments are JSON text, as the model wrote
     /// it; blank text means no arguments.
-    pub fn from_text(id: impl Into<String>, name: impl Into<String>, text: impl Into<String>) -> Self {
+    pub fn from_text(
+        id: impl Into<String>,
+        name: impl Into<String>,
+        text: impl Into<String>,
+    ) -> Self {
         Self::written(id.into(), name.into(), Written::Text(text.into()))
     }
 
@@ -172,8 +176,10 @@ impl ToolCall {
 
     /// Whether the arguments cannot be used: text that is not a JSON
     /// object (cut off at the output limit, say) or that holds a key
-    /// twice. Running
-    /// such a call gives the model an error naming the problem.
+    /// twice. Running such a call gives the model an error naming the
+    /// problem. A custom tool's free-text input (OpenAI's `custom` tools,
+    /// [`CallKind::Custom`](crate::response::CallKind::Custom)) is not
+    /// JSON: read it with [`arguments_text`](Self::arguments_text).
     pub fn is_malformed(&self) -> bool {
         match &self.written {
             Written::Text(_) => self.arguments().is_null(),
@@ -214,7 +220,11 @@ impl ToolCall {
     /// Replaces the arguments with `arguments` (an object; `null` means
     /// none). A JSON string is taken as text, as in [`new`](Self::new).
     pub fn set_arguments(&mut self, arguments: Value) {
-        *self = Self::new(std::mem::take(&mut self.id), std::mem::take(&mut self.name), arguments);
+        *self = Self::new(
+            std::mem::take(&mut self.id),
+            std::mem::take(&mut self.name),
+            arguments,
+        );
     }
 
     /// The call with `arguments` instead of its own, as

@@ -264,7 +264,10 @@ mod tests {
         );
         assert_eq!(turn.calls[0].arguments()["location"], "Boston, MA");
         assert!(turn.call_info[0].malformed.is_none());
-        assert_eq!(turn.calls[1].arguments_text(), Some("{\"location\": \"Paris"));
+        assert_eq!(
+            turn.calls[1].arguments_text(),
+            Some("{\"location\": \"Paris")
+        );
         assert!(turn.calls[1].is_malformed());
         assert!(
             turn.call_info[1]

@@ -5,6 +5,7 @@
 //! Run one file's tests with `cargo test -p toolkit-core --test integration
 //! snapshots::` (any module name below).
 
+mod call_arguments;
 mod call_host;
 mod dispatch_agreement;
 mod emit_dialects;
