@@ -439,10 +439,20 @@ async fn run_one(
             Some(host) => {
                 runnable
                     .registry
-                    .run_hosted_in(&runnable.call, &own, host, &state)
+                    .dispatch(&runnable.call)
+                    .cancellation(&own)
+                    .host(host)
+                    .state(&state)
                     .await
             }
-            None => runnable.registry.run_in(&runnable.call, &own, &state).await,
+            None => {
+                runnable
+                    .registry
+                    .dispatch(&runnable.call)
+                    .cancellation(&own)
+                    .state(&state)
+                    .await
+            }
         }
     };
     let result = tokio::select! {

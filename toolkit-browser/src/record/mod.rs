@@ -262,14 +262,14 @@ impl Recorder {
         let _turn = self.shared.turn.lock().await;
         if self.steps() >= MAX_RECORDED_STEPS {
             lock_ignoring_poison(&self.shared.record).left_out += 1;
-            return registry.run(call, cancellation).await;
+            return registry.dispatch(call).cancellation(cancellation).await;
         }
         let (picture, outlined) = self.picture(call.arguments()).await;
         let url = match self.shared.browser.current_url().await {
             Some(url) => self.redact(&url),
             None => String::new(),
         };
-        let outcome = registry.run(call, cancellation).await;
+        let outcome = registry.dispatch(call).cancellation(cancellation).await;
         let step = Step {
             tool: call.name.clone(),
             // Redacted whole, then cut: a cut through a secret could leave

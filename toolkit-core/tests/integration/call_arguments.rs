@@ -50,7 +50,7 @@ fn unusable_text_reads_as_null_and_is_kept() {
         assert_eq!(call.arguments_json(), written);
         assert!(call.clone().arguments_mut().is_none(), "{written}");
         // Never run: the model is told why.
-        let outcome = tokio_run(registry().run_turn(std::slice::from_ref(&call)));
+        let outcome = tokio_run(registry().dispatch_turn(std::slice::from_ref(&call)));
         let message = outcome.results[0]
             .result
             .error_message()
@@ -65,7 +65,7 @@ fn a_repeated_key_cannot_show_the_host_one_value_and_the_tool_another() {
     // Read by a hook first (the parse is kept), then run: refused either way.
     let call = ToolCall::from_text("c1", "book", r#"{"day": "Monday", "day": "Sunday"}"#);
     assert_eq!(call.arguments()["day"], Value::Null);
-    let outcome = tokio_run(registry().run_turn(std::slice::from_ref(&call)));
+    let outcome = tokio_run(registry().dispatch_turn(std::slice::from_ref(&call)));
     assert!(outcome.results[0].result.is_error());
 }
 
@@ -73,7 +73,7 @@ fn a_repeated_key_cannot_show_the_host_one_value_and_the_tool_another() {
 fn what_the_host_read_is_what_the_tool_runs_with() {
     let call = ToolCall::from_text("c1", "book", r#"{"day": "Friday"}"#);
     assert_eq!(call.arguments()["day"], "Friday");
-    let outcome = tokio_run(registry().run_turn(std::slice::from_ref(&call)));
+    let outcome = tokio_run(registry().dispatch_turn(std::slice::from_ref(&call)));
     assert_eq!(outcome.results[0].result.to_text(), "booked on Friday");
 }
 
@@ -86,7 +86,7 @@ fn edits_change_the_arguments_and_drop_the_models_text() {
     assert_eq!(call.arguments(), &json!({"day": "Friday"}));
     assert_eq!(call.arguments_text(), None);
     assert_eq!((call.id.as_str(), call.name.as_str()), ("c1", "book"));
-    let outcome = tokio_run(registry().run_turn(std::slice::from_ref(&call)));
+    let outcome = tokio_run(registry().dispatch_turn(std::slice::from_ref(&call)));
     assert_eq!(outcome.results[0].result.to_text(), "booked on Friday");
 
     let replaced = call.with_arguments(json!({"day": "Tuesday"}));

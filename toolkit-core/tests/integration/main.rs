@@ -8,6 +8,7 @@
 mod call_arguments;
 mod call_host;
 mod dispatch_agreement;
+mod dispatch_builder;
 mod emit_dialects;
 mod failure_paths;
 #[cfg(unix)]
