@@ -47,8 +47,9 @@ fn clauses(message: &str) -> Vec<String> {
 }
 
 /// Why the chain of `error` repeats itself, if it does: an empty message,
-/// a message that holds the next one's text, or one clause said twice
-/// along the chain.
+/// a message that holds the next one's text, or one clause said by two
+/// errors of the chain. (One message may say a clause twice: a list of
+/// problems may end each with the same hint.)
 pub fn repeated(error: &(dyn Error + 'static)) -> Option<String> {
     let messages = messages(error);
     if messages.len() == MAX_CHAIN {
@@ -70,7 +71,10 @@ pub fn repeated(error: &(dyn Error + 'static)) -> Option<String> {
     let mut seen: Vec<(usize, String)> = Vec::new();
     for (level, message) in messages.iter().enumerate() {
         for clause in clauses(message) {
-            if let Some((first, _)) = seen.iter().find(|(_, said)| *said == clause) {
+            if let Some((first, _)) = seen
+                .iter()
+                .find(|(earlier, said)| *earlier != level && *said == clause)
+            {
                 return Some(format!(
                     "`{clause}` is said at level {first} and again at level {level} of {messages:#?}"
                 ));
