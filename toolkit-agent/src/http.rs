@@ -573,13 +573,16 @@ impl HttpModelBuilder {
     }
 
     /// The longest a whole request may take, streaming included (default
-    /// five minutes).
+    /// five minutes). A request that takes longer fails with
+    /// [`ModelError::Timeout`] naming this limit.
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = timeout;
         self
     }
 
-    /// The longest connecting may take (default ten seconds).
+    /// The longest connecting may take (default ten seconds). A connection
+    /// that takes longer fails with [`ModelError::Timeout`] naming this
+    /// limit.
     pub fn connect_timeout(mut self, timeout: Duration) -> Self {
         self.connect_timeout = timeout;
         self
