@@ -225,7 +225,7 @@ pub struct AnswerProblem {
     /// What is wrong there.
     pub message: String,
     /// The problem as the model is told it, its place a path of the
-    /// answer's names (`at \`items[0].name\``), as tool arguments' are.
+    /// answer's names, such as `items[0].name`, as tool arguments' are.
     said: String,
 }
 

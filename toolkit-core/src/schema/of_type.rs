@@ -100,7 +100,7 @@ pub struct Violation {
 
 impl std::fmt::Display for Violation {
     /// The sentence [`violations`] gives: the place as a path of the
-    /// value's names (`at \`items[0].name\`: ...`).
+    /// value's names, such as `items[0].name`.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.said)
     }
