@@ -5,6 +5,7 @@
 //! and Gemini.
 
 pub mod agreement;
+pub mod error_chain;
 pub mod fixtures;
 pub mod http;
 pub mod judges;

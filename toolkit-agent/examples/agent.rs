@@ -127,7 +127,7 @@ async fn main() -> ExitCode {
         Some(endpoint) => match toolkit_examples::otlp::install(endpoint, "toolkit-agent") {
             Ok(export) => Some(export),
             Err(error) => {
-                eprintln!("agent: {error}");
+                eprintln!("agent: {}", chain(&error));
                 return ExitCode::FAILURE;
             }
         },
@@ -154,14 +154,14 @@ async fn run(options: Options) -> ExitCode {
     let model = match builder.build() {
         Ok(model) => model,
         Err(error) => {
-            eprintln!("agent: {error}");
+            eprintln!("agent: {}", chain(&error));
             return ExitCode::FAILURE;
         }
     };
     let registry = match toolkit_examples::registry() {
         Ok(registry) => Arc::new(registry),
         Err(error) => {
-            eprintln!("agent: {error}");
+            eprintln!("agent: {}", chain(&error));
             return ExitCode::FAILURE;
         }
     };
@@ -173,7 +173,7 @@ async fn run(options: Options) -> ExitCode {
             let client = match connected {
                 Ok(client) => client,
                 Err(error) => {
-                    eprintln!("agent: {error}");
+                    eprintln!("agent: {}", chain(&error));
                     return ExitCode::FAILURE;
                 }
             };
@@ -184,7 +184,7 @@ async fn run(options: Options) -> ExitCode {
                     }
                 }
                 Err(error) => {
-                    eprintln!("agent: {error}");
+                    eprintln!("agent: {}", chain(&error));
                     return ExitCode::FAILURE;
                 }
             }
@@ -208,7 +208,7 @@ async fn run(options: Options) -> ExitCode {
     let agent = match agent {
         Ok(agent) => agent,
         Err(error) => {
-            eprintln!("agent: {error}");
+            eprintln!("agent: {}", chain(&error));
             return ExitCode::FAILURE;
         }
     };
@@ -254,7 +254,7 @@ async fn run(options: Options) -> ExitCode {
     let outcome = match outcome {
         Ok(outcome) => outcome,
         Err(error) => {
-            eprintln!("agent: {error}");
+            eprintln!("agent: {}", chain(&error));
             return ExitCode::FAILURE;
         }
     };
@@ -270,4 +270,17 @@ async fn run(options: Options) -> ExitCode {
         println!("answer: {answer}");
     }
     ExitCode::SUCCESS
+}
+
+/// The error and each of its causes, as one line: an error that wraps
+/// another says what failed, its source why.
+fn chain(error: &dyn std::error::Error) -> String {
+    let mut line = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        line.push_str(": ");
+        line.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    line
 }

@@ -64,6 +64,7 @@ pub const FINAL_ANSWER_TOOL: &str = "final_answer";
 ///
 /// let wrong = schema.read::<City>(r#"{"name": 5, "people": 3}"#).unwrap_err();
 /// assert_eq!(wrong.problems().len(), 2);
+/// assert_eq!(wrong.problems()[0].pointer, "/name");
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -120,20 +121,25 @@ impl AnswerSchema {
 
     /// Reads a final answer into `T`: the text as JSON (inside a fenced
     /// code block too, as models write it), checked against the schema,
-    /// then read by serde. Fails with every problem found, in one
-    /// [`AnswerError`] whose message is written for the model.
+    /// then read by serde. Fails with every problem found, each with its
+    /// place in the answer, in one [`AnswerError`]; its
+    /// [`prompt`](AnswerError::prompt) says them to the model.
     pub fn read<T: DeserializeOwned>(&self, text: &str) -> Result<T, AnswerError> {
         let text = unfenced(text);
-        let value: Value = serde_json::from_str(text).map_err(|error| AnswerError {
-            problems: vec![format!("the answer is not JSON: {error}")],
-        })?;
-        let problems = schema::violations(&self.canonical, &value);
+        let value: Value = serde_json::from_str(text)
+            .map_err(|error| AnswerError::other(format!("the answer is not JSON: {error}")))?;
+        let problems: Vec<AnswerProblem> = schema::violations_at(&self.canonical, &value)
+            .into_iter()
+            .map(|violation| AnswerProblem {
+                said: violation.to_string(),
+                pointer: violation.pointer,
+                message: violation.message,
+            })
+            .collect();
         if !problems.is_empty() {
             return Err(AnswerError { problems });
         }
-        T::deserialize(&value).map_err(|error| AnswerError {
-            problems: vec![error.to_string()],
-        })
+        T::deserialize(&value).map_err(|error| AnswerError::other(error.to_string()))
     }
 
     /// A tool named [`final_answer`](FINAL_ANSWER_TOOL) whose parameters are
@@ -208,36 +214,92 @@ impl AnswerSchema {
     }
 }
 
+/// One thing wrong with a final answer: where, and what.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct AnswerProblem {
+    /// Where in the answer, as a JSON Pointer (RFC 6901): `/items/0/name`;
+    /// empty for the whole answer (text that is not JSON, a type serde
+    /// refused).
+    pub pointer: String,
+    /// What is wrong there.
+    pub message: String,
+    /// The problem as the model is told it, its place a path of the
+    /// answer's names, such as `items[0].name`, as tool arguments' are.
+    said: String,
+}
+
+impl fmt::Display for AnswerProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.pointer.is_empty() {
+            f.write_str(&self.message)
+        } else {
+            write!(f, "at `{}`: {}", self.pointer, self.message)
+        }
+    }
+}
+
 /// A final answer that does not keep its schema: every problem found.
+///
+/// Its message is for the host; [`prompt`](Self::prompt) is the one a
+/// typed run sends the model to try again.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AnswerError {
-    problems: Vec<String>,
+    problems: Vec<AnswerProblem>,
 }
 
 impl AnswerError {
-    /// Each problem, one sentence each.
-    pub fn problems(&self) -> &[String] {
+    /// One problem with the whole answer.
+    pub(crate) fn other(message: impl Into<String>) -> Self {
+        let message = message.into();
+        Self {
+            problems: vec![AnswerProblem {
+                pointer: String::new(),
+                said: message.clone(),
+                message,
+            }],
+        }
+    }
+
+    /// Each problem, with its place in the answer.
+    pub fn problems(&self) -> &[AnswerProblem] {
         &self.problems
+    }
+
+    /// The message for the model: each problem, and what to do.
+    pub fn prompt(&self) -> String {
+        let mut prompt = match self.problems.as_slice() {
+            [one] => format!("The answer does not fit its schema: {}.", one.said),
+            many => {
+                let mut prompt = format!(
+                    "The answer does not fit its schema ({} problems):",
+                    many.len()
+                );
+                for problem in many {
+                    prompt.push_str(&format!("\n- {}", problem.said));
+                }
+                prompt
+            }
+        };
+        prompt.push_str("\nAnswer again with JSON that keeps the schema.");
+        prompt
     }
 }
 
 impl fmt::Display for AnswerError {
-    /// One message for the model: each problem, and what to do.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("the answer does not fit its schema")?;
         match self.problems.as_slice() {
-            [one] => write!(f, "The answer does not fit its schema: {one}.")?,
+            [] => Ok(()),
+            [one] => write!(f, ": {one}"),
             many => {
-                write!(
-                    f,
-                    "The answer does not fit its schema ({} problems):",
-                    many.len()
-                )?;
+                write!(f, " ({} problems):", many.len())?;
                 for problem in many {
                     write!(f, "\n- {problem}")?;
                 }
+                Ok(())
             }
         }
-        f.write_str("\nAnswer again with JSON that keeps the schema.")
     }
 }
 

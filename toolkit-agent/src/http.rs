@@ -9,7 +9,7 @@ use serde_json::Value;
 use toolkit_core::Provider;
 use toolkit_core::response::Turn;
 
-use crate::model::{Model, ModelError, ModelFuture, OnProgress};
+use crate::model::{Model, ModelError, ModelFuture, OnProgress, TimeoutLimit};
 use crate::retry::{RetryPolicy, parse_retry_after};
 use crate::sse::SseDecoder;
 use crate::telemetry::{self, ResponseFacts, metrics};
@@ -42,6 +42,8 @@ pub struct HttpModel {
     headers: HeaderMap,
     query: Vec<(String, String)>,
     retry: RetryPolicy,
+    timeout: Duration,
+    connect_timeout: Duration,
     client: reqwest::Client,
 }
 
@@ -315,7 +317,7 @@ impl HttpModel {
                     }
                     (error, retry_after)
                 }
-                Err(error) => (transport(error, attempt), None),
+                Err(error) => (self.transport(error, attempt), None),
             };
             if retry >= self.retry.max_retries {
                 return Err(error);
@@ -344,26 +346,40 @@ fn closed_before_answering(error: &reqwest::Error) -> bool {
     false
 }
 
-fn transport(error: reqwest::Error, attempts: u32) -> ModelError {
-    // The URL may carry secrets (a key in the query, as some gateways take
-    // it; credentials before the host): it is named without them.
-    let place = error.url().map(|url| {
-        let mut url = url.clone();
-        url.set_query(None);
-        let _ = url.set_password(None);
-        let _ = url.set_username("");
-        url.to_string()
-    });
-    let timeout = error.is_timeout();
-    let error = error.without_url();
-    let message = match place {
-        Some(place) => format!("{place}: {}", error_chain(&error)),
-        None => error_chain(&error),
-    };
-    ModelError::Transport {
-        timeout,
-        message,
-        attempts,
+impl HttpModel {
+    /// The error of a request that did not complete: a
+    /// [timeout](ModelError::Timeout) naming the limit it hit, or what
+    /// the connection did.
+    fn transport(&self, error: reqwest::Error, attempts: u32) -> ModelError {
+        if error.is_timeout() {
+            // reqwest marks a connect timeout as a connect error too.
+            let limit = if error.is_connect() {
+                TimeoutLimit::Connect(self.connect_timeout)
+            } else {
+                TimeoutLimit::Request(self.timeout)
+            };
+            return ModelError::Timeout { limit, attempts };
+        }
+        // The URL may carry secrets (a key in the query, as some gateways
+        // take it; credentials before the host): it is named without them.
+        let place = error.url().map(|url| {
+            let mut url = url.clone();
+            url.set_query(None);
+            let _ = url.set_password(None);
+            let _ = url.set_username("");
+            url.to_string()
+        });
+        let error = error.without_url();
+        let message = match place {
+            Some(place) => format!("{place}: {}", error_chain(&error)),
+            None => error_chain(&error),
+        };
+        #[allow(deprecated)]
+        ModelError::Transport {
+            timeout: false,
+            message,
+            attempts,
+        }
     }
 }
 
@@ -395,7 +411,7 @@ impl Model for HttpModel {
                 let bytes = response
                     .bytes()
                     .await
-                    .map_err(|error| transport(error, 1))?;
+                    .map_err(|error| self.transport(error, 1))?;
                 let turn = self.provider.read_slice(&bytes)?;
                 let mut facts = ResponseFacts::default();
                 facts.read_bytes(wanted, self.provider, &bytes);
@@ -423,7 +439,7 @@ impl Model for HttpModel {
                 let mut facts = ResponseFacts::default();
                 let mut bytes = response.bytes_stream();
                 while let Some(chunk) = bytes.next().await {
-                    let chunk = chunk.map_err(|error| transport(error, 1))?;
+                    let chunk = chunk.map_err(|error| self.transport(error, 1))?;
                     for data in decoder.push(&chunk) {
                         accumulator.push_data(&data)?;
                         if traced {
@@ -557,13 +573,16 @@ impl HttpModelBuilder {
     }
 
     /// The longest a whole request may take, streaming included (default
-    /// five minutes).
+    /// five minutes). A request that takes longer fails with
+    /// [`ModelError::Timeout`] naming this limit.
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = timeout;
         self
     }
 
-    /// The longest connecting may take (default ten seconds).
+    /// The longest connecting may take (default ten seconds). A connection
+    /// that takes longer fails with [`ModelError::Timeout`] naming this
+    /// limit.
     pub fn connect_timeout(mut self, timeout: Duration) -> Self {
         self.connect_timeout = timeout;
         self
@@ -623,6 +642,8 @@ impl HttpModelBuilder {
             headers,
             query: self.query,
             retry: self.retry,
+            timeout: self.timeout,
+            connect_timeout: self.connect_timeout,
             client,
         })
     }

@@ -74,21 +74,21 @@ mod store;
 pub mod telemetry;
 
 pub use agent::{
-    Agent, AgentBuilder, AnswerMode, BuildError, Limits, Outcome, Run, RunError, StopReason,
-    ToolLimits, Typed, TypedRun,
+    Agent, AgentBuilder, AnswerMode, BuildError, Limits, Outcome, Run, RunError, SessionStateError,
+    StopReason, ToolLimits, Typed, TypedRun,
 };
-pub use answer::{AnswerError, AnswerSchema, FINAL_ANSWER_TOOL};
+pub use answer::{AnswerError, AnswerProblem, AnswerSchema, FINAL_ANSWER_TOOL};
 pub use conversation::{Conversation, Pushed, ToolChoice};
 pub use event::{Event, Events};
 pub use http::{HttpModel, HttpModelBuilder};
-pub use model::{Model, ModelError, ModelFuture, OnProgress};
+pub use model::{Model, ModelError, ModelFuture, OnProgress, TimeoutLimit};
 pub use observation::Observation;
 pub use retry::RetryPolicy;
 pub use session::{
     CallStatus, DecideError, Decision, PendingCall, SESSION_VERSION, Session, SessionError,
 };
 pub use settings::{ANTHROPIC_DEFAULT_MAX_TOKENS, ReasoningEffort, Settings};
-pub use store::{FileStore, SessionStore, StoreError};
+pub use store::{FileStore, STALE_TEMPORARY_AGE, SessionStore, StoreError};
 pub use toolkit_core::Provider;
 pub use toolkit_core::response::Turn;
 

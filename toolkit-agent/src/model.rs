@@ -55,6 +55,10 @@ impl<M: Model + ?Sized> Model for std::sync::Arc<M> {
 }
 
 /// Why a model gave no turn.
+///
+/// A variant that wraps another error ([`Read`](Self::Read)) says what
+/// failed and returns the cause from [`source`](std::error::Error::source);
+/// the others say everything in their message.
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum ModelError {
@@ -70,13 +74,24 @@ pub enum ModelError {
         /// How many attempts were made, retries included.
         attempts: u32,
     },
-    /// The request did not complete: connection refused, reset, or no
-    /// answer within the timeout.
+    /// The request did not complete: connection refused or reset, a
+    /// name that does not resolve. A request that ran out of time is a
+    /// [`Timeout`](Self::Timeout).
     Transport {
         /// What happened.
         message: String,
-        /// Whether it was the timeout.
+        /// Always `false`: a request that ran out of time is a
+        /// [`ModelError::Timeout`].
+        #[deprecated(note = "a request that ran out of time is `ModelError::Timeout`")]
         timeout: bool,
+        /// How many attempts were made, retries included.
+        attempts: u32,
+    },
+    /// The endpoint took longer than a limit of the model's allows: the
+    /// model is slow, or the answer long, not unreachable.
+    Timeout {
+        /// The limit that was hit.
+        limit: TimeoutLimit,
         /// How many attempts were made, retries included.
         attempts: u32,
     },
@@ -85,6 +100,36 @@ pub enum ModelError {
     /// The endpoint is misconfigured (no key in the environment, a bad
     /// base URL).
     Config(String),
+}
+
+/// Which time limit of an [`HttpModel`](crate::HttpModel) a request hit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum TimeoutLimit {
+    /// Connecting took longer than the
+    /// [connect timeout](crate::HttpModelBuilder::connect_timeout).
+    Connect(Duration),
+    /// The whole request, the answer's body included, took longer than
+    /// the [timeout](crate::HttpModelBuilder::timeout).
+    Request(Duration),
+}
+
+impl TimeoutLimit {
+    /// The limit's length.
+    pub fn duration(&self) -> Duration {
+        match self {
+            Self::Connect(limit) | Self::Request(limit) => *limit,
+        }
+    }
+}
+
+impl std::fmt::Display for TimeoutLimit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Connect(limit) => write!(f, "the connect timeout ({limit:?})"),
+            Self::Request(limit) => write!(f, "the request timeout ({limit:?})"),
+        }
+    }
 }
 
 impl std::fmt::Display for ModelError {
@@ -105,7 +150,12 @@ impl std::fmt::Display for ModelError {
                 f,
                 "the model endpoint could not be reached (after {attempts} attempt(s)): {message}"
             ),
-            ModelError::Read(error) => error.fmt(f),
+            ModelError::Timeout { limit, attempts } => write!(
+                f,
+                "the model endpoint did not answer within {limit} (after {attempts} attempt(s))"
+            ),
+            // The reader's error says what is wrong; it is the source.
+            ModelError::Read(_) => f.write_str("the model's response could not be read"),
             ModelError::Config(message) => {
                 write!(f, "the model endpoint is misconfigured: {message}")
             }

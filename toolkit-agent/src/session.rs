@@ -242,7 +242,8 @@ pub enum SessionError {
 impl fmt::Display for SessionError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Self::Json(error) => write!(f, "not a saved session: {error}"),
+            // serde's error, the source, says where and why.
+            Self::Json(_) => f.write_str("not a saved session"),
             Self::Version(version) => write!(
                 f,
                 "the session was saved in form {version}; this version reads form {SESSION_VERSION}"

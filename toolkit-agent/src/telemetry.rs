@@ -151,7 +151,9 @@ pub(crate) fn record_run(span: &Span, result: Result<&Outcome, &RunError>) {
                 RunError::Tools(_) => Cow::Borrowed("tool_list"),
                 RunError::Store(_) => Cow::Borrowed("store"),
                 RunError::Session(_) => Cow::Borrowed("session"),
+                RunError::AnswerSchema(_) | RunError::AnswerTool(_) => Cow::Borrowed("answer_type"),
                 RunError::Output { .. } => Cow::Borrowed("output"),
+                RunError::Truncated { .. } => Cow::Borrowed("truncated"),
             };
             span.record("error.type", kind.as_ref());
         }
@@ -178,7 +180,7 @@ fn stop_kind(stop: &StopReason) -> &'static str {
 pub(crate) fn model_error_kind(error: &ModelError) -> Cow<'static, str> {
     Cow::Borrowed(match error {
         ModelError::Status { status, .. } => return Cow::Owned(status.to_string()),
-        ModelError::Transport { timeout: true, .. } => "timeout",
+        ModelError::Timeout { .. } => "timeout",
         ModelError::Transport { .. } => "transport",
         ModelError::Read(_) => "invalid_response",
         ModelError::Config(_) => "config",

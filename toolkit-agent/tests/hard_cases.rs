@@ -616,10 +616,16 @@ async fn the_file_store_keeps_sessions_to_their_owner() {
     );
     std::fs::copy(folder.join("alice.json"), folder.join("bob.json")).unwrap();
     let misplaced = store.load("bob").await.unwrap_err();
+    // The store says what failed; its source, why.
     assert!(
-        misplaced.to_string().contains("copied or renamed"),
-        "{misplaced}"
+        matches!(
+            &misplaced,
+            toolkit_agent::StoreError::Session(toolkit_agent::SessionError::Misplaced { .. })
+        ),
+        "{misplaced:?}"
     );
+    let chain = toolkit_tests::error_chain::messages(&misplaced).join(": ");
+    assert!(chain.contains("copied or renamed"), "{chain}");
     assert_eq!(
         mode & 0o077,
         0,

@@ -256,6 +256,22 @@ fn answers_are_read_into_the_type_with_every_problem_at_once() {
         .unwrap_err();
     let message = error.to_string();
     assert_eq!(error.problems().len(), 5, "{message}");
+    let places: Vec<&str> = error
+        .problems()
+        .iter()
+        .map(|problem| problem.pointer.as_str())
+        .collect();
+    for place in [
+        "/name",
+        "/population",
+        "/districts/0/name",
+        "/districts/0/area_km2",
+        "/mayor",
+    ] {
+        assert!(places.contains(&place), "{place} in {places:?}");
+    }
+    // The model is told each problem, and what to do.
+    let prompt = error.prompt();
     for part in [
         "at `name`: expected a string",
         "at `population`",
@@ -264,8 +280,9 @@ fn answers_are_read_into_the_type_with_every_problem_at_once() {
         "at `mayor`: unknown field",
         "Answer again",
     ] {
-        assert!(message.contains(part), "{part} in {message}");
+        assert!(prompt.contains(part), "{part} in {prompt}");
     }
+    assert!(!message.contains("Answer again"), "{message}");
 
     let error = schema.read::<City>("Oslo, I think.").unwrap_err();
     assert!(

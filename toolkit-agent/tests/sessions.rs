@@ -573,8 +573,12 @@ async fn a_typed_run_out_of_retries_is_an_error_with_the_problems() {
         .await
         .unwrap_err();
     match error {
-        RunError::Output { errors, answer } => {
-            assert!(errors.contains("not JSON"), "{errors}");
+        RunError::Output {
+            problems, answer, ..
+        } => {
+            assert_eq!(problems.len(), 1, "{problems:?}");
+            assert_eq!(problems[0].pointer, "");
+            assert!(problems[0].message.contains("not JSON"), "{problems:?}");
             assert_eq!(answer, "Tokyo!");
         }
         other => panic!("{other:?}"),

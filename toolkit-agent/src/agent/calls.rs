@@ -13,7 +13,7 @@ use toolkit_core::{
 
 use super::outcome::{RunError, StopReason};
 use super::run::{Driver, Settled};
-use crate::answer::FINAL_ANSWER_TOOL;
+use crate::answer::{AnswerError, FINAL_ANSWER_TOOL};
 use crate::event::Event;
 use crate::model::Model;
 use crate::session::{CallStatus, Decision};
@@ -303,6 +303,16 @@ impl<M: Model> Driver<'_, M> {
             return Settled::Next;
         };
         let reported = std::mem::take(&mut self.reported);
+        // The final answer as the model gave it, to say what is wrong
+        // with it should the tool refuse it.
+        let answer_arguments = turn
+            .calls
+            .iter()
+            .find(|pending| pending.call.name == FINAL_ANSWER_TOOL)
+            .map(|pending| match &pending.call.arguments {
+                serde_json::Value::String(text) => text.clone(),
+                other => other.to_string(),
+            });
         let results: Vec<ToolCallResult> = turn
             .calls
             .into_iter()
@@ -353,7 +363,12 @@ impl<M: Model> Driver<'_, M> {
                 .get(&result.tool_name)
                 .map_or_else(|| result.tool_name.clone(), |def| def.name().to_owned());
             if tool == FINAL_ANSWER_TOOL && result.result.is_error() && own_answer_tool {
-                self.bad_answer = Some(result.result.to_text());
+                let refusal = result.result.to_text();
+                let checked = match (&answer_arguments, &self.answer) {
+                    (Some(arguments), Some(plan)) => (plan.check)(arguments).err(),
+                    _ => None,
+                };
+                self.bad_answer = Some(checked.unwrap_or_else(|| AnswerError::other(refusal)));
                 // Counted against the answer's retries, not as failures.
                 continue;
             }

@@ -17,7 +17,7 @@ use toolkit_core::{CallHost, OutputBudget, Registry};
 
 use self::approval::{Approval, ApprovalRules};
 pub use self::limits::{Limits, ToolLimits};
-pub use self::outcome::{Outcome, RunError, StopReason};
+pub use self::outcome::{Outcome, RunError, SessionStateError, StopReason};
 pub use self::run::Run;
 pub use self::typed::{AnswerMode, Typed, TypedRun};
 use crate::conversation::{Conversation, ToolChoice};
@@ -219,14 +219,12 @@ impl<M: Model> Agent<M> {
     /// The session the store keeps under `id`.
     pub async fn load(&self, id: &str) -> Result<Session, RunError> {
         let Some(store) = &self.store else {
-            return Err(RunError::Session(
-                "the agent has no store to load sessions from".to_owned(),
-            ));
+            return Err(SessionStateError::NoStore.into());
         };
         store
             .load(id)
             .await?
-            .ok_or_else(|| RunError::Session(format!("the store holds no session `{id}`")))
+            .ok_or_else(|| SessionStateError::NotFound(id.to_owned()).into())
     }
 
     /// A new conversation for a task, as a run starts it (for hosts that

@@ -2,9 +2,11 @@
 
 use std::fmt;
 
-use toolkit_core::ToolListError;
 use toolkit_core::response::Usage;
+use toolkit_core::schema::SchemaError;
+use toolkit_core::{RegistryError, ToolListError};
 
+use crate::answer::{AnswerError, AnswerProblem};
 use crate::model::ModelError;
 use crate::session::PendingCall;
 use crate::store::StoreError;
@@ -95,6 +97,11 @@ impl Outcome {
 /// Why a run could not go on. The session keeps everything recorded up to
 /// the failure: fix the cause and [resume](crate::Agent::resume), or send
 /// the next message.
+///
+/// A variant that wraps another error says what failed and returns the
+/// cause from [`source`](std::error::Error::source); print the chain (as
+/// anyhow's `{:#}` does) to see both. The others say everything in their
+/// message.
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum RunError {
@@ -107,27 +114,77 @@ pub enum RunError {
     Store(StoreError),
     /// A session that cannot continue as asked: a message sent while calls
     /// wait for decisions, a resume with nothing to resume.
-    Session(String),
+    Session(SessionStateError),
+    /// The answer type of a typed run has no schema a model can be given.
+    AnswerSchema(SchemaError),
+    /// The final-answer tool of a typed run
+    /// ([`AnswerMode::Tool`](crate::AnswerMode::Tool)) cannot be made from
+    /// the answer type's schema.
+    AnswerTool(RegistryError),
     /// The model's final answer did not fit the output type within the
-    /// retry budget; the last errors and answer are kept.
+    /// retry budget; the last problems and answer are kept.
     Output {
-        /// What was wrong, every error at once.
-        errors: String,
+        /// What is wrong with the answer: each problem, with where in the
+        /// answer it is.
+        problems: Vec<AnswerProblem>,
         /// The answer's text.
         answer: String,
+        /// The problems as the retry prompt sent to the model put them.
+        #[deprecated(note = "use `problems`, each with its place in the answer")]
+        errors: String,
     },
+    /// The model's final answer was cut off at its output limit (the
+    /// provider's finish reason `length`, `max_tokens`...) before it was
+    /// whole: asking again would be cut off again. A larger output limit
+    /// ([`Settings::max_output_tokens`](crate::Settings::max_output_tokens)), or a task
+    /// asking for less, may help.
+    Truncated {
+        /// What the model wrote before it was cut off.
+        answer: String,
+        /// The provider's finish reason, as it gave it.
+        finish_reason: String,
+    },
+}
+
+impl RunError {
+    /// The answer problems of a typed run's answer that did not fit.
+    #[allow(deprecated)]
+    pub(crate) fn output(problems: &AnswerError, answer: String) -> Self {
+        Self::Output {
+            problems: problems.problems().to_vec(),
+            errors: problems.prompt(),
+            answer,
+        }
+    }
 }
 
 impl fmt::Display for RunError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Self::Model(error) => write!(f, "the model endpoint failed: {error}"),
-            Self::Tools(error) => write!(f, "the tools cannot be offered to the model: {error}"),
-            Self::Store(error) => write!(f, "the session store failed: {error}"),
-            Self::Session(message) => f.write_str(message),
-            Self::Output { errors, .. } => {
-                write!(f, "the answer does not fit the output type: {errors}")
+            Self::Model(_) => f.write_str("the model endpoint failed"),
+            Self::Tools(_) => f.write_str("the tools cannot be offered to the model"),
+            Self::Store(_) => f.write_str("the session store failed"),
+            Self::Session(_) => f.write_str("the session cannot be run as asked"),
+            Self::AnswerSchema(_) => f.write_str("the answer type has no usable schema"),
+            Self::AnswerTool(_) => f.write_str("the final-answer tool cannot be made"),
+            Self::Output { problems, .. } => {
+                f.write_str("the answer does not fit the output type")?;
+                match problems.as_slice() {
+                    [] => Ok(()),
+                    [one] => write!(f, ": {one}"),
+                    many => {
+                        write!(f, " ({} problems):", many.len())?;
+                        for problem in many {
+                            write!(f, "\n- {problem}")?;
+                        }
+                        Ok(())
+                    }
+                }
             }
+            Self::Truncated { finish_reason, .. } => write!(
+                f,
+                "the answer was cut off at the model's output limit (finish reason `{finish_reason}`)"
+            ),
         }
     }
 }
@@ -138,8 +195,52 @@ impl std::error::Error for RunError {
             Self::Model(error) => Some(error),
             Self::Tools(error) => Some(error),
             Self::Store(error) => Some(error),
-            _ => None,
+            Self::Session(error) => Some(error),
+            Self::AnswerSchema(error) => Some(error),
+            Self::AnswerTool(error) => Some(error),
+            Self::Output { .. } | Self::Truncated { .. } => None,
         }
+    }
+}
+
+/// Why a session cannot be run as asked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SessionStateError {
+    /// A message was sent while calls of the session's last turn wait for
+    /// decisions: decide them and resume first.
+    Unsettled,
+    /// A resume of a session whose run has ended: there is nothing to
+    /// resume; send a message to start the next run.
+    Ended,
+    /// The agent has no [store](crate::AgentBuilder::store) to load
+    /// sessions from.
+    NoStore,
+    /// The store holds no session under this id.
+    NotFound(String),
+}
+
+impl fmt::Display for SessionStateError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Unsettled => f.write_str(
+                "calls of the session's last turn are not settled: decide those that \
+                 wait and resume the run before sending a message",
+            ),
+            Self::Ended => {
+                f.write_str("the session's run has ended: send a message to start the next")
+            }
+            Self::NoStore => f.write_str("the agent has no store to load sessions from"),
+            Self::NotFound(id) => write!(f, "the store holds no session `{id}`"),
+        }
+    }
+}
+
+impl std::error::Error for SessionStateError {}
+
+impl From<SessionStateError> for RunError {
+    fn from(error: SessionStateError) -> Self {
+        Self::Session(error)
     }
 }
 

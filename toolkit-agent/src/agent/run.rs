@@ -10,9 +10,9 @@ use toolkit_core::response::Turn;
 use toolkit_core::{Cancellation, RunState, ToolListChanges};
 
 use super::Agent;
-use super::outcome::{Outcome, RunError, StopReason};
+use super::outcome::{Outcome, RunError, SessionStateError, StopReason};
 use super::plan::AnswerPlan;
-use crate::answer::FINAL_ANSWER_TOOL;
+use crate::answer::{AnswerError, FINAL_ANSWER_TOOL};
 use crate::conversation::Overlay;
 use crate::event::{Event, Events};
 use crate::model::{Model, ModelError};
@@ -157,20 +157,14 @@ impl<'a, M: Model> Run<'a, M> {
                 // A run cut short by an error may be left for a new message;
                 // calls that wait for decisions may not.
                 if session.turn.is_some() {
-                    return Err(RunError::Session(
-                        "calls of the session's last turn are not settled: decide those that \
-                         wait and resume the run before sending a message"
-                            .to_owned(),
-                    ));
+                    return Err(SessionStateError::Unsettled.into());
                 }
                 session.run = RunProgress::default();
                 session.conversation.push_user(message);
             }
             None => {
                 if session.run.ended && session.turn.is_none() {
-                    return Err(RunError::Session(
-                        "the session's run has ended: send a message to start the next".to_owned(),
-                    ));
+                    return Err(SessionStateError::Ended.into());
                 }
                 // Whatever was running when the session was saved may
                 // have run.
@@ -242,7 +236,7 @@ pub(super) struct Driver<'r, M> {
     pub(super) done_by: Option<String>,
     /// In a typed run by tool, the error a call of the final-answer tool
     /// got in the turn just settled.
-    pub(super) bad_answer: Option<String>,
+    pub(super) bad_answer: Option<AnswerError>,
 }
 
 /// What settling a turn's calls came to.
@@ -364,6 +358,17 @@ impl<M: Model> Driver<'_, M> {
             };
             self.record_turn(step, &turn);
             if !turn.has_calls() {
+                if self.answer.is_some() && turn.truncated() {
+                    // An answer cut off is not a wrong answer: sent back, it
+                    // would be cut off again. What fits is kept all the same.
+                    if !self.accept_whole(&turn.text) {
+                        return Err(RunError::Truncated {
+                            answer: turn.text.clone(),
+                            finish_reason: turn.finish_reason.clone().unwrap_or_default(),
+                        });
+                    }
+                    return self.finish(StopReason::Answered).await;
+                }
                 if self.answer.is_some() && !self.accept(&turn.text)? {
                     // Sent back with its problems; the model tries again.
                     continue;
@@ -457,12 +462,9 @@ impl<M: Model> Driver<'_, M> {
                 Ok(true)
             }
             Err(problems) => {
-                self.spend_retry(&problems.to_string())
-                    .map_err(|_| RunError::Output {
-                        errors: problems.to_string(),
-                        answer: text.to_owned(),
-                    })?;
-                let mut feedback = problems.to_string();
+                self.spend_retry(&problems)
+                    .map_err(|_| RunError::output(&problems, text.to_owned()))?;
+                let mut feedback = problems.prompt();
                 if self.answer.as_ref().is_some_and(|plan| plan.tool.is_some()) {
                     feedback.push_str(&format!(
                         " Give it by calling `{FINAL_ANSWER_TOOL}` with the answer as its arguments."
@@ -474,17 +476,32 @@ impl<M: Model> Driver<'_, M> {
         }
     }
 
+    /// Keeps a typed run's answer when it fits as it is, sending nothing
+    /// back when it does not.
+    fn accept_whole(&mut self, text: &str) -> bool {
+        let Some(plan) = &mut self.answer else {
+            return true;
+        };
+        match (plan.check)(text) {
+            Ok(value) => {
+                plan.value = Some(value);
+                true
+            }
+            Err(_) => false,
+        }
+    }
+
     /// Takes one retry of a typed run's budget, for an answer that did not
     /// fit; an error once none is left.
-    fn spend_retry(&mut self, problems: &str) -> Result<(), RunError> {
+    fn spend_retry(&mut self, problems: &AnswerError) -> Result<(), RunError> {
         let Some(plan) = &mut self.answer else {
             return Ok(());
         };
         if plan.retries == 0 {
-            return Err(RunError::Output {
-                errors: problems.to_owned(),
-                answer: self.session.run.answer.clone().unwrap_or_default(),
-            });
+            return Err(RunError::output(
+                problems,
+                self.session.run.answer.clone().unwrap_or_default(),
+            ));
         }
         plan.retries -= 1;
         Ok(())

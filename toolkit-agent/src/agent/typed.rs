@@ -14,7 +14,7 @@ use toolkit_core::Registry;
 use super::outcome::{Outcome, RunError};
 use super::plan::AnswerPlan;
 use super::run::Run;
-use crate::answer::AnswerSchema;
+use crate::answer::{AnswerError, AnswerSchema};
 use crate::event::Events;
 use crate::model::Model;
 
@@ -114,21 +114,14 @@ where
     }
 
     fn plan(&self) -> Result<AnswerPlan, RunError> {
-        let schema = AnswerSchema::of::<T>().map_err(|error| {
-            RunError::Session(format!("the answer type has no usable schema: {error}"))
-        })?;
+        let schema = AnswerSchema::of::<T>().map_err(RunError::AnswerSchema)?;
         let tool = match self.mode {
             AnswerMode::Schema => None,
             AnswerMode::Tool => {
-                let registry =
-                    Registry::builder()
-                        .tool(schema.tool())
-                        .build()
-                        .map_err(|error| {
-                            RunError::Session(format!(
-                                "the final-answer tool cannot be made: {error}"
-                            ))
-                        })?;
+                let registry = Registry::builder()
+                    .tool(schema.tool())
+                    .build()
+                    .map_err(RunError::AnswerTool)?;
                 Some(Arc::new(registry))
             }
         };
@@ -182,9 +175,8 @@ where
     fn typed(outcome: Outcome, value: Option<Value>) -> Result<Typed<T>, RunError> {
         {
             let value = match value {
-                Some(value) => Some(T::deserialize(&value).map_err(|error| RunError::Output {
-                    errors: error.to_string(),
-                    answer: value.to_string(),
+                Some(value) => Some(T::deserialize(&value).map_err(|error| {
+                    RunError::output(&AnswerError::other(error.to_string()), value.to_string())
                 })?),
                 None => None,
             };

@@ -5,6 +5,7 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, SystemTime};
 
 use futures_util::future::BoxFuture;
 
@@ -19,6 +20,13 @@ use crate::session::{Session, SessionError, is_valid_id};
 /// Ids are checked before they touch a path: only `A-Z a-z 0-9 _ -`, so an
 /// id never names a file outside the folder.
 ///
+/// A crash in the middle of a save leaves its temporary file behind
+/// (`.{id}.json.{process}-{n}.tmp`), never read. Writers are not
+/// coordinated (several processes may save into one folder), so a store
+/// cannot tell a file left by a crash from one another process is writing
+/// now: [`new`](Self::new) removes those not written to for
+/// [`STALE_TEMPORARY_AGE`] (an hour), far longer than any save takes.
+///
 /// ```no_run
 /// use toolkit_agent::FileStore;
 ///
@@ -31,7 +39,9 @@ pub struct FileStore {
 }
 
 impl FileStore {
-    /// A store in `folder`, made if missing.
+    /// A store in `folder`, made if missing. Temporary files that saves
+    /// interrupted by a crash left in it, untouched for
+    /// [`STALE_TEMPORARY_AGE`], are removed.
     pub fn new(folder: impl Into<PathBuf>) -> io::Result<Self> {
         let folder = folder.into();
         // Sessions hold whole transcripts: a folder made here is the
@@ -43,6 +53,7 @@ impl FileStore {
             std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
             builder.create(&folder)?;
         }
+        remove_stale_temporaries(&folder, STALE_TEMPORARY_AGE);
         Ok(Self {
             folder: Arc::new(folder),
         })
@@ -100,6 +111,42 @@ impl SessionStore for FileStore {
     }
 }
 
+/// How long a save's temporary file stays untouched before
+/// [`FileStore::new`] takes it for one a crash left, and removes it.
+pub const STALE_TEMPORARY_AGE: Duration = Duration::from_secs(60 * 60);
+
+/// Whether `name` is that of a save's temporary file
+/// ([`write_atomically`]).
+fn is_temporary(name: &str) -> bool {
+    name.starts_with('.') && name.ends_with(".tmp") && name.contains(".json.")
+}
+
+/// Removes the temporary files in `folder` not written to for `age`. A
+/// folder that cannot be listed, a file that cannot be removed, are left
+/// as they are: the store works with them there.
+fn remove_stale_temporaries(folder: &Path, age: Duration) {
+    let Ok(entries) = fs::read_dir(folder) else {
+        return;
+    };
+    let now = SystemTime::now();
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        if !name.to_str().is_some_and(is_temporary) {
+            continue;
+        }
+        let stale = entry
+            .metadata()
+            .and_then(|metadata| metadata.modified())
+            .ok()
+            .and_then(|modified| now.duration_since(modified).ok())
+            .is_some_and(|untouched| untouched >= age);
+        // A plain file only: a folder of that name is none of the store's.
+        if stale && entry.file_type().is_ok_and(|kind| kind.is_file()) {
+            let _ = fs::remove_file(entry.path());
+        }
+    }
+}
+
 /// Runs file work off the async threads, when there is a runtime to lend
 /// its blocking pool.
 async fn run_blocking<T: Send + 'static>(
@@ -123,8 +170,8 @@ fn write_atomically(folder: &Path, path: &Path, bytes: &[u8]) -> Result<(), Stor
     };
     // A temporary name of its own per save: two saves of one session (two
     // processes, two tasks) never write the same temporary file. One left
-    // by a crash is never read, and the next save of the id removes none:
-    // it names its own.
+    // by a crash is never read; the next store opened on the folder
+    // removes it once it is stale.
     static SAVES: AtomicU64 = AtomicU64::new(0);
     let save = SAVES.fetch_add(1, Ordering::Relaxed);
     let name = path

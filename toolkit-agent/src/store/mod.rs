@@ -7,7 +7,7 @@ use std::io;
 
 use futures_util::future::BoxFuture;
 
-pub use self::file::FileStore;
+pub use self::file::{FileStore, STALE_TEMPORARY_AGE};
 use crate::session::{Session, SessionError};
 
 /// Where an agent keeps its sessions: saved at every step boundary, and
@@ -27,7 +27,9 @@ pub trait SessionStore: Send + Sync {
     fn load<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<Session>, StoreError>>;
 }
 
-/// Why a store could not save or load a session.
+/// Why a store could not save or load a session. Each variant says what
+/// failed and returns the cause from
+/// [`source`](std::error::Error::source).
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum StoreError {
@@ -47,9 +49,9 @@ pub enum StoreError {
 impl fmt::Display for StoreError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Self::Io { what, source } => write!(f, "{what}: {source}"),
-            Self::Session(error) => error.fmt(f),
-            Self::Other(error) => error.fmt(f),
+            Self::Io { what, .. } => write!(f, "{what} failed"),
+            Self::Session(_) => f.write_str("the stored session cannot be used"),
+            Self::Other(_) => f.write_str("the host's session store failed"),
         }
     }
 }

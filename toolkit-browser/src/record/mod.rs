@@ -39,7 +39,9 @@ pub const MAX_HTML_BYTES: usize = 32 * 1024 * 1024;
 /// shows.
 pub const MAX_STEP_TEXT_CHARS: usize = 4000;
 
-/// What went wrong writing a record.
+/// What went wrong writing a record. [`Io`](Self::Io) returns the I/O
+/// error from [`source`](std::error::Error::source); the others say why in
+/// their message.
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum RecordError {
@@ -61,7 +63,8 @@ impl fmt::Display for RecordError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::Tools(why) => write!(f, "the registry cannot be recorded: {why}"),
-            Self::Io { path, error } => write!(f, "cannot write {}: {error}", path.display()),
+            // The I/O error, the source, says why.
+            Self::Io { path, .. } => write!(f, "cannot write {}", path.display()),
             Self::Image(why) => write!(f, "cannot make the record's pictures: {why}"),
         }
     }

@@ -71,7 +71,8 @@ impl Emitted {
     }
 }
 
-/// An image that could not be sent.
+/// An image that could not be sent: where it was; why is the
+/// [source](std::error::Error::source), [`error`](Self::error).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EmitProblem {
     /// The call whose result held the image.
@@ -86,8 +87,8 @@ impl std::fmt::Display for EmitProblem {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "call {}: content block {}: {}",
-            self.call_id, self.block, self.error
+            "the image of call {}, content block {}, cannot be sent",
+            self.call_id, self.block
         )
     }
 }

@@ -91,6 +91,6 @@ pub use limits::{
 };
 pub use lower::lower;
 pub(crate) use of_type::generate;
-pub use of_type::{canonical_of, violations};
+pub use of_type::{Violation, canonical_of, violations, violations_at};
 pub use openai_strict::openai_strict;
 pub use ordered_json::OrderedJson;

@@ -84,3 +84,70 @@ pub fn violations(schema: &Value, value: &Value) -> Vec<String> {
         .map(ToString::to_string)
         .collect()
 }
+
+/// One way a value breaks a schema: where, and what is wrong.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Violation {
+    /// Where in the value, as a JSON Pointer (RFC 6901): `/items/0/name`;
+    /// empty for the whole value.
+    pub pointer: String,
+    /// What is wrong there.
+    pub message: String,
+    /// The sentence [`violations`] gives for it.
+    said: String,
+}
+
+impl std::fmt::Display for Violation {
+    /// The sentence [`violations`] gives: the place as a path of the
+    /// value's names, such as `items[0].name`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.said)
+    }
+}
+
+/// Every way `value` breaks `schema`, each with its place, as
+/// [`violations`] finds them.
+///
+/// ```
+/// use serde_json::json;
+/// use toolkit_core::schema::violations_at;
+///
+/// let schema = json!({"type": "object", "properties": {"tags": {"type": "array",
+///     "items": {"type": "string"}}}});
+/// let found = violations_at(&schema, &json!({"tags": ["a", 2]}));
+/// assert_eq!(found[0].pointer, "/tags/1");
+/// assert_eq!(found[0].message, "expected a string, got 2");
+/// ```
+pub fn violations_at(schema: &Value, value: &Value) -> Vec<Violation> {
+    validate::check(schema, value)
+        .into_iter()
+        .map(|violation| Violation {
+            pointer: pointer_of(&violation.path),
+            said: violation.to_string(),
+            message: violation.message,
+        })
+        .collect()
+}
+
+/// The JSON Pointer of a checker's path (`items[0].name` → `/items/0/name`).
+/// A member name holding `.` or `[` reads as more than one step: the
+/// checker's paths do not set them apart.
+fn pointer_of(path: &str) -> String {
+    let mut pointer = String::new();
+    for part in path.split('.').filter(|part| !part.is_empty()) {
+        let (name, indexes) = match part.find('[') {
+            Some(at) => part.split_at(at),
+            None => (part, ""),
+        };
+        if !name.is_empty() {
+            pointer.push('/');
+            pointer.push_str(&name.replace('~', "~0").replace('/', "~1"));
+        }
+        for index in indexes.split(['[', ']']).filter(|index| !index.is_empty()) {
+            pointer.push('/');
+            pointer.push_str(index);
+        }
+    }
+    pointer
+}

@@ -239,11 +239,14 @@ impl std::fmt::Display for ToolSchemaError {
     }
 }
 
+/// Says what its error says and nothing more: the wrapped error's message
+/// is this one's, so it is not returned again as the source (the variant
+/// holds it, for a host that wants it).
 impl std::error::Error for ToolSchemaError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            Self::Canonical(error) => Some(error),
-            Self::Lowering(error) => Some(error),
+            Self::Canonical(error) => error.source(),
+            Self::Lowering(error) => error.source(),
         }
     }
 }
