@@ -151,6 +151,6 @@ pub use server::{DEFAULT_MAX_REQUEST_BYTES, McpServer, ServeError, serve_stdio};
 
 /// The guide's chapter on MCP (`docs/mcp.md`): its examples are compiled as
 /// doc tests, so they cannot drift from the API.
-#[cfg(all(doctest, feature = "client", feature = "server", feature = "http"))]
+#[cfg(all(doctest, feature = "server", feature = "http", feature = "auth"))]
 #[doc = include_str!("../../docs/mcp.md")]
 pub struct McpGuide;
