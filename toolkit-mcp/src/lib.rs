@@ -1,6 +1,6 @@
 //! The Model Context Protocol both ways, on rmcp, the official Rust SDK:
-//! serve any toolkit [`Registry`] to MCP clients, and use any MCP server's
-//! tools as tools of a registry.
+//! serve any toolkit [`Registry`](toolkit_core::Registry) to MCP clients,
+//! and use any MCP server's tools as tools of a registry.
 //!
 //! # Features
 //!
