@@ -1,6 +1,30 @@
 //! The Model Context Protocol both ways, on rmcp, the official Rust SDK:
-//! serve any toolkit [`Registry`] to MCP clients, and use any MCP server's
-//! tools as tools of a registry.
+//! serve any toolkit [`Registry`](toolkit_core::Registry) to MCP clients,
+//! and use any MCP server's tools as tools of a registry.
+//!
+//! # Features
+//!
+//! Each half of the crate is a feature, so that a build takes only what it
+//! uses; all are on by default, so that `toolkit-mcp = "..."` serves and
+//! consumes over stdio and HTTP, with OAuth.
+//!
+//! | feature | brings | builds |
+//! |---|---|---|
+//! | `server` | [`McpServer`], [`serve_stdio`], resources and prompts to serve | rmcp's server role |
+//! | `client` | [`McpClient`] of a server run as a child process ([`McpClient::command`]) | rmcp's client role, its child-process transport |
+//! | `http` | Streamable HTTP for whichever of `server` and `client` is on: `http-server` and `http-client` together | |
+//! | `http-server` | with `server`: [`serve_http`], [`HttpOptions`], [`McpServer::router`] | axum, hyper, rmcp's HTTP server |
+//! | `http-client` | with `client`: [`McpClient::http`], [`McpClientBuilder::bearer`], [`McpClientBuilder::header`] | reqwest with toolkit-http's TLS (rustls) |
+//! | `auth` | `client` and `http-client`, and OAuth 2.1: [`McpClientBuilder::oauth`], [`OAuth`], [`Authorizer`], [`AddressPolicy`] | oauth2, rmcp's authorization |
+//! | `opentelemetry` (off) | W3C trace context across MCP, both ways ([`telemetry`]) | opentelemetry, tracing-opentelemetry |
+//!
+//! A server for stdio alone, with no HTTP stack in its build:
+//!
+//! ```toml
+//! toolkit-mcp = { version = "...", default-features = false, features = ["server"] }
+//! ```
+//!
+//! The [`telemetry`] module's names are there in every build.
 //!
 //! # Serving
 //!
@@ -93,55 +117,40 @@
 
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
+#[cfg(feature = "client")]
 mod client;
+#[cfg(any(feature = "client", feature = "server"))]
+mod role;
+#[cfg(feature = "server")]
 mod server;
 pub mod telemetry;
 
-use std::fmt;
-use std::sync::Arc;
-
-use toolkit_core::Registry;
-
+#[cfg(feature = "auth")]
+pub use client::{AddressClass, AddressPolicy, Authorizer, Authorizing, EndpointRefused, OAuth};
+#[cfg(feature = "client")]
 pub use client::{
-    AddressClass, AddressPolicy, Authorizer, Authorizing, ClientError, EndpointRefused,
-    FilledMessage, FilledPrompt, ListedArgument, ListedPrompt, ListedTemplate, McpClient,
-    McpClientBuilder, OAuth, Refused, STRUCTURED_CONTENT, Synced, UNSHOWN_CONTENT,
+    ClientError, FilledMessage, FilledPrompt, ListedArgument, ListedPrompt, ListedTemplate,
+    McpClient, McpClientBuilder, Refused, STRUCTURED_CONTENT, Synced, UNSHOWN_CONTENT,
 };
+#[cfg(any(feature = "client", feature = "server"))]
+pub use role::Role;
+#[cfg(all(feature = "server", feature = "http-server"))]
 pub use server::http::{HttpOptions, serve_http};
+#[cfg(feature = "server")]
 pub use server::prompt_context::PromptContext;
-pub use server::prompts::{Prompt, PromptContent, PromptError, PromptMessage, Role};
+#[cfg(feature = "server")]
+pub use server::prompts::{Prompt, PromptContent, PromptError, PromptMessage};
+#[cfg(feature = "server")]
 pub use server::resources::{
     Resource, ResourceContents, ResourceError, ResourceTemplate, ResourceUpdates,
 };
-pub use server::{DEFAULT_MAX_REQUEST_BYTES, McpServer};
-
-/// Why serving stopped.
-#[derive(Debug)]
-pub struct ServeError(String);
-
-impl ServeError {
-    pub(crate) fn new(message: impl Into<String>) -> Self {
-        Self(message.into())
-    }
-}
-
-impl fmt::Display for ServeError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "the MCP server stopped: {}", self.0)
-    }
-}
-
-impl std::error::Error for ServeError {}
-
-/// Serves `registry` over this process's standard input and output until
-/// the client disconnects.
-pub async fn serve_stdio(registry: Arc<Registry>) -> Result<(), ServeError> {
-    McpServer::new(registry).serve_stdio().await
-}
+#[cfg(feature = "server")]
+pub use server::{DEFAULT_MAX_REQUEST_BYTES, McpServer, ServeError, serve_stdio};
 
 /// The guide's chapter on MCP (`docs/mcp.md`): its examples are compiled as
 /// doc tests, so they cannot drift from the API.
-#[cfg(doctest)]
+#[cfg(all(doctest, feature = "server", feature = "http", feature = "auth"))]
 #[doc = include_str!("../../docs/mcp.md")]
 pub struct McpGuide;

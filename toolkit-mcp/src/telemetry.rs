@@ -41,13 +41,24 @@
 //! assert_eq!(telemetry::PROPAGATES, cfg!(feature = "opentelemetry"));
 //! ```
 
+// What records the spans exists with the half of the crate that makes
+// them; the names above are there in every build.
+#[cfg(any(feature = "client", feature = "server"))]
 use std::borrow::Cow;
 
+#[cfg(any(feature = "client", feature = "server"))]
 use rmcp::ErrorData;
-use rmcp::model::{ClientRequest, GetMeta, JsonObject, RequestMetaObject, ServerResult};
+#[cfg(any(feature = "client", feature = "server"))]
+use rmcp::model::JsonObject;
+#[cfg(feature = "client")]
+use rmcp::model::{ClientRequest, GetMeta, RequestMetaObject, ServerResult};
+#[cfg(feature = "server")]
 use rmcp::service::{RequestContext, RoleServer};
+#[cfg(any(feature = "client", feature = "server"))]
 use toolkit_core::telemetry::{EXECUTE_TOOL, SpanName, captures_content};
+#[cfg(any(feature = "client", feature = "server"))]
 use tracing::Span;
+#[cfg(any(feature = "client", feature = "server"))]
 use tracing::field::Empty;
 
 /// The static name of a server's span (`tracing`'s name; `otel.name` holds
@@ -89,36 +100,56 @@ pub mod attr {
 }
 
 /// How the messages travel: `network.transport`.
+#[cfg(any(feature = "client", feature = "server"))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Transport {
     /// stdio, a child process, any pair of byte streams.
     Pipe,
     /// Streamable HTTP.
+    #[cfg(any(
+        all(feature = "server", feature = "http-server"),
+        all(feature = "client", feature = "http-client")
+    ))]
     Tcp,
 }
 
+#[cfg(any(feature = "client", feature = "server"))]
 impl Transport {
     fn name(self) -> &'static str {
         match self {
             Self::Pipe => "pipe",
+            #[cfg(any(
+                all(feature = "server", feature = "http-server"),
+                all(feature = "client", feature = "http-client")
+            ))]
             Self::Tcp => "tcp",
         }
     }
 
     fn protocol(self) -> Option<&'static str> {
-        (self == Self::Tcp).then_some("http")
+        match self {
+            Self::Pipe => None,
+            #[cfg(any(
+                all(feature = "server", feature = "http-server"),
+                all(feature = "client", feature = "http-client")
+            ))]
+            Self::Tcp => Some("http"),
+        }
     }
 }
 
 /// The most characters of a name, a URI or an id a span holds: a peer may
 /// send any length, and a span must not become a megabyte.
+#[cfg(any(feature = "client", feature = "server"))]
 const MAX_CHARS: usize = 200;
 
+#[cfg(any(feature = "client", feature = "server"))]
 fn bounded(text: &str) -> Cow<'_, str> {
     toolkit_core::text::cut(text, MAX_CHARS)
 }
 
 /// What a request is about, as its span names it.
+#[cfg(any(feature = "client", feature = "server"))]
 #[derive(Clone, Copy, Default)]
 pub(crate) struct About<'a> {
     method: &'a str,
@@ -128,6 +159,7 @@ pub(crate) struct About<'a> {
     arguments: Option<&'a JsonObject>,
 }
 
+#[cfg(any(feature = "client", feature = "server"))]
 impl<'a> About<'a> {
     /// A request of `method`.
     pub(crate) fn new(method: &'a str) -> Self {
@@ -178,6 +210,7 @@ impl<'a> About<'a> {
 }
 
 /// What a request a client sends is about.
+#[cfg(feature = "client")]
 #[allow(deprecated)] // resources/subscribe: 2025-11-25 only
 fn about(request: &ClientRequest) -> About<'_> {
     let about = About::new(request.method());
@@ -197,6 +230,7 @@ fn about(request: &ClientRequest) -> About<'_> {
 /// subscriber wants it (then a load of tracing's interest in the call
 /// site, nothing else). Its parent is the trace context in the request's
 /// `_meta` when the `opentelemetry` feature is on and the context is valid.
+#[cfg(feature = "server")]
 #[inline]
 pub(crate) fn server_span(
     about: &About<'_>,
@@ -239,18 +273,27 @@ pub(crate) fn server_span(
 
 /// The HTTP session's id, from the request's headers (rmcp hands the
 /// request's parts to the handler).
+#[cfg(all(feature = "server", feature = "http-server"))]
 fn session_id(context: &RequestContext<RoleServer>) -> Option<String> {
     let parts = context.extensions.get::<axum::http::request::Parts>()?;
     let id = parts.headers.get("mcp-session-id")?.to_str().ok()?;
     Some(bounded(id).into_owned())
 }
 
+/// Without the HTTP server there are no sessions.
+#[cfg(all(feature = "server", not(feature = "http-server")))]
+fn session_id(_context: &RequestContext<RoleServer>) -> Option<String> {
+    None
+}
+
 /// Records the revision an `initialize` agreed on.
+#[cfg(feature = "server")]
 pub(crate) fn record_version(span: &Span, version: &str) {
     span.record(attr::PROTOCOL_VERSION, version);
 }
 
 /// Records a JSON-RPC error answer.
+#[cfg(any(feature = "client", feature = "server"))]
 pub(crate) fn record_error(span: &Span, error: &ErrorData) {
     let code = error.code.0.to_string();
     span.record(toolkit_core::telemetry::attr::ERROR_TYPE, code.as_str());
@@ -261,6 +304,7 @@ pub(crate) fn record_error(span: &Span, error: &ErrorData) {
 
 /// Records a call's result: `tool_error` if it is an error, its JSON if
 /// content is captured.
+#[cfg(any(feature = "client", feature = "server"))]
 pub(crate) fn record_result(span: &Span, result: &rmcp::model::CallToolResult) {
     if result.is_error == Some(true) {
         span.record(toolkit_core::telemetry::attr::ERROR_TYPE, "tool_error");
@@ -277,6 +321,7 @@ pub(crate) fn record_result(span: &Span, result: &rmcp::model::CallToolResult) {
 
 /// A notification the server received: an event (`mcp.notification`)
 /// rather than a span, as it has no answer to wait for.
+#[cfg(feature = "server")]
 pub(crate) fn notification_received(method: &str, transport: Option<Transport>) {
     let transport = transport.map(Transport::name);
     // The target is this module's path, `toolkit_mcp::telemetry`, as the
@@ -289,12 +334,14 @@ pub(crate) fn notification_received(method: &str, transport: Option<Transport>) 
 }
 
 /// Where a client sends its requests, as its spans name it.
+#[cfg(feature = "client")]
 #[derive(Debug, Clone)]
 pub(crate) struct Peer {
     transport: Transport,
     address: Option<(String, u16)>,
 }
 
+#[cfg(feature = "client")]
 impl Peer {
     /// A server run as a child process.
     pub(crate) fn pipe() -> Self {
@@ -305,6 +352,7 @@ impl Peer {
     }
 
     /// A server at a Streamable HTTP endpoint.
+    #[cfg(feature = "http-client")]
     pub(crate) fn http(url: &str) -> Self {
         let address = reqwest::Url::parse(url).ok().and_then(|url| {
             let host = url.host_str()?.to_owned();
@@ -319,6 +367,7 @@ impl Peer {
 
 /// The span of one request a client sends, or `None` when no subscriber
 /// wants it.
+#[cfg(feature = "client")]
 #[inline]
 pub(crate) fn client_span(request: &ClientRequest, peer: &Peer) -> Option<Span> {
     // A match on the request's kind; the fields' values are computed only
@@ -352,6 +401,7 @@ pub(crate) fn client_span(request: &ClientRequest, peer: &Peer) -> Option<Span> 
 
 /// Records what is known once the request is sent: its id, and the
 /// revision the connection speaks.
+#[cfg(feature = "client")]
 pub(crate) fn record_sent(span: &Span, id: &rmcp::model::RequestId, version: Option<&str>) {
     span.record(attr::REQUEST_ID, &*bounded(&id.to_string()));
     if let Some(version) = version {
@@ -360,6 +410,7 @@ pub(crate) fn record_sent(span: &Span, id: &rmcp::model::RequestId, version: Opt
 }
 
 /// Records how a request the client sent ended.
+#[cfg(feature = "client")]
 pub(crate) fn record_answer(span: &Span, answer: &Result<ServerResult, rmcp::ServiceError>) {
     match answer {
         Ok(ServerResult::CallToolResult(result)) => record_result(span, result),
@@ -369,6 +420,7 @@ pub(crate) fn record_answer(span: &Span, answer: &Result<ServerResult, rmcp::Ser
 }
 
 /// Records why a request the client sent got no answer.
+#[cfg(feature = "client")]
 pub(crate) fn record_failure(span: &Span, error: &rmcp::ServiceError) {
     use rmcp::ServiceError;
     let kind = match error {
@@ -383,6 +435,7 @@ pub(crate) fn record_failure(span: &Span, error: &rmcp::ServiceError) {
 
 /// Records that a request was given up before its answer: timed out, or
 /// cancelled by the caller.
+#[cfg(feature = "client")]
 pub(crate) fn record_abandoned(span: &Span, kind: &'static str) {
     span.record(toolkit_core::telemetry::attr::ERROR_TYPE, kind);
     span.record("otel.status_code", "ERROR");
@@ -391,18 +444,20 @@ pub(crate) fn record_abandoned(span: &Span, kind: &'static str) {
 /// The `_meta` entries that carry the trace context of `span` (or of the
 /// current span, when the client's own span is not wanted) to the server:
 /// `None` without the `opentelemetry` feature, or without a valid context.
+#[cfg(feature = "client")]
 pub(crate) fn outgoing_meta(span: Option<&Span>) -> Option<RequestMetaObject> {
     propagation::meta(span)
 }
 
 /// Puts the trace context's entries into a request's own `_meta`.
+#[cfg(feature = "client")]
 pub(crate) fn inject(request: &mut ClientRequest, span: Option<&Span>) {
     if let Some(meta) = outgoing_meta(span) {
         request.get_meta_mut().extend(meta);
     }
 }
 
-#[cfg(feature = "opentelemetry")]
+#[cfg(all(feature = "opentelemetry", any(feature = "client", feature = "server")))]
 mod propagation {
     //! W3C trace context in `params._meta`, written and read by hand:
     //! opentelemetry's `TraceContextPropagator` lives in the SDK, which a
@@ -410,16 +465,19 @@ mod propagation {
     //! propagator is a no-op until the host sets one, which would leave
     //! traces silently cut at every MCP hop.
 
+    #[cfg(feature = "server")]
     use std::str::FromStr;
 
+    #[cfg(feature = "server")]
     use opentelemetry::Context;
-    use opentelemetry::trace::{
-        SpanContext, SpanId, TraceContextExt, TraceFlags, TraceId, TraceState,
-    };
+    use opentelemetry::trace::TraceContextExt;
+    #[cfg(feature = "server")]
+    use opentelemetry::trace::{SpanContext, SpanId, TraceFlags, TraceId, TraceState};
     use rmcp::model::RequestMetaObject;
     use tracing::Span;
     use tracing_opentelemetry::OpenTelemetrySpanExt;
 
+    #[cfg(feature = "client")]
     pub(super) fn meta(span: Option<&Span>) -> Option<RequestMetaObject> {
         let context = match span {
             Some(span) => span.context(),
@@ -447,6 +505,7 @@ mod propagation {
     /// Makes the trace context in `meta` the parent of `span`, if it is
     /// valid; anything else leaves the span where it was (a fresh trace, or
     /// the ambient parent).
+    #[cfg(feature = "server")]
     pub(super) fn adopt(span: &Span, meta: &RequestMetaObject) {
         let Some(parent) = meta
             .get_traceparent()
@@ -460,6 +519,7 @@ mod propagation {
 
     /// A `traceparent` (and its `tracestate`) as W3C Trace Context reads
     /// them; `None` for anything malformed.
+    #[cfg(feature = "server")]
     pub(crate) fn parse(traceparent: &str, tracestate: Option<&str>) -> Option<SpanContext> {
         let traceparent = traceparent.trim();
         let mut parts = traceparent.splitn(5, '-');
@@ -498,7 +558,7 @@ mod propagation {
         ))
     }
 
-    #[cfg(test)]
+    #[cfg(all(test, feature = "server"))]
     mod tests {
         use super::parse;
 
@@ -538,18 +598,23 @@ mod propagation {
     }
 }
 
-#[cfg(not(feature = "opentelemetry"))]
+#[cfg(all(
+    not(feature = "opentelemetry"),
+    any(feature = "client", feature = "server")
+))]
 mod propagation {
     //! Without OpenTelemetry there are no trace ids to carry.
 
     use rmcp::model::RequestMetaObject;
     use tracing::Span;
 
+    #[cfg(feature = "client")]
     #[inline]
     pub(super) fn meta(_span: Option<&Span>) -> Option<RequestMetaObject> {
         None
     }
 
+    #[cfg(feature = "server")]
     #[inline]
     pub(super) fn adopt(_span: &Span, _meta: &RequestMetaObject) {}
 }

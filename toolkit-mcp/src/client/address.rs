@@ -31,6 +31,7 @@ use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
+#[cfg_attr(docsrs, doc(cfg(feature = "auth")))]
 pub enum AddressClass {
     /// A globally routed address: always allowed.
     Public,
@@ -186,6 +187,7 @@ fn embedded_v4(ip: Ipv6Addr) -> Option<Ipv4Addr> {
 /// assert!(widened.allows("10.0.0.9".parse().unwrap()));
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(docsrs, doc(cfg(feature = "auth")))]
 pub struct AddressPolicy {
     allowed: Vec<AddressClass>,
     plain_http: bool,
@@ -298,6 +300,7 @@ enum Reason {
 /// query (which may carry codes or secrets), and why: its address is one
 /// the [`AddressPolicy`] forbids, or it is not `https`.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(docsrs, doc(cfg(feature = "auth")))]
 pub struct EndpointRefused {
     endpoint: String,
     reason: Reason,

@@ -25,6 +25,7 @@ use super::address::{AddressClass, AddressPolicy, EndpointRefused, Resolver, ref
 /// What an [`Authorizer`] gives back: the URL the authorization server
 /// redirected the user's browser to (with its `code`, `state` and, when the
 /// server sends it, `iss`), or why there is none.
+#[cfg_attr(docsrs, doc(cfg(feature = "auth")))]
 pub type Authorizing<'a> = Pin<Box<dyn Future<Output = Result<String, String>> + Send + 'a>>;
 
 /// The host's part of an OAuth authorization: shows the user the
@@ -51,6 +52,7 @@ pub type Authorizing<'a> = Pin<Box<dyn Future<Output = Result<String, String>> +
 ///     }
 /// }
 /// ```
+#[cfg_attr(docsrs, doc(cfg(feature = "auth")))]
 pub trait Authorizer: Send + Sync {
     /// Has the user approve the authorization request at `url`.
     fn authorize<'a>(&'a self, url: &'a str) -> Authorizing<'a>;
@@ -76,6 +78,7 @@ pub trait Authorizer: Send + Sync {
 /// proxy would resolve the names, out of the check's sight).
 /// [`allow_addresses`](Self::allow_addresses) widens the policy.
 #[derive(Clone)]
+#[cfg_attr(docsrs, doc(cfg(feature = "auth")))]
 pub struct OAuth {
     redirect_uri: String,
     authorizer: Arc<dyn Authorizer>,
@@ -476,7 +479,7 @@ impl OAuthHttpClient for OAuthHttp {
                     });
                 }
             };
-            let mut answer = axum::http::Response::builder().status(response.status());
+            let mut answer = ::http::Response::builder().status(response.status());
             for (name, value) in response.headers() {
                 answer = answer.header(name, value);
             }

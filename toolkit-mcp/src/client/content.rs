@@ -8,10 +8,12 @@ use toolkit_core::{Audio, Block, EmbeddedResource, Image, ResourceLink, ToolResu
 
 /// The attribute holding the content blocks the model sees only described
 /// (malformed, or of a kind MCP does not define), as the server sent them.
+#[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub const UNSHOWN_CONTENT: &str = "mcp.unshownContent";
 
 /// The attribute holding `structuredContent` when the blocks do not carry
 /// it already.
+#[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub const STRUCTURED_CONTENT: &str = "mcp.structuredContent";
 
 /// Maps a `CallToolResult` (as JSON, any revision) to a result.

@@ -4,15 +4,19 @@ use std::collections::HashMap;
 use std::future::Future;
 use std::sync::Arc;
 
-use axum::http::{HeaderName, HeaderValue};
 use futures_util::stream::BoxStream;
+use reqwest::header::{HeaderName, HeaderValue};
 use rmcp::model::ClientJsonRpcMessage;
+use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::{
-    SseError, StreamableHttpClient, StreamableHttpError, StreamableHttpPostResponse,
+    SseError, StreamableHttpClient, StreamableHttpClientTransportConfig, StreamableHttpError,
+    StreamableHttpPostResponse,
 };
 use sse_stream::Sse;
 
+#[cfg(feature = "auth")]
 use super::auth::Authorization;
+use super::target::{Access, Given};
 
 /// A client with the toolkit's TLS (`toolkit_http`), keeping no idle
 /// connection.
@@ -34,7 +38,19 @@ pub(crate) enum Credentials {
     /// A token the host gave (`.bearer`).
     Bearer(String),
     /// Tokens from OAuth authorization, got when the server asks.
+    #[cfg(feature = "auth")]
     OAuth(Arc<Authorization>),
+}
+
+#[cfg(feature = "auth")]
+impl Credentials {
+    /// The OAuth authorization, when the server is authorized so.
+    pub(crate) fn authorization(&self) -> Option<&Authorization> {
+        match self {
+            Self::OAuth(authorization) => Some(authorization),
+            _ => None,
+        }
+    }
 }
 
 /// rmcp's HTTP client with the server's credentials: a request the server
@@ -58,24 +74,37 @@ impl AuthorizedHttp {
         F: Fn(Option<String>) -> Fut,
         Fut: Future<Output = Result<T, HttpError>>,
     {
-        let authorization = match &*self.credentials {
-            Credentials::None => return call(None).await,
-            Credentials::Bearer(token) => {
-                return match call(Some(token.clone())).await {
-                    // A token the host gave cannot be renewed here: say
-                    // plainly that it is the one refused.
-                    Err(StreamableHttpError::AuthRequired(_)) => {
-                        Err(StreamableHttpError::UnexpectedServerResponse(
-                            "the server refused the bearer token (HTTP 401): it is invalid, \
-                             expired or not meant for this server"
-                                .into(),
-                        ))
-                    }
-                    answer => answer,
-                };
-            }
-            Credentials::OAuth(authorization) => authorization,
-        };
+        match &*self.credentials {
+            Credentials::None => call(None).await,
+            Credentials::Bearer(token) => match call(Some(token.clone())).await {
+                // A token the host gave cannot be renewed here: say
+                // plainly that it is the one refused.
+                Err(StreamableHttpError::AuthRequired(_)) => {
+                    Err(StreamableHttpError::UnexpectedServerResponse(
+                        "the server refused the bearer token (HTTP 401): it is invalid, \
+                         expired or not meant for this server"
+                            .into(),
+                    ))
+                }
+                answer => answer,
+            },
+            #[cfg(feature = "auth")]
+            Credentials::OAuth(authorization) => self.authorized(authorization, call).await,
+        }
+    }
+
+    /// A request sent with OAuth tokens: authorized when the server asks,
+    /// its scopes stepped up when the server wants more.
+    #[cfg(feature = "auth")]
+    async fn authorized<T, F, Fut>(
+        &self,
+        authorization: &Authorization,
+        call: F,
+    ) -> Result<T, HttpError>
+    where
+        F: Fn(Option<String>) -> Fut,
+        Fut: Future<Output = Result<T, HttpError>>,
+    {
         let mut token = authorization.token().await?;
         let mut authorized = false;
         let mut step_ups = 0;
@@ -207,5 +236,52 @@ impl StreamableHttpClient for AuthorizedHttp {
             )
         })
         .await
+    }
+}
+
+/// The HTTP client, headers and credentials of a server reached over HTTP,
+/// kept across reconnections (tokens included).
+pub(super) struct HttpAccess {
+    client: reqwest::Client,
+    headers: HashMap<HeaderName, HeaderValue>,
+    pub(super) credentials: Arc<Credentials>,
+}
+
+impl HttpAccess {
+    /// `url` is the resource an OAuth authorization is for.
+    #[cfg_attr(not(feature = "auth"), allow(unused_variables))]
+    pub(super) fn new(url: &str, access: &Access) -> Result<Self, String> {
+        let client = http_client()?;
+        let mut headers = HashMap::new();
+        for (name, value) in &access.headers {
+            let name = HeaderName::from_bytes(name.as_bytes())
+                .map_err(|_| format!("`{name}` is not an HTTP header name"))?;
+            let mut value = HeaderValue::from_str(value)
+                .map_err(|_| format!("the value of header `{name}` is not allowed in HTTP"))?;
+            // Keeps it out of HTTP/2 header compression tables and debug logs.
+            value.set_sensitive(true);
+            headers.insert(name, value);
+        }
+        let credentials = match &access.credentials {
+            Given::None => Credentials::None,
+            Given::Bearer(token) => Credentials::Bearer(token.clone()),
+            #[cfg(feature = "auth")]
+            Given::OAuth(oauth) => {
+                Credentials::OAuth(Arc::new(Authorization::new(oauth.clone(), url)?))
+            }
+        };
+        Ok(Self {
+            client,
+            headers,
+            credentials: Arc::new(credentials),
+        })
+    }
+
+    /// The transport of one connection to the server at `url`.
+    pub(super) fn transport(&self, url: &str) -> StreamableHttpClientTransport<AuthorizedHttp> {
+        let client = AuthorizedHttp::new(self.client.clone(), Arc::clone(&self.credentials));
+        let mut config = StreamableHttpClientTransportConfig::with_uri(url);
+        config.custom_headers = self.headers.clone();
+        StreamableHttpClientTransport::with_client(client, config)
     }
 }

@@ -1,15 +1,173 @@
 //! What a server offers besides tools, as the client reads it: its
 //! resources, resource templates and prompts, and a prompt filled in.
 
+use rmcp::model::{
+    ClientRequest, GetPromptRequest, GetPromptRequestParams, ReadResourceRequest,
+    ReadResourceRequestParams, ServerResult,
+};
 use serde_json::Value;
-use toolkit_core::{Block, ResourceLink};
+use toolkit_core::{Block, EmbeddedResource, ResourceLink};
 
-use crate::server::prompts::Role;
+use super::connection::Offer;
+use super::error::ClientError;
+use super::requests::{list_prompts, list_resource_templates, list_resources};
+use super::{McpClient, content};
+use crate::role::Role;
+
+impl McpClient {
+    /// The server's resources (`resources/list`, every page), each as a
+    /// link to it, in the server's order. A server that does not offer
+    /// resources gives an error saying so.
+    pub async fn resources(&self) -> Result<Vec<ResourceLink>, ClientError> {
+        let peer = self.shared.offering(Offer::Resources).await?;
+        let listed = self
+            .shared
+            .asked(
+                peer.1,
+                "listing its resources",
+                self.shared
+                    .list_all(&peer.0, list_resources, |answer| match answer {
+                        ServerResult::ListResourcesResult(page) => {
+                            Some((page.resources, page.next_cursor))
+                        }
+                        _ => None,
+                    }),
+            )
+            .await?;
+        Ok(self.shared.each(&listed, resource))
+    }
+
+    /// The server's resource templates (`resources/templates/list`, every
+    /// page), in the server's order.
+    pub async fn resource_templates(&self) -> Result<Vec<ListedTemplate>, ClientError> {
+        let peer = self.shared.offering(Offer::Resources).await?;
+        let listed = self
+            .shared
+            .asked(
+                peer.1,
+                "listing its resource templates",
+                self.shared
+                    .list_all(&peer.0, list_resource_templates, |answer| match answer {
+                        ServerResult::ListResourceTemplatesResult(page) => {
+                            Some((page.resource_templates, page.next_cursor))
+                        }
+                        _ => None,
+                    }),
+            )
+            .await?;
+        Ok(self.shared.each(&listed, template))
+    }
+
+    /// Reads the resource at `uri` (`resources/read`): its contents, one or
+    /// more (a folder's files, say), each with its own URI. Contents that
+    /// are neither text nor base64 bytes make an error.
+    pub async fn read_resource(&self, uri: &str) -> Result<Vec<EmbeddedResource>, ClientError> {
+        let peer = self.shared.offering(Offer::Resources).await?;
+        let read = self
+            .shared
+            .asked(
+                peer.1,
+                &format!("reading <{uri}>"),
+                self.shared.send(
+                    &peer.0,
+                    ClientRequest::ReadResourceRequest(ReadResourceRequest::new(
+                        ReadResourceRequestParams::new(uri),
+                    )),
+                ),
+            )
+            .await?;
+        let ServerResult::ReadResourceResult(read) = read else {
+            return Err(self
+                .shared
+                .error(format!("reading <{uri}> gave another answer")));
+        };
+        let read = serde_json::to_value(read)
+            .map_err(|error| self.shared.error(format!("reading <{uri}>: {error}")))?;
+        read.get("contents")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .map(|contents| {
+                content::embedded(contents).ok_or_else(|| {
+                    self.shared
+                        .error(format!("reading <{uri}> gave contents that cannot be read"))
+                })
+            })
+            .collect()
+    }
+
+    /// The server's prompts (`prompts/list`, every page), in the server's
+    /// order. A server that does not offer prompts gives an error saying
+    /// so.
+    pub async fn prompts(&self) -> Result<Vec<ListedPrompt>, ClientError> {
+        let peer = self.shared.offering(Offer::Prompts).await?;
+        let listed = self
+            .shared
+            .asked(
+                peer.1,
+                "listing its prompts",
+                self.shared
+                    .list_all(&peer.0, list_prompts, |answer| match answer {
+                        ServerResult::ListPromptsResult(page) => {
+                            Some((page.prompts, page.next_cursor))
+                        }
+                        _ => None,
+                    }),
+            )
+            .await?;
+        Ok(self.shared.each(&listed, prompt))
+    }
+
+    /// Fills in the prompt `name` with `arguments` (`prompts/get`): its
+    /// messages, each content block the block of the same kind, as in a
+    /// tool's result.
+    pub async fn get_prompt<K, V>(
+        &self,
+        name: &str,
+        arguments: impl IntoIterator<Item = (K, V)>,
+    ) -> Result<FilledPrompt, ClientError>
+    where
+        K: Into<String>,
+        V: Into<String>,
+    {
+        let arguments: serde_json::Map<String, Value> = arguments
+            .into_iter()
+            .map(|(key, value)| (key.into(), Value::String(value.into())))
+            .collect();
+        let mut params = GetPromptRequestParams::new(name);
+        if !arguments.is_empty() {
+            params = params.with_arguments(arguments);
+        }
+        let peer = self.shared.offering(Offer::Prompts).await?;
+        let answer = self
+            .shared
+            .asked(
+                peer.1,
+                &format!("filling in the prompt `{name}`"),
+                self.shared.send(
+                    &peer.0,
+                    ClientRequest::GetPromptRequest(GetPromptRequest::new(params)),
+                ),
+            )
+            .await?;
+        let ServerResult::GetPromptResult(answer) = answer else {
+            return Err(self.shared.error(format!(
+                "filling in the prompt `{name}` gave another answer"
+            )));
+        };
+        let answer = serde_json::to_value(answer).map_err(|error| {
+            self.shared
+                .error(format!("filling in the prompt `{name}`: {error}"))
+        })?;
+        Ok(filled(&answer))
+    }
+}
 
 /// A resource template a server lists (`resources/templates/list`): URIs
 /// of this shape can be read with
 /// [`read_resource`](super::McpClient::read_resource).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub struct ListedTemplate {
     /// The URI template (RFC 6570), such as `notes://{day}`.
     pub uri_template: String,
@@ -25,6 +183,7 @@ pub struct ListedTemplate {
 
 /// A prompt a server lists (`prompts/list`).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub struct ListedPrompt {
     /// Its name, for [`get_prompt`](super::McpClient::get_prompt).
     pub name: String,
@@ -38,6 +197,7 @@ pub struct ListedPrompt {
 
 /// One argument of a [`ListedPrompt`].
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub struct ListedArgument {
     /// Its name.
     pub name: String,
@@ -49,6 +209,7 @@ pub struct ListedArgument {
 
 /// A prompt filled in by its server (`prompts/get`).
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub struct FilledPrompt {
     /// What the filled prompt is, if the server said.
     pub description: Option<String>,
@@ -59,6 +220,7 @@ pub struct FilledPrompt {
 /// One message of a [`FilledPrompt`]: its content is the block of the same
 /// kind, as in a tool's result (what cannot be read is described in text).
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub struct FilledMessage {
     /// Who it is from.
     pub role: Role,

@@ -11,6 +11,7 @@ use toolkit_core::RegistryError;
 /// every tool of the server the registry does not hold.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 #[non_exhaustive]
+#[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub struct Synced {
     /// The names of the tools added, in the server's order.
     pub added: Vec<String>,
@@ -25,6 +26,7 @@ pub struct Synced {
 /// is one a provider the registry requires cannot take.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
+#[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub struct Refused {
     /// The name it was offered under (`{prefix}_{name}`, portable).
     pub name: String,

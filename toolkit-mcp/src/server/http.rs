@@ -49,6 +49,7 @@ use crate::ServeError;
 /// # }
 /// ```
 #[derive(Debug, Clone)]
+#[cfg_attr(docsrs, doc(cfg(feature = "http-server")))]
 pub struct HttpOptions {
     path: String,
     stateless: bool,
@@ -120,6 +121,7 @@ impl HttpOptions {
 impl McpServer {
     /// An axum router serving this server's registry at the options' path,
     /// to serve alone or merge into an application's router.
+    #[cfg_attr(docsrs, doc(cfg(feature = "http-server")))]
     pub fn router(mut self, options: &HttpOptions) -> Router {
         self.stateless = options.stateless;
         self.transport = Some(crate::telemetry::Transport::Tcp);
@@ -152,6 +154,7 @@ impl McpServer {
     /// and a client that delays its acknowledgements (Linux does, on a
     /// kept-alive connection) then waits 40 ms for every call. A router
     /// served by other means wants the same: `axum::serve::ListenerExt::tap_io`.
+    #[cfg_attr(docsrs, doc(cfg(feature = "http-server")))]
     pub async fn serve_http(
         self,
         listener: TcpListener,
@@ -270,6 +273,7 @@ async fn refused_headers(service: &Service, parts: &Parts) -> Option<Response> {
 /// toolkit_mcp::serve_http(registry, "127.0.0.1:8080".parse().unwrap()).await
 /// # }
 /// ```
+#[cfg_attr(docsrs, doc(cfg(feature = "http-server")))]
 pub async fn serve_http(
     registry: Arc<toolkit_core::Registry>,
     addr: SocketAddr,

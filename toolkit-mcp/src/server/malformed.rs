@@ -7,10 +7,9 @@
 //! one), a standard request with unreadable parameters invalid params
 //! (`-32602`); a notification gets no answer.
 
-use rmcp::model::{
-    CallToolRequestMethod, CallToolRequestParams, ClientRequest, JsonRpcMessage, JsonRpcVersion2_0,
-    RequestId,
-};
+#[cfg(feature = "http-server")]
+use rmcp::model::{CallToolRequestMethod, CallToolRequestParams, JsonRpcVersion2_0, RequestId};
+use rmcp::model::{ClientRequest, JsonRpcMessage};
 use rmcp::service::{RoleServer, RxJsonRpcMessage};
 use serde_json::{Value, json};
 
@@ -52,6 +51,7 @@ impl Malformed {
 
     /// Whether the method is unknown (HTTP 404), rather than the message
     /// malformed (HTTP 400).
+    #[cfg(feature = "http-server")]
     pub(crate) fn is_unknown_method(&self) -> bool {
         self.code == METHOD_NOT_FOUND
     }
@@ -146,6 +146,7 @@ pub(crate) fn read_message(text: &[u8]) -> Result<Option<RxJsonRpcMessage<RoleSe
 /// message, and its shape is read here straight into the same types rmcp
 /// uses, which costs a fraction of that. Anything else, or a call this
 /// reading refuses, goes through [`read_message`], which has the last word.
+#[cfg(feature = "http-server")]
 pub(crate) fn is_plain_call(text: &[u8]) -> bool {
     #[derive(serde::Deserialize)]
     struct PlainCall {
@@ -203,6 +204,7 @@ fn standard_method_misread(message: &RxJsonRpcMessage<RoleServer>) -> Option<&st
 mod tests {
     use super::*;
 
+    #[cfg(feature = "http-server")]
     #[test]
     fn a_plain_call_is_told_apart_from_what_needs_a_closer_reading() {
         let call = |params: &str| {

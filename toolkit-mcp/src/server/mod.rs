@@ -2,6 +2,7 @@
 
 mod asking;
 mod forward;
+#[cfg(feature = "http-server")]
 pub(crate) mod http;
 mod listing;
 mod logging;
@@ -48,17 +49,17 @@ use self::prompts::{GetError, Prompt};
 use self::resources::{
     ReadError, Resource, ResourceTemplate, ResourceUpdates, Resources, Subscriptions,
 };
-use crate::ServeError;
 use crate::telemetry::{self, About, Transport};
 use tracing::Instrument;
 
 /// An MCP server for a registry: an rmcp `ServerHandler`, which any rmcp
 /// transport takes. [`serve_stdio`](crate::serve_stdio) and
-/// [`HttpOptions`](crate::HttpOptions) run it for you.
+/// `HttpOptions` (with the `http-server` feature) run it for you.
 ///
 /// Clones share the registry: a transport that makes one handler per
 /// session or per request (Streamable HTTP) clones it.
 #[derive(Clone)]
+#[cfg_attr(docsrs, doc(cfg(feature = "server")))]
 pub struct McpServer {
     registry: Arc<Registry>,
     listing: Arc<Listing>,
@@ -81,7 +82,34 @@ pub struct McpServer {
     pub(crate) transport: Option<Transport>,
 }
 
+/// Why serving stopped.
+#[derive(Debug)]
+#[cfg_attr(docsrs, doc(cfg(feature = "server")))]
+pub struct ServeError(String);
+
+impl ServeError {
+    pub(crate) fn new(message: impl Into<String>) -> Self {
+        Self(message.into())
+    }
+}
+
+impl fmt::Display for ServeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "the MCP server stopped: {}", self.0)
+    }
+}
+
+impl std::error::Error for ServeError {}
+
+/// Serves `registry` over this process's standard input and output until
+/// the client disconnects.
+#[cfg_attr(docsrs, doc(cfg(feature = "server")))]
+pub async fn serve_stdio(registry: Arc<Registry>) -> Result<(), ServeError> {
+    McpServer::new(registry).serve_stdio().await
+}
+
 /// The size limit of one request unless set: 4 MiB.
+#[cfg_attr(docsrs, doc(cfg(feature = "server")))]
 pub const DEFAULT_MAX_REQUEST_BYTES: usize = 4 * 1024 * 1024;
 
 impl McpServer {

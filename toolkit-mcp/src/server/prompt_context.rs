@@ -21,6 +21,7 @@ use toolkit_core::{
 /// question must keep its name ([`ElicitRequest::key`]) from one round to
 /// the next.
 #[derive(Clone)]
+#[cfg_attr(docsrs, doc(cfg(feature = "server")))]
 pub struct PromptContext {
     /// A call context whose host is the client: the questions are a
     /// tool's, so they are asked by the same code.

@@ -14,21 +14,14 @@ use toolkit_core::{AskError, Image, ImageSource};
 
 use super::prompt_context::PromptContext;
 use super::resources::ResourceContents;
+use crate::role::Role;
 
 type Rendering = Pin<Box<dyn Future<Output = Result<Vec<PromptMessage>, PromptError>> + Send>>;
 type Renderer = Arc<dyn Fn(HashMap<String, String>, PromptContext) -> Rendering + Send + Sync>;
 
-/// Who a prompt's message is from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Role {
-    /// The user.
-    User,
-    /// The model.
-    Assistant,
-}
-
 /// What one message of a prompt holds.
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(docsrs, doc(cfg(feature = "server")))]
 pub enum PromptContent {
     /// Text.
     Text(String),
@@ -77,6 +70,7 @@ impl From<Image> for PromptContent {
 /// # let _ = messages;
 /// ```
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(docsrs, doc(cfg(feature = "server")))]
 pub struct PromptMessage {
     /// Who it is from.
     pub role: Role,
@@ -130,6 +124,7 @@ impl PromptMessage {
 /// Why a prompt could not be made: the client gets it as an error with
 /// this message.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(docsrs, doc(cfg(feature = "server")))]
 pub struct PromptError(String);
 
 impl PromptError {
@@ -197,6 +192,7 @@ struct Argument {
 /// # let _ = (review, hello);
 /// ```
 #[derive(Clone)]
+#[cfg_attr(docsrs, doc(cfg(feature = "server")))]
 pub struct Prompt {
     name: String,
     title: Option<String>,

@@ -20,6 +20,7 @@ type Reader = Arc<dyn Fn(String, HashMap<String, String>) -> Reading + Send + Sy
 /// What reading a resource gives: text or bytes, with its MIME type when
 /// known.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(docsrs, doc(cfg(feature = "server")))]
 pub enum ResourceContents {
     /// Text (`text` on the wire).
     Text {
@@ -73,6 +74,7 @@ impl ResourceContents {
 /// Why a resource could not be read: the client gets it as an internal
 /// error with this message.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(docsrs, doc(cfg(feature = "server")))]
 pub struct ResourceError(String);
 
 impl ResourceError {
@@ -150,6 +152,7 @@ impl Description {
 /// # let _ = (readme, logo, now);
 /// ```
 #[derive(Clone)]
+#[cfg_attr(docsrs, doc(cfg(feature = "server")))]
 pub struct Resource {
     uri: String,
     about: Description,
@@ -256,6 +259,7 @@ impl fmt::Debug for Resource {
 /// # let _ = notes;
 /// ```
 #[derive(Clone)]
+#[cfg_attr(docsrs, doc(cfg(feature = "server")))]
 pub struct ResourceTemplate {
     template: String,
     parts: Vec<Part>,
@@ -448,6 +452,7 @@ impl Resources {
 /// from [`McpServer::resource_updates`](crate::McpServer::resource_updates);
 /// clones announce to the same clients.
 #[derive(Clone)]
+#[cfg_attr(docsrs, doc(cfg(feature = "server")))]
 pub struct ResourceUpdates(broadcast::Sender<Arc<str>>);
 
 impl ResourceUpdates {

@@ -1,0 +1,255 @@
+//! Setting up a connection: the builder, and the two ways to reach a
+//! server.
+
+use std::collections::HashMap;
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::sync::atomic::AtomicU64;
+use std::sync::{Arc, Mutex as StdMutex};
+use std::time::Duration;
+
+use tokio::sync::{Mutex, watch};
+use tokio_util::sync::CancellationToken;
+use toolkit_core::Asker;
+
+#[cfg(feature = "auth")]
+use super::auth::OAuth;
+use super::connection::Shared;
+use super::error::ClientError;
+use super::handler::Handler;
+#[cfg(feature = "http-client")]
+use super::http::HttpAccess;
+#[cfg(feature = "http-client")]
+use super::target::Given;
+use super::target::Target;
+use super::{McpClient, Synced, names, questions};
+use crate::telemetry;
+
+/// Connects to an MCP server: made by [`McpClient::command`] or
+/// [`McpClient::http`].
+#[derive(Debug)]
+#[cfg_attr(docsrs, doc(cfg(feature = "client")))]
+#[must_use = "a builder does nothing until `connect`"]
+pub struct McpClientBuilder {
+    name: String,
+    prefix: Option<String>,
+    target: Target,
+    timeout: Option<Duration>,
+    connect_timeout: Duration,
+    stateless: bool,
+    asker: Option<questions::HostAsker>,
+}
+
+impl McpClientBuilder {
+    pub(super) fn new(name: &str, target: Target) -> Self {
+        Self {
+            name: name.to_owned(),
+            prefix: None,
+            target,
+            timeout: None,
+            connect_timeout: Duration::from_secs(60),
+            stateless: false,
+            asker: None,
+        }
+    }
+
+    /// Who answers the server's questions: its `elicitation/create`
+    /// requests (an answer that leaves out a field the schema gives a
+    /// `default` gets the default), its `sampling/createMessage` requests
+    /// and its `roots/list` requests, each within the client's
+    /// [`timeout`](Self::timeout) (five minutes unless set). The client then
+    /// declares the `elicitation`, `sampling` and `roots` capabilities;
+    /// without an asker it declares none, and declines an elicitation a
+    /// server sends anyway.
+    ///
+    /// ```no_run
+    /// use toolkit_core::{Asker, Asking, ElicitAction, ElicitRequest, Elicited};
+    /// use toolkit_mcp::McpClient;
+    ///
+    /// /// Accepts every question with the schema's defaults.
+    /// struct Defaults;
+    ///
+    /// impl Asker for Defaults {
+    ///     fn elicit(&self, _request: ElicitRequest) -> Asking<'_, Elicited> {
+    ///         Box::pin(async { Ok(Elicited { action: ElicitAction::Accept, content: None }) })
+    ///     }
+    /// }
+    ///
+    /// # async fn run() -> Result<(), toolkit_mcp::ClientError> {
+    /// let client = McpClient::http("forms", "http://127.0.0.1:8080/mcp").asker(Defaults).connect().await?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn asker(mut self, asker: impl Asker + 'static) -> Self {
+        self.asker = Some(questions::HostAsker(Arc::new(asker)));
+        self
+    }
+
+    #[cfg(feature = "http-client")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "http-client")))]
+    /// Sends `Authorization: Bearer {token}` with every request to an HTTP
+    /// server (replacing [`oauth`](Self::oauth)). The token never appears in
+    /// `Debug` output or `tracing` events. No effect on a child process.
+    pub fn bearer(mut self, token: impl Into<String>) -> Self {
+        if let Target::Http { access, .. } = &mut self.target {
+            access.credentials = Given::Bearer(token.into());
+        }
+        self
+    }
+
+    #[cfg(feature = "http-client")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "http-client")))]
+    /// Sends a header with every request to an HTTP server (an API key, a
+    /// routing hint). A name or value HTTP does not allow, or a header the
+    /// transport sets itself (`Mcp-Session-Id`, `Accept`, ...), makes
+    /// [`connect`](Self::connect) fail. Values never appear in `Debug`
+    /// output. No effect on a child process.
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        if let Target::Http { access, .. } = &mut self.target {
+            access.headers.push((name.into(), value.into()));
+        }
+        self
+    }
+
+    #[cfg(feature = "auth")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "auth")))]
+    /// Authorizes with OAuth 2.1 when an HTTP server asks for it (a `401`
+    /// with `WWW-Authenticate: Bearer`), as the MCP authorization
+    /// specification describes: the user approves through the
+    /// [`Authorizer`](crate::Authorizer), the tokens are refreshed when they expire, and a
+    /// `403 insufficient_scope` asks for the scope the server names
+    /// (replacing [`bearer`](Self::bearer)). No effect on a child process.
+    /// See [`OAuth`].
+    pub fn oauth(mut self, oauth: OAuth) -> Self {
+        if let Target::Http { access, .. } = &mut self.target {
+            access.credentials = Given::OAuth(oauth);
+        }
+        self
+    }
+
+    /// Sets an environment variable of the server's process.
+    pub fn env(mut self, key: impl Into<OsString>, value: impl Into<OsString>) -> Self {
+        match &mut self.target {
+            Target::Command { env, .. } => env.push((key.into(), value.into())),
+            #[cfg(feature = "http-client")]
+            Target::Http { .. } => {}
+        }
+        self
+    }
+
+    /// The working folder of the server's process.
+    pub fn current_dir(mut self, path: impl Into<PathBuf>) -> Self {
+        match &mut self.target {
+            Target::Command { dir, .. } => *dir = Some(path.into()),
+            #[cfg(feature = "http-client")]
+            Target::Http { .. } => {}
+        }
+        self
+    }
+
+    /// What the tools' names start with (followed by `_`), instead of the
+    /// server's name; empty for none. The joined name is made portable
+    /// like any other.
+    pub fn prefix(mut self, prefix: impl Into<String>) -> Self {
+        self.prefix = Some(prefix.into());
+        self
+    }
+
+    /// A time limit for each call: past it the call is cancelled at the
+    /// server and the model gets an error result. (The registry's own
+    /// limits apply too.)
+    pub fn timeout(mut self, limit: Duration) -> Self {
+        self.timeout = Some(limit);
+        self
+    }
+
+    /// A time limit for starting the server and the protocol handshake
+    /// (60 s unless set).
+    pub fn connect_timeout(mut self, limit: Duration) -> Self {
+        self.connect_timeout = limit;
+        self
+    }
+
+    /// Speaks revision 2026-07-28 without sessions (`server/discover`, then
+    /// every request on its own), for servers that have it: any replica
+    /// behind a load balancer may answer each request. By default the
+    /// client opens a session with `initialize`, which every server takes.
+    pub fn stateless(mut self, stateless: bool) -> Self {
+        self.stateless = stateless;
+        self
+    }
+
+    /// Starts (or reaches) the server and opens the connection.
+    pub async fn connect(self) -> Result<McpClient, ClientError> {
+        let prefix = self.prefix.unwrap_or_else(|| names::prefix(&self.name));
+        #[cfg(feature = "http-client")]
+        let http = match &self.target {
+            Target::Http { url, access } => Some(
+                HttpAccess::new(url, access)
+                    .map_err(|error| ClientError::new(&self.name, error))?,
+            ),
+            Target::Command { .. } => None,
+        };
+        let traced = match &self.target {
+            #[cfg(feature = "http-client")]
+            Target::Http { url, .. } => telemetry::Peer::http(url),
+            Target::Command { .. } => telemetry::Peer::pipe(),
+        };
+        let shared = Arc::new(Shared {
+            #[cfg(feature = "http-client")]
+            http,
+            traced,
+            name: self.name,
+            prefix,
+            target: self.target,
+            timeout: self.timeout,
+            connect_timeout: self.connect_timeout,
+            stateless: self.stateless,
+            handler: Handler::answering(self.asker.map(|asker| questions::Questions {
+                asker: asker.0,
+                within: self.timeout.unwrap_or(questions::DEFAULT_WITHIN),
+            })),
+            live: Mutex::new(None),
+            generations: AtomicU64::new(0),
+            known: StdMutex::new(HashMap::new()),
+            synced: watch::Sender::new(Synced::default()),
+            closed: CancellationToken::new(),
+        });
+        shared.peer().await?;
+        Ok(McpClient { shared })
+    }
+}
+
+impl McpClient {
+    /// A server started as a child process, speaking MCP on its standard
+    /// input and output; `name` names it in messages and prefixes its
+    /// tools.
+    pub fn command<S: Into<OsString>>(
+        name: &str,
+        program: impl Into<OsString>,
+        args: impl IntoIterator<Item = S>,
+    ) -> McpClientBuilder {
+        McpClientBuilder::new(
+            name,
+            Target::Command {
+                program: program.into(),
+                args: args.into_iter().map(Into::into).collect(),
+                env: Vec::new(),
+                dir: None,
+            },
+        )
+    }
+
+    #[cfg(feature = "http-client")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "http-client")))]
+    /// A server at a Streamable HTTP endpoint (`http://host:port/mcp`).
+    pub fn http(name: &str, url: impl Into<String>) -> McpClientBuilder {
+        McpClientBuilder::new(
+            name,
+            Target::Http {
+                url: url.into(),
+                access: Default::default(),
+            },
+        )
+    }
+}

@@ -1,0 +1,68 @@
+//! What the client reports when a server cannot be reached, listed or
+//! read.
+
+use std::fmt;
+
+#[cfg(feature = "auth")]
+use super::address::EndpointRefused;
+#[cfg(feature = "auth")]
+use super::auth::Authorization;
+
+/// An MCP server that could not be reached or listed.
+#[derive(Debug, Clone)]
+#[cfg_attr(docsrs, doc(cfg(feature = "client")))]
+pub struct ClientError {
+    server: String,
+    message: String,
+    #[cfg(feature = "auth")]
+    refused: Option<EndpointRefused>,
+}
+
+impl ClientError {
+    pub(super) fn new(server: &str, message: impl Into<String>) -> Self {
+        Self {
+            server: server.to_owned(),
+            message: message.into(),
+            #[cfg(feature = "auth")]
+            refused: None,
+        }
+    }
+
+    /// This error, told as the refusal of an OAuth endpoint when the
+    /// address check of `authorization` refused one and that is what it
+    /// is about.
+    #[cfg(feature = "auth")]
+    pub(super) fn refused_by(mut self, authorization: &Authorization) -> Self {
+        if let Some(refused) = authorization.take_refusal()
+            // Only the failure it caused, which tells it.
+            && self.message.contains(&refused.to_string())
+        {
+            // What rmcp's layers wrapped around it says less.
+            self.message = format!("OAuth authorization failed: {refused}");
+            self.refused = Some(refused);
+        }
+        self
+    }
+
+    /// The server's name.
+    pub fn server(&self) -> &str {
+        &self.server
+    }
+
+    /// The OAuth endpoint the address check refused, when that is why the
+    /// server could not be used (see [`OAuth`](crate::OAuth) and
+    /// [`AddressPolicy`](crate::AddressPolicy)).
+    #[cfg(feature = "auth")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "auth")))]
+    pub fn endpoint_refused(&self) -> Option<&EndpointRefused> {
+        self.refused.as_ref()
+    }
+}
+
+impl fmt::Display for ClientError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "MCP server `{}`: {}", self.server, self.message)
+    }
+}
+
+impl std::error::Error for ClientError {}

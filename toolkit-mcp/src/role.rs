@@ -1,0 +1,11 @@
+//! Who a message is from, in prompts both served and received.
+
+/// Who a prompt's message is from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(docsrs, doc(cfg(any(feature = "client", feature = "server"))))]
+pub enum Role {
+    /// The user.
+    User,
+    /// The model.
+    Assistant,
+}
