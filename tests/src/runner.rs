@@ -81,9 +81,18 @@ impl Args {
                     value();
                 }
                 // Flags without one that change nothing here.
-                "--include-ignored" | "--nocapture" | "--no-capture" | "--show-output"
-                | "--test" | "-q" | "--quiet" | "--report-time" | "--ensure-time"
-                | "--force-run-in-process" | "--shuffle" | "--fail-fast" => {}
+                "--include-ignored"
+                | "--nocapture"
+                | "--no-capture"
+                | "--show-output"
+                | "--test"
+                | "-q"
+                | "--quiet"
+                | "--report-time"
+                | "--ensure-time"
+                | "--force-run-in-process"
+                | "--shuffle"
+                | "--fail-fast" => {}
                 _ if flag.starts_with('-') => return Err(format!("unknown option {arg}")),
                 _ => parsed.filters.push(arg),
             }

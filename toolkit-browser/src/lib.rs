@@ -166,4 +166,3 @@ pub use safety::{
     BlockedNavigation, DomainPattern, FRAGMENT_CHARS, PatternError, PolicyError, SECRET_CLOSE,
     SECRET_OPEN, SafetyPolicy, SafetyPolicyBuilder,
 };
-

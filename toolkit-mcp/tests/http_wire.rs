@@ -13,8 +13,8 @@ use std::time::{Duration, Instant};
 use reqwest::StatusCode;
 use reqwest::header::HeaderMap;
 use serde_json::{Value, json};
-use support::{HttpServer, block_on};
 use support::schema::{Revision, assert_valid};
+use support::{HttpServer, block_on};
 use toolkit_tests::runner::{self, Test};
 
 /// What one POST brought back: its status, headers and messages (one JSON

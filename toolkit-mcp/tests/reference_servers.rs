@@ -376,7 +376,11 @@ fn block_on(future: impl std::future::Future<Output = ()>) {
 fn main() -> ExitCode {
     const SKIP: &str = "TOOLKIT_SKIP_MCP_TESTS";
     runner::run(vec![
-        Test::new("everything_over_stdio", || block_on(everything_over_stdio())).skip_when(SKIP),
+        Test::new(
+            "everything_over_stdio",
+            || block_on(everything_over_stdio()),
+        )
+        .skip_when(SKIP),
         Test::new("everything_over_http", || block_on(everything_over_http())).skip_when(SKIP),
         Test::new("filesystem", || block_on(filesystem())).skip_when(SKIP),
     ])
