@@ -232,7 +232,7 @@ impl Conversation {
     /// use toolkit_agent::Conversation;
     /// use toolkit_core::Provider;
     ///
-    /// let registry = toolkit_examples::registry()?;
+    /// let registry = toolkit_example_tools::registry()?;
     /// let mut conversation = Conversation::new(Provider::OpenAi);
     /// conversation.set_tools(&registry)?;
     /// conversation.set_strict(true)?;

@@ -11,7 +11,7 @@ use toolkit_core::{Cancellation, Registry};
 use toolkit_tests::http::{Reply, Request, TestServer};
 
 fn registry() -> Registry {
-    toolkit_examples::registry().unwrap()
+    toolkit_example_tools::registry().unwrap()
 }
 
 fn chat_calls(calls: &[(&str, &str, &str)]) -> Reply {

@@ -16,7 +16,7 @@ use toolkit_core::emit::EmitOptions;
 use toolkit_core::response::Turn;
 use toolkit_core::{Block, Image, OutputBudget, Provider, ToolCallResult, ToolResult};
 
-const PNG: &str = toolkit_examples::PIXEL_PNG;
+const PNG: &str = toolkit_example_tools::PIXEL_PNG;
 
 /// A provider's response holding two calls (`tool` and `shot`) for step
 /// `step`; Gemini's without ids when `with_ids` is false. The first call of
@@ -106,7 +106,7 @@ fn results(turn: &Turn, step: usize) -> Vec<ToolCallResult> {
 fn configured(provider: Provider, dir: &PathBuf) -> Conversation {
     let mut conversation = Conversation::new(provider);
     conversation.set_instructions("Use the tools.");
-    let registry = toolkit_examples::registry().unwrap();
+    let registry = toolkit_example_tools::registry().unwrap();
     conversation.set_tools(&registry).unwrap();
     conversation.set_tool_choice(ToolChoice::Tool("word_count".into()));
     conversation.set_settings(

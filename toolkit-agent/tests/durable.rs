@@ -14,12 +14,13 @@ use std::fs::{self, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::{Value, json};
 use toolkit_agent::{Agent, CallStatus, Decision, FileStore, HttpModel, Limits, StopReason};
 use toolkit_core::{CallContext, Registry, ToolDef, ToolResult};
 use toolkit_tests::http::{Reply, Request, Route, TestServer};
+use toolkit_tests::runner::{self, Test};
 
 /// Steps of the crash run; each makes three calls.
 const STEPS: usize = 40;
@@ -31,39 +32,13 @@ fn main() -> ExitCode {
         let args: Vec<String> = std::env::args().skip(1).collect();
         return child(&role, &args);
     }
-    let filter: Vec<String> = std::env::args()
-        .skip(1)
-        .filter(|arg| !arg.starts_with('-'))
-        .collect();
-    let scenarios: [(&str, fn()); 2] = [
-        ("killed_runs_resume_and_no_call_runs_twice", killed_runs),
-        (
+    runner::run(vec![
+        Test::new("killed_runs_resume_and_no_call_runs_twice", killed_runs),
+        Test::new(
             "an_approval_deferred_in_one_process_is_given_in_another",
             deferred_approval,
         ),
-    ];
-    let mut failed = 0;
-    for (name, scenario) in scenarios {
-        if !filter.is_empty() && !filter.iter().any(|f| name.contains(f.as_str())) {
-            continue;
-        }
-        let started = Instant::now();
-        match std::panic::catch_unwind(scenario) {
-            Ok(()) => println!(
-                "test {name} ... ok ({:.1} s)",
-                started.elapsed().as_secs_f64()
-            ),
-            Err(_) => {
-                println!("test {name} ... FAILED");
-                failed += 1;
-            }
-        }
-    }
-    if failed == 0 {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    }
+    ])
 }
 
 // ---------------------------------------------------------------- the model

@@ -451,7 +451,7 @@ async fn streamed_runs_send_each_piece_as_it_arrives_in_every_dialect() {
             .key("k")
             .build()
             .unwrap();
-        let agent = Agent::builder(model, toolkit_examples::registry().unwrap())
+        let agent = Agent::builder(model, toolkit_example_tools::registry().unwrap())
             .streaming(true)
             .build()
             .unwrap();

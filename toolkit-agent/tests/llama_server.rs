@@ -35,7 +35,7 @@ enum Unit {
 
 /// A conversation with the example tools, short answers.
 fn fresh() -> Conversation {
-    let registry = toolkit_examples::registry().unwrap();
+    let registry = toolkit_example_tools::registry().unwrap();
     let mut conversation = Conversation::new(Provider::OpenAi);
     conversation.set_instructions("You are a careful assistant. Use the tools.");
     conversation.set_tools(&registry).unwrap();
@@ -50,7 +50,7 @@ async fn real_model() {
     };
     let model = server.model();
     let calling = server.calling_model();
-    let registry = std::sync::Arc::new(toolkit_examples::registry().unwrap());
+    let registry = std::sync::Arc::new(toolkit_example_tools::registry().unwrap());
 
     three_turns(&server).await;
 
@@ -213,9 +213,9 @@ async fn real_model() {
     let short = std::sync::Arc::new(
         Registry::builder()
             .tools(tools![
-                toolkit_examples::convert_temperature,
-                toolkit_examples::word_count,
-                toolkit_examples::done
+                toolkit_example_tools::convert_temperature,
+                toolkit_example_tools::word_count,
+                toolkit_example_tools::done
             ])
             .build()
             .unwrap(),
@@ -283,7 +283,7 @@ async fn real_model() {
 /// A chat of three turns, saved as JSON and loaded back between turns:
 /// each request continues the one before, and the server accepts each.
 async fn three_turns(server: &llama::Server) {
-    let agent = Agent::builder(server.model(), toolkit_examples::registry().unwrap())
+    let agent = Agent::builder(server.model(), toolkit_example_tools::registry().unwrap())
         .instructions("Answer in one short sentence.")
         .tool_choice(ToolChoice::None)
         .configure(|conversation| conversation.set("max_tokens", json!(32)))

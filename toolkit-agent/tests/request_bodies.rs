@@ -72,7 +72,7 @@ fn responses(provider: Provider, with_ids: bool) -> [Value; 3] {
 /// Every request of a three-step conversation in `provider`, each one as
 /// it would be sent.
 async fn requests(provider: Provider, choice: ToolChoice, with_ids: bool) -> Vec<Value> {
-    let registry = toolkit_examples::registry().unwrap();
+    let registry = toolkit_example_tools::registry().unwrap();
     let mut conversation = Conversation::new(provider);
     conversation.set_instructions("Use the tools.");
     conversation.set_tools(&registry).unwrap();
@@ -289,7 +289,7 @@ fn every_setting() -> Settings {
 async fn with_settings_and_answer(provider: Provider, settings: Settings) -> Value {
     let mut sent = requests(provider, ToolChoice::Auto, true).await;
     let last = sent.pop().unwrap();
-    let registry = toolkit_examples::registry().unwrap();
+    let registry = toolkit_example_tools::registry().unwrap();
     let mut conversation = Conversation::new(provider);
     conversation.set_tools(&registry).unwrap();
     conversation.set_settings(settings);

@@ -42,7 +42,7 @@ fn kept(ours: &Value, back: &Value, path: &str) {
 }
 
 async fn body(provider: Provider, turn: Value, choice: ToolChoice) -> Value {
-    let registry = toolkit_examples::registry().unwrap();
+    let registry = toolkit_example_tools::registry().unwrap();
     let mut conversation = Conversation::new(provider);
     conversation.set_instructions("Be brief.");
     conversation.set_tools(&registry).unwrap();
@@ -133,7 +133,7 @@ fn every_setting() -> Settings {
 }
 
 fn with_settings_and_answer(provider: Provider) -> Value {
-    let registry = toolkit_examples::registry().unwrap();
+    let registry = toolkit_example_tools::registry().unwrap();
     let mut conversation = Conversation::new(provider);
     conversation.set_instructions("Be brief.");
     conversation.set_tools(&registry).unwrap();

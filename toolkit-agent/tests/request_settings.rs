@@ -70,7 +70,7 @@ fn anthropic_keeps_a_default_output_limit_a_setting_replaces() {
 
 #[test]
 fn parallel_calls_are_sent_only_with_tools() {
-    let registry = toolkit_examples::registry().unwrap();
+    let registry = toolkit_example_tools::registry().unwrap();
     for provider in [Provider::OpenAi, Provider::OpenAiResponses] {
         let mut conversation = Conversation::new(provider);
         conversation.push_user("Hi.");
@@ -102,7 +102,7 @@ fn each_provider_names_what_it_leaves_out() {
     assert!(Settings::new().unsent(Provider::OpenAiResponses).is_empty());
 
     // And what is left out is not in the body.
-    let registry = toolkit_examples::registry().unwrap();
+    let registry = toolkit_example_tools::registry().unwrap();
     for provider in [
         Provider::OpenAi,
         Provider::OpenAiResponses,
@@ -185,7 +185,7 @@ fn free_form() -> ToolDef {
 
 #[test]
 fn strict_mode_may_be_set_before_or_after_the_tools() {
-    let registry = toolkit_examples::registry().unwrap();
+    let registry = toolkit_example_tools::registry().unwrap();
     let strict_flags = |conversation: &Conversation| -> Vec<Value> {
         conversation.request()["tools"]
             .as_array()
@@ -332,7 +332,7 @@ fn an_agent_sends_strict_tools_and_its_settings() {
             .unwrap()
     };
     let settings = toolkit_agent::Settings::new().parallel_calls(false);
-    let agent = toolkit_agent::Agent::builder(model(), toolkit_examples::registry().unwrap())
+    let agent = toolkit_agent::Agent::builder(model(), toolkit_example_tools::registry().unwrap())
         .settings(settings.clone())
         .strict(true)
         .configure(|conversation| conversation.settings_mut().temperature = Some(0.0))
@@ -348,7 +348,7 @@ fn an_agent_sends_strict_tools_and_its_settings() {
 
     // The same through the configure hook alone, strict switched before
     // the tools are set.
-    let agent = toolkit_agent::Agent::builder(model(), toolkit_examples::registry().unwrap())
+    let agent = toolkit_agent::Agent::builder(model(), toolkit_example_tools::registry().unwrap())
         .configure(|conversation| conversation.set_strict(true).unwrap())
         .build()
         .unwrap();

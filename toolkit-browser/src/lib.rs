@@ -166,10 +166,3 @@ pub use safety::{
     BlockedNavigation, DomainPattern, FRAGMENT_CHARS, PatternError, PolicyError, SECRET_CLOSE,
     SECRET_OPEN, SafetyPolicy, SafetyPolicyBuilder,
 };
-
-/// The guide's chapter on the browser toolkit (`docs/browser.md`): its
-/// examples are compiled as doc tests (those that launch Chromium are not
-/// run), so they cannot drift from the API.
-#[cfg(doctest)]
-#[doc = include_str!("../../docs/browser.md")]
-pub struct BrowserGuide;

@@ -6,17 +6,19 @@
 
 mod support;
 
+use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use support::HttpServer;
+use support::{HttpServer, block_on};
 use toolkit_core::{
     Asker, Asking, Block, Cancellation, ElicitAction, ElicitRequest, Elicited, Progress,
     ProgressSink, Provider, Registry, Root, RootsRequest, SampleRequest, Sampled, ToolCall,
     ToolDef,
 };
 use toolkit_mcp::McpClient;
+use toolkit_tests::runner::{self, Test};
 
 fn ours_over_stdio(name: &str) -> toolkit_mcp::McpClientBuilder {
     let me = std::env::current_exe().expect("the test's own path");
@@ -455,7 +457,9 @@ async fn no_offers() {
     served.abort();
 }
 
-async fn run() {
+/// Our server over stdio: calls, what it offers, list changes, and a
+/// restart of the child, in that order on one client.
+async fn over_stdio() {
     let stdio = ours_over_stdio("ours")
         .connect()
         .await
@@ -465,16 +469,19 @@ async fn run() {
     list_changes(&stdio, "ours").await;
     restart(&stdio, "ours").await;
     stdio.close().await;
+}
+
+async fn timeouts() {
     let limited = ours_over_stdio("limited")
         .timeout(Duration::from_millis(300))
         .connect()
         .await
         .expect("connected");
     timeout(limited, "limited").await;
-    collision().await;
-    questions().await;
-    println!("client: stdio ok");
+}
 
+/// Our server over Streamable HTTP with a session.
+async fn over_http() {
     let server = HttpServer::start(false);
     let http = McpClient::http("web", &server.url)
         .connect()
@@ -482,11 +489,12 @@ async fn run() {
         .expect("connected over HTTP");
     exercise(&http, "web").await;
     offers(&http).await;
-    no_offers().await;
     list_changes(&http, "web").await;
     http.close().await;
-    println!("client: Streamable HTTP with a session ok");
+}
 
+/// Our server over Streamable HTTP without sessions.
+async fn over_stateless_http() {
     let server = HttpServer::start(false);
     let stateless = McpClient::http("web", &server.url)
         .stateless(true)
@@ -497,15 +505,19 @@ async fn run() {
     offers(&stateless).await;
     list_changes(&stateless, "web").await;
     stateless.close().await;
-    println!("client: Streamable HTTP stateless ok");
 }
 
-fn main() {
+fn main() -> ExitCode {
     if support::serve_if_asked() {
-        return;
+        return ExitCode::SUCCESS;
     }
-    tokio::runtime::Runtime::new()
-        .expect("a runtime")
-        .block_on(run());
-    println!("client: ok");
+    runner::run(vec![
+        Test::new("stdio", || block_on(over_stdio())),
+        Test::new("stdio_timeout", || block_on(timeouts())),
+        Test::new("name_collision", || block_on(collision())),
+        Test::new("questions", || block_on(questions())),
+        Test::new("http_with_a_session", || block_on(over_http())),
+        Test::new("http_without_offers", || block_on(no_offers())),
+        Test::new("http_stateless", || block_on(over_stateless_http())),
+    ])
 }

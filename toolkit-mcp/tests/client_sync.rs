@@ -7,6 +7,7 @@
 //! `TOOLKIT_MCP_TEST_SERVE=1` it serves the tools below on stdio, two of
 //! them disabled until `reveal` is called.
 
+use std::process::ExitCode;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
@@ -14,6 +15,7 @@ use serde_json::{Value, json};
 use toolkit_core::name::is_portable;
 use toolkit_core::{CallContext, Problem, Provider, Registry, ToolDef, tool, tools};
 use toolkit_mcp::{McpClient, McpClientBuilder, Synced};
+use toolkit_tests::runner::{self, Test};
 
 /// The registry being served, for `reveal`.
 static SERVED: OnceLock<Arc<Registry>> = OnceLock::new();
@@ -188,18 +190,21 @@ async fn refusals() {
     client.close().await;
 }
 
-fn main() {
-    if std::env::var_os("TOOLKIT_MCP_TEST_SERVE").is_some() {
-        serve();
-        return;
-    }
+/// A scenario on a runtime of its own (multi-threaded, as a host's): a
+/// failed scenario's child server ends with it.
+fn block_on(future: impl std::future::Future<Output = ()>) {
     tokio::runtime::Runtime::new()
         .expect("a runtime")
-        .block_on(async {
-            leading_digit().await;
-            println!("client_sync: a leading digit ok");
-            refusals().await;
-            println!("client_sync: refusals ok");
-        });
-    println!("client_sync: ok");
+        .block_on(future);
+}
+
+fn main() -> ExitCode {
+    if std::env::var_os("TOOLKIT_MCP_TEST_SERVE").is_some() {
+        serve();
+        return ExitCode::SUCCESS;
+    }
+    runner::run(vec![
+        Test::new("a_leading_digit", || block_on(leading_digit())),
+        Test::new("refusals", || block_on(refusals())),
+    ])
 }

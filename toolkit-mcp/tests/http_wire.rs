@@ -7,13 +7,15 @@
 
 mod support;
 
+use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use reqwest::StatusCode;
 use reqwest::header::HeaderMap;
 use serde_json::{Value, json};
-use support::HttpServer;
 use support::schema::{Revision, assert_valid};
+use support::{HttpServer, block_on};
+use toolkit_tests::runner::{self, Test};
 
 /// What one POST brought back: its status, headers and messages (one JSON
 /// body, or the events of a stream).
@@ -741,21 +743,27 @@ async fn stateless_promises(server: &HttpServer) {
     );
 }
 
-fn main() {
+/// A server of its own for each scenario (what one leaves behind, a
+/// session or a call, never meets the next), with a request size limit
+/// `too_large` reaches.
+fn limited() -> HttpServer {
+    HttpServer::start_with(false, &[("TOOLKIT_MCP_TEST_MAX_BYTES", "65536")])
+}
+
+fn main() -> ExitCode {
     if support::serve_if_asked() {
-        return;
+        return ExitCode::SUCCESS;
     }
-    let runtime = tokio::runtime::Runtime::new().expect("a runtime");
-    runtime.block_on(async {
-        let server = HttpServer::start_with(false, &[("TOOLKIT_MCP_TEST_MAX_BYTES", "65536")]);
-        with_session(&server).await;
-        resume(&server).await;
-        stateless(&server).await;
-        disconnect(&server).await;
-        too_large(&server).await;
-        malformed(&server).await;
-        foreign_host(&server).await;
-        stateless_promises(&HttpServer::start(true)).await;
-    });
-    println!("http_wire: ok");
+    runner::run(vec![
+        Test::new("with_session", || block_on(with_session(&limited()))),
+        Test::new("resume", || block_on(resume(&limited()))),
+        Test::new("stateless", || block_on(stateless(&limited()))),
+        Test::new("disconnect", || block_on(disconnect(&limited()))),
+        Test::new("too_large", || block_on(too_large(&limited()))),
+        Test::new("malformed", || block_on(malformed(&limited()))),
+        Test::new("foreign_host", || block_on(foreign_host(&limited()))),
+        Test::new("stateless_promises", || {
+            block_on(stateless_promises(&HttpServer::start(true)))
+        }),
+    ])
 }

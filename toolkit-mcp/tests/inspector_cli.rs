@@ -10,9 +10,10 @@
 mod support;
 
 use std::path::PathBuf;
-use std::process::Command;
+use std::process::{Command, ExitCode};
 
 use serde_json::{Value, json};
+use toolkit_tests::runner::{self, Test};
 
 /// How the Inspector reaches the server.
 #[derive(Clone, Copy)]
@@ -64,20 +65,19 @@ fn json_of(stdout: &str) -> Value {
     serde_json::from_str(&stdout[start..]).unwrap_or_else(|error| panic!("{error}: {stdout}"))
 }
 
-fn main() {
+fn main() -> ExitCode {
     if support::serve_if_asked() {
-        return;
+        return ExitCode::SUCCESS;
     }
-    if toolkit_tests::skip::skipped("TOOLKIT_SKIP_MCP_TESTS") {
-        return;
-    }
-
-    check(Target::Stdio);
-    println!("inspector_cli: stdio ok");
-    let server = support::HttpServer::start(false);
-    check(Target::Http(&server.url));
-    println!("inspector_cli: Streamable HTTP ok");
-    println!("inspector_cli: ok");
+    const SKIP: &str = "TOOLKIT_SKIP_MCP_TESTS";
+    runner::run(vec![
+        Test::new("stdio", || check(Target::Stdio)).skip_when(SKIP),
+        Test::new("streamable_http", || {
+            let server = support::HttpServer::start(false);
+            check(Target::Http(&server.url));
+        })
+        .skip_when(SKIP),
+    ])
 }
 
 /// List, a call, an image, a failing tool and an unknown tool.

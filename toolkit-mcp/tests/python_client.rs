@@ -11,26 +11,35 @@
 
 mod support;
 
-use std::process::Command;
+use std::process::{Command, ExitCode};
 
 use serde_json::{Value, json};
+use toolkit_tests::runner::{self, Test};
 
-fn main() {
+fn main() -> ExitCode {
     if support::serve_if_asked() {
-        return;
+        return ExitCode::SUCCESS;
     }
-    if toolkit_tests::skip::skipped("TOOLKIT_SKIP_MCP_TESTS") {
-        return;
-    }
-    let python = std::env::var("TOOLKIT_PYTHON").unwrap_or_else(|_| {
+    const SKIP: &str = "TOOLKIT_SKIP_MCP_TESTS";
+    runner::run(vec![
+        Test::new("stdio", || {
+            let me = std::env::current_exe().expect("the test's own path");
+            check(&drive(&python(), "stdio", &me.to_string_lossy()));
+        })
+        .skip_when(SKIP),
+        Test::new("streamable_http", || {
+            let server = support::HttpServer::start(false);
+            check(&drive(&python(), "http", &server.url));
+        })
+        .skip_when(SKIP),
+    ])
+}
+
+/// The Python with the `mcp` package.
+fn python() -> String {
+    std::env::var("TOOLKIT_PYTHON").unwrap_or_else(|_| {
         panic!("TOOLKIT_PYTHON is not set: run scripts/test, which installs a Python with the `mcp` package, or set TOOLKIT_SKIP_MCP_TESTS=1")
-    });
-    let me = std::env::current_exe().expect("the test's own path");
-    check(&drive(&python, "stdio", &me.to_string_lossy()));
-    println!("python_client: stdio ok");
-    let server = support::HttpServer::start(false);
-    check(&drive(&python, "http", &server.url));
-    println!("python_client: Streamable HTTP ok");
+    })
 }
 
 /// Runs the Python client against a server and returns what it saw.

@@ -9,12 +9,14 @@
 //! `TOOLKIT_SKIP_MCP_TESTS=1`.
 
 use std::path::PathBuf;
+use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::json;
 use toolkit_core::{Block, Cancellation, Progress, ProgressSink, Provider, Registry, ToolCall};
 use toolkit_mcp::{McpClient, UNSHOWN_CONTENT};
+use toolkit_tests::runner::{self, Test};
 
 fn module(path: &str) -> PathBuf {
     let modules = std::env::var("TOOLKIT_NODE_MODULES").unwrap_or_else(|_| {
@@ -310,7 +312,8 @@ async fn filesystem() {
     let _ = std::fs::remove_dir_all(&folder);
 }
 
-async fn run() {
+/// server-everything over stdio.
+async fn everything_over_stdio() {
     let everything_js = module("@modelcontextprotocol/server-everything/dist/index.js");
     let stdio = McpClient::command(
         "everything",
@@ -322,8 +325,11 @@ async fn run() {
     .expect("server-everything starts");
     everything(&stdio).await;
     stdio.close().await;
-    println!("reference_servers: server-everything over stdio ok");
+}
 
+/// server-everything over Streamable HTTP.
+async fn everything_over_http() {
+    let everything_js = module("@modelcontextprotocol/server-everything/dist/index.js");
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .and_then(|listener| listener.local_addr())
         .expect("a free port")
@@ -355,18 +361,25 @@ async fn run() {
     everything(&http).await;
     http.close().await;
     let _ = node.kill().await;
-    println!("reference_servers: server-everything over Streamable HTTP ok");
-
-    filesystem().await;
-    println!("reference_servers: server-filesystem ok");
 }
 
-fn main() {
-    if toolkit_tests::skip::skipped("TOOLKIT_SKIP_MCP_TESTS") {
-        return;
-    }
+/// The scenarios on a runtime each (multi-threaded, as a host's): a failed
+/// scenario's children and connections end with it.
+fn block_on(future: impl std::future::Future<Output = ()>) {
     tokio::runtime::Runtime::new()
         .expect("a runtime")
-        .block_on(run());
-    println!("reference_servers: ok");
+        .block_on(future);
+}
+
+fn main() -> ExitCode {
+    const SKIP: &str = "TOOLKIT_SKIP_MCP_TESTS";
+    runner::run(vec![
+        Test::new(
+            "everything_over_stdio",
+            || block_on(everything_over_stdio()),
+        )
+        .skip_when(SKIP),
+        Test::new("everything_over_http", || block_on(everything_over_http())).skip_when(SKIP),
+        Test::new("filesystem", || block_on(filesystem())).skip_when(SKIP),
+    ])
 }

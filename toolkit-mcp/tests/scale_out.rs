@@ -7,6 +7,7 @@
 mod support;
 
 use std::collections::BTreeSet;
+use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -17,6 +18,7 @@ use serde_json::json;
 use support::HttpServer;
 use toolkit_core::Registry;
 use toolkit_mcp::McpClient;
+use toolkit_tests::runner::{self, Test};
 
 /// Sends each request to the next backend in turn.
 struct RoundRobin {
@@ -109,12 +111,11 @@ async fn run() {
     println!("scale_out: requests per replica {served:?}");
 }
 
-fn main() {
+fn main() -> ExitCode {
     if support::serve_if_asked() {
-        return;
+        return ExitCode::SUCCESS;
     }
-    tokio::runtime::Runtime::new()
-        .expect("a runtime")
-        .block_on(run());
-    println!("scale_out: ok");
+    runner::run(vec![Test::new("two_replicas_behind_a_proxy", || {
+        support::block_on(run())
+    })])
 }

@@ -13,11 +13,12 @@
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::fd::OwnedFd;
 use std::os::unix::net::UnixStream;
-use std::process::{Command, Stdio};
+use std::process::{Command, ExitCode, Stdio};
 use std::sync::Arc;
 
 use serde_json::{Value, json};
 use toolkit_core::{Registry, tool, tools};
+use toolkit_tests::runner::{self, Test};
 
 const SERVE: &str = "TOOLKIT_MCP_STDIO_STREAMS";
 
@@ -213,15 +214,18 @@ fn check(case: &str, served: Served, non_blocking: bool) {
     );
 }
 
-fn main() {
+fn main() -> ExitCode {
     if std::env::var_os(SERVE).is_some() {
         serve();
-        return;
+        return ExitCode::SUCCESS;
     }
     // Served without blocking, or through tokio's streams; blocking after.
-    check("pipes", pipes(), true);
-    check("sockets", sockets(), true);
-    check("one socket", one_socket(), false);
-    check("2>&1", shared_error(), false);
-    println!("stdio_streams: pipes, socket pairs, one socket and a shared standard error served");
+    runner::run(vec![
+        Test::new("pipes", || check("pipes", pipes(), true)),
+        Test::new("socket_pairs", || check("sockets", sockets(), true)),
+        Test::new("one_socket", || check("one socket", one_socket(), false)),
+        Test::new("shared_standard_error", || {
+            check("2>&1", shared_error(), false)
+        }),
+    ])
 }

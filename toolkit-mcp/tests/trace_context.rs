@@ -3,6 +3,7 @@
 //! records both ends of each call, and the server's span must be the
 //! child of the client's, in the same trace.
 
+use std::process::ExitCode;
 use std::sync::Arc;
 
 use opentelemetry::trace::{SpanId, SpanKind, TraceId, TracerProvider as _};
@@ -10,6 +11,7 @@ use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider, SpanData
 use serde_json::{Value, json};
 use toolkit_core::{Registry, telemetry, tool, tools};
 use toolkit_mcp::{HttpOptions, McpClient, McpServer};
+use toolkit_tests::runner::{self, Test};
 use tracing::Instrument;
 use tracing_subscriber::layer::SubscriberExt;
 
@@ -265,7 +267,9 @@ async fn over_lines(exporter: &InMemorySpanExporter) {
     }
 }
 
-fn main() {
+fn main() -> ExitCode {
+    // One subscriber for the process, set before any scenario: the
+    // scenarios share its exporter, each emptying it before it looks.
     let exporter = InMemorySpanExporter::default();
     let provider = SdkTracerProvider::builder()
         .with_simple_exporter(exporter.clone())
@@ -273,11 +277,18 @@ fn main() {
     let layer = tracing_opentelemetry::layer().with_tracer(provider.tracer("trace_context"));
     tracing::subscriber::set_global_default(tracing_subscriber::registry().with(layer))
         .expect("the only subscriber");
+    let over_http_exporter = exporter.clone();
+    runner::run(vec![
+        Test::new("over_http", move || {
+            block_on(over_http(&over_http_exporter))
+        }),
+        Test::new("over_lines", move || block_on(over_lines(&exporter))),
+    ])
+}
+
+/// A scenario on a runtime of its own (multi-threaded, as a host's).
+fn block_on(future: impl std::future::Future<Output = ()>) {
     tokio::runtime::Runtime::new()
         .expect("a runtime")
-        .block_on(async {
-            over_http(&exporter).await;
-            over_lines(&exporter).await;
-        });
-    println!("trace_context: ok");
+        .block_on(future);
 }

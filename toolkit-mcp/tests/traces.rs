@@ -3,11 +3,13 @@
 //! registry's `execute_tool` span inside the server's, errors by their
 //! JSON-RPC code or `tool_error`, and no content unless captured.
 
+use std::process::ExitCode;
 use std::sync::Arc;
 
 use serde_json::json;
 use toolkit_core::{Registry, telemetry, tool, tools};
 use toolkit_mcp::{HttpOptions, McpClient, McpServer, Prompt, PromptMessage};
+use toolkit_tests::runner::{self, Test};
 use toolkit_tests::trace::Recorder;
 
 #[path = "support/lines.rs"]
@@ -195,18 +197,21 @@ async fn both_ends_over_http(recorder: &Recorder) {
     client.close().await;
 }
 
-fn main() {
+/// Runs a scenario under a recorder of its own, on one thread, so that
+/// every task (both ends) is seen by the recorder this thread set.
+fn recorded(scenario: impl AsyncFnOnce(&Recorder)) {
     let recorder = Recorder::default();
     let _default = tracing::subscriber::set_default(recorder.clone());
-    // One thread, so that every task (both ends) is seen by the recorder
-    // this thread set.
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .expect("a runtime")
-        .block_on(async {
-            served_over_a_pipe(&recorder).await;
-            both_ends_over_http(&recorder).await;
-        });
-    println!("traces: ok");
+        .block_on(scenario(&recorder));
+}
+
+fn main() -> ExitCode {
+    runner::run(vec![
+        Test::new("served_over_a_pipe", || recorded(served_over_a_pipe)),
+        Test::new("both_ends_over_http", || recorded(both_ends_over_http)),
+    ])
 }

@@ -9,12 +9,13 @@
 mod support;
 
 use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::process::{Child, ChildStdin, ChildStdout, Command, ExitCode, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use support::schema::Revision;
+use toolkit_tests::runner::{self, Test};
 
 fn assert_valid(definition: &str, value: &Value) {
     support::schema::assert_valid(Revision::V2025_11_25, definition, value);
@@ -263,12 +264,9 @@ fn resources_and_prompts(server: &mut Server) {
     assert_eq!(messages[2]["role"], "assistant");
 }
 
-fn main() {
-    if support::serve_if_asked() {
-        return;
-    }
+/// A server of its own, past `initialize`, whose answer is checked.
+fn initialized() -> Server {
     let mut server = Server::start();
-
     let init = server.request(
         1,
         "initialize",
@@ -288,7 +286,13 @@ fn main() {
     assert_eq!(capabilities["resources"]["subscribe"], true);
     assert!(capabilities["prompts"].is_object(), "{capabilities}");
     server.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    server
+}
 
+/// The tool list and calls: results, images, structured content, a
+/// failing tool, bad arguments, an unknown tool.
+fn tools() {
+    let mut server = initialized();
     let list = server.request(2, "tools/list", json!({}));
     assert_valid("ListToolsResult", &list["result"]);
     assert_eq!(support::tool_names(&list["result"]), support::TOOLS);
@@ -318,9 +322,12 @@ fn main() {
     let unknown = server.request(8, "tools/call", json!({"name": "nope", "arguments": {}}));
     assert_valid("JSONRPCErrorResponse", &unknown);
     assert_eq!(unknown["error"]["code"], -32602);
+}
 
-    // Malformed messages: each gets a JSON-RPC error, and the server
-    // keeps serving.
+/// Malformed messages: each gets a JSON-RPC error, and the server keeps
+/// serving.
+fn malformed_messages() {
+    let mut server = initialized();
     let error = |server: &mut Server, line: &str| {
         server.send_raw(line);
         let answer = server.next();
@@ -357,8 +364,11 @@ fn main() {
     server.send_raw(r#"{"jsonrpc": "2.0", "method": "notifications/cancelled", "params": 5}"#);
     let after = server.request(9, "tools/list", json!({}));
     assert_valid("ListToolsResult", &after["result"]);
+}
 
-    // Progress: reported by the tool, sent because the request asked.
+/// Progress: reported by the tool, sent because the request asked.
+fn progress() {
+    let mut server = initialized();
     server.send(&json!({
         "jsonrpc": "2.0", "id": 50, "method": "tools/call",
         "params": {"name": "count", "arguments": {"to": 4}, "_meta": {"progressToken": "p-50"}}
@@ -381,9 +391,12 @@ fn main() {
     // Without a token, no notification.
     let quiet = server.call(51, "count", json!({"to": 2}));
     assert_eq!(quiet["content"][0]["text"], "counted to 2");
+}
 
-    // Log messages: every level until the client sets one, then those at
-    // or above it, each before the result and named for the tool.
+/// Log messages: every level until the client sets one, then those at
+/// or above it, each before the result and named for the tool.
+fn logging() {
+    let mut server = initialized();
     let heard = |server: &mut Server, id: i64| {
         server.send(&json!({
             "jsonrpc": "2.0", "id": id, "method": "tools/call",
@@ -413,10 +426,16 @@ fn main() {
     assert_eq!(heard(&mut server, 54), ["info", "error"]);
     let bad = server.request(55, "logging/setLevel", json!({"level": "loud"}));
     assert_eq!(bad["error"]["code"], -32602, "{bad}");
+}
 
-    resources_and_prompts(&mut server);
+/// Resources and prompts, listed, read and subscribed to.
+fn resources_and_prompts_offered() {
+    resources_and_prompts(&mut initialized());
+}
 
-    // Cancellation reaches the tool.
+/// Cancellation reaches the tool.
+fn cancellation() {
+    let mut server = initialized();
     server.send(&json!({
         "jsonrpc": "2.0", "id": 10, "method": "tools/call",
         "params": {"name": "slow", "arguments": {}}
@@ -448,8 +467,17 @@ fn main() {
         std::thread::sleep(Duration::from_millis(50));
         id += 1;
     }
+}
 
-    // A change to the tool list is announced.
+/// A change to the tool list is announced.
+fn list_changes() {
+    let mut server = initialized();
+    // A client lists the tools before it follows their changes. (The
+    // server starts announcing changes when it handles `initialized`; a
+    // change made by a request that overtakes that handling is not
+    // announced.)
+    let list = server.request(99, "tools/list", json!({}));
+    assert_valid("ListToolsResult", &list["result"]);
     server.call(100, "toggle", json!({"name": "fail"}));
     let deadline = Instant::now() + Duration::from_secs(5);
     loop {
@@ -460,5 +488,20 @@ fn main() {
         }
         assert!(Instant::now() < deadline, "no list_changed notification");
     }
-    println!("wire: ok");
+}
+
+fn main() -> ExitCode {
+    if support::serve_if_asked() {
+        return ExitCode::SUCCESS;
+    }
+    runner::run(vec![
+        Test::new("initialize", || drop(initialized())),
+        Test::new("tools", tools),
+        Test::new("malformed_messages", malformed_messages),
+        Test::new("progress", progress),
+        Test::new("logging", logging),
+        Test::new("resources_and_prompts", resources_and_prompts_offered),
+        Test::new("cancellation", cancellation),
+        Test::new("list_changes", list_changes),
+    ])
 }

@@ -32,18 +32,15 @@ mod storage;
 mod support;
 
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use support::chromium::{self, SKIP_VAR};
-use support::runner::{Args, Report, Scenario, panic_message};
+use support::runner::Scenario;
 use support::site;
 use toolkit_browser::{Browser, SafetyPolicy};
 use toolkit_tests::http::TestServer;
+use toolkit_tests::runner::{Args, HUNG, Report, panic_message};
 use toolkit_tests::skip::skipped;
-
-/// How long a scenario may take before it counts as hung: far beyond the
-/// slowest (about half a minute), so that only a hang reaches it.
-const HUNG: Duration = Duration::from_secs(300);
 
 fn main() -> ExitCode {
     let args = Args::from_env();
@@ -64,14 +61,9 @@ fn main() -> ExitCode {
     .into_iter()
     .flatten()
     .collect();
-    let (selected, filtered_out) = args.select(all);
+    let (selected, filtered_out) = args.select(all, |scenario| &scenario.name);
     if args.list {
-        for scenario in &selected {
-            println!("{}: test", scenario.name);
-        }
-        if !args.terse {
-            println!("\n{} tests, 0 benchmarks", selected.len());
-        }
+        args.print_list(selected.iter().map(|scenario| scenario.name.as_str()));
         return ExitCode::SUCCESS;
     }
     let mut report = Report::begin(selected.len(), filtered_out);

@@ -56,7 +56,7 @@ fn schema_of(registry: &Registry, tool: &str, provider: Provider) -> Value {
 
 #[tokio::test]
 async fn a_misspelled_nested_field_is_refused_not_dropped() {
-    let registry = toolkit_examples::registry().unwrap();
+    let registry = toolkit_example_tools::registry().unwrap();
     let message = refusal(
         &registry,
         "create_event",
@@ -77,7 +77,7 @@ async fn a_misspelled_nested_field_is_refused_not_dropped() {
 
 #[tokio::test]
 async fn a_nested_struct_is_not_read_from_an_array() {
-    let registry = toolkit_examples::registry().unwrap();
+    let registry = toolkit_example_tools::registry().unwrap();
     let message = refusal(
         &registry,
         "create_event",
@@ -93,7 +93,7 @@ async fn a_nested_struct_is_not_read_from_an_array() {
 
 #[tokio::test]
 async fn a_top_level_array_is_not_positional_arguments() {
-    let registry = toolkit_examples::registry().unwrap();
+    let registry = toolkit_example_tools::registry().unwrap();
     let message = refusal(&registry, "word_count", r#"["a b c"]"#)
         .await
         .expect("refused");
@@ -685,7 +685,7 @@ fn rust_paths_read_like_the_type() {
 
 #[tokio::test]
 async fn every_argument_error_is_reported_at_once() {
-    let registry = toolkit_examples::registry().unwrap();
+    let registry = toolkit_example_tools::registry().unwrap();
     let message = refusal(
         &registry,
         "convert_temperature",
@@ -706,7 +706,7 @@ async fn every_argument_error_is_reported_at_once() {
 
 #[tokio::test]
 async fn no_generated_name_reaches_the_model() {
-    let registry = toolkit_examples::registry().unwrap();
+    let registry = toolkit_example_tools::registry().unwrap();
     let double_encoded = serde_json::to_string(r#"{"text": "a b"}"#).unwrap();
     let runtime = Registry::builder()
         .tool(

@@ -665,7 +665,7 @@ async fn the_stress_corpus_agrees_with_every_provider() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_example_registry_agrees_with_every_provider() {
-    let registry = toolkit_examples::registry().expect("the examples build");
+    let registry = toolkit_example_tools::registry().expect("the examples build");
     let report = check_registry(&registry, 0x5eed_0002, cases()).await;
     assert_agreement(report, "example registry");
 }

@@ -42,7 +42,7 @@ pub(crate) fn check_snapshot(name: &str, actual: &str) {
 }
 
 fn definitions(provider: Provider) -> String {
-    let registry = toolkit_examples::registry().unwrap();
+    let registry = toolkit_example_tools::registry().unwrap();
     let definitions = registry.tool_list(provider).unwrap();
     let mut text = serde_json::to_string_pretty(&definitions).unwrap();
     text.push('\n');
@@ -51,7 +51,7 @@ fn definitions(provider: Provider) -> String {
 
 #[test]
 fn canonical_schemas_are_pinned() {
-    let registry = toolkit_examples::registry().unwrap();
+    let registry = toolkit_example_tools::registry().unwrap();
     let mut text = String::new();
     for def in registry.tools() {
         let canonical = def.schema().canonical().unwrap();
@@ -168,7 +168,7 @@ fn gemini_parameters_stay_in_the_openapi_subset() {
 
 #[test]
 fn the_schema_is_built_once_and_shared() {
-    let definition = <toolkit_examples::search as Tool>::definition();
+    let definition = <toolkit_example_tools::search as Tool>::definition();
     let first = definition.schema().canonical().unwrap();
     let second = definition.schema().canonical().unwrap();
     assert!(std::ptr::eq(first, second));

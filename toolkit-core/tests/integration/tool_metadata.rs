@@ -231,7 +231,7 @@ async fn every_tool_here_accepts_exactly_what_its_schemas_say() {
 
 #[tokio::test]
 async fn the_example_registry_s_structured_result_validates_against_its_output_schema() {
-    let registry = toolkit_examples::registry().unwrap();
+    let registry = toolkit_example_tools::registry().unwrap();
     let listed = registry.tool_list(Provider::Mcp).unwrap().to_json_string();
     let listed: Value = serde_json::from_str(&listed).unwrap();
     let tools = listed.as_array().expect("a list");

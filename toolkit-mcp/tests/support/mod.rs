@@ -18,6 +18,16 @@ use std::time::Duration;
 
 use toolkit_core::{Block, CallContext, Image, Json, LogLevel, Registry, ToolResult, tool, tools};
 
+/// Runs a scenario's future on a runtime of its own, multi-threaded as
+/// the server's host would run it: one runtime per scenario, so that a
+/// failed scenario's tasks, children and connections end with it instead
+/// of disturbing the next.
+pub fn block_on<F: std::future::Future>(future: F) -> F::Output {
+    tokio::runtime::Runtime::new()
+        .expect("a runtime")
+        .block_on(future)
+}
+
 /// Adds two numbers.
 #[tool(read_only, idempotent)]
 fn add(

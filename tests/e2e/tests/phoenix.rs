@@ -16,12 +16,12 @@
 //! `TOOLKIT_PHOENIX_SCREENSHOT=FILE.png`, headless Chromium also takes a
 //! picture of the traced run in Phoenix's UI.
 
-#[path = "support/llama.rs"]
+#[path = "../../../toolkit-agent/tests/support/llama.rs"]
 mod llama;
 
 use std::net::TcpListener;
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command, ExitCode, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -31,6 +31,7 @@ use toolkit_agent::{
 };
 use toolkit_core::{Provider, Registry, telemetry, tool, tools};
 use toolkit_mcp::{McpClient, McpServer};
+use toolkit_tests::runner::{self, Test};
 
 /// Set in the server copy of this binary: where it exports.
 const SERVE: &str = "TOOLKIT_PHOENIX_TEST_SERVE";
@@ -612,16 +613,19 @@ async fn check(phoenix: &mut Phoenix, llama: &llama::Server) {
     drop(export);
 }
 
-fn main() {
+fn main() -> ExitCode {
     if let Ok(endpoint) = std::env::var(SERVE) {
         serve(&endpoint);
-        return;
+        return ExitCode::SUCCESS;
     }
-    if toolkit_tests::skip::skipped("TOOLKIT_SKIP_PHOENIX_TESTS")
-        || toolkit_tests::skip::skipped("TOOLKIT_SKIP_MODEL_TESTS")
-    {
-        return;
-    }
+    runner::run(vec![
+        Test::new("a_traced_run_reaches_phoenix", traced_run)
+            .skip_when("TOOLKIT_SKIP_PHOENIX_TESTS")
+            .skip_when("TOOLKIT_SKIP_MODEL_TESTS"),
+    ])
+}
+
+fn traced_run() {
     let program = std::env::var("TOOLKIT_PHOENIX")
         .ok()
         .filter(|value| !value.is_empty())

@@ -2,7 +2,7 @@
 //! prints each step and the outcome.
 //!
 //! ```text
-//! cargo run -q -p toolkit-agent --example agent -- \
+//! cargo run -q -p toolkit-e2e --example agent -- \
 //!     --base-url http://127.0.0.1:8080/v1 --model gemma "Convert 20 C to F"
 //! ```
 //!
@@ -25,7 +25,7 @@
 //! request's `_meta`:
 //!
 //! ```text
-//! cargo run -q -p toolkit-agent --example agent -- \
+//! cargo run -q -p toolkit-e2e --example agent -- \
 //!     --base-url http://127.0.0.1:8080/v1 --model gemma \
 //!     --otlp http://127.0.0.1:6006/v1/traces --capture-content \
 //!     --mcp-command "target/debug/examples/serve --otlp http://127.0.0.1:6006/v1/traces" \

@@ -3,9 +3,9 @@
 //! through this SDK: on standard input and output, or over Streamable HTTP.
 //!
 //! ```text
-//! cargo run -q -p toolkit-mcp --example serve_browser
-//! cargo run -q -p toolkit-mcp --example serve_browser -- --http 127.0.0.1:8080
-//! cargo run -q -p toolkit-mcp --example serve_browser -- --allow-domain '*.wikipedia.org'
+//! cargo run -q -p toolkit-e2e --example serve_browser
+//! cargo run -q -p toolkit-e2e --example serve_browser -- --http 127.0.0.1:8080
+//! cargo run -q -p toolkit-e2e --example serve_browser -- --allow-domain '*.wikipedia.org'
 //! ```
 //!
 //! The toolbox's safety policy holds for every client: `--allow-domain`

@@ -6,6 +6,7 @@
 //! launches Chromium and serves the toolbox on stdio. The test fails when
 //! Chromium is missing, unless `TOOLKIT_SKIP_BROWSER_TESTS=1`.
 
+use std::process::ExitCode;
 use std::sync::Arc;
 
 use serde_json::json;
@@ -13,6 +14,7 @@ use toolkit_browser::{Browser, BrowserConfig, SafetyPolicy};
 use toolkit_core::Registry;
 use toolkit_mcp::{McpClient, McpServer};
 use toolkit_tests::http::{Route, TestServer};
+use toolkit_tests::runner::{self, Test};
 
 /// Serves the toolbox on stdio, allowing only 127.0.0.1.
 async fn serve() {
@@ -84,18 +86,19 @@ async fn run() {
     client.close().await;
 }
 
-fn main() {
+fn main() -> ExitCode {
     if std::env::var_os("TOOLKIT_MCP_TEST_BROWSER").is_some() {
         tokio::runtime::Runtime::new()
             .expect("a runtime")
             .block_on(serve());
-        return;
+        return ExitCode::SUCCESS;
     }
-    if toolkit_tests::skip::skipped("TOOLKIT_SKIP_BROWSER_TESTS") {
-        return;
-    }
-    tokio::runtime::Runtime::new()
-        .expect("a runtime")
-        .block_on(run());
-    println!("browser_server: ok");
+    runner::run(vec![
+        Test::new("a_page_read_over_mcp", || {
+            tokio::runtime::Runtime::new()
+                .expect("a runtime")
+                .block_on(run());
+        })
+        .skip_when("TOOLKIT_SKIP_BROWSER_TESTS"),
+    ])
 }

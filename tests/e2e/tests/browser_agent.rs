@@ -1,10 +1,10 @@
-//! The browser agent example (toolkit-browser/examples/browser_agent.rs),
+//! The browser agent example (tests/e2e/examples/browser_agent.rs),
 //! driven here by a real model (llama.cpp's server with Gemma 3 270M) on the
 //! fixture site, in a real Chromium: it runs its steps, each showing the
 //! page map and running the model's calls, and stops cleanly at the step
 //! limit even though so small a model never finishes the task.
 
-#[path = "../../toolkit-agent/tests/support/llama.rs"]
+#[path = "../../../toolkit-agent/tests/support/llama.rs"]
 mod llama;
 
 #[allow(dead_code)]
@@ -14,12 +14,12 @@ mod example;
 // The fixture site of the browser scenarios (tests/browser/), and how they
 // find Chromium.
 #[allow(dead_code)]
-#[path = "browser/support/chromium.rs"]
+#[path = "../../../toolkit-browser/tests/browser/support/chromium.rs"]
 mod chromium;
 #[allow(dead_code)]
-#[path = "browser/support/pages.rs"]
+#[path = "../../../toolkit-browser/tests/browser/support/pages.rs"]
 mod pages;
-#[path = "browser/support/site.rs"]
+#[path = "../../../toolkit-browser/tests/browser/support/site.rs"]
 mod site;
 
 use toolkit_agent::StopReason;

@@ -3,7 +3,7 @@
 //! and the results go back, until it calls `done` or the step limit.
 //!
 //! ```text
-//! cargo run -p toolkit-browser --example browser_agent -- \
+//! cargo run -p toolkit-e2e --example browser_agent -- \
 //!     --base-url http://127.0.0.1:8080/v1 --model gemma \
 //!     --start-url http://127.0.0.1:8000/ "Sign up as Ada Lovelace"
 //! ```
