@@ -309,10 +309,7 @@ impl<M: Model> Driver<'_, M> {
             .calls
             .iter()
             .find(|pending| pending.call.name == FINAL_ANSWER_TOOL)
-            .map(|pending| match &pending.call.arguments {
-                serde_json::Value::String(text) => text.clone(),
-                other => other.to_string(),
-            });
+            .map(|pending| pending.call.arguments_json().into_owned());
         let results: Vec<ToolCallResult> = turn
             .calls
             .into_iter()

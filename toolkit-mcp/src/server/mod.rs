@@ -17,7 +17,7 @@ mod rounds;
 pub(crate) mod stdio;
 
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use rmcp::ErrorData;
@@ -77,6 +77,11 @@ pub struct McpServer {
     prompts: Arc<Vec<Prompt>>,
     /// The resources the session's client subscribed to: one per session.
     subscriptions: Arc<Subscriptions>,
+    /// The session's watch on the tool list, taken at `initialize` so that
+    /// a change made before the client's `notifications/initialized` is
+    /// announced once it comes (announcing starts only then): one per
+    /// session.
+    list_watch: Arc<Mutex<Option<ToolListChanges>>>,
     /// How the requests come, as the spans name it: unknown when a host
     /// runs the handler on a transport of its own.
     pub(crate) transport: Option<Transport>,
@@ -128,6 +133,7 @@ impl McpServer {
             resources: Arc::default(),
             prompts: Arc::default(),
             subscriptions: Arc::default(),
+            list_watch: Arc::default(),
             transport: None,
         }
     }
@@ -138,6 +144,7 @@ impl McpServer {
         Self {
             log_level: Arc::default(),
             subscriptions: Arc::default(),
+            list_watch: Arc::default(),
             ..self.clone()
         }
     }
@@ -459,7 +466,13 @@ impl ServerHandler for McpServer {
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
         telemetry::notification_received("notifications/initialized", self.transport);
-        tokio::spawn(announce_changes(self.registry.changes(), context.peer));
+        let watch = self
+            .list_watch
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        let changes = watch.unwrap_or_else(|| self.registry.changes());
+        tokio::spawn(announce_changes(changes, context.peer));
     }
 
     // rmcp itself acts on cancellations (it cancels the request's token);
@@ -516,6 +529,10 @@ impl McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<InitializeResult, ErrorData> {
         context.peer.set_peer_info(request.clone());
+        *self
+            .list_watch
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some(self.registry.changes());
         let mut result = self.negotiate_initialize(&request)?;
         // A client that opens with `initialize` (2025-11-25 and before)
         // hears of list changes only on a session's event stream, which a
