@@ -122,6 +122,8 @@ pub use history::budget::{OutputBudget, Spilled};
 pub use history::{History, HistoryError};
 pub use provider::{Provider, UnknownProvider};
 pub use registry::builder::{Problem, RegistryBuilder, RegistryError};
+#[allow(deprecated)]
+pub use registry::tool_list::{Definitions, DefinitionsError};
 pub use registry::tool_list::{ToolList, ToolListError};
 pub use registry::{Registry, ToolListChanges, TurnOutcome};
 pub use result::audio::{Audio, AudioError};

@@ -94,3 +94,7 @@ pub(crate) use of_type::generate;
 pub use of_type::{canonical_of, violations};
 pub use openai_strict::openai_strict;
 pub use ordered_json::OrderedJson;
+
+/// The earlier name of [`OrderedJson`], kept for one release.
+#[deprecated(since = "0.1.1", note = "renamed to `OrderedJson`")]
+pub type Json = OrderedJson;

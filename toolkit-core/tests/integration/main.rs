@@ -7,6 +7,7 @@
 
 mod call_host;
 mod dispatch_agreement;
+mod earlier_names;
 mod emit_dialects;
 mod failure_paths;
 #[cfg(unix)]
