@@ -137,6 +137,7 @@ pub use result::{Completion, NotSingleText, ToolResult};
 pub use schema::{LoweringError, SchemaError};
 pub use tool::attribute::tool;
 pub use tool::schema::{ToolSchema, ToolSchemaError};
+pub use tool::validate::MAX_ARGUMENT_DEPTH;
 pub use tool::{
     Annotations, Origin, OutputSchema, StateNeed, Tool, ToolBuilder, ToolDef, ToolFuture,
 };
