@@ -210,7 +210,10 @@ impl ToolDef {
     /// The module a `#[tool]`'s function is defined in, or a run-time tool's
     /// source (empty without one). [`origin`](Self::origin) says which of
     /// the two it is and names the function too.
-    #[deprecated(since = "0.1.1", note = "renamed to `origin`, which returns an `Origin`")]
+    #[deprecated(
+        since = "0.1.1",
+        note = "renamed to `origin`, which returns an `Origin`"
+    )]
     pub fn module_path(&self) -> &str {
         match self.origin() {
             Origin::Function { module_path, .. } => module_path,

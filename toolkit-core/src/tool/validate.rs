@@ -121,7 +121,9 @@ pub const MAX_ARGUMENT_DEPTH: usize = 127;
 /// The refusal of arguments nested past [`MAX_ARGUMENT_DEPTH`], in either
 /// form.
 pub(crate) fn too_deep_message() -> String {
-    format!("the arguments nest more than {MAX_ARGUMENT_DEPTH} levels deep, more than JSON text may")
+    format!(
+        "the arguments nest more than {MAX_ARGUMENT_DEPTH} levels deep, more than JSON text may"
+    )
 }
 
 /// Whether `value` nests arrays and objects more than `limit` levels deep.
