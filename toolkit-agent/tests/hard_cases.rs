@@ -730,3 +730,28 @@ async fn the_file_store_keeps_sessions_to_their_owner() {
     );
     let _ = std::fs::remove_dir_all(&folder);
 }
+
+// The names renamed in 0.1.1 still compile (with a deprecation warning
+// naming the new form) and send what the new form sends.
+#[tokio::test]
+#[allow(deprecated)]
+async fn the_earlier_parallel_calls_setters_send_what_settings_send() {
+    let server = TestServer::replying(vec![chat_text("a"), chat_text("b")]);
+    let earlier = Agent::builder(model(&server), registry())
+        .parallel_calls(false)
+        .build()
+        .unwrap();
+    earlier.run("one").await.unwrap();
+    let new = Agent::builder(model(&server), registry())
+        .settings(toolkit_agent::Settings::new().parallel_calls(false))
+        .build()
+        .unwrap();
+    new.run("one").await.unwrap();
+    let sent = bodies(&server);
+    assert_eq!(sent[0]["parallel_tool_calls"], json!(false), "{}", sent[0]);
+    assert_eq!(sent[0], sent[1]);
+
+    let mut conversation = earlier.session().conversation().clone();
+    conversation.set_parallel_calls(true);
+    assert_eq!(conversation.settings().parallel_calls, Some(true));
+}
