@@ -99,7 +99,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("\n== The model calls");
     println!("{}", serde_json::to_string_pretty(&turn)?);
 
-    let outcome = registry.run_turn(&turn).await;
+    let outcome = registry.dispatch_turn(&turn).await;
 
     let options = EmitOptions::default();
     println!("\n== What to send back: OpenAI Chat Completions");

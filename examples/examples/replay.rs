@@ -48,7 +48,7 @@ async fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let turn = registry.run_turn(&calls).await;
+    let turn = registry.dispatch_turn(&calls).await;
     for (index, error) in &turn.errors {
         eprintln!("replay: call {} failed: {error}", calls[*index].id);
     }

@@ -356,7 +356,7 @@ pub fn dispatch(data: &[u8]) -> Ran {
                 let Ok(calls) = serde_json::from_slice::<Vec<ToolCall>>(rest) else {
                     return Ran::default();
                 };
-                check_turn(&calls, registry.run_turn(&calls).await)
+                check_turn(&calls, registry.dispatch_turn(&calls).await)
             }
             _ => {
                 let Some((&which, body)) = rest.split_first() else {
@@ -366,7 +366,7 @@ pub fn dispatch(data: &[u8]) -> Ran {
                 let Ok(turn) = provider.read_slice(body) else {
                     return Ran::default();
                 };
-                check_turn(&turn.calls, registry.run_turn(&turn.calls).await)
+                check_turn(&turn.calls, registry.dispatch_turn(&turn.calls).await)
             }
         }
     })

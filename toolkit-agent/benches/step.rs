@@ -82,7 +82,7 @@ fn step(
     let wire = serde_json::to_vec(&request).unwrap();
     let turn = Provider::OpenAi.read(body).unwrap();
     conversation.push_turn(&turn);
-    let outcome = runtime.block_on(registry.run_turn(&turn.calls));
+    let outcome = runtime.block_on(registry.dispatch_turn(&turn.calls));
     let pushed = conversation.push_results(&turn, outcome.results);
     black_box(pushed);
     wire.len()

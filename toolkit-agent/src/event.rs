@@ -198,12 +198,7 @@ impl fmt::Display for Event {
             Self::Call {
                 call, malformed, ..
             } => {
-                write!(
-                    f,
-                    "  call {}({})",
-                    call.name,
-                    line(&call.arguments.to_string())
-                )?;
+                write!(f, "  call {}({})", call.name, line(&call.arguments_json()))?;
                 match malformed {
                     Some(problem) => write!(f, " (malformed: {problem})"),
                     None => Ok(()),

@@ -487,7 +487,9 @@ pub(crate) fn record_turn(span: &Span, turn: &Turn, facts: &ResponseFacts) {
             parts.push(json!({"type": "text", "content": turn.text}));
         }
         for call in &turn.calls {
-            parts.push(tool_call(&call.id, &call.name, &call.arguments));
+            // Text parses back to the object; malformed text stays a string.
+            let written = Value::String(call.arguments_json().into_owned());
+            parts.push(tool_call(&call.id, &call.name, &written));
         }
         let mut message = json!({"role": "assistant", "parts": parts});
         if let Some(reason) = &turn.finish_reason {

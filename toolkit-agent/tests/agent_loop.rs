@@ -121,11 +121,7 @@ async fn approval_denies_and_edits_and_events_stream() {
             log.lock().unwrap().push(call.name.clone());
             let decision = match call.name.as_str() {
                 "create_event" => Decision::Deny("no calendar changes today".into()),
-                _ => {
-                    let mut edited = call.clone();
-                    edited.arguments = json!({"text": "one two three four"});
-                    Decision::Edit(edited)
-                }
+                _ => Decision::Edit(call.with_arguments(json!({"text": "one two three four"}))),
             };
             async move { decision }
         })
@@ -138,11 +134,18 @@ async fn approval_denies_and_edits_and_events_stream() {
     assert_eq!(*seen.lock().unwrap(), ["word_count", "create_event"]);
     let received = bodies(&server);
     let messages = received[1]["messages"].as_array().unwrap();
+    // The edited call's tool message says it ran as the host changed it;
+    // its output follows the tool messages, as a note's result's does.
     assert!(
-        messages[2]["content"].as_str().unwrap().contains('4'),
+        messages[2]["content"]
+            .as_str()
+            .unwrap()
+            .contains(r#"it ran with {"text":"one two three four"}"#),
         "{}",
         messages[2]
     );
+    assert_eq!(messages[4]["role"], "user", "{}", messages[4]);
+    assert_eq!(messages[4]["content"][1]["text"], "4", "{}", messages[4]);
     assert!(
         messages[3]["content"]
             .as_str()

@@ -585,9 +585,7 @@ async fn an_interrupted_edited_call_runs_again_as_edited() {
     let registry = Arc::new(Registry::builder().tools(tools![wire]).build().unwrap());
     let agent = Agent::builder(model(&server), Arc::clone(&registry))
         .approval(|pending| async move {
-            let mut call = pending.call.clone();
-            call.arguments = json!({"to": "safe"});
-            Decision::Edit(call)
+            Decision::Edit(pending.call.with_arguments(json!({"to": "safe"})))
         })
         .build()
         .unwrap();

@@ -129,9 +129,10 @@ async fn real_model() {
     assert!(turn.has_calls(), "{turn:?}");
     let (call, info) = (&turn.calls[0], &turn.call_info[0]);
     assert!(info.malformed.is_some(), "cut off mid-arguments: {call:?}");
-    let written = call.arguments.as_str().unwrap().to_owned();
+    assert!(call.is_malformed(), "{call:?}");
+    let written = call.arguments_text().unwrap().to_owned();
     conversation.push_turn(&turn);
-    let outcome = registry.run_turn(&turn.calls).await;
+    let outcome = registry.dispatch_turn(&turn.calls).await;
     let error = outcome.results[0].result.to_text();
     assert!(outcome.results[0].result.is_error(), "{error}");
     conversation.push_results(&turn, outcome.results);

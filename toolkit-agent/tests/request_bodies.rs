@@ -96,7 +96,7 @@ async fn requests(provider: Provider, choice: ToolChoice, with_ids: bool) -> Vec
         if !turn.has_calls() {
             break;
         }
-        let outcome = registry.run_turn(&turn.calls).await;
+        let outcome = registry.dispatch_turn(&turn.calls).await;
         let mut results = outcome.results;
         if step == 0 {
             // A show-once output: in the next request, gone from the one after.

@@ -51,7 +51,7 @@ async fn body(provider: Provider, turn: Value, choice: ToolChoice) -> Value {
     conversation.push_user("Count the words of 'a b', convert 20 C.");
     let turn = provider.read(&turn).unwrap();
     conversation.push_turn(&turn);
-    let outcome = registry.run_turn(&turn.calls).await;
+    let outcome = registry.dispatch_turn(&turn.calls).await;
     conversation.push_results(&turn, outcome.results);
     conversation.push_user("Thanks.");
     let mut body = conversation.request();

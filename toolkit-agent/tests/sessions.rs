@@ -215,10 +215,20 @@ async fn calls_needing_approval_pause_the_run_and_resume_with_decisions() {
         .unwrap();
     let outcome = agent.resume(&mut session).await.unwrap();
     assert_eq!(outcome.stop, StopReason::Answered);
-    let results = tool_messages(&bodies(&server)[1]);
+    let sent = &bodies(&server)[1];
+    let results = tool_messages(sent);
     assert_eq!(results[0], "first");
-    assert_eq!(results[1], "sent: hello");
+    // The edited call ran with the host's arguments, and the model is
+    // told so; its output follows the tool messages.
+    assert!(
+        results[1].contains(r#"it ran with {"text":"hello"}"#),
+        "{}",
+        results[1]
+    );
     assert!(results[2].contains("not that file"), "{}", results[2]);
+    let last = sent["messages"].as_array().unwrap().last().unwrap();
+    assert_eq!(last["role"], "user", "{last}");
+    assert!(last.to_string().contains("sent: hello"), "{last}");
 }
 
 #[tokio::test]

@@ -83,8 +83,8 @@ async fn run_agent(browser: &Browser, site: &str) -> Result<(), Box<dyn std::err
 /// task's success once the agent called `done`.
 async fn act(registry: &Registry, step: usize, call: ToolCall) -> Option<bool> {
     println!("━━━ step {step}: the action ━━━");
-    println!("{} {}", call.name, call.arguments);
-    let turn = registry.run_turn(std::slice::from_ref(&call)).await;
+    println!("{} {}", call.name, call.arguments_json());
+    let turn = registry.dispatch_turn(std::slice::from_ref(&call)).await;
     let result = &turn.results[0].result;
     println!("━━━ step {step}: the result ━━━");
     println!("{}", result.to_text());

@@ -42,7 +42,7 @@
 //!     ToolCall::new("call_1", "search", r#"{"query": "rust"}"#.into()),
 //!     ToolCall::new("call_2", "serch", "{}".into()),
 //! ];
-//! let turn = registry.run_turn(&calls).await;
+//! let turn = registry.dispatch_turn(&calls).await;
 //!
 //! // 4. The results, as the messages that answer those calls.
 //! let messages = emit::openai_chat(&turn.results, &EmitOptions::default()).items;
@@ -122,6 +122,7 @@ pub use history::budget::{OutputBudget, Spilled};
 pub use history::{History, HistoryError};
 pub use provider::{Provider, UnknownProvider};
 pub use registry::builder::{Problem, RegistryBuilder, RegistryError};
+pub use registry::dispatch::{Dispatch, TurnDispatch};
 #[allow(deprecated)]
 pub use registry::tool_list::{Definitions, DefinitionsError};
 pub use registry::tool_list::{ToolList, ToolListError};

@@ -270,10 +270,13 @@ async fn cancellation_reaches_the_tool() {
     let registry = Registry::builder().tools(tools![hang]).build().unwrap();
     let cancellation = toolkit_core::Cancellation::new();
     let call = ToolCall::new("c1", "hang", json!({}));
-    let (outcome, ()) = tokio::join!(registry.run(&call, &cancellation), async {
-        tokio::time::sleep(Duration::from_millis(20)).await;
-        cancellation.cancel();
-    });
+    let (outcome, ()) = tokio::join!(
+        registry.dispatch(&call).cancellation(&cancellation),
+        async {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            cancellation.cancel();
+        }
+    );
     assert_eq!(outcome.result.as_text(), Ok("cancelled"));
 }
 
@@ -290,9 +293,7 @@ async fn hidden_parameters_get_state_and_context() {
     assert_eq!(counter.load(Ordering::SeqCst), 2);
 
     let call = ToolCall::new("call_42", "whoami", json!({}));
-    let outcome = registry
-        .run(&call, &toolkit_core::Cancellation::new())
-        .await;
+    let outcome = registry.dispatch(&call).await;
     assert_eq!(outcome.result.as_text(), Ok("whoami call_42"));
 
     // Hidden parameters are not in the schema.
@@ -424,7 +425,7 @@ async fn a_turn_runs_concurrently_and_answers_in_call_order() {
         ToolCall::new("c5", "nope", json!({})),
     ];
     let started = Instant::now();
-    let turn = registry.run_turn(&calls).await;
+    let turn = registry.dispatch_turn(&calls).await;
     let ids: Vec<&str> = turn.results.iter().map(|r| r.call_id.as_str()).collect();
     assert_eq!(ids, ["c1", "c2", "c3", "c4", "c5"]);
     assert_eq!(turn.results[0].result.as_text(), Ok("slept 300ms"));
@@ -456,7 +457,7 @@ async fn async_calls_of_a_turn_overlap() {
         ToolCall::new("a", "meet", json!({})),
         ToolCall::new("b", "meet", json!({})),
     ];
-    let turn = tokio::time::timeout(Duration::from_secs(10), registry.run_turn(&calls))
+    let turn = tokio::time::timeout(Duration::from_secs(10), registry.dispatch_turn(&calls))
         .await
         .expect("the calls ran one after the other");
     assert!(turn.results.iter().all(|r| r.result.as_text() == Ok("met")));
@@ -484,7 +485,7 @@ async fn a_sync_tool_does_not_block_the_runtime() {
         ToolCall::new("a", "slow_sync", json!({"millis": 3000})),
         ToolCall::new("b", "stamp", json!({})),
     ];
-    registry.run_turn(&calls).await;
+    registry.dispatch_turn(&calls).await;
     let stamped = stamps.lock().unwrap()[0];
     // Long before the sleeping tool is done (the margin is for a loaded
     // machine; a blocked runtime would stamp after 3 s).

@@ -110,9 +110,7 @@ async fn exercise(client: &McpClient, prefix: &str) {
         ProgressSink::new(move |report: Progress| seen.lock().unwrap().push(report))
     };
     let call = ToolCall::new("c1", named("count"), json!({"to": 3}));
-    let counted = registry
-        .run_reporting(&call, &Cancellation::new(), &sink)
-        .await;
+    let counted = registry.dispatch(&call).progress(&sink).await;
     assert_eq!(counted.result.to_text(), "counted to 3");
     let reports = seen.lock().unwrap().clone();
     let steps: Vec<f64> = reports.iter().map(|report| report.done).collect();
@@ -129,7 +127,7 @@ async fn exercise(client: &McpClient, prefix: &str) {
     // Cancellation, forwarded: the server's tool sees it.
     let cancellation = Cancellation::new();
     let slow = ToolCall::new("c2", named("slow"), json!({}));
-    let running = registry.run(&slow, &cancellation);
+    let running = registry.dispatch(&slow).cancellation(&cancellation);
     let cancel = async {
         tokio::time::sleep(Duration::from_millis(300)).await;
         cancellation.cancel();

@@ -161,9 +161,7 @@ async fn everything(client: &McpClient) {
         "everything_trigger-long-running-operation",
         json!({"duration": 1, "steps": 4}),
     );
-    let long = registry
-        .run_reporting(&call, &Cancellation::new(), &sink)
-        .await;
+    let long = registry.dispatch(&call).progress(&sink).await;
     assert!(!long.result.is_error(), "{:?}", long.result);
     let reports = seen.lock().unwrap().clone();
     assert!(reports.len() >= 3, "{reports:?}");
@@ -177,7 +175,7 @@ async fn everything(client: &McpClient) {
         json!({"duration": 30, "steps": 3}),
     );
     let started = Instant::now();
-    let running = registry.run(&call, &cancellation);
+    let running = registry.dispatch(&call).cancellation(&cancellation);
     let cancel = async {
         tokio::time::sleep(Duration::from_millis(300)).await;
         cancellation.cancel();

@@ -271,6 +271,7 @@ impl<M: Model> Driver<'_, M> {
                 is_error: result.is_error(),
                 text: result.to_text(),
             });
+            let result = tell_of_edit(&self.calls()[r.index].call, &r.call, result);
             self.calls_mut()[r.index].status = CallStatus::Finished { result };
             self.reported.push(r.index);
             if r.side_effects {
@@ -438,10 +439,20 @@ async fn run_one(
             Some(host) => {
                 runnable
                     .registry
-                    .run_hosted_in(&runnable.call, &own, host, &state)
+                    .dispatch(&runnable.call)
+                    .cancellation(&own)
+                    .host(host)
+                    .state(&state)
                     .await
             }
-            None => runnable.registry.run_in(&runnable.call, &own, &state).await,
+            None => {
+                runnable
+                    .registry
+                    .dispatch(&runnable.call)
+                    .cancellation(&own)
+                    .state(&state)
+                    .await
+            }
         }
     };
     let result = tokio::select! {
@@ -472,13 +483,36 @@ async fn run_one(
     (runnable, result)
 }
 
+/// A call the host edited before it ran carries a note saying what ran
+/// instead: without it the model would take the result for one of the call
+/// it made, and could repeat that call to get what it asked for.
+fn tell_of_edit(made: &ToolCall, ran: &ToolCall, result: ToolResult) -> ToolResult {
+    if made.name == ran.name && made.arguments() == ran.arguments() {
+        return result;
+    }
+    let arguments = ran.arguments_json();
+    let arguments = toolkit_core::text::cut(&arguments, 300);
+    let told = if made.name == ran.name {
+        format!(
+            "The host changed the arguments of this call before it ran; it ran with {arguments}."
+        )
+    } else {
+        format!(
+            "The host ran `{}` with {arguments} instead of this call.",
+            ran.name
+        )
+    };
+    let note = match result.note() {
+        Some(own) => format!("{told}\n{own}"),
+        None => told,
+    };
+    result.with_note(note)
+}
+
 /// The error result for a call whose arguments are not JSON: it quotes
 /// what the model wrote, so the model can tell what to fix.
 fn malformed_result(call: &ToolCall, problem: &str) -> ToolResult {
-    let written = match &call.arguments {
-        serde_json::Value::String(text) => text.clone(),
-        other => other.to_string(),
-    };
+    let written = call.arguments_json();
     let shown = toolkit_core::text::cut(&written, 300);
     ToolResult::error(format!(
         "The call to `{}` was not run: {problem}. You wrote: {shown}. \

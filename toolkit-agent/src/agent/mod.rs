@@ -294,13 +294,16 @@ impl<M: Model> AgentBuilder<M> {
     ///
     /// ```no_run
     /// # fn demo(builder: toolkit_agent::AgentBuilder<toolkit_agent::HttpModel>) {
-    /// use toolkit_agent::Decision;
+    /// use toolkit_agent::{CallStatus, Decision};
     ///
     /// builder.approval(|pending| async move {
-    ///     if pending.call.arguments["day"] == "Sunday" {
-    ///         Decision::Deny("no meetings on Sundays".into())
-    ///     } else {
-    ///         Decision::Defer // a person decides, later
+    ///     // An object on every provider, whether the model wrote text or not.
+    ///     let arguments = pending.call.arguments();
+    ///     match pending.status {
+    ///         // The process stopped while it ran: a person checks first.
+    ///         CallStatus::MayHaveRun { .. } => Decision::Defer,
+    ///         _ if arguments["day"] == "Sunday" => Decision::Deny("no meetings on Sundays".into()),
+    ///         _ => Decision::Defer, // a person decides, later
     ///     }
     /// });
     /// # }

@@ -262,27 +262,19 @@ impl Recorder {
         let _turn = self.shared.turn.lock().await;
         if self.steps() >= MAX_RECORDED_STEPS {
             lock_ignoring_poison(&self.shared.record).left_out += 1;
-            return registry.run(call, cancellation).await;
+            return registry.dispatch(call).cancellation(cancellation).await;
         }
-        let arguments = match &call.arguments {
-            Value::String(text) => serde_json::from_str(text).unwrap_or(Value::Null),
-            other => other.clone(),
-        };
-        let (picture, outlined) = self.picture(&arguments).await;
+        let (picture, outlined) = self.picture(call.arguments()).await;
         let url = match self.shared.browser.current_url().await {
             Some(url) => self.redact(&url),
             None => String::new(),
         };
-        let outcome = registry.run(call, cancellation).await;
+        let outcome = registry.dispatch(call).cancellation(cancellation).await;
         let step = Step {
             tool: call.name.clone(),
             // Redacted whole, then cut: a cut through a secret could leave
             // a piece too short to be recognised.
-            arguments: cut(
-                &self.redact(&arguments_line(&call.arguments)),
-                MAX_STEP_TEXT_CHARS,
-            )
-            .into_owned(),
+            arguments: cut(&self.redact(&call.arguments_json()), MAX_STEP_TEXT_CHARS).into_owned(),
             result: cut(&self.redact(&outcome.result.to_text()), MAX_STEP_TEXT_CHARS).into_owned(),
             is_error: outcome.result.is_error(),
             url,
@@ -390,13 +382,6 @@ impl Recorder {
 }
 
 /// A call's arguments as one line of JSON.
-fn arguments_line(arguments: &Value) -> String {
-    match arguments {
-        Value::String(text) => text.clone(),
-        other => other.to_string(),
-    }
-}
-
 /// Writes `bytes` to `path`, readable by this user only: a record holds
 /// screenshots and text of signed-in pages. An existing file is narrowed
 /// to `0600` before it is written.

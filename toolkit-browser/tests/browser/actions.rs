@@ -406,7 +406,7 @@ async fn forms_are_filled_and_submitted(browser: Browser, server: TestServer) {
         ),
         ToolCall::new("3", "click", json!({ "index": submit })),
     ];
-    let turn = agent.registry.run_turn(&calls).await;
+    let turn = agent.registry.dispatch_turn(&calls).await;
     assert!(turn.errors.is_empty(), "{:?}", turn.errors);
     for done in &turn.results {
         assert!(!done.result.is_error(), "{}", done.result.to_text());
@@ -422,7 +422,7 @@ async fn forms_are_filled_and_submitted(browser: Browser, server: TestServer) {
         ToolCall::new("1", "click", json!({ "index": submit })),
         ToolCall::new("2", "input", json!({ "index": name, "text": "late" })),
     ];
-    let turn = agent.registry.run_turn(&calls).await;
+    let turn = agent.registry.dispatch_turn(&calls).await;
     assert!(!turn.results[0].result.is_error());
     let late = turn.results[1].result.error_message().unwrap_or_default();
     assert!(late.contains("no longer exists"), "{late}");

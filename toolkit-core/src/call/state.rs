@@ -74,11 +74,11 @@ impl StateMap {
 ///     .build()?;
 /// let call = toolkit_core::ToolCall::new("c1", "whoami", serde_json::json!({}));
 /// let alice = RunState::new().with(UserId(7));
-/// let outcome = registry.run_in(&call, &Default::default(), &alice).await;
+/// let outcome = registry.dispatch(&call).state(&alice).await;
 /// assert_eq!(outcome.result.as_text(), Ok("user 7"));
 ///
 /// // A call outside any run that gives one is an error result, not a panic.
-/// let outcome = registry.run(&call, &Default::default()).await;
+/// let outcome = registry.dispatch(&call).await;
 /// assert!(outcome.result.is_error());
 /// # Ok::<(), toolkit_core::RegistryError>(())
 /// # }).unwrap();

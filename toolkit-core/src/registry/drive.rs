@@ -85,22 +85,29 @@ impl Future for Drive {
 type Pending<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// Drives every future at once on the calling task and returns their outputs
-/// in the order given.
-pub(crate) async fn join_all<'a, T>(futures: Vec<Pending<'a, T>>) -> Vec<T> {
+/// in the order given, with at most `limit` futures started and not yet done at
+/// any time: the others start in the order given, as running ones end. A
+/// future starts when first polled, so one not yet polled has done nothing.
+pub(crate) async fn join_all_limited<'a, T>(futures: Vec<Pending<'a, T>>, limit: usize) -> Vec<T> {
     JoinAll {
-        slots: futures.into_iter().map(Slot::Pending).collect(),
+        slots: futures.into_iter().map(Slot::Waiting).collect(),
+        limit: limit.max(1),
     }
     .await
 }
 
 enum Slot<'a, T> {
-    Pending(Pending<'a, T>),
+    /// Not polled yet.
+    Waiting(Pending<'a, T>),
+    /// Polled at least once, not done.
+    Running(Pending<'a, T>),
     Done(T),
     Taken,
 }
 
 struct JoinAll<'a, T> {
     slots: Vec<Slot<'a, T>>,
+    limit: usize,
 }
 
 impl<T> Unpin for JoinAll<'_, T> {}
@@ -109,19 +116,55 @@ impl<T> Future for JoinAll<'_, T> {
     type Output = Vec<T>;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Vec<T>> {
+        let this = &mut *self;
+        let mut running = this
+            .slots
+            .iter()
+            .filter(|slot| matches!(slot, Slot::Running(_)))
+            .count();
         let mut all_done = true;
-        for slot in &mut self.slots {
-            if let Slot::Pending(future) = slot {
-                match future.as_mut().poll(cx) {
-                    Poll::Ready(output) => *slot = Slot::Done(output),
-                    Poll::Pending => all_done = false,
+        for slot in &mut this.slots {
+            let future = match slot {
+                Slot::Running(future) => future,
+                Slot::Waiting(_) if running < this.limit => {
+                    running += 1;
+                    let Slot::Waiting(future) = std::mem::replace(slot, Slot::Taken) else {
+                        unreachable!("matched above")
+                    };
+                    *slot = Slot::Running(future);
+                    let Slot::Running(future) = slot else {
+                        unreachable!("set above")
+                    };
+                    future
                 }
+                Slot::Waiting(_) => {
+                    all_done = false;
+                    continue;
+                }
+                Slot::Done(_) | Slot::Taken => continue,
+            };
+            match future.as_mut().poll(cx) {
+                Poll::Ready(output) => {
+                    *slot = Slot::Done(output);
+                    running -= 1;
+                }
+                Poll::Pending => all_done = false,
             }
         }
         if !all_done {
+            // A slot freed after a waiting one was passed over: start it
+            // now rather than on a wake that may never come.
+            let startable = running < this.limit
+                && this
+                    .slots
+                    .iter()
+                    .any(|slot| matches!(slot, Slot::Waiting(_)));
+            if startable {
+                cx.waker().wake_by_ref();
+            }
             return Poll::Pending;
         }
-        let outputs = self
+        let outputs = this
             .slots
             .iter_mut()
             .filter_map(|slot| match std::mem::replace(slot, Slot::Taken) {

@@ -3,6 +3,7 @@
 pub(crate) mod action;
 pub(crate) mod builder;
 pub(crate) mod catalogue;
+pub(crate) mod dispatch;
 pub(crate) mod drive;
 pub(crate) mod suggest;
 pub(crate) mod tool_list;
@@ -17,7 +18,8 @@ use tokio::sync::watch;
 use tracing::{Instrument, Span};
 
 use self::builder::Checks;
-use self::drive::{Drive, join_all};
+use self::dispatch::{Dispatch, TurnDispatch};
+use self::drive::Drive;
 use crate::call::context::CallSite;
 use crate::call::host::CallHost;
 use crate::call::progress::ProgressSink;
@@ -268,103 +270,126 @@ impl Registry {
         self.changes.send_modify(|version| *version += 1);
     }
 
-    /// Calls the tool `name` with `arguments` (JSON text or a parsed value).
+    /// Runs one call the model made: await what this gives, or first give
+    /// it a cancellation signal, the run's own values, or what the host
+    /// offers the call ([`Dispatch`]).
     ///
     /// Never panics and never loses an error. Malformed JSON; a missing,
     /// unknown or mistyped field (named with its path, the expected type and
     /// what came); an unknown or disabled tool (with the closest names); a
     /// panicking tool; a timeout: each becomes an error result for the model
     /// and a [`CallError`] for the host, in the [`CallOutcome`].
-    pub async fn call<'a>(&self, name: &str, arguments: impl Into<Arguments<'a>>) -> CallOutcome {
-        let signals = Signals::new(&self.never_cancelled);
-        self.dispatch("", name, arguments.into(), signals).await
+    ///
+    /// ```
+    /// use toolkit_core::{Registry, ToolCall, tool, tools};
+    ///
+    /// /// Adds two numbers.
+    /// #[tool]
+    /// fn add(
+    ///     /// The first number.
+    ///     a: i64,
+    ///     /// The second number.
+    ///     b: i64,
+    /// ) -> i64 {
+    ///     a + b
+    /// }
+    ///
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// let registry = Registry::builder().tools(tools![add]).build()?;
+    /// let call = ToolCall::from_text("call_1", "add", r#"{"a": 2, "b": 3}"#);
+    /// assert_eq!(registry.dispatch(&call).await.result.to_text(), "5");
+    /// # Ok::<(), toolkit_core::RegistryError>(())
+    /// # }).unwrap();
+    /// ```
+    pub fn dispatch<'r>(&'r self, call: &'r ToolCall) -> Dispatch<'r> {
+        Dispatch::new(self, &call.id, &call.name, call.dispatch_arguments())
+    }
+
+    /// Runs one turn's calls concurrently and gives their results in call
+    /// order: await what this gives, or first give the calls what they
+    /// may use, or a limit on how many run at once ([`TurnDispatch`]).
+    /// Async tools run together on the awaiting task; sync tools run on
+    /// tokio's blocking pool.
+    pub fn dispatch_turn<'r>(&'r self, calls: &'r [ToolCall]) -> TurnDispatch<'r> {
+        TurnDispatch::new(self, calls)
+    }
+
+    /// Calls the tool `name` with `arguments` (JSON text or a parsed
+    /// value), as the host rather than the model: [`dispatch`](Self::dispatch)
+    /// of a call without an id, for a host that has a name and arguments
+    /// rather than a [`ToolCall`]. The same [`Dispatch`] to await.
+    pub fn call<'a>(&'a self, name: &'a str, arguments: impl Into<Arguments<'a>>) -> Dispatch<'a> {
+        Dispatch::new(self, "", name, arguments.into())
     }
 
     /// Runs one call the model made, with a cancellation signal the host can
     /// raise.
+    #[deprecated(
+        since = "0.2.0",
+        note = "use `registry.dispatch(call).cancellation(cancellation).await`"
+    )]
     pub async fn run(&self, call: &ToolCall, cancellation: &Cancellation) -> CallOutcome {
-        let signals = Signals::new(cancellation);
-        self.dispatch(&call.id, &call.name, call.arguments(), signals)
-            .await
+        self.dispatch(call).cancellation(cancellation).await
     }
 
     /// [`run`](Self::run) as part of a run that gives its own values
     /// ([`RunState`]): the call's tool reads them before the registry's.
+    #[deprecated(
+        since = "0.2.0",
+        note = "use `registry.dispatch(call).cancellation(cancellation).state(state).await`"
+    )]
     pub async fn run_in(
         &self,
         call: &ToolCall,
         cancellation: &Cancellation,
         state: &RunState,
     ) -> CallOutcome {
-        let signals = Signals {
-            run: Some(state),
-            ..Signals::new(cancellation)
-        };
-        self.dispatch(&call.id, &call.name, call.arguments(), signals)
+        self.dispatch(call)
+            .cancellation(cancellation)
+            .state(state)
             .await
     }
 
-    /// [`run`](Self::run), with the tool's
-    /// [progress reports](crate::CallContext::report_progress) sent to
+    /// [`run`](Self::run), with the tool's progress reports sent to
     /// `progress`.
+    #[deprecated(
+        since = "0.2.0",
+        note = "use `registry.dispatch(call).cancellation(cancellation).progress(progress).await`"
+    )]
     pub async fn run_reporting(
         &self,
         call: &ToolCall,
         cancellation: &Cancellation,
         progress: &ProgressSink,
     ) -> CallOutcome {
-        let signals = Signals {
-            progress: Some(progress),
-            ..Signals::new(cancellation)
-        };
-        self.dispatch(&call.id, &call.name, call.arguments(), signals)
+        self.dispatch(call)
+            .cancellation(cancellation)
+            .progress(progress)
             .await
     }
 
-    /// [`run`](Self::run), with what the host offers the call: where the
-    /// tool's [progress reports](crate::CallContext::report_progress) and
-    /// [log messages](crate::CallContext::log) go, and who answers its
-    /// [questions](crate::CallContext::elicit).
-    ///
-    /// ```
-    /// use std::sync::{Arc, Mutex};
-    /// use toolkit_core::{CallContext, CallHost, Cancellation, LogLevel, LogSink, Registry, ToolCall, tool, tools};
-    ///
-    /// /// Cleans the cache.
-    /// #[tool]
-    /// async fn clean(#[tool(context)] call: CallContext) -> String {
-    ///     call.log(LogLevel::Info, "cleaning");
-    ///     "clean".to_owned()
-    /// }
-    ///
-    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
-    /// let registry = Registry::builder().tools(tools![clean]).build()?;
-    /// let heard = Arc::new(Mutex::new(Vec::new()));
-    /// let into = Arc::clone(&heard);
-    /// let host = CallHost::new().log(LogSink::new(move |message| into.lock().unwrap().push(message.message)));
-    /// let call = ToolCall::new("1", "clean", serde_json::json!({}));
-    /// registry.run_hosted(&call, &Cancellation::new(), &host).await;
-    /// assert_eq!(*heard.lock().unwrap(), ["cleaning"]);
-    /// # Ok::<(), toolkit_core::RegistryError>(())
-    /// # }).unwrap();
-    /// ```
+    /// [`run`](Self::run), with what the host offers the call.
+    #[deprecated(
+        since = "0.2.0",
+        note = "use `registry.dispatch(call).cancellation(cancellation).host(host).await`"
+    )]
     pub async fn run_hosted(
         &self,
         call: &ToolCall,
         cancellation: &Cancellation,
         host: &CallHost,
     ) -> CallOutcome {
-        let signals = Signals {
-            progress: host.progress.as_ref(),
-            host: Some(host),
-            ..Signals::new(cancellation)
-        };
-        self.dispatch(&call.id, &call.name, call.arguments(), signals)
+        self.dispatch(call)
+            .cancellation(cancellation)
+            .host(host)
             .await
     }
 
-    /// [`run_hosted`](Self::run_hosted) as part of a run that gives its own
-    /// values (see [`run_in`](Self::run_in)).
+    /// `run_hosted` as part of a run that gives its own values.
+    #[deprecated(
+        since = "0.2.0",
+        note = "use `registry.dispatch(call).cancellation(cancellation).host(host).state(state).await`"
+    )]
     pub async fn run_hosted_in(
         &self,
         call: &ToolCall,
@@ -372,72 +397,34 @@ impl Registry {
         host: &CallHost,
         state: &RunState,
     ) -> CallOutcome {
-        let signals = Signals {
-            progress: host.progress.as_ref(),
-            host: Some(host),
-            run: Some(state),
-            ..Signals::new(cancellation)
-        };
-        self.dispatch(&call.id, &call.name, call.arguments(), signals)
+        self.dispatch(call)
+            .cancellation(cancellation)
+            .host(host)
+            .state(state)
             .await
     }
 
     /// Runs one turn's calls concurrently and returns their results in call
-    /// order. Async tools run together on the calling task; sync tools run
-    /// on tokio's blocking pool.
+    /// order.
+    #[deprecated(since = "0.2.0", note = "use `registry.dispatch_turn(calls).await`")]
     pub async fn run_turn(&self, calls: &[ToolCall]) -> TurnOutcome {
-        self.run_turn_with(calls, &Cancellation::new()).await
+        self.dispatch_turn(calls).await
     }
 
-    /// [`run_turn`](Self::run_turn) with a cancellation signal shared by the
-    /// turn's calls.
+    /// `run_turn` with a cancellation signal shared by the turn's calls.
+    #[deprecated(
+        since = "0.2.0",
+        note = "use `registry.dispatch_turn(calls).cancellation(cancellation).await`"
+    )]
     pub async fn run_turn_with(
         &self,
         calls: &[ToolCall],
         cancellation: &Cancellation,
     ) -> TurnOutcome {
-        let futures = calls
-            .iter()
-            .map(|call| Box::pin(self.run(call, cancellation)) as _)
-            .collect();
-        let outcomes: Vec<CallOutcome> = join_all(futures).await;
-        let mut errors = Vec::new();
-        let results = calls
-            .iter()
-            .zip(outcomes)
-            .enumerate()
-            .map(|(i, (call, outcome))| {
-                if let Some(error) = outcome.error {
-                    errors.push((i, error));
-                }
-                ToolCallResult::new(&call.id, &call.name, outcome.result)
-            })
-            .collect();
-        TurnOutcome { results, errors }
+        self.dispatch_turn(calls).cancellation(cancellation).await
     }
 
-    async fn dispatch(
-        &self,
-        call_id: &str,
-        name: &str,
-        arguments: Arguments<'_>,
-        signals: Signals<'_>,
-    ) -> CallOutcome {
-        // A traced call takes its own, boxed path: the untraced one stays
-        // as small as before (docs/performance.md, "Tracing").
-        if let Some(span) = telemetry::tool_span(name, call_id) {
-            return Box::pin(self.dispatch_traced(span, call_id, name, arguments, signals)).await;
-        }
-        match self.start(call_id, name, arguments, signals) {
-            Ok(started) => match started.await {
-                Ok(result) => CallOutcome::ok(result),
-                Err(stop) => CallOutcome::failed(stop.into_error(name)),
-            },
-            Err(error) => CallOutcome::failed(error),
-        }
-    }
-
-    /// [`dispatch`](Self::dispatch) inside the call's span: the tool's
+    /// A call inside its span: the tool's
     /// start and every poll of its future are in it.
     async fn dispatch_traced(
         &self,

@@ -237,7 +237,7 @@ impl Stream {
             .zip(turn.call_info.iter_mut())
             .zip(malformed)
         {
-            call.arguments = input;
+            call.set_arguments(input);
             info.malformed = problem;
         }
         if self.has_usage {
@@ -278,8 +278,8 @@ mod tests {
         assert_eq!(turn.text, "I'll check the weather.");
         assert_eq!(turn.calls[0].id, "toolu_01A09q90qw90lq917835lq9");
         assert_eq!(
-            turn.calls[0].arguments,
-            json!({"location": "San Francisco, CA", "unit": "celsius"})
+            turn.calls[0].arguments(),
+            &json!({"location": "San Francisco, CA", "unit": "celsius"})
         );
         assert_eq!(turn.echo, body["content"]);
         assert_eq!(turn.finish_reason.as_deref(), Some("tool_use"));
@@ -363,7 +363,8 @@ mod tests {
             stream.push(&event).unwrap();
         }
         let turn = stream.finish().unwrap();
-        assert_eq!(turn.calls[0].arguments, "{\"location");
+        assert_eq!(turn.calls[0].arguments_text(), Some("{\"location"));
+        assert!(turn.calls[0].is_malformed());
         assert!(turn.call_info[0].malformed.is_some());
         assert_eq!(turn.echo[3]["input"], json!({}));
     }

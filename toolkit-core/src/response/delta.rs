@@ -156,7 +156,7 @@ mod tests {
             )
             .unwrap();
         assert!(pieces(&stream).is_empty());
-        assert_eq!(stream.finish().unwrap().calls[0].arguments, "{\"a\":1}");
+        assert_eq!(stream.finish().unwrap().calls[0].arguments()["a"], 1);
     }
 
     #[test]

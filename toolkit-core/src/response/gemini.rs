@@ -191,7 +191,7 @@ mod tests {
         let turn = PROVIDER.read(&body).unwrap();
         assert_eq!(turn.calls.len(), 2);
         assert_eq!(turn.calls[0].name, "check_flight");
-        assert_eq!(turn.calls[0].arguments, json!({"flight": "AA100"}));
+        assert_eq!(turn.calls[0].arguments(), &json!({"flight": "AA100"}));
         assert!(turn.call_info.iter().all(|info| info.generated_id));
         assert_ne!(turn.calls[0].id, turn.calls[1].id);
         assert_eq!(PROVIDER.read(&body).unwrap().calls, turn.calls);

@@ -259,11 +259,16 @@ mod tests {
         assert_eq!(turn.calls[0].id, "call_abc123");
         assert_eq!(turn.calls[0].name, "get_current_weather");
         assert_eq!(
-            turn.calls[0].arguments,
-            "{\n\"location\": \"Boston, MA\"\n}"
+            turn.calls[0].arguments_text(),
+            Some("{\n\"location\": \"Boston, MA\"\n}")
         );
+        assert_eq!(turn.calls[0].arguments()["location"], "Boston, MA");
         assert!(turn.call_info[0].malformed.is_none());
-        assert_eq!(turn.calls[1].arguments, "{\"location\": \"Paris");
+        assert_eq!(
+            turn.calls[1].arguments_text(),
+            Some("{\"location\": \"Paris")
+        );
+        assert!(turn.calls[1].is_malformed());
         assert!(
             turn.call_info[1]
                 .malformed
@@ -292,7 +297,7 @@ mod tests {
         let turn = PROVIDER.read(&body).unwrap();
         assert_eq!(turn.text, "It is sunny.");
         assert_eq!(turn.call_info[0].kind, CallKind::Custom);
-        assert_eq!(turn.calls[0].arguments, "print(1)");
+        assert_eq!(turn.calls[0].arguments_text(), Some("print(1)"));
     }
 
     #[test]

@@ -262,7 +262,11 @@ mod tests {
         let turn = PROVIDER.read(&body).unwrap();
         assert_eq!(turn.calls.len(), 2);
         assert_eq!(turn.calls[0].id, "call_12345xyz");
-        assert_eq!(turn.calls[0].arguments, "{\"location\":\"Paris, France\"}");
+        assert_eq!(turn.calls[0].arguments()["location"], "Paris, France");
+        assert_eq!(
+            turn.calls[0].arguments_text(),
+            Some("{\"location\":\"Paris, France\"}")
+        );
         assert_eq!(turn.calls[1].id, "call_777");
         assert_eq!(turn.call_info[1].kind, CallKind::Custom);
         // Reasoning items come back with the calls, in order.

@@ -30,7 +30,7 @@ use super::{Provider, anthropic, gemini, openai_chat, openai_responses};
 /// stream.push_data(r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"\"Paris\"}"}}]},"finish_reason":"tool_calls"}]}"#).unwrap();
 /// stream.push_data("[DONE]").unwrap();
 /// let turn = stream.finish().unwrap();
-/// assert_eq!(turn.calls[0].arguments, r#"{"city":"Paris"}"#);
+/// assert_eq!(turn.calls[0].arguments()["city"], "Paris");
 /// ```
 #[derive(Debug, Clone)]
 pub struct Accumulator {

@@ -15,9 +15,10 @@ pub struct Turn {
     pub provider: Provider,
     /// The assistant's text, its parts joined in order (thinking excluded).
     pub text: String,
-    /// The calls, in the order the model made them. Arguments are an object
-    /// where the provider sends one (Anthropic, Gemini), otherwise the text
-    /// the model wrote, unparsed, even when it is not valid JSON.
+    /// The calls, in the order the model made them. Their arguments read
+    /// as an object on every provider ([`ToolCall::arguments`]); the text
+    /// the model wrote, where it wrote text, is kept as it came, even when
+    /// it is not valid JSON ([`ToolCall::arguments_text`]).
     pub calls: Vec<ToolCall>,
     /// What the reader learned about each call, index for index with
     /// [`calls`](Self::calls).
@@ -106,7 +107,8 @@ pub enum CallKind {
     /// A function call whose arguments are JSON.
     Function,
     /// A custom tool call (OpenAI `custom` tools) whose input is free text,
-    /// kept as a JSON string in the [`ToolCall`]'s `arguments`.
+    /// kept as the [`ToolCall`]'s text
+    /// ([`arguments_text`](ToolCall::arguments_text)).
     Custom,
 }
 

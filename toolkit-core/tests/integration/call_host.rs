@@ -78,7 +78,9 @@ async fn text(
     within_ms: u64,
 ) -> String {
     let outcome = registry
-        .run_hosted(&call(within_ms), cancellation, host)
+        .dispatch(&call(within_ms))
+        .cancellation(cancellation)
+        .host(host)
         .await;
     outcome.result.as_text().expect("a text").to_owned()
 }
@@ -109,7 +111,7 @@ async fn questions_reach_the_asker_and_its_answers_the_tool() {
 async fn a_question_without_an_answer_says_why() {
     let registry = Registry::builder().tools(tools![ask_both]).build().unwrap();
     // Nobody to ask: neither `run` nor a host without an asker has one.
-    let plain = registry.run(&call(10), &Cancellation::new()).await;
+    let plain = registry.dispatch(&call(10)).await;
     let nobody = AskError::NoAsker.to_string();
     assert_eq!(
         plain.result.as_text(),

@@ -348,9 +348,9 @@ async fn arguments_a_million_levels_deep_are_refused_without_a_crash() {
                 dismantle(arguments);
 
                 let call = ToolCall::new("call_1", tool, argument(nested(LEVELS)));
-                let turn = registry.run_turn(std::slice::from_ref(&call)).await;
+                let turn = registry.dispatch_turn(std::slice::from_ref(&call)).await;
                 messages.push(turn.results[0].result.error_message().map(str::to_owned));
-                dismantle(call.arguments);
+                dismantle(call.into_arguments());
             }
             // An action that is not an object of one key is described in
             // its refusal without being written out.

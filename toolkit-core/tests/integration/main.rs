@@ -5,8 +5,10 @@
 //! Run one file's tests with `cargo test -p toolkit-core --test integration
 //! snapshots::` (any module name below).
 
+mod call_arguments;
 mod call_host;
 mod dispatch_agreement;
+mod dispatch_builder;
 mod earlier_names;
 mod emit_dialects;
 mod failure_paths;

@@ -452,12 +452,14 @@ fn tool_call_refuses_foreign_shapes() {
         json!({"id": "call_1", "name": "search", "arguments": "{\"query\":\"rust\"}"}),
     )
     .unwrap();
-    assert_eq!(own.arguments, json!("{\"query\":\"rust\"}"));
+    assert_eq!(own.arguments_text(), Some("{\"query\":\"rust\"}"));
+    assert_eq!(own.arguments(), &json!({"query": "rust"}));
     let as_object: ToolCall = serde_json::from_value(
         json!({"id": "call_1", "name": "search", "arguments": {"query": "rust"}}),
     )
     .unwrap();
-    assert_eq!(as_object.arguments, json!({"query": "rust"}));
+    assert_eq!(as_object.arguments(), &json!({"query": "rust"}));
+    assert_eq!(as_object.arguments_text(), None);
     let round_trip: ToolCall =
         serde_json::from_value(serde_json::to_value(&as_object).unwrap()).unwrap();
     assert_eq!(round_trip, as_object);

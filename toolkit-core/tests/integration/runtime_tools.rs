@@ -205,7 +205,7 @@ async fn panics_timeouts_and_cancellation_are_results() {
             cancellation.cancel();
         }
     };
-    let (outcome, ()) = tokio::join!(registry.run(&call, &cancellation), cancel);
+    let (outcome, ()) = tokio::join!(registry.dispatch(&call).cancellation(&cancellation), cancel);
     assert_eq!(outcome.result.error_message(), Some("cancelled"));
 }
 

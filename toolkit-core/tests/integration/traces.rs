@@ -70,7 +70,7 @@ async fn a_call_runs_in_an_execute_tool_span_with_the_conventions_attributes() {
     let _default = tracing::subscriber::set_default(recorder.clone());
     let registry = registry();
     let call = ToolCall::new("call_7", "weather", r#"{"city": "Oslo"}"#.into());
-    let outcome = registry.run(&call, &Cancellation::new()).await;
+    let outcome = registry.dispatch(&call).await;
     assert_eq!(outcome.result.as_text(), Ok("sunny in Oslo"));
 
     let span = recorder.span("execute_tool weather");
@@ -97,17 +97,24 @@ async fn every_dispatch_path_is_traced_and_the_tools_spans_are_its_children() {
     let cancellation = Cancellation::new();
 
     registry.call("nested", "{}").await;
-    registry.run(&call, &cancellation).await;
+    registry.dispatch(&call).cancellation(&cancellation).await;
     registry
-        .run_in(&call, &cancellation, &RunState::new())
+        .dispatch(&call)
+        .cancellation(&cancellation)
+        .state(&RunState::new())
         .await;
     registry
-        .run_hosted(&call, &cancellation, &CallHost::new())
+        .dispatch(&call)
+        .cancellation(&cancellation)
+        .host(&CallHost::new())
         .await;
     registry
-        .run_hosted_in(&call, &cancellation, &CallHost::new(), &RunState::new())
+        .dispatch(&call)
+        .cancellation(&cancellation)
+        .host(&CallHost::new())
+        .state(&RunState::new())
         .await;
-    registry.run_turn(&[call.clone(), call.clone()]).await;
+    registry.dispatch_turn(&[call.clone(), call.clone()]).await;
     registry
         .call_action(&serde_json::json!({"nested": {}}))
         .await;
@@ -133,7 +140,7 @@ async fn every_dispatch_path_is_traced_and_the_tools_spans_are_its_children() {
     {
         use tracing::Instrument;
         registry
-            .run_turn(std::slice::from_ref(&call))
+            .dispatch_turn(std::slice::from_ref(&call))
             .instrument(turn)
             .await;
     }

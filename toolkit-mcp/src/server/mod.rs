@@ -543,7 +543,11 @@ impl McpServer {
             host = host.log(logger.sink().clone());
         }
         let outcome = {
-            let run = self.registry.run_hosted(&call, &cancellation, &host);
+            let run = self
+                .registry
+                .dispatch(&call)
+                .cancellation(&cancellation)
+                .host(&host);
             tokio::pin!(run);
             tokio::select! {
                 outcome = &mut run => outcome,

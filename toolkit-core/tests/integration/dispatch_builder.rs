@@ -1,0 +1,110 @@
+//! `Registry::dispatch` and `dispatch_turn`: what a call is given reaches
+//! the tool, a turn keeps its limit on calls at once, and nothing runs
+//! before it is awaited.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use serde_json::json;
+use toolkit_core::{CallContext, Cancellation, Registry, RunState, ToolCall, tool, tools};
+
+static RUNNING: AtomicUsize = AtomicUsize::new(0);
+static MOST: AtomicUsize = AtomicUsize::new(0);
+static STARTED: AtomicUsize = AtomicUsize::new(0);
+
+/// Waits a little, counting how many wait at once.
+#[tool]
+async fn wait(
+    /// Which call this is.
+    n: u32,
+) -> String {
+    STARTED.fetch_add(1, Ordering::SeqCst);
+    let now = RUNNING.fetch_add(1, Ordering::SeqCst) + 1;
+    MOST.fetch_max(now, Ordering::SeqCst);
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    RUNNING.fetch_sub(1, Ordering::SeqCst);
+    format!("waited {n}")
+}
+
+/// Says whether it was cancelled, and whose run it is part of.
+#[tool]
+async fn observe(#[tool(context)] call: CallContext) -> String {
+    let user = call.state::<String>().unwrap_or_default();
+    format!(
+        "cancelled: {}, user: {user}",
+        call.cancellation().is_cancelled()
+    )
+}
+
+fn calls(count: u32) -> Vec<ToolCall> {
+    (0..count)
+        .map(|n| ToolCall::new(format!("call_{n}"), "wait", json!({"n": n})))
+        .collect()
+}
+
+// One test for the counters, so that no other test's calls mix with them.
+#[tokio::test]
+async fn a_turn_keeps_its_limit_and_nothing_runs_before_it_is_awaited() {
+    let registry = Registry::builder().tools(tools![wait]).build().unwrap();
+    let calls = calls(6);
+
+    let limited = registry.dispatch_turn(&calls).max_concurrent(2).await;
+    assert_eq!(MOST.swap(0, Ordering::SeqCst), 2);
+    let texts: Vec<String> = limited.results.iter().map(|r| r.result.to_text()).collect();
+    let expected: Vec<String> = (0..6).map(|n| format!("waited {n}")).collect();
+    assert_eq!(texts, expected, "in call order");
+
+    registry.dispatch_turn(&calls).await;
+    assert_eq!(MOST.swap(0, Ordering::SeqCst), 6, "unlimited by default");
+
+    // Built, given what it may use, dropped: no tool ran.
+    let before = STARTED.load(Ordering::SeqCst);
+    drop(
+        registry
+            .dispatch(&calls[0])
+            .cancellation(&Cancellation::new()),
+    );
+    drop(registry.dispatch_turn(&calls).max_concurrent(1));
+    tokio::time::sleep(Duration::from_millis(30)).await;
+    assert_eq!(STARTED.load(Ordering::SeqCst), before);
+}
+
+#[tokio::test]
+async fn what_a_call_is_given_reaches_its_tool() {
+    let registry = Registry::builder().tools(tools![observe]).build().unwrap();
+    let call = ToolCall::new("c1", "observe", json!({}));
+    let stop = Cancellation::new();
+    stop.cancel();
+    let state = RunState::new().with("ada".to_owned());
+    let outcome = registry
+        .dispatch(&call)
+        .cancellation(&stop)
+        .state(&state)
+        .await;
+    assert_eq!(outcome.result.to_text(), "cancelled: true, user: ada");
+
+    let turn = registry
+        .dispatch_turn(std::slice::from_ref(&call))
+        .state(&state)
+        .await;
+    assert_eq!(
+        turn.results[0].result.to_text(),
+        "cancelled: false, user: ada"
+    );
+
+    // By name, as the host: the same builder.
+    let outcome = registry.call("observe", "{}").state(&state).await;
+    assert_eq!(outcome.result.to_text(), "cancelled: false, user: ada");
+}
+
+#[tokio::test]
+#[allow(deprecated)]
+async fn the_former_methods_still_run_calls() {
+    let registry = Registry::builder().tools(tools![observe]).build().unwrap();
+    let call = ToolCall::new("c1", "observe", json!({}));
+    let state = RunState::new().with("ada".to_owned());
+    let outcome = registry.run_in(&call, &Cancellation::new(), &state).await;
+    assert_eq!(outcome.result.to_text(), "cancelled: false, user: ada");
+    let turn = registry.run_turn(std::slice::from_ref(&call)).await;
+    assert_eq!(turn.results[0].result.to_text(), "cancelled: false, user: ");
+}
