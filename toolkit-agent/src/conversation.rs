@@ -288,6 +288,16 @@ impl Conversation {
         &mut self.typed
     }
 
+    /// Allows or forbids several calls in one turn: the earlier form of
+    /// `settings_mut().parallel_calls = Some(parallel)`, kept for one release.
+    #[deprecated(
+        since = "0.2.0",
+        note = "set `settings_mut().parallel_calls = Some(parallel)` instead"
+    )]
+    pub fn set_parallel_calls(&mut self, parallel: bool) {
+        self.typed.parallel_calls = Some(parallel);
+    }
+
     /// Asks for a final answer that keeps `schema`, in the provider's
     /// structured-output field (see [`AnswerSchema`] for each form);
     /// `None` asks for none. A field of the same name set with

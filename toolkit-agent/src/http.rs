@@ -45,6 +45,7 @@ pub struct HttpModel {
     timeout: Duration,
     connect_timeout: Duration,
     client: reqwest::Client,
+    tools_with_answer_schema: bool,
 }
 
 /// Settings of an [`HttpModel`].
@@ -60,6 +61,7 @@ pub struct HttpModelBuilder {
     retry: RetryPolicy,
     timeout: Duration,
     connect_timeout: Duration,
+    tools_with_answer_schema: bool,
 }
 
 #[derive(Clone)]
@@ -400,6 +402,10 @@ impl Model for HttpModel {
         self.provider
     }
 
+    fn takes_tools_with_answer_schema(&self) -> bool {
+        self.tools_with_answer_schema
+    }
+
     fn complete<'a>(&'a self, request: &'a Value) -> ModelFuture<'a> {
         Box::pin(async move {
             let body = self.body(request, false);
@@ -505,6 +511,7 @@ impl HttpModelBuilder {
             retry: RetryPolicy::default(),
             timeout: Duration::from_secs(300),
             connect_timeout: Duration::from_secs(10),
+            tools_with_answer_schema: true,
         }
     }
 
@@ -588,6 +595,29 @@ impl HttpModelBuilder {
         self
     }
 
+    /// Whether the endpoint can take tools and a response schema in one
+    /// request and still call the tools (default: it can). Say `false` for
+    /// a server that enforces the schema with a grammar, as llama.cpp's
+    /// llama-server does: there the schema forces JSON from the first
+    /// token and the model can never call a tool. A typed run
+    /// ([`Run::answer`](crate::Run::answer)) on such a model asks for its
+    /// answer through the final-answer tool instead of the schema.
+    ///
+    /// ```no_run
+    /// use toolkit_agent::HttpModel;
+    ///
+    /// let llama = HttpModel::openai_chat("gemma")
+    ///     .base_url("http://127.0.0.1:8080/v1")
+    ///     .no_key()
+    ///     .tools_with_answer_schema(false)
+    ///     .build()?;
+    /// # Ok::<(), toolkit_agent::ModelError>(())
+    /// ```
+    pub fn tools_with_answer_schema(mut self, takes_both: bool) -> Self {
+        self.tools_with_answer_schema = takes_both;
+        self
+    }
+
     /// The model.
     pub fn build(self) -> Result<HttpModel, ModelError> {
         let key = match self.key {
@@ -645,6 +675,7 @@ impl HttpModelBuilder {
             timeout: self.timeout,
             connect_timeout: self.connect_timeout,
             client,
+            tools_with_answer_schema: self.tools_with_answer_schema,
         })
     }
 }

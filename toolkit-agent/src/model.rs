@@ -38,6 +38,18 @@ pub trait Model: Send + Sync {
         let _ = progress;
         self.complete(request)
     }
+
+    /// Whether the endpoint can take tools and a response schema in one
+    /// request and still call the tools. A server that enforces the schema
+    /// with a grammar (llama.cpp's llama-server) forces every answer to be
+    /// JSON of that schema, so its model can never call a tool; a typed run
+    /// on such a model asks for its answer through the final-answer tool
+    /// instead (see `AnswerMode`).
+    ///
+    /// The default says it can, as the hosted providers do.
+    fn takes_tools_with_answer_schema(&self) -> bool {
+        true
+    }
 }
 
 impl<M: Model + ?Sized> Model for std::sync::Arc<M> {
@@ -51,6 +63,10 @@ impl<M: Model + ?Sized> Model for std::sync::Arc<M> {
 
     fn stream<'a>(&'a self, request: &'a Value, progress: OnProgress<'a>) -> ModelFuture<'a> {
         (**self).stream(request, progress)
+    }
+
+    fn takes_tools_with_answer_schema(&self) -> bool {
+        (**self).takes_tools_with_answer_schema()
     }
 }
 

@@ -134,6 +134,101 @@ async fn a_typed_runs_answer_tool_stays_out_of_the_stored_session() {
     );
 }
 
+/// A server like llama.cpp's, which enforces a response schema with a
+/// grammar: with the schema in the request, its model could never call a
+/// tool.
+fn grammar_model(server: &TestServer) -> HttpModel {
+    HttpModel::openai_chat("m")
+        .base_url(server.base_url())
+        .no_key()
+        .retry(RetryPolicy::none())
+        .tools_with_answer_schema(false)
+        .build()
+        .unwrap()
+}
+
+// A typed run on a model that cannot take tools and a schema together asks
+// for its answer through the final-answer tool: no response schema is
+// sent, the tools and final_answer are, and a call is required.
+#[tokio::test]
+async fn a_typed_run_on_a_grammar_server_answers_through_the_tool() {
+    let server = TestServer::replying(vec![
+        chat_calls(&[("c1", "echo", json!({"text": "hi"}))]),
+        chat_calls(&[(
+            "c2",
+            "final_answer",
+            json!({"name": "Osaka", "population": 2}),
+        )]),
+    ]);
+    let agent = Agent::builder(grammar_model(&server), registry())
+        .build()
+        .unwrap();
+    let typed = agent.run("city?").answer::<City>().await.unwrap();
+    assert_eq!(
+        typed.value,
+        Some(City {
+            name: "Osaka".into(),
+            population: 2
+        })
+    );
+    let sent = bodies(&server);
+    assert_eq!(sent.len(), 2);
+    for body in &sent {
+        assert!(body.get("response_format").is_none(), "{body}");
+        let names: Vec<&str> = body["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|tool| tool["function"]["name"].as_str().unwrap())
+            .collect();
+        assert!(names.contains(&"final_answer"), "{names:?}");
+        assert!(names.contains(&"echo"), "{names:?}");
+        assert_eq!(body["tool_choice"], json!("required"), "{body}");
+    }
+    // The tool the model called first ran.
+    assert_eq!(tool_messages(&sent[1]), ["hi"]);
+
+    // The same model with no tools to call takes the schema: nothing is
+    // lost to the grammar there.
+    let server = TestServer::replying(vec![chat_text(r#"{"name": "Kyoto", "population": 3}"#)]);
+    let agent = Agent::builder(grammar_model(&server), Registry::builder().build().unwrap())
+        .build()
+        .unwrap();
+    let typed = agent.run("city?").answer::<City>().await.unwrap();
+    assert_eq!(typed.value.map(|city| city.name).as_deref(), Some("Kyoto"));
+    assert!(bodies(&server)[0].get("response_format").is_some());
+}
+
+// Asking such a model for the schema anyway fails before any request,
+// saying why and what to write instead.
+#[tokio::test]
+async fn a_schema_answer_on_a_grammar_server_is_refused_with_the_reason() {
+    let server = TestServer::replying(vec![chat_text("never sent")]);
+    let agent = Agent::builder(grammar_model(&server), registry())
+        .build()
+        .unwrap();
+    let error = agent
+        .run("city?")
+        .answer::<City>()
+        .mode(AnswerMode::Schema)
+        .await
+        .unwrap_err();
+    assert!(matches!(error, RunError::SchemaWithTools), "{error}");
+    let message = error.to_string();
+    assert!(
+        message.contains("cannot take tools and a response schema")
+            && message.contains("AnswerMode::Tool"),
+        "{message}"
+    );
+    assert!(server.requests().is_empty());
+
+    // A model that takes both still gets the schema by default.
+    let server = TestServer::replying(vec![chat_text(r#"{"name": "Nara", "population": 4}"#)]);
+    let agent = Agent::builder(model(&server), registry()).build().unwrap();
+    agent.run("city?").answer::<City>().await.unwrap();
+    assert!(bodies(&server)[0].get("response_format").is_some());
+}
+
 // A call of a tool the registry does not have is answered at once: a
 // tool that appears before the turn runs (a paused turn, an MCP list
 // change) never runs a call no rule looked at.
@@ -639,4 +734,29 @@ async fn the_file_store_keeps_sessions_to_their_owner() {
         dir_mode & 0o777
     );
     let _ = std::fs::remove_dir_all(&folder);
+}
+
+// The names renamed in 0.1.1 still compile (with a deprecation warning
+// naming the new form) and send what the new form sends.
+#[tokio::test]
+#[allow(deprecated)]
+async fn the_earlier_parallel_calls_setters_send_what_settings_send() {
+    let server = TestServer::replying(vec![chat_text("a"), chat_text("b")]);
+    let earlier = Agent::builder(model(&server), registry())
+        .parallel_calls(false)
+        .build()
+        .unwrap();
+    earlier.run("one").await.unwrap();
+    let new = Agent::builder(model(&server), registry())
+        .settings(toolkit_agent::Settings::new().parallel_calls(false))
+        .build()
+        .unwrap();
+    new.run("one").await.unwrap();
+    let sent = bodies(&server);
+    assert_eq!(sent[0]["parallel_tool_calls"], json!(false), "{}", sent[0]);
+    assert_eq!(sent[0], sent[1]);
+
+    let mut conversation = earlier.session().conversation().clone();
+    conversation.set_parallel_calls(true);
+    assert_eq!(conversation.settings().parallel_calls, Some(true));
 }

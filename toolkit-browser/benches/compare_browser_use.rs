@@ -85,6 +85,27 @@ const PAGES: &[&str] = &[
 const VIEWPORT_HEIGHT: f64 = 800.0;
 const BAND: f64 = 1000.0;
 
+/// Whether `python` runs and imports browser-use; the reason when not.
+fn peer_installed(python: &Path) -> Result<(), String> {
+    if !python.is_file() {
+        return Err(format!(
+            "TOOLKIT_BROWSER_USE_PYTHON is {}, which does not exist",
+            python.display()
+        ));
+    }
+    let status = Command::new(python)
+        .args(["-c", "import browser_use"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .map_err(|error| format!("{} cannot be run: {error}", python.display()))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("{} cannot import browser_use", python.display()))
+    }
+}
+
 /// How long a page is left to settle after its load event (frames set by
 /// scripts, custom elements) before it is mapped.
 const SETTLE: Duration = Duration::from_millis(400);
@@ -97,6 +118,15 @@ fn main() {
         );
         return;
     };
+    // `scripts/deps --print-env` names the virtualenv whether or not it is
+    // installed: a missing or incomplete one is a skip, not a crash.
+    if let Err(reason) = peer_installed(&python) {
+        println!(
+            "SKIPPED the browser-use comparison: {reason} \
+             (scripts/compare-browser-use installs it)"
+        );
+        return;
+    }
     let executable = match find_executable() {
         Ok(path) => path,
         Err(error) => {
@@ -118,6 +148,14 @@ fn main() {
     let mut fixture_site = None;
     let mut saved_site = None;
     let pages: Vec<(String, String)> = match std::env::var_os("COMPARE_DIR") {
+        Some(dir) if !Path::new(&dir).is_dir() => {
+            println!(
+                "SKIPPED the browser-use comparison: COMPARE_DIR is {}, which is not a folder \
+                 (scripts/compare-browser-use --saved-sites makes it)",
+                Path::new(&dir).display()
+            );
+            return;
+        }
         Some(dir) => {
             let sample = std::env::var("COMPARE_SAMPLE")
                 .ok()

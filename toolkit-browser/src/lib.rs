@@ -134,6 +134,8 @@ mod profile;
 mod record;
 mod safety;
 
+#[allow(deprecated)]
+pub use actions::{DEFAULT_ACTIONS, default_tools};
 pub use actions::{default_actions, registry};
 pub use browser::{
     Browser, Download, DownloadState, DownloadText, MAX_DOWNLOAD_READ_BYTES, TabInfo,

@@ -123,6 +123,8 @@ pub use history::{History, HistoryError};
 pub use provider::{Provider, UnknownProvider};
 pub use registry::builder::{Problem, RegistryBuilder, RegistryError};
 pub use registry::dispatch::{Dispatch, TurnDispatch};
+#[allow(deprecated)]
+pub use registry::tool_list::{Definitions, DefinitionsError};
 pub use registry::tool_list::{ToolList, ToolListError};
 pub use registry::{Registry, ToolListChanges, TurnOutcome};
 pub use result::audio::{Audio, AudioError};
@@ -136,6 +138,7 @@ pub use result::{Completion, NotSingleText, ToolResult};
 pub use schema::{LoweringError, SchemaError};
 pub use tool::attribute::tool;
 pub use tool::schema::{ToolSchema, ToolSchemaError};
+pub use tool::validate::MAX_ARGUMENT_DEPTH;
 pub use tool::{
     Annotations, Origin, OutputSchema, StateNeed, Tool, ToolBuilder, ToolDef, ToolFuture,
 };

@@ -31,12 +31,26 @@
 //!     --mcp-command "target/debug/examples/serve --otlp http://127.0.0.1:6006/v1/traces" \
 //!     "Convert 20 C to F"
 //! ```
+//!
+//! A small local model: `--tools a,b,c` keeps only those tools of the
+//! example registry, `--tool-choice required|auto|none` sets the tool
+//! choice, and `--prefill TEXT` ends every request with an assistant
+//! message holding `TEXT`, which llama-server continues, `--one-call`
+//! allows one call a step, and `--max-output-tokens N` bounds each answer
+//! (default 512). `scripts/local-model`
+//! starts llama-server with Gemma 3 270M and runs this example with the
+//! settings under which that model writes calls:
+//!
+//! ```text
+//! scripts/local-model "Convert 20 C to F"
+//! ```
 
 use std::io::Write;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use toolkit_agent::{Agent, Event, HttpModel, Limits};
+use serde_json::{Value, json};
+use toolkit_agent::{Agent, Event, HttpModel, Limits, Model, ModelFuture, OnProgress, ToolChoice};
 use toolkit_core::Cancellation;
 use toolkit_core::Provider;
 use toolkit_mcp::McpClient;
@@ -51,6 +65,11 @@ struct Options {
     otlp: Option<String>,
     capture_content: bool,
     mcp_command: Option<Vec<String>>,
+    tools: Option<Vec<String>>,
+    tool_choice: ToolChoice,
+    prefill: Option<String>,
+    max_output_tokens: u32,
+    one_call: bool,
     task: String,
 }
 
@@ -66,6 +85,11 @@ fn parse() -> Result<Options, String> {
         otlp: None,
         capture_content: false,
         mcp_command: None,
+        tools: None,
+        tool_choice: ToolChoice::Auto,
+        prefill: None,
+        max_output_tokens: 512,
+        one_call: false,
         task: String::new(),
     };
     let mut task = Vec::new();
@@ -96,6 +120,33 @@ fn parse() -> Result<Options, String> {
                 }
                 options.mcp_command = Some(words);
             }
+            "--tools" => {
+                let names = value("--tools")?
+                    .split(',')
+                    .map(|name| name.trim().to_owned())
+                    .filter(|name| !name.is_empty())
+                    .collect();
+                options.tools = Some(names);
+            }
+            "--tool-choice" => {
+                options.tool_choice = match value("--tool-choice")?.as_str() {
+                    "auto" => ToolChoice::Auto,
+                    "required" => ToolChoice::Required,
+                    "none" => ToolChoice::None,
+                    other => {
+                        return Err(format!(
+                            "--tool-choice takes auto, required or none, not `{other}`"
+                        ));
+                    }
+                }
+            }
+            "--prefill" => options.prefill = Some(value("--prefill")?),
+            "--max-output-tokens" => {
+                options.max_output_tokens = value("--max-output-tokens")?
+                    .parse()
+                    .map_err(|_| "--max-output-tokens takes a number".to_owned())?
+            }
+            "--one-call" => options.one_call = true,
             "-h" | "--help" => return Err(String::new()),
             _ => task.push(arg),
         }
@@ -116,7 +167,7 @@ async fn main() -> ExitCode {
                 eprintln!("agent: {message}");
             }
             eprintln!(
-                "usage: agent --model NAME [--base-url URL] [--dialect openai|responses|anthropic|gemini] [--max-steps N] [--key-env VAR] [--stream] [--otlp URL] [--capture-content] [--mcp-command \"CMD ARGS\"] TASK"
+                "usage: agent --model NAME [--base-url URL] [--dialect openai|responses|anthropic|gemini] [--max-steps N] [--key-env VAR] [--stream] [--otlp URL] [--capture-content] [--mcp-command \"CMD ARGS\"] [--tools A,B] [--tool-choice auto|required|none] [--prefill TEXT] [--max-output-tokens N] [--one-call] TASK"
             );
             return ExitCode::from(2);
         }
@@ -152,7 +203,10 @@ async fn run(options: Options) -> ExitCode {
         builder = builder.key_env(name);
     }
     let model = match builder.build() {
-        Ok(model) => model,
+        Ok(model) => Prefilled {
+            model,
+            prefill: options.prefill.clone(),
+        },
         Err(error) => {
             eprintln!("agent: {}", chain(&error));
             return ExitCode::FAILURE;
@@ -165,6 +219,21 @@ async fn run(options: Options) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    if let Some(keep) = &options.tools {
+        let names: Vec<String> = registry.names().collect();
+        for name in keep {
+            if !names.contains(name) {
+                eprintln!(
+                    "agent: --tools: no tool `{name}`; the tools are {}",
+                    names.join(", ")
+                );
+                return ExitCode::from(2);
+            }
+        }
+        for name in names.iter().filter(|name| !keep.contains(name)) {
+            registry.set_enabled(name, false);
+        }
+    }
     let mcp = match &options.mcp_command {
         Some(words) => {
             let connected = McpClient::command("mcp", &words[0], &words[1..])
@@ -201,9 +270,16 @@ async fn run(options: Options) -> ExitCode {
             ..Limits::default()
         })
         .streaming(options.stream)
+        .tool_choice(options.tool_choice.clone())
         // A bound on each answer, so a small local model that rambles
         // cannot hold a step for minutes.
-        .configure(|conversation| conversation.settings_mut().max_output_tokens = Some(512))
+        .configure(move |conversation| {
+            let settings = conversation.settings_mut();
+            settings.max_output_tokens = Some(options.max_output_tokens);
+            if options.one_call {
+                settings.parallel_calls = Some(false);
+            }
+        })
         .build();
     let agent = match agent {
         Ok(agent) => agent,
@@ -283,4 +359,48 @@ fn chain(error: &dyn std::error::Error) -> String {
         source = cause.source();
     }
     line
+}
+
+/// The endpoint's model, each request ending with an assistant message that
+/// holds the `--prefill` text when one is given. llama-server continues
+/// such a message: with Qwen2.5's call tag there, a small model that would
+/// otherwise write prose first is already inside a call, and the server
+/// reads what it writes as the call's name and arguments.
+struct Prefilled {
+    model: HttpModel,
+    prefill: Option<String>,
+}
+
+impl Prefilled {
+    fn request(&self, request: &Value) -> Option<Value> {
+        let prefill = self.prefill.as_ref()?;
+        let mut request = request.clone();
+        let messages = request.get_mut("messages")?.as_array_mut()?;
+        messages.push(json!({"role": "assistant", "content": prefill}));
+        Some(request)
+    }
+}
+
+impl Model for Prefilled {
+    fn provider(&self) -> Provider {
+        self.model.provider()
+    }
+
+    fn complete<'a>(&'a self, request: &'a Value) -> ModelFuture<'a> {
+        Box::pin(async move {
+            match self.request(request) {
+                Some(prefilled) => self.model.complete(&prefilled).await,
+                None => self.model.complete(request).await,
+            }
+        })
+    }
+
+    fn stream<'a>(&'a self, request: &'a Value, progress: OnProgress<'a>) -> ModelFuture<'a> {
+        Box::pin(async move {
+            match self.request(request) {
+                Some(prefilled) => self.model.stream(&prefilled, progress).await,
+                None => self.model.stream(request, progress).await,
+            }
+        })
+    }
 }

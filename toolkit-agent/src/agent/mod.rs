@@ -359,6 +359,21 @@ impl<M: Model> AgentBuilder<M> {
         self
     }
 
+    /// Allows or forbids several calls in one turn: the earlier form of
+    /// `settings(Settings::new().parallel_calls(parallel))`, kept for one
+    /// release. It keeps the other settings already given.
+    #[deprecated(
+        since = "0.2.0",
+        note = "use `settings(Settings::new().parallel_calls(parallel))`"
+    )]
+    pub fn parallel_calls(mut self, parallel: bool) -> Self {
+        self.agent
+            .settings
+            .get_or_insert_with(Settings::default)
+            .parallel_calls = Some(parallel);
+        self
+    }
+
     /// What the agent offers its tools' calls: where their
     /// [progress reports](toolkit_core::CallContext::report_progress) and
     /// [log messages](toolkit_core::CallContext::log) go, and who answers

@@ -144,6 +144,14 @@ pub enum RunError {
         /// The provider's finish reason, as it gave it.
         finish_reason: String,
     },
+    /// A typed run asked for its answer as a response schema
+    /// ([`AnswerMode::Schema`](crate::AnswerMode::Schema)) from a model
+    /// that cannot take tools and a response schema in one request (a
+    /// server that enforces the schema with a grammar, as llama.cpp's
+    /// does): no tool could ever be called. Refused before any request;
+    /// use [`AnswerMode::Tool`](crate::AnswerMode::Tool), or leave the
+    /// mode unset.
+    SchemaWithTools,
 }
 
 impl RunError {
@@ -185,6 +193,12 @@ impl fmt::Display for RunError {
                 f,
                 "the answer was cut off at the model's output limit (finish reason `{finish_reason}`)"
             ),
+            Self::SchemaWithTools => f.write_str(
+                "the answer was asked for as a response schema (AnswerMode::Schema), but this \
+                 model cannot take tools and a response schema in one request: the schema would \
+                 force every answer to be JSON, so no tool could ever be called; use \
+                 AnswerMode::Tool, or leave the mode unset",
+            ),
         }
     }
 }
@@ -198,7 +212,7 @@ impl std::error::Error for RunError {
             Self::Session(error) => Some(error),
             Self::AnswerSchema(error) => Some(error),
             Self::AnswerTool(error) => Some(error),
-            Self::Output { .. } | Self::Truncated { .. } => None,
+            Self::Output { .. } | Self::Truncated { .. } | Self::SchemaWithTools => None,
         }
     }
 }

@@ -72,6 +72,11 @@ impl Slot<'_> {
 }
 
 impl<'a, M: Model> Run<'a, M> {
+    /// The agent the run belongs to.
+    pub(crate) fn agent(&self) -> &'a Agent<M> {
+        self.agent
+    }
+
     pub(crate) fn new(agent: &'a Agent<M>, session: Slot<'a>, message: Option<String>) -> Self {
         Self {
             agent,

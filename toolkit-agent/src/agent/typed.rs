@@ -32,6 +32,10 @@ pub enum AnswerMode {
     /// or servers that cannot take tools and a response schema at once.
     /// The model must call a tool at every step (tool choice `required`
     /// unless the host chose otherwise); calling this one ends the run.
+    ///
+    /// A run whose mode is left unset takes this one when its model says
+    /// it cannot take both
+    /// ([`Model::takes_tools_with_answer_schema`](crate::Model::takes_tools_with_answer_schema)).
     Tool,
 }
 
@@ -80,7 +84,8 @@ impl<'a, M: Model> Run<'a, M> {
 #[must_use = "a run does nothing until awaited"]
 pub struct TypedRun<'a, M, T> {
     run: Run<'a, M>,
-    mode: AnswerMode,
+    // `None`: the host left it to the run, which asks the model.
+    mode: Option<AnswerMode>,
     retries: u32,
     kind: PhantomData<fn() -> T>,
 }
@@ -92,17 +97,38 @@ where
     pub(crate) fn new(run: Run<'a, M>) -> Self {
         Self {
             run,
-            mode: AnswerMode::Schema,
+            mode: None,
             retries: 2,
             kind: PhantomData,
         }
     }
 
-    /// How the answer is asked for (default: the provider's structured
-    /// output).
+    /// How the answer is asked for. Unset, it is the provider's structured
+    /// output ([`AnswerMode::Schema`]), or the final-answer tool
+    /// ([`AnswerMode::Tool`]) when the model cannot take tools and a
+    /// response schema together
+    /// ([`Model::takes_tools_with_answer_schema`](crate::Model::takes_tools_with_answer_schema)).
+    /// Setting `Schema` for such a model, with tools to call, fails the
+    /// run before any request, saying why.
     pub fn mode(mut self, mode: AnswerMode) -> Self {
-        self.mode = mode;
+        self.mode = Some(mode);
         self
+    }
+
+    /// The mode the run uses: the host's, else the one the model can
+    /// follow.
+    fn chosen_mode(&self) -> Result<AnswerMode, RunError> {
+        let agent = self.run.agent();
+        let takes_both = agent.model.takes_tools_with_answer_schema();
+        let has_tools = !agent.registry.tools().is_empty();
+        match self.mode {
+            None if !takes_both && has_tools => Ok(AnswerMode::Tool),
+            None => Ok(AnswerMode::Schema),
+            Some(AnswerMode::Schema) if !takes_both && has_tools => {
+                Err(RunError::SchemaWithTools)
+            }
+            Some(mode) => Ok(mode),
+        }
     }
 
     /// How many answers that do not fit are sent back to the model with
@@ -115,7 +141,7 @@ where
 
     fn plan(&self) -> Result<AnswerPlan, RunError> {
         let schema = AnswerSchema::of::<T>().map_err(RunError::AnswerSchema)?;
-        let tool = match self.mode {
+        let tool = match self.chosen_mode()? {
             AnswerMode::Schema => None,
             AnswerMode::Tool => {
                 let registry = Registry::builder()

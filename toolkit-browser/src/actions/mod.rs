@@ -90,6 +90,43 @@ pub fn default_actions() -> Vec<&'static ToolDef> {
     .to_vec()
 }
 
+/// The default actions: the earlier name of [`default_actions`], kept for
+/// one release.
+#[deprecated(since = "0.2.0", note = "renamed to `default_actions`")]
+pub fn default_tools() -> Vec<&'static ToolDef> {
+    default_actions()
+}
+
+/// The names of the default actions, in registration order. Kept for one
+/// release; the names are read from [`default_actions`] now, so they cannot
+/// drift from the list.
+#[deprecated(
+    since = "0.2.0",
+    note = "use `default_actions()` and each tool's `name()`"
+)]
+pub const DEFAULT_ACTIONS: &[&str] = &[
+    "navigate",
+    "go_back",
+    "wait",
+    "click",
+    "input",
+    "hover",
+    "hold",
+    "drag",
+    "dropdown_options",
+    "select_option",
+    "scroll",
+    "send_keys",
+    "switch_tab",
+    "close_tab",
+    "extract",
+    "find_text",
+    "screenshot",
+    "upload_file",
+    "read_download",
+    "done",
+];
+
 /// A registry builder holding the default browser actions and their state,
 /// the session, with `policy` installed in it ([`Browser::set_policy`]): the
 /// actions, the page map and every navigation obey it. A later
@@ -573,6 +610,15 @@ mod tests {
         unique.dedup();
         assert_eq!(unique.len(), names.len(), "{names:?}");
         assert!(!names.contains(&"evaluate"));
+    }
+
+    #[test]
+    #[allow(deprecated)]
+    fn the_earlier_names_hold_the_same_actions() {
+        let names: Vec<&str> = default_actions().iter().map(|d| d.name()).collect();
+        assert_eq!(names, DEFAULT_ACTIONS);
+        let earlier: Vec<&str> = default_tools().iter().map(|d| d.name()).collect();
+        assert_eq!(earlier, names);
     }
 
     #[test]

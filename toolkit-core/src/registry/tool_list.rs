@@ -55,6 +55,14 @@ impl fmt::Debug for ToolList {
     }
 }
 
+/// The earlier name of [`ToolList`], kept for one release.
+#[deprecated(since = "0.2.0", note = "renamed to `ToolList`")]
+pub type Definitions = ToolList;
+
+/// The earlier name of [`ToolListError`], kept for one release.
+#[deprecated(since = "0.2.0", note = "renamed to `ToolListError`")]
+pub type DefinitionsError = ToolListError;
+
 /// Tools that cannot be sent to a provider, each with the reason.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolListError {
@@ -78,6 +86,13 @@ impl fmt::Display for ToolListError {
 impl std::error::Error for ToolListError {}
 
 impl Registry {
+    /// The enabled tools as `provider` takes them: the earlier name of
+    /// [`tool_list`](Self::tool_list), kept for one release.
+    #[deprecated(since = "0.2.0", note = "renamed to `tool_list`")]
+    pub fn definitions(&self, provider: Provider) -> Result<ToolList, ToolListError> {
+        self.tool_list(provider)
+    }
+
     /// The enabled tools as `provider` takes them.
     ///
     /// Fails, naming each tool and the reason, when a tool's schema cannot

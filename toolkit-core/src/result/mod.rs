@@ -279,6 +279,20 @@ impl ToolResult {
         self
     }
 
+    /// Marks the whole task as done: the earlier name of
+    /// [`with_done`](Self::with_done), kept for one release.
+    #[deprecated(since = "0.2.0", note = "renamed to `with_done`")]
+    pub fn finish(self, success: bool) -> Self {
+        self.with_done(success)
+    }
+
+    /// Shows the content at the next step only: the earlier name of
+    /// [`with_show_once`](Self::with_show_once), kept for one release.
+    #[deprecated(since = "0.2.0", note = "renamed to `with_show_once`")]
+    pub fn show_once(self) -> Self {
+        self.with_show_once()
+    }
+
     /// Adds a file to show the user. Attachments are not sent to the model.
     pub fn with_attachment(mut self, path: impl Into<PathBuf>) -> Self {
         self.extras_mut().attachments.push(path.into());

@@ -94,3 +94,7 @@ pub(crate) use of_type::generate;
 pub use of_type::{Violation, canonical_of, violations, violations_at};
 pub use openai_strict::openai_strict;
 pub use ordered_json::OrderedJson;
+
+/// The earlier name of [`OrderedJson`], kept for one release.
+#[deprecated(since = "0.2.0", note = "renamed to `OrderedJson`")]
+pub type Json = OrderedJson;

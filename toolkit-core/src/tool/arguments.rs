@@ -70,6 +70,13 @@ pub(crate) fn prepare<'a>(
                     "this key appears more than once in its object".to_owned(),
                 ));
             }
+            // serde_json stops at its recursion limit, which is
+            // MAX_ARGUMENT_DEPTH: said as it is said for a host-built value.
+            Err(unique::Refusal::Syntax(error))
+                if error.to_string().starts_with("recursion limit exceeded") =>
+            {
+                return Err(invalid(None, validate::too_deep_message()));
+            }
             Err(unique::Refusal::Syntax(error)) => {
                 return Err(invalid(
                     None,
@@ -79,13 +86,7 @@ pub(crate) fn prepare<'a>(
         },
         Arguments::Value(Value::Null) => Cow::Owned(Value::Object(Map::new())),
         Arguments::Value(value) if validate::nests_deeper_than(value, MAX_ARGUMENT_DEPTH) => {
-            return Err(invalid(
-                None,
-                format!(
-                    "the arguments nest more than {MAX_ARGUMENT_DEPTH} levels deep, \
-                     more than JSON text may"
-                ),
-            ));
+            return Err(invalid(None, validate::too_deep_message()));
         }
         Arguments::Value(value) => Cow::Borrowed(value),
     };

@@ -207,6 +207,20 @@ impl ToolDef {
         }
     }
 
+    /// The module a `#[tool]`'s function is defined in, or a run-time tool's
+    /// source (empty without one). [`origin`](Self::origin) says which of
+    /// the two it is and names the function too.
+    #[deprecated(
+        since = "0.2.0",
+        note = "renamed to `origin`, which returns an `Origin`"
+    )]
+    pub fn module_path(&self) -> &str {
+        match self.origin() {
+            Origin::Function { module_path, .. } => module_path,
+            Origin::Runtime { source } => source.unwrap_or(""),
+        }
+    }
+
     /// The names of the parameters the model fills in, in declaration order.
     pub fn params(&self) -> Vec<&str> {
         match &self.0 {

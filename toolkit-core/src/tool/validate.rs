@@ -106,12 +106,25 @@ pub(crate) fn to_error(tool: &str, violations: Vec<Violation>) -> Option<CallErr
     }
 }
 
-/// The deepest arguments may nest: what serde_json's parser allows in JSON
-/// text, so that arguments given as a parsed `Value` meet the same bound.
-/// Every walk of the arguments (checking them, reading them into the
-/// tool's types, copying them for a run-time tool) recurses once per
-/// level: bounded, none of them can exhaust a thread's stack.
-pub(crate) const MAX_ARGUMENT_DEPTH: usize = 128;
+/// The deepest a call's arguments may nest, counting the arguments object
+/// itself and every array and object inside it.
+///
+/// It is what serde_json's parser allows in JSON text (it refuses the
+/// 128th level), so arguments sent as text and arguments a host built as a
+/// `serde_json::Value` are accepted and refused at exactly the same depth,
+/// with the same message. Every walk of the arguments (checking them,
+/// reading them into the tool's types, copying them for a run-time tool)
+/// recurses once per level: bounded, none of them can exhaust a thread's
+/// stack.
+pub const MAX_ARGUMENT_DEPTH: usize = 127;
+
+/// The refusal of arguments nested past [`MAX_ARGUMENT_DEPTH`], in either
+/// form.
+pub(crate) fn too_deep_message() -> String {
+    format!(
+        "the arguments nest more than {MAX_ARGUMENT_DEPTH} levels deep, more than JSON text may"
+    )
+}
 
 /// Whether `value` nests arrays and objects more than `limit` levels deep.
 /// Recurses at most `limit` levels, whatever the value's depth.

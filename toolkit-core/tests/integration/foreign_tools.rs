@@ -365,17 +365,69 @@ async fn arguments_a_million_levels_deep_are_refused_without_a_crash() {
     for message in &messages[..4] {
         let message = message.as_deref().expect("an error result");
         assert!(
-            message.contains("nest more than 128 levels deep"),
+            message.contains("nest more than 127 levels deep"),
             "{message}"
         );
     }
     let action = messages[4].as_deref().expect("an error result");
     assert!(
-        action.contains("nested more than 128 levels deep"),
+        action.contains("nested more than 127 levels deep"),
         "{action}"
     );
 
     // The registry still works.
     let outcome = registry.call("inspect", r#"{"value": [1, [2]]}"#).await;
     assert_eq!(outcome.result.as_text(), Ok("[1,[2]]"));
+}
+
+/// The same arguments as JSON text.
+fn nested_text(levels: usize) -> String {
+    format!(
+        r#"{{"value": {}null{}}}"#,
+        "[".repeat(levels),
+        "]".repeat(levels)
+    )
+}
+
+/// JSON text and a host-built `Value` are held to one depth: the arguments
+/// object and the arrays in it count, at the limit both are accepted, one
+/// level past it both are refused with the same message.
+#[tokio::test]
+async fn text_and_values_meet_one_depth_limit() {
+    let runtime_tool = echo(
+        "store",
+        json!({"type": "object", "properties": {"value": {}}}),
+    );
+    let registry = Registry::builder()
+        .tools(tools![inspect])
+        .tool(runtime_tool)
+        .build()
+        .unwrap();
+    let limit = toolkit_core::MAX_ARGUMENT_DEPTH;
+    for tool in ["inspect", "store"] {
+        for depth in [limit - 1, limit, limit + 1] {
+            // The object around the value is one level.
+            let levels = depth - 1;
+            let text = registry.call(tool, &nested_text(levels)).await;
+            let value = registry.call(tool, &argument(nested(levels))).await;
+            for (form, outcome) in [("text", &text), ("value", &value)] {
+                let accepted = outcome.error.is_none();
+                assert_eq!(
+                    accepted,
+                    depth <= limit,
+                    "{tool}, {form} {depth} levels deep: {:?}",
+                    outcome.result.error_message()
+                );
+            }
+            if depth > limit {
+                assert_eq!(
+                    text.result.error_message(),
+                    value.result.error_message(),
+                    "{tool}: one message for both forms"
+                );
+            } else {
+                assert_eq!(text.result.as_text(), value.result.as_text(), "{tool}");
+            }
+        }
+    }
 }

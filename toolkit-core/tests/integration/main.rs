@@ -9,6 +9,7 @@ mod call_arguments;
 mod call_host;
 mod dispatch_agreement;
 mod dispatch_builder;
+mod earlier_names;
 mod emit_dialects;
 mod failure_paths;
 #[cfg(unix)]
