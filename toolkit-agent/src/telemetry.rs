@@ -151,7 +151,9 @@ pub(crate) fn record_run(span: &Span, result: Result<&Outcome, &RunError>) {
                 RunError::Tools(_) => Cow::Borrowed("tool_list"),
                 RunError::Store(_) => Cow::Borrowed("store"),
                 RunError::Session(_) => Cow::Borrowed("session"),
-                RunError::AnswerSchema(_) | RunError::AnswerTool(_) => Cow::Borrowed("answer_type"),
+                RunError::AnswerSchema(_) | RunError::AnswerTool(_) | RunError::SchemaWithTools => {
+                    Cow::Borrowed("answer_type")
+                }
                 RunError::Output { .. } => Cow::Borrowed("output"),
                 RunError::Truncated { .. } => Cow::Borrowed("truncated"),
             };

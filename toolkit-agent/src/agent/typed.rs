@@ -124,9 +124,7 @@ where
         match self.mode {
             None if !takes_both && has_tools => Ok(AnswerMode::Tool),
             None => Ok(AnswerMode::Schema),
-            Some(AnswerMode::Schema) if !takes_both && has_tools => {
-                Err(RunError::SchemaWithTools)
-            }
+            Some(AnswerMode::Schema) if !takes_both && has_tools => Err(RunError::SchemaWithTools),
             Some(mode) => Ok(mode),
         }
     }
