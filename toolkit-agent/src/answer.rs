@@ -289,16 +289,22 @@ impl AnswerError {
 impl fmt::Display for AnswerError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("the answer does not fit its schema")?;
-        match self.problems.as_slice() {
-            [] => Ok(()),
-            [one] => write!(f, ": {one}"),
-            many => {
-                write!(f, " ({} problems):", many.len())?;
-                for problem in many {
-                    write!(f, "\n- {problem}")?;
-                }
-                Ok(())
+        write_problems(f, &self.problems)
+    }
+}
+
+/// The problems after the sentence that leads to them: one after a colon,
+/// several as a list.
+pub(crate) fn write_problems(f: &mut fmt::Formatter<'_>, problems: &[AnswerProblem]) -> fmt::Result {
+    match problems {
+        [] => Ok(()),
+        [one] => write!(f, ": {one}"),
+        many => {
+            write!(f, " ({} problems):", many.len())?;
+            for problem in many {
+                write!(f, "\n- {problem}")?;
             }
+            Ok(())
         }
     }
 }

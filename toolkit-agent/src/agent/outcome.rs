@@ -177,17 +177,7 @@ impl fmt::Display for RunError {
             Self::AnswerTool(_) => f.write_str("the final-answer tool cannot be made"),
             Self::Output { problems, .. } => {
                 f.write_str("the answer does not fit the output type")?;
-                match problems.as_slice() {
-                    [] => Ok(()),
-                    [one] => write!(f, ": {one}"),
-                    many => {
-                        write!(f, " ({} problems):", many.len())?;
-                        for problem in many {
-                            write!(f, "\n- {problem}")?;
-                        }
-                        Ok(())
-                    }
-                }
+                crate::answer::write_problems(f, problems)
             }
             Self::Truncated { finish_reason, .. } => write!(
                 f,

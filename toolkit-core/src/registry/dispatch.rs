@@ -136,10 +136,7 @@ impl<'r> Dispatch<'r> {
     /// [questions](crate::CallContext::elicit).
     pub fn host(mut self, host: &'r CallHost) -> Self {
         if let Some(signals) = self.signals() {
-            if let Some(progress) = host.progress.as_ref() {
-                signals.progress = Some(progress);
-            }
-            signals.host = Some(host);
+            signals.offer(host);
         }
         self
     }
@@ -297,10 +294,7 @@ impl<'r> TurnDispatch<'r> {
     /// What the host offers each call (see [`Dispatch::host`]).
     pub fn host(mut self, host: &'r CallHost) -> Self {
         if let Some(signals) = self.signals() {
-            if let Some(progress) = host.progress.as_ref() {
-                signals.progress = Some(progress);
-            }
-            signals.host = Some(host);
+            signals.offer(host);
         }
         self
     }

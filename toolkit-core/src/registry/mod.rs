@@ -102,6 +102,15 @@ impl<'a> Signals<'a> {
             host: None,
         }
     }
+
+    /// What the host offers: its progress sink, when it has one, and the
+    /// rest of it.
+    fn offer(&mut self, host: &'a CallHost) {
+        if let Some(progress) = host.progress.as_ref() {
+            self.progress = Some(progress);
+        }
+        self.host = Some(host);
+    }
 }
 
 /// Up to this many tools, a lookup compares names rather than hashing.
