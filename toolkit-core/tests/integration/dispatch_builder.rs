@@ -108,3 +108,13 @@ async fn the_former_methods_still_run_calls() {
     let turn = registry.run_turn(std::slice::from_ref(&call)).await;
     assert_eq!(turn.results[0].result.to_text(), "cancelled: false, user: ");
 }
+
+#[test]
+fn calls_and_turns_can_move_between_threads() {
+    fn sendable<T: Send>(_: &T) {}
+    let registry = Registry::builder().tools(tools![observe]).build().unwrap();
+    let calls = [ToolCall::new("c1", "observe", json!({}))];
+    sendable(&registry.dispatch(&calls[0]));
+    sendable(&registry.dispatch_turn(&calls));
+    sendable(&registry.call("observe", "{}"));
+}
