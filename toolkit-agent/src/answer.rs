@@ -295,7 +295,10 @@ impl fmt::Display for AnswerError {
 
 /// The problems after the sentence that leads to them: one after a colon,
 /// several as a list.
-pub(crate) fn write_problems(f: &mut fmt::Formatter<'_>, problems: &[AnswerProblem]) -> fmt::Result {
+pub(crate) fn write_problems(
+    f: &mut fmt::Formatter<'_>,
+    problems: &[AnswerProblem],
+) -> fmt::Result {
     match problems {
         [] => Ok(()),
         [one] => write!(f, ": {one}"),
