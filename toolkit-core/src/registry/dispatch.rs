@@ -48,7 +48,9 @@ pub struct Dispatch<'r> {
     state: State<'r>,
 }
 
-/// What a call runs with, until it starts.
+/// What a call runs with, until it starts: references only, copied out
+/// when it starts.
+#[derive(Clone, Copy)]
 struct Params<'r> {
     registry: &'r Registry,
     id: &'r str,
@@ -163,17 +165,14 @@ impl Future for Dispatch<'_> {
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<CallOutcome> {
         let this = &mut *self;
-        if matches!(this.state, State::Waiting(_)) {
-            let State::Waiting(Params {
-                registry,
-                id,
-                name,
-                arguments,
-                signals,
-            }) = std::mem::replace(&mut this.state, State::Ended(None))
-            else {
-                unreachable!("matched above")
-            };
+        if let State::Waiting(Params {
+            registry,
+            id,
+            name,
+            arguments,
+            signals,
+        }) = this.state
+        {
             this.state = match crate::telemetry::tool_span(name, id) {
                 Some(span) => State::Traced(Box::pin(
                     registry.dispatch_traced(span, id, name, arguments, signals),
