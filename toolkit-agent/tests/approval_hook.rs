@@ -135,10 +135,13 @@ async fn the_guides_hook_denies_and_edits_the_same_calls_on_every_dialect() {
                     // Saturdays move to Friday; the model is told of the change.
                     _ if arguments["day"] == "Saturday" => {
                         let mut call = pending.call.clone();
-                        if let Some(arguments) = call.arguments_mut() {
-                            arguments.insert("day".into(), "Friday".into());
+                        match call.arguments_mut() {
+                            Some(arguments) => {
+                                arguments.insert("day".into(), "Friday".into());
+                                Decision::Edit(call)
+                            }
+                            None => Decision::Deny("no meetings on Saturdays".into()),
                         }
-                        Decision::Edit(call)
                     }
                     _ => Decision::Approve,
                 }
@@ -163,10 +166,9 @@ async fn the_guides_hook_denies_and_edits_the_same_calls_on_every_dialect() {
             "{provider}: {sent}"
         );
         assert!(
-            sent.contains("The host changed the arguments of this call before it ran"),
+            sent.contains("The host changed `day` of this call before it ran"),
             "{provider}: {sent}"
         );
-        assert!(sent.contains(r#"\"day\":\"Friday\""#), "{provider}: {sent}");
         assert!(
             sent.contains("Booked with Ada on Monday."),
             "{provider}: {sent}"

@@ -221,7 +221,7 @@ async fn calls_needing_approval_pause_the_run_and_resume_with_decisions() {
     // The edited call ran with the host's arguments, and the model is
     // told so; its output follows the tool messages.
     assert!(
-        results[1].contains(r#"it ran with {"text":"hello"}"#),
+        results[1].contains("The host changed `text` of this call before it ran"),
         "{}",
         results[1]
     );

@@ -495,24 +495,43 @@ async fn run_one(
     (runnable, result)
 }
 
-/// A call the host edited before it ran carries a note saying what ran
-/// instead: without it the model would take the result for one of the call
-/// it made, and could repeat that call to get what it asked for.
+/// A call the host edited before it ran carries a note saying so: without
+/// it the model would take the result for one of the call it made, and
+/// could repeat that call to get what it asked for. The note names what
+/// changed (the tool, the parameters), never the host's values: an edit
+/// may put in what the model must not read (a credential, an internal id),
+/// and the result shows what the call did.
 fn tell_of_edit(made: &ToolCall, ran: &ToolCall, result: ToolResult) -> ToolResult {
     if made.name == ran.name && made.arguments() == ran.arguments() {
         return result;
     }
-    let arguments = ran.arguments_json();
-    let arguments = toolkit_core::text::cut(&arguments, 300);
-    let told = if made.name == ran.name {
+    let told = if made.name != ran.name {
         format!(
-            "The host changed the arguments of this call before it ran; it ran with {arguments}."
-        )
-    } else {
-        format!(
-            "The host ran `{}` with {arguments} instead of this call.",
+            "The host ran `{}` instead of this call; its result is below.",
             ran.name
         )
+    } else {
+        match (made.arguments().as_object(), ran.arguments().as_object()) {
+            (Some(before), Some(after)) => {
+                let mut changed: Vec<&str> = before
+                    .keys()
+                    .chain(after.keys())
+                    .map(String::as_str)
+                    .filter(|key| before.get(*key) != after.get(*key))
+                    .collect();
+                changed.sort_unstable();
+                changed.dedup();
+                let named: Vec<String> = changed.iter().map(|key| format!("`{key}`")).collect();
+                format!(
+                    "The host changed {} of this call before it ran; the result is of the \
+                     call as changed.",
+                    named.join(", ")
+                )
+            }
+            _ => "The host replaced the arguments of this call before it ran; the result is \
+                  of the call as changed."
+                .to_owned(),
+        }
     };
     let note = match result.note() {
         Some(own) => format!("{told}\n{own}"),

@@ -127,9 +127,10 @@ impl ToolCall {
     }
 
     /// The arguments, as an object whatever the provider sent: the parsed
-    /// text, or the object sent. No arguments read as `{}`. Arguments that
-    /// cannot be used (text that is not JSON, or holds a key twice) read
-    /// as `null`, so that indexing them finds nothing and never panics.
+    /// text, or the value sent (which dispatch refuses unless it is an
+    /// object). No arguments (blank text, `null`) read as `{}`. Text that
+    /// cannot be used (not a JSON object, or a key written twice) reads
+    /// as `null`, so that indexing it finds nothing and never panics.
     ///
     /// ```
     /// use toolkit_core::ToolCall;
@@ -174,9 +175,11 @@ impl ToolCall {
         }
     }
 
-    /// Whether the arguments cannot be used: text that is not a JSON
+    /// Whether the model's text cannot be used: text that is not a JSON
     /// object (cut off at the output limit, say) or that holds a key
-    /// twice. Running such a call gives the model an error naming the
+    /// twice. A value (from Anthropic, Gemini or the host) is never
+    /// malformed here; dispatch still refuses one that is not an object.
+    /// Running such a call gives the model an error naming the
     /// problem. A custom tool's free-text input (OpenAI's `custom` tools,
     /// [`CallKind::Custom`](crate::response::CallKind::Custom)) is not
     /// JSON: read it with [`arguments_text`](Self::arguments_text).

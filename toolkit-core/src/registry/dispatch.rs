@@ -135,7 +135,8 @@ impl<'r> Dispatch<'r> {
     /// What the host offers the call: where the tool's
     /// [progress reports](crate::CallContext::report_progress) and
     /// [log messages](crate::CallContext::log) go, and who answers its
-    /// [questions](crate::CallContext::elicit).
+    /// [questions](crate::CallContext::elicit). A host with a progress
+    /// sink replaces one given by [`progress`](Self::progress) before it.
     pub fn host(mut self, host: &'r CallHost) -> Self {
         if let Some(signals) = self.signals() {
             signals.offer(host);
@@ -144,7 +145,8 @@ impl<'r> Dispatch<'r> {
     }
 
     /// Where the tool's [progress reports](crate::CallContext::report_progress)
-    /// go, when that is all the host offers.
+    /// go, when that is all the host offers; given after
+    /// [`host`](Self::host), it replaces the host's own sink.
     pub fn progress(mut self, progress: &'r ProgressSink) -> Self {
         if let Some(signals) = self.signals() {
             signals.progress = Some(progress);
@@ -154,8 +156,9 @@ impl<'r> Dispatch<'r> {
 }
 
 /// The call runs when first polled, and gives the tool's [`CallOutcome`]
-/// when it ends. Never panics, never loses an error (see
-/// [`Registry::dispatch`]).
+/// when it ends. Whatever the call and the tool do, it never panics and
+/// never loses an error (see [`Registry::dispatch`]); like any future, it
+/// must not be polled again once it has completed.
 ///
 /// A future of its own rather than a boxed one: a call made without
 /// tracing allocates nothing here, as on the path measured in
@@ -193,12 +196,9 @@ impl Future for Dispatch<'_> {
                 Poll::Ready(outcome) => outcome,
                 Poll::Pending => return Poll::Pending,
             },
-            State::Ended(outcome) => match outcome.take() {
-                Some(outcome) => outcome,
-                // Polled after it ended: a contract broken by the caller,
-                // answered without a panic.
-                None => return Poll::Pending,
-            },
+            State::Ended(outcome) => outcome
+                .take()
+                .expect("a Dispatch polled after it completed"),
             State::Waiting(_) => unreachable!("started above"),
         };
         // The tool's future is dropped as soon as it ends.
@@ -252,6 +252,8 @@ enum TurnState<'r> {
     },
     /// The calls run.
     Running(Pin<Box<dyn Future<Output = TurnOutcome> + Send + 'r>>),
+    /// Every call ended and the outcome was given.
+    Ended,
 }
 
 impl<'r> TurnDispatch<'r> {
@@ -269,7 +271,7 @@ impl<'r> TurnDispatch<'r> {
     fn signals(&mut self) -> Option<&mut Signals<'r>> {
         match &mut self.state {
             TurnState::Waiting { signals, .. } => Some(signals),
-            TurnState::Running(_) => None,
+            TurnState::Running(_) | TurnState::Ended => None,
         }
     }
 
@@ -294,6 +296,14 @@ impl<'r> TurnDispatch<'r> {
     pub fn host(mut self, host: &'r CallHost) -> Self {
         if let Some(signals) = self.signals() {
             signals.offer(host);
+        }
+        self
+    }
+
+    /// Where each call's progress reports go (see [`Dispatch::progress`]).
+    pub fn progress(mut self, progress: &'r ProgressSink) -> Self {
+        if let Some(signals) = self.signals() {
+            signals.progress = Some(progress);
         }
         self
     }
@@ -325,10 +335,13 @@ impl Future for TurnDispatch<'_> {
             this.state =
                 TurnState::Running(Box::pin(run_turn(registry, calls, signals, max_concurrent)));
         }
-        match &mut this.state {
-            TurnState::Running(future) => future.as_mut().poll(cx),
+        let outcome = match &mut this.state {
+            TurnState::Running(future) => std::task::ready!(future.as_mut().poll(cx)),
+            TurnState::Ended => panic!("a TurnDispatch polled after it completed"),
             TurnState::Waiting { .. } => unreachable!("started above"),
-        }
+        };
+        this.state = TurnState::Ended;
+        Poll::Ready(outcome)
     }
 }
 

@@ -151,17 +151,10 @@ impl<T> Future for JoinAll<'_, T> {
                 Poll::Pending => all_done = false,
             }
         }
+        // Futures start in order, so every waiting slot comes after every
+        // running one: a slot freed in this pass is filled in it, and a
+        // future started is polled at once with this waker.
         if !all_done {
-            // A slot freed after a waiting one was passed over: start it
-            // now rather than on a wake that may never come.
-            let startable = running < this.limit
-                && this
-                    .slots
-                    .iter()
-                    .any(|slot| matches!(slot, Slot::Waiting(_)));
-            if startable {
-                cx.waker().wake_by_ref();
-            }
             return Poll::Pending;
         }
         let outputs = this
