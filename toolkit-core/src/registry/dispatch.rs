@@ -12,6 +12,52 @@ use crate::call::progress::ProgressSink;
 use crate::call::state::RunState;
 use crate::{Arguments, CallOutcome, Cancellation, ToolCall, ToolCallResult};
 
+/// The builder methods that give calls what they may use, the same on a
+/// call and on a turn: each reaches the signals while nothing has started.
+macro_rules! given {
+    ($r:lifetime, $whom:literal, $whose:literal) => {
+        #[doc = concat!("A signal the host raises to stop ", $whom, ": the tool reads it from")]
+        /// its [`CallContext`](crate::CallContext).
+        pub fn cancellation(mut self, cancellation: &$r Cancellation) -> Self {
+            if let Some(signals) = self.signals() {
+                signals.cancellation = cancellation;
+            }
+            self
+        }
+
+        #[doc = concat!("The values of the run ", $whom, " is part of: the tool reads")]
+        /// them before the registry's own.
+        pub fn state(mut self, state: &$r RunState) -> Self {
+            if let Some(signals) = self.signals() {
+                signals.run = Some(state);
+            }
+            self
+        }
+
+        #[doc = concat!("What the host offers ", $whom, ": where the tool's")]
+        /// [progress reports](crate::CallContext::report_progress) and
+        /// [log messages](crate::CallContext::log) go, and who answers its
+        /// [questions](crate::CallContext::elicit). A host with a progress
+        /// sink replaces one given by [`progress`](Self::progress) before it.
+        pub fn host(mut self, host: &$r CallHost) -> Self {
+            if let Some(signals) = self.signals() {
+                signals.offer(host);
+            }
+            self
+        }
+
+        #[doc = concat!("Where ", $whose, " [progress reports](crate::CallContext::report_progress)")]
+        /// go, when that is all the host offers; given after
+        /// [`host`](Self::host), it replaces the host's own sink.
+        pub fn progress(mut self, progress: &$r ProgressSink) -> Self {
+            if let Some(signals) = self.signals() {
+                signals.progress = Some(progress);
+            }
+            self
+        }
+    };
+}
+
 /// One call, ready to run: await it, or first give it what it may use.
 /// It is the call's future too: it runs when first polled.
 ///
@@ -114,45 +160,7 @@ impl<'r> Dispatch<'r> {
         }
     }
 
-    /// A signal the host raises to stop the call: the tool reads it from
-    /// its [`CallContext`](crate::CallContext).
-    pub fn cancellation(mut self, cancellation: &'r Cancellation) -> Self {
-        if let Some(signals) = self.signals() {
-            signals.cancellation = cancellation;
-        }
-        self
-    }
-
-    /// The values of the run the call is part of: the tool reads them
-    /// before the registry's own.
-    pub fn state(mut self, state: &'r RunState) -> Self {
-        if let Some(signals) = self.signals() {
-            signals.run = Some(state);
-        }
-        self
-    }
-
-    /// What the host offers the call: where the tool's
-    /// [progress reports](crate::CallContext::report_progress) and
-    /// [log messages](crate::CallContext::log) go, and who answers its
-    /// [questions](crate::CallContext::elicit). A host with a progress
-    /// sink replaces one given by [`progress`](Self::progress) before it.
-    pub fn host(mut self, host: &'r CallHost) -> Self {
-        if let Some(signals) = self.signals() {
-            signals.offer(host);
-        }
-        self
-    }
-
-    /// Where the tool's [progress reports](crate::CallContext::report_progress)
-    /// go, when that is all the host offers; given after
-    /// [`host`](Self::host), it replaces the host's own sink.
-    pub fn progress(mut self, progress: &'r ProgressSink) -> Self {
-        if let Some(signals) = self.signals() {
-            signals.progress = Some(progress);
-        }
-        self
-    }
+    given!('r, "the call", "its");
 }
 
 /// The call runs when first polled, and gives the tool's [`CallOutcome`]
@@ -275,38 +283,7 @@ impl<'r> TurnDispatch<'r> {
         }
     }
 
-    /// A signal the host raises to stop every call of the turn.
-    pub fn cancellation(mut self, cancellation: &'r Cancellation) -> Self {
-        if let Some(signals) = self.signals() {
-            signals.cancellation = cancellation;
-        }
-        self
-    }
-
-    /// The values of the run the turn is part of (see
-    /// [`Dispatch::state`]).
-    pub fn state(mut self, state: &'r RunState) -> Self {
-        if let Some(signals) = self.signals() {
-            signals.run = Some(state);
-        }
-        self
-    }
-
-    /// What the host offers each call (see [`Dispatch::host`]).
-    pub fn host(mut self, host: &'r CallHost) -> Self {
-        if let Some(signals) = self.signals() {
-            signals.offer(host);
-        }
-        self
-    }
-
-    /// Where each call's progress reports go (see [`Dispatch::progress`]).
-    pub fn progress(mut self, progress: &'r ProgressSink) -> Self {
-        if let Some(signals) = self.signals() {
-            signals.progress = Some(progress);
-        }
-        self
-    }
+    given!('r, "every call of the turn", "each call's");
 
     /// At most this many calls run at once (at least one); the rest start,
     /// in call order, as running ones end. Unlimited by default.
