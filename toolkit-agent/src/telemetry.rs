@@ -491,8 +491,12 @@ pub(crate) fn record_turn(span: &Span, turn: &Turn, facts: &ResponseFacts) {
             parts.push(json!({"type": "text", "content": turn.text}));
         }
         for call in &turn.calls {
-            // Text parses back to the object; malformed text stays a string.
-            let written = Value::String(call.arguments_json().into_owned());
+            // The object, parsed once for the call; malformed text as the
+            // model wrote it.
+            let written = match call.arguments_text() {
+                Some(text) if call.is_malformed() => Value::String(text.to_owned()),
+                _ => call.arguments().clone(),
+            };
             parts.push(tool_call(&call.id, &call.name, &written));
         }
         let mut message = json!({"role": "assistant", "parts": parts});
