@@ -677,3 +677,46 @@ async fn a_tool_run_by_the_agent_logs_and_asks_through_the_agents_host() {
     let result = &tool_messages(&bodies(&server)[1])[0];
     assert!(result.starts_with("could not ask"), "{result}");
 }
+
+/// Sleeps for five seconds.
+#[tool]
+async fn sleepy() -> String {
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    "slept".to_owned()
+}
+
+#[tokio::test]
+async fn a_tools_own_time_limit_is_the_registrys_and_the_shorter_wins() {
+    // The tool's limit, where it is registered, under the run's.
+    let server = TestServer::replying(vec![
+        chat_calls(&[("c1", "sleepy", json!({}))]),
+        chat_text("ok"),
+    ]);
+    let registry = Registry::builder()
+        .tools(tools![sleepy])
+        .tool_timeout("sleepy", Duration::from_millis(50))
+        .build()
+        .unwrap();
+    let agent = Agent::builder(model(&server), registry).build().unwrap();
+    agent.run("go").await.unwrap();
+    let result = &tool_messages(&bodies(&server)[1])[0];
+    assert!(result.contains("time limit"), "{result}");
+    assert!(result.contains("0.05 s"), "the tool's own limit: {result}");
+
+    // The former per-tool limit on the agent is honoured still, in place
+    // of the run's.
+    let server = TestServer::replying(vec![
+        chat_calls(&[("c1", "sleepy", json!({}))]),
+        chat_text("ok"),
+    ]);
+    let registry = Registry::builder().tools(tools![sleepy]).build().unwrap();
+    #[allow(deprecated)]
+    let limits = ToolLimits::new().timeout(Duration::from_millis(40));
+    let agent = Agent::builder(model(&server), registry)
+        .tool_limits("sleepy", limits)
+        .build()
+        .unwrap();
+    agent.run("go").await.unwrap();
+    let result = &tool_messages(&bodies(&server)[1])[0];
+    assert!(result.contains("0.04 s"), "{result}");
+}
