@@ -4,9 +4,8 @@
 use std::sync::Arc;
 
 use futures_util::future::BoxFuture;
-use toolkit_core::{Cancellation, Origin, Registry, ToolDef, ToolResult};
+use toolkit_core::{Cancellation, Origin, Registry, ToolCall, ToolDef, ToolResult};
 
-use super::calls::malformed_result;
 use crate::session::{CallStatus, Decision, PendingCall};
 
 /// The host's approval hook: given each call that waits for a decision
@@ -143,4 +142,16 @@ pub(crate) fn counted_as(registry: &Registry, name: &str) -> String {
     registry
         .get(name)
         .map_or_else(|| name.to_owned(), |def| def.name().to_owned())
+}
+
+/// The error result for a call whose arguments are not JSON: it quotes
+/// what the model wrote, so the model can tell what to fix.
+fn malformed_result(call: &ToolCall, problem: &str) -> ToolResult {
+    let written = call.arguments_json();
+    let shown = toolkit_core::text::cut(&written, 300);
+    ToolResult::error(format!(
+        "The call to `{}` was not run: {problem}. You wrote: {shown}. \
+         Call the tool again with complete JSON arguments.",
+        call.name
+    ))
 }

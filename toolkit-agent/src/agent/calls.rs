@@ -424,15 +424,3 @@ fn tell_of_edit(made: &ToolCall, ran: &ToolCall, result: ToolResult) -> ToolResu
     };
     result.with_note(note)
 }
-
-/// The error result for a call whose arguments are not JSON: it quotes
-/// what the model wrote, so the model can tell what to fix.
-pub(super) fn malformed_result(call: &ToolCall, problem: &str) -> ToolResult {
-    let written = call.arguments_json();
-    let shown = toolkit_core::text::cut(&written, 300);
-    ToolResult::error(format!(
-        "The call to `{}` was not run: {problem}. You wrote: {shown}. \
-         Call the tool again with complete JSON arguments.",
-        call.name
-    ))
-}
