@@ -122,7 +122,10 @@ impl Stream {
             ("responseId", &mut self.id),
             ("modelVersion", &mut self.model),
         ] {
-            if let Some(value) = chunk.get(key).filter(|value| value.is_string()) {
+            // Every chunk repeats them: kept once, not cloned per chunk.
+            if let Some(value) = chunk.get(key).filter(|value| value.is_string())
+                && kept.as_ref() != Some(value)
+            {
                 *kept = Some(value.clone());
             }
         }

@@ -120,7 +120,10 @@ impl Stream {
             self.usage = Some(usage.clone());
         }
         for (key, kept) in [("id", &mut self.id), ("model", &mut self.model)] {
-            if let Some(value) = chunk.get(key).filter(|value| value.is_string()) {
+            // Every chunk repeats them: kept once, not cloned per chunk.
+            if let Some(value) = chunk.get(key).filter(|value| value.is_string())
+                && kept.as_ref() != Some(value)
+            {
                 *kept = Some(value.clone());
             }
         }
