@@ -189,6 +189,25 @@ pub(crate) fn fold_into_description(schema: &mut OrderedJson, folded: &[(String,
     schema.insert("description", OrderedJson::String(text));
 }
 
+/// The bounds a schema may put on a value: numeric ranges and steps,
+/// lengths of strings, sizes of arrays and objects. Dialects that cannot
+/// enforce them drop them (Anthropic's structured outputs refuse them);
+/// the canonical schema, which arguments and answers are checked against,
+/// keeps them.
+pub(crate) const BOUNDS: &[&str] = &[
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "minLength",
+    "maxLength",
+    "minItems",
+    "maxItems",
+    "minProperties",
+    "maxProperties",
+];
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;
