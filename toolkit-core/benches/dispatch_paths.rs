@@ -32,7 +32,8 @@
 //! drifts moves both paths of a round alike.
 //!
 //! `TOOLKIT_BENCH_ROUNDS` sets the rounds (default 41); `TOOLKIT_BENCH_ONLY`
-//! (`macro` or `traced`) runs some pairs alone. In the traced pairs, the
+//! (`macro`, `runtime`, `struct` or `traced`, or several joined by commas)
+//! runs those pairs alone. In the traced pairs, the
 //! column printed as "hand-written" is the untraced call.
 
 use std::hint::black_box;
@@ -242,15 +243,23 @@ fn main() {
     // `TOOLKIT_BENCH_ONLY=macro` runs the target's pair alone, to compare
     // instruction counts with a build that has no run-time tools;
     // `TOOLKIT_BENCH_ONLY=traced` runs the traced pairs alone.
+    // `runtime` and `struct` run those pairs alone; names may be joined
+    // with commas (`macro,struct`).
     let only = std::env::var("TOOLKIT_BENCH_ONLY").ok();
-    if only.as_deref() != Some("traced") {
+    let runs = |name: &str| {
+        only.as_deref()
+            .is_none_or(|only| only.split(',').any(|part| part.trim() == name))
+    };
+    if runs("macro") {
         pair("macro tool", &hand_typed, &macro_tool, rounds);
     }
-    if only.is_none() {
+    if runs("runtime") {
         pair("run-time tool", &hand_value, &runtime_tool, rounds);
+    }
+    if runs("struct") {
         pair("struct parameter", &hand_struct, &struct_tool, rounds);
     }
-    if only.as_deref() != Some("macro") {
+    if runs("traced") {
         let recording = "traced (recording subscriber)";
         pair(recording, &macro_tool, &traced_tool, rounds);
         let keeping_nothing = "traced (subscriber keeping nothing)";
