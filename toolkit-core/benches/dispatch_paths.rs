@@ -39,86 +39,21 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use serde_json::{Value, json};
-use toolkit_core::{CallContext, Registry, ToolDef};
+use serde_json::Value;
+use toolkit_core::Registry;
 
 #[path = "support/search.rs"]
 mod search_tool;
 
+#[path = "support/shapes.rs"]
+mod shapes;
+
 use search_tool::{ANSWER, ARGUMENTS, SearchArguments, hand_written_body, runtime, search};
-
-/// Where a booking goes: a struct parameter.
-#[derive(serde::Deserialize, schemars::JsonSchema)]
-struct Slot {
-    /// The day, `YYYY-MM-DD`.
-    day: String,
-    /// The hour, 0 to 23.
-    hour: u8,
-    /// Who comes.
-    guests: Vec<String>,
-}
-
-/// Books a room.
-#[toolkit_core::tool]
-async fn book(
-    /// The room's name.
-    room: String,
-    /// When, and for whom.
-    slot: Slot,
-) -> String {
-    booked(&room, &slot)
-}
-
-fn booked(room: &str, slot: &Slot) -> String {
-    format!(
-        "{room} on {} at {}:00 for {} guests",
-        slot.day,
-        slot.hour,
-        slot.guests.len()
-    )
-}
-
-/// The hand-written path's arguments for `book`.
-#[derive(serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-struct BookArguments {
-    room: String,
-    slot: Slot,
-}
-
-const BOOK_ARGUMENTS: &str =
-    r#"{"room": "Lovelace", "slot": {"day": "2026-12-01", "hour": 14, "guests": ["Ada", "Alan"]}}"#;
-const BOOKED: &str = "Lovelace on 2026-12-01 at 14:00 for 2 guests";
+use shapes::{BOOK_ARGUMENTS, BOOKED, BookArguments, book, runtime_tool, search_json};
 
 /// Calls of one path per round: an agent's process enters its runtime once
 /// and makes every call inside it.
 const CALLS: u32 = 100_000;
-
-/// The run-time tool's handler: what `search` does, from JSON arguments.
-async fn search_json(arguments: Value) -> String {
-    let query = arguments["query"].as_str().unwrap_or_default();
-    let limit = arguments["limit"].as_u64().unwrap_or(10);
-    let tags = arguments["tags"].as_array().map_or(0, Vec::len);
-    let order = arguments["order"].as_str().unwrap_or("relevance");
-    format!("{query}: {limit} hits at most, {tags} tags, by {order}")
-}
-
-fn runtime_tool() -> ToolDef {
-    ToolDef::builder("search_json")
-        .description("Search the document index.")
-        .input_schema(json!({
-            "type": "object",
-            "properties": {
-                "query": {"type": "string", "description": "The full-text query."},
-                "limit": {"type": "integer", "minimum": 0, "maximum": 4294967295u64},
-                "tags": {"type": "array", "items": {"type": "string"}},
-                "order": {"type": "string", "enum": ["relevance", "newest"]}
-            },
-            "required": ["query", "tags", "order"],
-            "additionalProperties": false
-        }))
-        .handler(|arguments: Value, _: CallContext| search_json(arguments))
-}
 
 type Path<'a> = Box<dyn Fn() -> Duration + 'a>;
 

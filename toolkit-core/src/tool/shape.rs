@@ -861,7 +861,11 @@ mod tests {
         let deep = format!(r#"{{"a": [{}{}]}}"#, "[".repeat(200), "]".repeat(200));
         assert!(shape.read::<Value>(&deep).is_none());
         // Items with no rule may hold objects with repeated keys.
-        assert!(shape.read::<Value>(r#"{"a": [[{"k": 1, "k": 2}]]}"#).is_none());
+        assert!(
+            shape
+                .read::<Value>(r#"{"a": [[{"k": 1, "k": 2}]]}"#)
+                .is_none()
+        );
         assert!(shape.read::<Value>(r#"{"a": [[]]}"#).is_some());
     }
 
