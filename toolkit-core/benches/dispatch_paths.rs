@@ -33,7 +33,8 @@
 //!
 //! `TOOLKIT_BENCH_ROUNDS` sets the rounds (default 41); `TOOLKIT_BENCH_ONLY`
 //! (`macro`, `runtime`, `struct` or `traced`, or several joined by commas)
-//! runs those pairs alone. In the traced pairs, the
+//! runs those pairs alone; `TOOLKIT_BENCH_SIDE` (`hand` or `registry`)
+//! runs one side of each pair, for counting its instructions. In the traced pairs, the
 //! column printed as "hand-written" is the untraced call.
 
 use std::hint::black_box;
@@ -228,6 +229,14 @@ impl tracing::Subscriber for Listening {
 }
 
 fn pair(label: &str, hand: &Path, tool: &Path, rounds: usize) {
+    // `TOOLKIT_BENCH_SIDE=hand` (or `registry`) runs one side of each pair
+    // alone, so that an instruction count (`valgrind --tool=callgrind`)
+    // is that side's alone.
+    match std::env::var("TOOLKIT_BENCH_SIDE").as_deref() {
+        Ok("hand") => return one_side(label, "hand-written", hand, rounds),
+        Ok("registry") => return one_side(label, "registry", tool, rounds),
+        _ => {}
+    }
     let mut ratios = Vec::with_capacity(rounds);
     let mut hand_times = Vec::with_capacity(rounds);
     let mut tool_times = Vec::with_capacity(rounds);
@@ -254,5 +263,14 @@ fn pair(label: &str, hand: &Path, tool: &Path, rounds: usize) {
         ratios[rounds / 2],
         ratios[at(10)],
         ratios[at(90)]
+    );
+}
+
+fn one_side(label: &str, side: &str, path: &Path, rounds: usize) {
+    let mut times: Vec<Duration> = (0..rounds).map(|_| path()).collect();
+    times.sort_unstable();
+    println!(
+        "  {label}: {side} alone, {} ns per call (median round)",
+        times[rounds / 2].as_nanos()
     );
 }

@@ -47,14 +47,14 @@ pub(crate) struct Shape {
     kinds: u8,
     /// Allowed strings, when the schema lists them.
     strings: Option<Vec<String>>,
-    minimum: Option<Number>,
-    maximum: Option<Number>,
+    minimum: Option<Bound>,
+    maximum: Option<Bound>,
     min_length: Option<u64>,
     max_length: Option<u64>,
     /// The schema of every item, when there is one.
     items: Option<Box<Shape>>,
     /// The known properties, in the schema's order, and their schemas.
-    properties: Vec<(String, Shape)>,
+    properties: Vec<Property>,
     /// Which of `properties` are required, one bit each.
     required: u64,
 }
@@ -131,8 +131,8 @@ impl Shape {
                         .collect();
                     shape.strings = Some(strings?);
                 }
-                "minimum" => shape.minimum = Some(number(value)?),
-                "maximum" => shape.maximum = Some(number(value)?),
+                "minimum" => shape.minimum = Some(Bound::new(value)?),
+                "maximum" => shape.maximum = Some(Bound::new(value)?),
                 "minLength" => shape.min_length = Some(value.as_u64()?),
                 "maxLength" => shape.max_length = Some(value.as_u64()?),
                 "items" => shape.items = Some(Box::new(Self::node(value, depth + 1)?)),
@@ -146,7 +146,7 @@ impl Shape {
         if let Some(Value::Array(names)) = members.get("required") {
             for name in names {
                 let name = name.as_str()?;
-                let index = shape.properties.iter().position(|(n, _)| n == name)?;
+                let index = shape.properties.iter().position(|p| p.name == name)?;
                 shape.required |= 1 << index;
             }
         } else if members.contains_key("required") {
@@ -193,21 +193,92 @@ fn kind_bit(kind: &str) -> Option<u8> {
     })
 }
 
-fn number(value: &Value) -> Option<Number> {
-    match value {
-        Value::Number(number) => Some(number.clone()),
-        _ => None,
+/// A bound of `minimum` or `maximum`, with its value as an integer when
+/// it is one, so that an integer argument is compared without
+/// conversions.
+#[derive(Debug)]
+struct Bound {
+    number: Number,
+    integer: Option<i128>,
+}
+
+impl Bound {
+    fn new(value: &Value) -> Option<Bound> {
+        let Value::Number(number) = value else {
+            return None;
+        };
+        let integer = number
+            .as_u64()
+            .map(i128::from)
+            .or_else(|| number.as_i64().map(i128::from));
+        Some(Bound {
+            number: number.clone(),
+            integer,
+        })
+    }
+
+    /// How `found` compares with this bound.
+    fn compare(&self, found: &Found) -> Ordering {
+        match (found, self.integer) {
+            (Found::Integer(found), Some(bound)) => found.cmp(&bound),
+            (Found::Integer(found), None) => {
+                let found = match u64::try_from(*found) {
+                    Ok(found) => Number::from(found),
+                    Err(_) => Number::from(*found as i64),
+                };
+                number::compare(&found, &self.number)
+            }
+            (Found::Float(found), _) => number::compare(found, &self.number),
+        }
     }
 }
 
-fn properties(members: &Map<String, Value>, depth: usize) -> Option<Vec<(String, Shape)>> {
+/// A number in the arguments: every JSON integer serde reads fits an
+/// `i128` (it reads them as `u64` or `i64`).
+enum Found {
+    Integer(i128),
+    Float(Number),
+}
+
+fn properties(members: &Map<String, Value>, depth: usize) -> Option<Vec<Property>> {
     if members.len() > MAX_PROPERTIES {
         return None;
     }
     members
         .iter()
-        .map(|(name, schema)| Some((name.clone(), Shape::node(schema, depth + 1)?)))
+        .map(|(name, schema)| {
+            Some(Property {
+                head: head(name),
+                name: name.clone(),
+                shape: Shape::node(schema, depth + 1)?,
+            })
+        })
         .collect()
+}
+
+/// A known property.
+#[derive(Debug)]
+struct Property {
+    name: String,
+    /// The name's first eight bytes, so that most keys are told apart, and
+    /// short ones matched, without comparing strings.
+    head: u64,
+    shape: Shape,
+}
+
+impl Property {
+    fn is_named(&self, key: &str, key_head: u64) -> bool {
+        self.name.len() == key.len()
+            && self.head == key_head
+            && (key.len() <= 8 || self.name == key)
+    }
+}
+
+fn head(name: &str) -> u64 {
+    name.bytes()
+        .take(8)
+        .enumerate()
+        .fold(0, |head, (at, byte)| head | u64::from(byte) << (8 * at))
 }
 
 /// Takes nothing: the items of an array whose schema says nothing of them
@@ -231,28 +302,29 @@ fn no<E: de::Error>() -> E {
 }
 
 impl Shape {
-    fn within(&self, found: &Number) -> bool {
+    fn within(&self, found: &Found) -> bool {
         self.minimum
             .as_ref()
-            .is_none_or(|min| number::compare(found, min) != Ordering::Less)
+            .is_none_or(|min| min.compare(found) != Ordering::Less)
             && self
                 .maximum
                 .as_ref()
-                .is_none_or(|max| number::compare(found, max) != Ordering::Greater)
+                .is_none_or(|max| max.compare(found) != Ordering::Greater)
     }
 
     fn takes(&self, kind: u8) -> bool {
         self.kinds & kind != 0
     }
 
-    fn takes_integer(&self, found: Number) -> bool {
-        self.takes(INTEGER | NUMBER) && self.within(&found)
+    fn takes_integer(&self, found: i128) -> bool {
+        self.takes(INTEGER | NUMBER) && self.within(&Found::Integer(found))
     }
 
     /// A float where an integer is wanted is rewritten or refused by the
     /// slow way.
     fn takes_float(&self, found: f64) -> bool {
-        self.takes(NUMBER) && Number::from_f64(found).is_some_and(|found| self.within(&found))
+        self.takes(NUMBER)
+            && Number::from_f64(found).is_some_and(|found| self.within(&Found::Float(found)))
     }
 
     fn takes_str(&self, value: &str) -> bool {
@@ -375,14 +447,14 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Guard<'_, V> {
     }
 
     fn visit_i64<E: de::Error>(self, value: i64) -> Result<V::Value, E> {
-        if !self.shape.takes_integer(value.into()) {
+        if !self.shape.takes_integer(i128::from(value)) {
             return Err(no());
         }
         self.visitor.visit_i64(value)
     }
 
     fn visit_u64<E: de::Error>(self, value: u64) -> Result<V::Value, E> {
-        if !self.shape.takes_integer(value.into()) {
+        if !self.shape.takes_integer(i128::from(value)) {
             return Err(no());
         }
         self.visitor.visit_u64(value)
@@ -553,7 +625,7 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for Fields<'_, A> {
 
     fn next_value_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<T::Value, A::Error> {
         let shape = match self.current.take() {
-            Some(index) => &self.shape.properties[index].1,
+            Some(index) => &self.shape.properties[index].shape,
             None => &NOTHING,
         };
         self.inner.next_value_seed(Seed { shape, seed })
@@ -617,11 +689,12 @@ struct Key<'s, 'f, V> {
 
 impl<'de, V: Visitor<'de>> Key<'_, '_, V> {
     fn known<E: de::Error>(&mut self, key: &str) -> Result<(), E> {
+        let key_head = head(key);
         let index = self
             .shape
             .properties
             .iter()
-            .position(|(name, _)| name == key)
+            .position(|property| property.is_named(key, key_head))
             .ok_or_else(no)?;
         *self.found = Some(index);
         Ok(())
@@ -867,6 +940,21 @@ mod tests {
                 .is_none()
         );
         assert!(shape.read::<Value>(r#"{"a": [[]]}"#).is_some());
+    }
+
+    #[test]
+    fn long_keys_that_share_their_start_are_told_apart() {
+        let schema = json!({"type": "object", "properties": {
+            "arrival_time": {"type": "string"}, "arrival_gate": {"type": "integer"}, "a": {"type": "boolean"}
+        }, "additionalProperties": false});
+        let shape = Shape::compile(&schema).expect("compiles");
+        let read = |text: &str| shape.read::<Value>(text);
+        assert!(read(r#"{"arrival_gate": 4, "arrival_time": "9:00", "a": true}"#).is_some());
+        assert!(read(r#"{"arrival_time": 4}"#).is_none());
+        assert!(read(r#"{"arrival_timf": "9:00"}"#).is_none());
+        assert!(read(r#"{"arrival_": "9:00"}"#).is_none());
+        assert!(read(r#"{"b": true}"#).is_none());
+        assert!(read(r#"{"a\u0000": true}"#).is_none());
     }
 
     #[test]
