@@ -44,6 +44,11 @@ use toolkit_core::{CallContext, Registry, ToolDef};
 #[path = "support/search.rs"]
 mod search_tool;
 
+#[path = "support/paired.rs"]
+mod paired;
+
+use paired::Paired;
+
 use search_tool::{ANSWER, ARGUMENTS, SearchArguments, hand_written_body, runtime, search};
 
 /// Where a booking goes: a struct parameter.
@@ -284,24 +289,11 @@ impl tracing::Subscriber for Listening {
 }
 
 fn pair(label: &str, hand: &Path, tool: &Path, rounds: usize) {
-    let mut ratios = Vec::with_capacity(rounds);
-    let mut hand_times = Vec::with_capacity(rounds);
-    let mut tool_times = Vec::with_capacity(rounds);
-    for round in 0..rounds {
-        let (h, t) = if round % 2 == 0 {
-            let h = hand();
-            (h, tool())
-        } else {
-            let t = tool();
-            (hand(), t)
-        };
-        ratios.push(t.as_secs_f64() / h.as_secs_f64());
-        hand_times.push(h);
-        tool_times.push(t);
-    }
-    ratios.sort_by(f64::total_cmp);
-    hand_times.sort_unstable();
-    tool_times.sort_unstable();
+    let Paired {
+        ratios,
+        hand: hand_times,
+        tool: tool_times,
+    } = paired::alternate(rounds, hand, tool);
     let at = |q: usize| (rounds - 1) * q / 100;
     println!(
         "  {label}: hand-written {} ns, registry {} ns per call (median rounds); ratio median {:.3} (p10 {:.3}, p90 {:.3})",
