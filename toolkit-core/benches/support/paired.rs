@@ -16,7 +16,11 @@ pub struct Paired {
 
 /// Runs `rounds` rounds of `hand` and `tool`, each of which times one
 /// round of its path and returns the time per call.
-pub fn alternate(rounds: usize, hand: impl Fn() -> Duration, tool: impl Fn() -> Duration) -> Paired {
+pub fn alternate(
+    rounds: usize,
+    hand: impl Fn() -> Duration,
+    tool: impl Fn() -> Duration,
+) -> Paired {
     let mut ratios = Vec::with_capacity(rounds);
     let mut hand_times = Vec::with_capacity(rounds);
     let mut tool_times = Vec::with_capacity(rounds);
