@@ -18,6 +18,9 @@ use toolkit_core::{Registry, tool, tools};
 use toolkit_tests::http::{Reply, TestServer};
 use toolkit_tests::trace::{Recorder, SpanRecord};
 
+mod support;
+use support::chat::model;
+
 const SECRET: &str = "hunter2-7f3a9c";
 
 /// Held by the tests that turn content capture on, one switch for the
@@ -57,15 +60,6 @@ fn chat_text(text: &str) -> Reply {
             "prompt_tokens_details": {"cached_tokens": 8},
             "completion_tokens_details": {"reasoning_tokens": 2}}
     }))
-}
-
-fn model(server: &TestServer) -> HttpModel {
-    HttpModel::openai_chat("m")
-        .base_url(server.base_url())
-        .no_key()
-        .retry(RetryPolicy::none())
-        .build()
-        .unwrap()
 }
 
 fn field<'s>(span: &'s SpanRecord, name: &str) -> &'s str {

@@ -49,6 +49,11 @@ mod search_tool;
 #[path = "support/shapes.rs"]
 mod shapes;
 
+#[path = "support/paired.rs"]
+mod paired;
+
+use paired::Paired;
+
 use search_tool::{ANSWER, ARGUMENTS, SearchArguments, hand_written_body, runtime, search};
 use shapes::{BOOK_ARGUMENTS, BOOKED, BookArguments, book, runtime_tool, search_json};
 
@@ -237,24 +242,11 @@ fn pair(label: &str, hand: &Path, tool: &Path, rounds: usize) {
         Ok("registry") => return one_side(label, "registry", tool, rounds),
         _ => {}
     }
-    let mut ratios = Vec::with_capacity(rounds);
-    let mut hand_times = Vec::with_capacity(rounds);
-    let mut tool_times = Vec::with_capacity(rounds);
-    for round in 0..rounds {
-        let (h, t) = if round % 2 == 0 {
-            let h = hand();
-            (h, tool())
-        } else {
-            let t = tool();
-            (hand(), t)
-        };
-        ratios.push(t.as_secs_f64() / h.as_secs_f64());
-        hand_times.push(h);
-        tool_times.push(t);
-    }
-    ratios.sort_by(f64::total_cmp);
-    hand_times.sort_unstable();
-    tool_times.sort_unstable();
+    let Paired {
+        ratios,
+        hand: hand_times,
+        tool: tool_times,
+    } = paired::alternate(rounds, hand, tool);
     let at = |q: usize| (rounds - 1) * q / 100;
     println!(
         "  {label}: hand-written {} ns, registry {} ns per call (median rounds); ratio median {:.3} (p10 {:.3}, p90 {:.3})",

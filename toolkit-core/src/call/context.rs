@@ -192,6 +192,8 @@ pub struct CallSite<'a> {
     pub(super) host: Option<&'a CallHost>,
 }
 
+// `new` takes each field the struct holds, in the same order: the
+// registry makes a call site from the parts it borrows.
 impl<'a> CallSite<'a> {
     pub(crate) fn new(
         call_id: &'a str,

@@ -45,6 +45,9 @@ pub(crate) fn holds(keyword: &str) -> Option<Holds> {
 ///
 /// `nullable` and `propertyOrdering` appear only in Gemini's dialect; they
 /// sit next to their JSON Schema counterparts there.
+// Stretches of this order match the Anthropic judge's list of refused
+// keywords (`toolkit-tests`, `judges/anthropic_request.rs`), which is
+// written from the documentation on purpose, apart from this code.
 pub const KEYWORD_ORDER: &[&str] = &[
     "type",
     "nullable",
