@@ -518,6 +518,10 @@ impl HttpModelBuilder {
         self
     }
 
+    // The setters below share their form (take a value, set a field, give
+    // the builder back), as every builder's do: one method per setting is
+    // the builder's public shape, which a macro would hide from its docs.
+
     /// The retry policy (default: three retries from 500 ms).
     pub fn retry(mut self, policy: RetryPolicy) -> Self {
         self.retry = policy;

@@ -6,7 +6,7 @@ use toolkit_core::emit::{self, EmitOptions, Emitted};
 use toolkit_core::{ToolCallResult, schema};
 
 use super::openai_chat::text_parts;
-use super::{Dialect, Endpoint, TraceTool, Transcript, str_of, user_message};
+use super::{Dialect, Endpoint, TraceTool, Transcript, str_of, tools_of, user_message};
 use crate::answer::AnswerSchema;
 use crate::conversation::{ToolChoice, is_user};
 use crate::settings::{ANTHROPIC_DEFAULT_MAX_TOKENS, Settings, member, put};
@@ -117,14 +117,6 @@ impl Dialect for Anthropic {
         "anthropic"
     }
 
-    fn operation(&self) -> &'static str {
-        "chat"
-    }
-
-    fn settings_of<'b>(&self, body: &'b Value) -> Option<&'b Value> {
-        Some(body)
-    }
-
     fn trace_content(&self, body: &Value, messages: &mut Vec<Value>, system: &mut Vec<Value>) {
         system.extend(text_parts(&body["system"]));
         for item in body["messages"].as_array().into_iter().flatten() {
@@ -149,15 +141,8 @@ impl Dialect for Anthropic {
     }
 
     fn trace_tools<'b>(&self, body: &'b Value) -> Vec<TraceTool<'b>> {
-        body["tools"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .map(|tool| TraceTool {
-                name: str_of(tool, "name"),
-                description: tool.get("description"),
-                parameters: tool.get("input_schema"),
-            })
+        tools_of(body)
+            .map(|tool| TraceTool::declared(tool, "input_schema"))
             .collect()
     }
 }

@@ -6,7 +6,7 @@ use serde_json::{Map, Value, json};
 use toolkit_core::ToolCallResult;
 use toolkit_core::emit::{self, EmitOptions, Emitted};
 
-use super::{Dialect, Endpoint, TraceTool, Transcript, str_of};
+use super::{Dialect, Endpoint, TraceTool, Transcript, str_of, tools_of};
 use crate::answer::AnswerSchema;
 use crate::conversation::ToolChoice;
 use crate::settings::{Settings, member};
@@ -183,10 +183,7 @@ impl Dialect for Gemini {
     }
 
     fn trace_tools<'b>(&self, body: &'b Value) -> Vec<TraceTool<'b>> {
-        body["tools"]
-            .as_array()
-            .into_iter()
-            .flatten()
+        tools_of(body)
             .flat_map(|tool| {
                 tool["functionDeclarations"]
                     .as_array()
@@ -194,12 +191,11 @@ impl Dialect for Gemini {
                     .flatten()
             })
             .map(|function| TraceTool {
-                name: str_of(function, "name"),
-                description: function.get("description"),
                 // The JSON Schema form when the tool was sent in it.
                 parameters: function
                     .get("parametersJsonSchema")
                     .or_else(|| function.get("parameters")),
+                ..TraceTool::declared(function, "parameters")
             })
             .collect()
     }

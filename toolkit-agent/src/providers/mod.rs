@@ -211,11 +211,17 @@ pub(crate) trait Dialect: Sync {
     /// The conventions' `gen_ai.provider.name`.
     fn provider_name(&self) -> &'static str;
 
-    /// The conventions' `gen_ai.operation.name`.
-    fn operation(&self) -> &'static str;
+    /// The conventions' `gen_ai.operation.name`: `chat`, unless the API
+    /// names its operation otherwise.
+    fn operation(&self) -> &'static str {
+        "chat"
+    }
 
-    /// The object holding the request's sampling settings.
-    fn settings_of<'b>(&self, body: &'b Value) -> Option<&'b Value>;
+    /// The object holding the request's sampling settings: the body
+    /// itself, unless the API nests them.
+    fn settings_of<'b>(&self, body: &'b Value) -> Option<&'b Value> {
+        Some(body)
+    }
 
     /// The request's messages and system instructions, in the
     /// conventions' shapes (`crate::telemetry::RequestContent`).
@@ -231,6 +237,23 @@ pub(crate) struct TraceTool<'b> {
     pub(crate) name: &'b str,
     pub(crate) description: Option<&'b Value>,
     pub(crate) parameters: Option<&'b Value>,
+}
+
+impl<'b> TraceTool<'b> {
+    /// A tool declared as `{name, description, <parameters>}`, its
+    /// parameters under `parameters`.
+    fn declared(tool: &'b Value, parameters: &str) -> Self {
+        Self {
+            name: str_of(tool, "name"),
+            description: tool.get("description"),
+            parameters: tool.get(parameters),
+        }
+    }
+}
+
+/// Each entry of the request's `tools`.
+fn tools_of(body: &Value) -> impl Iterator<Item = &Value> {
+    body["tools"].as_array().into_iter().flatten()
 }
 
 /// `value[key]` as text, empty when absent.

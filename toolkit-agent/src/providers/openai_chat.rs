@@ -6,7 +6,7 @@ use serde_json::{Map, Value, json};
 use toolkit_core::ToolCallResult;
 use toolkit_core::emit::{self, EmitOptions, Emitted};
 
-use super::{Dialect, Endpoint, TraceTool, Transcript, str_of, user_message};
+use super::{Dialect, Endpoint, TraceTool, Transcript, str_of, tools_of, user_message};
 use crate::answer::AnswerSchema;
 use crate::conversation::ToolChoice;
 use crate::settings::{Settings, put};
@@ -43,21 +43,12 @@ impl Dialect for OpenAiChat {
         }
         messages.extend(transcript.items.iter().cloned());
         body.insert("messages".into(), Value::Array(messages));
-        if let Some(tools) = transcript.tools {
-            body.insert("tools".into(), tools.clone());
-            body.insert("tool_choice".into(), choice(transcript.tool_choice, true));
-        }
+        put_tools(&mut body, &transcript, true);
         body
     }
 
     fn settings(&self, settings: &Settings, body: &mut Map<String, Value>) {
-        put(body, "temperature", settings.temperature.map(Value::from));
-        put(body, "top_p", settings.top_p.map(Value::from));
-        put(
-            body,
-            "max_completion_tokens",
-            settings.max_output_tokens.map(Value::from),
-        );
+        put_sampling(body, settings, "max_completion_tokens");
         put(body, "stop", settings.stop_sequences());
         put(body, "seed", settings.seed.map(Value::from));
         put(
@@ -108,14 +99,6 @@ impl Dialect for OpenAiChat {
         "openai"
     }
 
-    fn operation(&self) -> &'static str {
-        "chat"
-    }
-
-    fn settings_of<'b>(&self, body: &'b Value) -> Option<&'b Value> {
-        Some(body)
-    }
-
     fn trace_content(&self, body: &Value, messages: &mut Vec<Value>, system: &mut Vec<Value>) {
         for item in body["messages"].as_array().into_iter().flatten() {
             let role = str_of(item, "role");
@@ -145,18 +128,8 @@ impl Dialect for OpenAiChat {
     }
 
     fn trace_tools<'b>(&self, body: &'b Value) -> Vec<TraceTool<'b>> {
-        body["tools"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .map(|tool| {
-                let function = &tool["function"];
-                TraceTool {
-                    name: str_of(function, "name"),
-                    description: function.get("description"),
-                    parameters: function.get("parameters"),
-                }
-            })
+        tools_of(body)
+            .map(|tool| TraceTool::declared(&tool["function"], "parameters"))
             .collect()
     }
 }
@@ -177,7 +150,29 @@ pub(super) fn bearer(request: RequestBuilder, key: Option<&str>) -> RequestBuild
 
 /// A tool choice in OpenAI's form: Chat names a function inside
 /// `function`, Responses beside `type`.
-pub(super) fn choice(tool_choice: &ToolChoice, chat: bool) -> Value {
+/// The tools and the tool choice, when the request has tools: the same
+/// fields in OpenAI's two APIs, the choice nested one level less in
+/// Responses.
+pub(super) fn put_tools(body: &mut Map<String, Value>, transcript: &Transcript<'_>, chat: bool) {
+    if let Some(tools) = transcript.tools {
+        body.insert("tools".into(), tools.clone());
+        body.insert("tool_choice".into(), choice(transcript.tool_choice, chat));
+    }
+}
+
+/// The sampling settings OpenAI's two APIs share, the output limit under
+/// the API's own name.
+pub(super) fn put_sampling(body: &mut Map<String, Value>, settings: &Settings, max_tokens: &str) {
+    put(body, "temperature", settings.temperature.map(Value::from));
+    put(body, "top_p", settings.top_p.map(Value::from));
+    put(
+        body,
+        max_tokens,
+        settings.max_output_tokens.map(Value::from),
+    );
+}
+
+fn choice(tool_choice: &ToolChoice, chat: bool) -> Value {
     match tool_choice {
         ToolChoice::Auto => json!("auto"),
         ToolChoice::None => json!("none"),

@@ -5,10 +5,10 @@ use serde_json::{Map, Value, json};
 use toolkit_core::ToolCallResult;
 use toolkit_core::emit::{self, EmitOptions, Emitted};
 
-use super::openai_chat::{OPENAI, bearer, choice, parallel_calls, text_parts};
-use super::{Dialect, Endpoint, TraceTool, Transcript, str_of, user_message};
+use super::openai_chat::{OPENAI, bearer, parallel_calls, put_sampling, put_tools, text_parts};
+use super::{Dialect, Endpoint, TraceTool, Transcript, str_of, tools_of, user_message};
 use crate::answer::AnswerSchema;
-use crate::settings::{Settings, member, put};
+use crate::settings::{Settings, member};
 use crate::telemetry::{message, other_part, text_part, tool_call, tool_response};
 
 pub(super) struct OpenAiResponses;
@@ -44,21 +44,12 @@ impl Dialect for OpenAiResponses {
             body.insert("instructions".into(), json!(instructions));
         }
         body.insert("input".into(), Value::Array(transcript.items.to_vec()));
-        if let Some(tools) = transcript.tools {
-            body.insert("tools".into(), tools.clone());
-            body.insert("tool_choice".into(), choice(transcript.tool_choice, false));
-        }
+        put_tools(&mut body, &transcript, false);
         body
     }
 
     fn settings(&self, settings: &Settings, body: &mut Map<String, Value>) {
-        put(body, "temperature", settings.temperature.map(Value::from));
-        put(body, "top_p", settings.top_p.map(Value::from));
-        put(
-            body,
-            "max_output_tokens",
-            settings.max_output_tokens.map(Value::from),
-        );
+        put_sampling(body, settings, "max_output_tokens");
         if let Some(effort) = settings.reasoning_effort {
             member(body, "reasoning", "effort", json!(effort.as_str()));
         }
@@ -102,14 +93,6 @@ impl Dialect for OpenAiResponses {
         "openai"
     }
 
-    fn operation(&self) -> &'static str {
-        "chat"
-    }
-
-    fn settings_of<'b>(&self, body: &'b Value) -> Option<&'b Value> {
-        Some(body)
-    }
-
     fn trace_content(&self, body: &Value, messages: &mut Vec<Value>, system: &mut Vec<Value>) {
         if let Some(instructions) = body["instructions"].as_str() {
             system.push(text_part(instructions));
@@ -151,15 +134,8 @@ impl Dialect for OpenAiResponses {
     }
 
     fn trace_tools<'b>(&self, body: &'b Value) -> Vec<TraceTool<'b>> {
-        body["tools"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .map(|tool| TraceTool {
-                name: str_of(tool, "name"),
-                description: tool.get("description"),
-                parameters: tool.get("parameters"),
-            })
+        tools_of(body)
+            .map(|tool| TraceTool::declared(tool, "parameters"))
             .collect()
     }
 }

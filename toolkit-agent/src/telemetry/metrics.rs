@@ -97,16 +97,25 @@ pub(crate) fn record(request: &Request<'_>, outcome: Result<&Turn, &ModelError>)
         Ok(turn) => (turn.response_model.as_deref(), None),
         Err(error) => (None, Some(model_error_kind(error))),
     };
-    tracing::event!(target: TARGET, parent: None, Level::INFO, {
+    // Every metric event carries the same attributes; the macro writes
+    // them once (tracing takes field names as literals, not values).
+    macro_rules! metric {
+        ($($field:literal = $value:expr),* $(,)?) => {
+            tracing::event!(target: TARGET, parent: None, Level::INFO, {
+                $($field = $value,)*
+                "gen_ai.operation.name" = operation,
+                "gen_ai.provider.name" = provider,
+                "gen_ai.request.model" = request.model,
+                "gen_ai.response.model" = response_model,
+                "server.address" = host.as_deref(),
+                "server.port" = port,
+            })
+        };
+    }
+    metric!(
         "histogram.gen_ai.client.operation.duration" = seconds,
-        "gen_ai.operation.name" = operation,
-        "gen_ai.provider.name" = provider,
-        "gen_ai.request.model" = request.model,
-        "gen_ai.response.model" = response_model,
-        "server.address" = host.as_deref(),
-        "server.port" = port,
         "error.type" = error.as_deref(),
-    });
+    );
     let Ok(turn) = outcome else {
         return;
     };
@@ -118,16 +127,10 @@ pub(crate) fn record(request: &Request<'_>, outcome: Result<&Turn, &ModelError>)
         ("input", usage.input_tokens),
         ("output", usage.output_tokens),
     ] {
-        tracing::event!(target: TARGET, parent: None, Level::INFO, {
+        metric!(
             "histogram.gen_ai.client.token.usage" = tokens,
             "gen_ai.token.type" = kind,
-            "gen_ai.operation.name" = operation,
-            "gen_ai.provider.name" = provider,
-            "gen_ai.request.model" = request.model,
-            "gen_ai.response.model" = response_model,
-            "server.address" = host.as_deref(),
-            "server.port" = port,
-        });
+        );
     }
 }
 

@@ -98,11 +98,9 @@ pub fn default_tools() -> Vec<&'static ToolDef> {
 }
 
 /// The names of the default actions, in registration order. Kept for one
-/// release; the names are read from [`default_actions`] now, so they cannot
-/// drift from the list.
-// The browser scenario `schemas_suit_every_provider` writes the same
-// names again on purpose: it judges the registered list, so it must not
-// read it from here.
+/// release: read the names from [`default_actions`] instead. A browser
+/// scenario checks this list against the registered one, so the two cannot
+/// drift while it stays.
 #[deprecated(
     since = "0.2.0",
     note = "use `default_actions()` and each tool's `name()`"

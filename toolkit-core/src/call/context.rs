@@ -183,37 +183,16 @@ impl fmt::Debug for CallContext {
 /// reference counts; a [`CallContext`] is made only for a tool that asks.
 #[doc(hidden)]
 pub struct CallSite<'a> {
-    call_id: &'a str,
-    tool: NameRef<'a>,
-    cancellation: &'a Cancellation,
-    state: &'a Arc<StateMap>,
-    progress: Option<&'a ProgressSink>,
-    run: Option<&'a RunState>,
-    pub(super) host: Option<&'a CallHost>,
+    pub(crate) call_id: &'a str,
+    pub(crate) tool: NameRef<'a>,
+    pub(crate) cancellation: &'a Cancellation,
+    pub(crate) state: &'a Arc<StateMap>,
+    pub(crate) progress: Option<&'a ProgressSink>,
+    pub(crate) run: Option<&'a RunState>,
+    pub(crate) host: Option<&'a CallHost>,
 }
 
-// `new` takes each field the struct holds, in the same order: the
-// registry makes a call site from the parts it borrows.
 impl<'a> CallSite<'a> {
-    pub(crate) fn new(
-        call_id: &'a str,
-        tool: NameRef<'a>,
-        cancellation: &'a Cancellation,
-        state: &'a Arc<StateMap>,
-        progress: Option<&'a ProgressSink>,
-        run: Option<&'a RunState>,
-    ) -> Self {
-        Self {
-            call_id,
-            tool,
-            cancellation,
-            state,
-            progress,
-            run,
-            host: None,
-        }
-    }
-
     /// The name of the tool being called.
     pub fn tool_name(&self) -> &str {
         self.tool.as_str()
@@ -288,13 +267,5 @@ impl CallContext {
 
     pub(super) fn asker(&self) -> Option<&dyn Asker> {
         self.host.as_ref()?.asker.as_deref()
-    }
-}
-
-impl<'a> CallSite<'a> {
-    /// The same call, with what the host offers it.
-    pub(crate) fn with_host(mut self, host: Option<&'a CallHost>) -> Self {
-        self.host = host;
-        self
     }
 }

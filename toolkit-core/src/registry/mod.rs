@@ -540,15 +540,15 @@ impl Registry {
         arguments: Arguments<'_>,
         signals: Signals<'_>,
     ) -> Result<Drive, CallError> {
-        let site = CallSite::new(
+        let site = CallSite {
             call_id,
-            def.name_ref(),
-            signals.cancellation,
-            &self.state,
-            signals.progress,
-            signals.run,
-        )
-        .with_host(signals.host);
+            tool: def.name_ref(),
+            cancellation: signals.cancellation,
+            state: &self.state,
+            progress: signals.progress,
+            run: signals.run,
+            host: signals.host,
+        };
         // Parsing the arguments may panic only in a user's Deserialize impl
         // or a run-time tool's handler; that is caught like a panic in the
         // tool itself.

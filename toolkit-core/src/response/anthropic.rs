@@ -3,13 +3,14 @@
 use serde_json::{Map, Value, json};
 
 use super::partial::{PartialCall, str_at};
-use super::turn::{CallInfo, ReadError, Turn, Usage, UsageFields, provider_error};
+use super::turn::{CallInfo, ReadError, Turn, Usage, UsageFields, provider_error, text_at};
 use super::{Provider, arguments_problem};
 use crate::ToolCall;
 
 const PROVIDER: Provider = Provider::Anthropic;
 
 const USAGE: UsageFields = UsageFields {
+    at: "usage",
     input: "input_tokens",
     output: "output_tokens",
     cache_read: Some("/cache_read_input_tokens"),
@@ -42,14 +43,8 @@ pub(super) fn read(body: &Value) -> Result<Turn, ReadError> {
             _ => {}
         }
     }
-    turn.finish_reason = body
-        .get("stop_reason")
-        .and_then(Value::as_str)
-        .map(str::to_owned);
-    turn.usage = body
-        .get("usage")
-        .and_then(|usage| Usage::read(usage, &USAGE));
-    turn.identify(body, "id", "model");
+    turn.finish_reason = text_at(body, "stop_reason");
+    turn.account(body, &USAGE, "id", "model");
     Ok(turn)
 }
 
@@ -311,16 +306,13 @@ mod tests {
         );
         assert_eq!(turn.echo, body["content"]);
         assert_eq!(turn.finish_reason.as_deref(), Some("tool_use"));
-        assert_eq!(
-            turn.usage,
-            Some(
-                Usage::new(472, 91)
-                    .with_cache_read_tokens(2048)
-                    .with_cache_write_tokens(248)
-            )
+        turn.assert_kept(
+            Usage::new(472, 91)
+                .with_cache_read_tokens(2048)
+                .with_cache_write_tokens(248),
+            "msg_01Aq9w938a90dw8q",
+            "claude-sonnet-4-5",
         );
-        assert_eq!(turn.response_id.as_deref(), Some("msg_01Aq9w938a90dw8q"));
-        assert_eq!(turn.response_model.as_deref(), Some("claude-sonnet-4-5"));
     }
 
     #[test]

@@ -5,13 +5,14 @@ use serde_json::{Value, json};
 
 use super::Provider;
 use super::partial::{PartialCall, str_at};
-use super::turn::{CallInfo, ReadError, Turn, Usage, UsageFields, provider_error};
+use super::turn::{CallInfo, ReadError, Turn, UsageFields, provider_error, text_at};
 use crate::ToolCall;
 use crate::hash::Fnv1a;
 
 const PROVIDER: Provider = Provider::Gemini;
 
 const USAGE: UsageFields = UsageFields {
+    at: "usageMetadata",
     input: "promptTokenCount",
     output: "candidatesTokenCount",
     cache_read: Some("/cachedContentTokenCount"),
@@ -65,14 +66,8 @@ pub(super) fn read(body: &Value) -> Result<Turn, ReadError> {
         turn.push_call(ToolCall::new(id, name, arguments), info);
         position += 1;
     }
-    turn.finish_reason = candidate
-        .get("finishReason")
-        .and_then(Value::as_str)
-        .map(str::to_owned);
-    turn.usage = body
-        .get("usageMetadata")
-        .and_then(|usage| Usage::read(usage, &USAGE));
-    turn.identify(body, "responseId", "modelVersion");
+    turn.finish_reason = text_at(candidate, "finishReason");
+    turn.account(body, &USAGE, "responseId", "modelVersion");
     Ok(turn)
 }
 
@@ -194,6 +189,7 @@ impl Stream {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::response::Usage;
 
     // From the Gemini function-calling and thought-signature docs.
     fn doc_body() -> Value {
@@ -229,16 +225,13 @@ mod tests {
         assert_eq!(PROVIDER.read(&body).unwrap().calls, turn.calls);
         assert_eq!(turn.echo, body["candidates"][0]["content"]);
         assert_eq!(turn.echo["parts"][0]["thoughtSignature"], "<Signature_A>");
-        assert_eq!(
-            turn.usage,
-            Some(
-                Usage::new(53, 24)
-                    .with_cache_read_tokens(32)
-                    .with_reasoning_tokens(10)
-            )
+        turn.assert_kept(
+            Usage::new(53, 24)
+                .with_cache_read_tokens(32)
+                .with_reasoning_tokens(10),
+            "mAitaLmkHPPlz7IPvtfUqQ4",
+            "gemini-2.5-flash",
         );
-        assert_eq!(turn.response_id.as_deref(), Some("mAitaLmkHPPlz7IPvtfUqQ4"));
-        assert_eq!(turn.response_model.as_deref(), Some("gemini-2.5-flash"));
     }
 
     #[test]

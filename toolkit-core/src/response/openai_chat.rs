@@ -3,13 +3,14 @@
 use serde_json::{Map, Value, json};
 
 use super::partial::{PartialCall, str_at};
-use super::turn::{CallInfo, ReadError, Turn, Usage, UsageFields, provider_error};
+use super::turn::{CallInfo, ReadError, Turn, UsageFields, provider_error, text_at};
 use super::{CallKind, Provider, arguments_problem};
 use crate::ToolCall;
 
 const PROVIDER: Provider = Provider::OpenAi;
 
 const USAGE: UsageFields = UsageFields {
+    at: "usage",
     input: "prompt_tokens",
     output: "completion_tokens",
     cache_read: Some("/prompt_tokens_details/cached_tokens"),
@@ -40,14 +41,8 @@ pub(super) fn read(body: &Value) -> Result<Turn, ReadError> {
             turn.push_call(call, info);
         }
     }
-    turn.finish_reason = choice
-        .get("finish_reason")
-        .and_then(Value::as_str)
-        .map(str::to_owned);
-    turn.usage = body
-        .get("usage")
-        .and_then(|usage| Usage::read(usage, &USAGE));
-    turn.identify(body, "id", "model");
+    turn.finish_reason = text_at(choice, "finish_reason");
+    turn.account(body, &USAGE, "id", "model");
     Ok(turn)
 }
 
@@ -248,6 +243,7 @@ impl Stream {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::response::Usage;
 
     // From OpenAI's function-calling guide.
     const DOC_BODY: &str = r#"{
@@ -300,16 +296,13 @@ mod tests {
                 .contains("not valid JSON")
         );
         assert_eq!(turn.finish_reason.as_deref(), Some("tool_calls"));
-        assert_eq!(
-            turn.usage,
-            Some(
-                Usage::new(82, 17)
-                    .with_cache_read_tokens(64)
-                    .with_reasoning_tokens(12)
-            )
+        turn.assert_kept(
+            Usage::new(82, 17)
+                .with_cache_read_tokens(64)
+                .with_reasoning_tokens(12),
+            "chatcmpl-abc123",
+            "gpt-4o-mini",
         );
-        assert_eq!(turn.response_id.as_deref(), Some("chatcmpl-abc123"));
-        assert_eq!(turn.response_model.as_deref(), Some("gpt-4o-mini"));
         let body: Value = serde_json::from_str(DOC_BODY).unwrap();
         assert_eq!(turn.echo, body["choices"][0]["message"]);
     }

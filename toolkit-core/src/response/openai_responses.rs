@@ -3,13 +3,14 @@
 use serde_json::{Value, json};
 
 use super::partial::{PartialCall, str_at};
-use super::turn::{CallInfo, ReadError, Turn, Usage, UsageFields, provider_error};
+use super::turn::{CallInfo, ReadError, Turn, UsageFields, provider_error};
 use super::{CallKind, Provider, arguments_problem};
 use crate::ToolCall;
 
 const PROVIDER: Provider = Provider::OpenAiResponses;
 
 const USAGE: UsageFields = UsageFields {
+    at: "usage",
     input: "input_tokens",
     output: "output_tokens",
     cache_read: Some("/input_tokens_details/cached_tokens"),
@@ -79,10 +80,7 @@ pub(super) fn read(body: &Value) -> Result<Turn, ReadError> {
             "max_output_tokens" => "max_tokens".to_owned(),
             other => other.to_owned(),
         });
-    turn.usage = body
-        .get("usage")
-        .and_then(|usage| Usage::read(usage, &USAGE));
-    turn.identify(body, "id", "model");
+    turn.account(body, &USAGE, "id", "model");
     Ok(turn)
 }
 
@@ -256,6 +254,7 @@ impl Stream {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::response::Usage;
 
     // Shaped as in OpenAI's Responses reference: a reasoning item, a
     // function call, a custom tool call.
@@ -293,21 +292,12 @@ mod tests {
         assert_eq!(turn.call_info[1].kind, CallKind::Custom);
         // Reasoning items come back with the calls, in order.
         assert_eq!(turn.echo, body["output"]);
-        assert_eq!(
-            turn.usage,
-            Some(
-                Usage::new(36, 87)
-                    .with_cache_read_tokens(16)
-                    .with_reasoning_tokens(64)
-            )
-        );
-        assert_eq!(
-            turn.response_id.as_deref(),
-            Some("resp_67ccd2bed1ec8190b14f964abc054267")
-        );
-        assert_eq!(
-            turn.response_model.as_deref(),
-            Some("gpt-5-mini-2025-08-07")
+        turn.assert_kept(
+            Usage::new(36, 87)
+                .with_cache_read_tokens(16)
+                .with_reasoning_tokens(64),
+            "resp_67ccd2bed1ec8190b14f964abc054267",
+            "gpt-5-mini-2025-08-07",
         );
         assert_eq!(turn.finish_reason.as_deref(), Some("completed"));
     }

@@ -58,9 +58,17 @@ impl Turn {
 
     /// Takes the response's id and model from the fields named.
     pub(crate) fn identify(&mut self, body: &Value, id: &str, model: &str) {
-        let text = |key: &str| body.get(key).and_then(Value::as_str).map(str::to_owned);
-        self.response_id = text(id);
-        self.response_model = text(model);
+        self.response_id = text_at(body, id);
+        self.response_model = text_at(body, model);
+    }
+
+    /// Takes what every response says besides its content and why it
+    /// ended: its usage, its id and its model.
+    pub(crate) fn account(&mut self, body: &Value, usage: &UsageFields, id: &str, model: &str) {
+        self.usage = body
+            .get(usage.at)
+            .and_then(|counts| Usage::read(counts, usage));
+        self.identify(body, id, model);
     }
 
     pub(crate) fn push_call(&mut self, call: ToolCall, info: CallInfo) {
@@ -169,6 +177,8 @@ pub struct Usage {
 /// Where one provider's usage object keeps each count: the totals by key,
 /// the details by JSON Pointer.
 pub(crate) struct UsageFields {
+    /// The usage object's key in the response.
+    pub(crate) at: &'static str,
     pub(crate) input: &'static str,
     pub(crate) output: &'static str,
     pub(crate) cache_read: Option<&'static str>,
@@ -343,4 +353,20 @@ pub(crate) fn provider_error(provider: Provider, body: &Value) -> Option<ReadErr
         provider,
         error: error.clone(),
     })
+}
+
+#[cfg(test)]
+impl Turn {
+    /// Asserts what a read kept of the response besides its content: the
+    /// usage, the response's id and its model.
+    pub(crate) fn assert_kept(&self, usage: Usage, id: &str, model: &str) {
+        assert_eq!(self.usage, Some(usage));
+        assert_eq!(self.response_id.as_deref(), Some(id));
+        assert_eq!(self.response_model.as_deref(), Some(model));
+    }
+}
+
+/// `value[key]` as owned text, when it is a string.
+pub(crate) fn text_at(value: &Value, key: &str) -> Option<String> {
+    value.get(key).and_then(Value::as_str).map(str::to_owned)
 }

@@ -48,6 +48,8 @@ pub(crate) fn holds(keyword: &str) -> Option<Holds> {
 // Stretches of this order match the Anthropic judge's list of refused
 // keywords (`toolkit-tests`, `judges/anthropic_request.rs`), which is
 // written from the documentation on purpose, apart from this code.
+// The bounds among these stand again in `BOUNDS`, below, which names the
+// keywords that bound a value, for the dialects that drop them.
 pub const KEYWORD_ORDER: &[&str] = &[
     "type",
     "nullable",
@@ -192,6 +194,9 @@ pub(crate) fn fold_into_description(schema: &mut OrderedJson, folded: &[(String,
     schema.insert("description", OrderedJson::String(text));
 }
 
+// The bounds stand in `KEYWORD_ORDER` too, in the same order: that list
+// orders every keyword a schema is written with, this one names the ones
+// that bound a value; neither can be made from the other.
 /// The bounds a schema may put on a value: numeric ranges and steps,
 /// lengths of strings, sizes of arrays and objects. Dialects that cannot
 /// enforce them drop them (Anthropic's structured outputs refuse them);

@@ -48,7 +48,7 @@ pub(crate) fn serde_enforces(generated: &Value) -> bool {
 }
 
 /// Keywords that describe and constrain nothing.
-fn is_annotation(keyword: &str) -> bool {
+pub(super) fn is_annotation(keyword: &str) -> bool {
     matches!(
         keyword,
         "title"

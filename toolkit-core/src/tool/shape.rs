@@ -68,21 +68,10 @@ const STRING: u8 = 16;
 const ARRAY: u8 = 32;
 const OBJECT: u8 = 64;
 
-/// Keywords that describe and constrain nothing the validator checks.
+/// Keywords that describe and constrain nothing the validator checks:
+/// the annotations, and `format`, which it leaves to the tool.
 fn is_annotation(keyword: &str) -> bool {
-    matches!(
-        keyword,
-        "title"
-            | "description"
-            | "default"
-            | "examples"
-            | "deprecated"
-            | "readOnly"
-            | "writeOnly"
-            | "$comment"
-            | "$schema"
-            | "format"
-    )
+    super::enforcement::is_annotation(keyword) || keyword == "format"
 }
 
 impl Shape {
@@ -110,14 +99,7 @@ impl Shape {
         }
         let mut shape = Shape {
             kinds,
-            strings: None,
-            minimum: None,
-            maximum: None,
-            min_length: None,
-            max_length: None,
-            items: None,
-            properties: Vec::new(),
-            required: 0,
+            ..TAKES_NOTHING
         };
         let mut closed = false;
         for (keyword, value) in members {
@@ -283,7 +265,10 @@ fn head(name: &str) -> u64 {
 
 /// Takes nothing: the items of an array whose schema says nothing of them
 /// (they may hold repeated keys, which only the slow way finds).
-static NOTHING: Shape = Shape {
+static NOTHING: Shape = TAKES_NOTHING;
+
+/// A shape with no kinds and no constraints, from which each is built.
+const TAKES_NOTHING: Shape = Shape {
     kinds: 0,
     strings: None,
     minimum: None,
@@ -410,10 +395,10 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for Checked<'_, D> {
         if self.shape.kinds != STRING {
             return Err(no());
         }
-        self.inner.deserialize_str(UnitVariant {
+        self.inner.deserialize_str(UnitVariant(Guard {
             shape: self.shape,
             visitor,
-        })
+        }))
     }
 
     /// A value skipped unread would be unchecked.
@@ -600,10 +585,10 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for Fields<'_, A> {
         seed: K,
     ) -> Result<Option<K::Value>, A::Error> {
         let mut found = None;
-        let key = self.inner.next_key_seed(KeySeed {
+        let key = self.inner.next_key_seed(Keyed {
             shape: self.shape,
             found: &mut found,
-            seed,
+            inner: seed,
         })?;
         let Some(key) = key else {
             return if self.seen & self.shape.required == self.shape.required {
@@ -637,41 +622,43 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for Fields<'_, A> {
 }
 
 /// A key, which must name one of `shape`'s properties; which one is put
-/// in `found`.
-struct KeySeed<'s, 'f, K> {
+/// in `found`. One type for each role it passes through, `inner` being
+/// what reads the key on: the map's seed, then the deserializer (which
+/// reads it as a string, whatever the seed asks for), then the seed's
+/// visitor.
+struct Keyed<'s, 'f, T> {
     shape: &'s Shape,
     found: &'f mut Option<usize>,
-    seed: K,
+    inner: T,
 }
 
-impl<'de, K: DeserializeSeed<'de>> DeserializeSeed<'de> for KeySeed<'_, '_, K> {
-    type Value = K::Value;
-
-    fn deserialize<D: Deserializer<'de>>(self, inner: D) -> Result<K::Value, D::Error> {
-        self.seed.deserialize(KeyReader {
+impl<'s, 'f, T> Keyed<'s, 'f, T> {
+    /// The same key, read on by `inner`.
+    fn then<U>(self, inner: U) -> (T, Keyed<'s, 'f, U>) {
+        let next = Keyed {
             shape: self.shape,
             found: self.found,
             inner,
-        })
+        };
+        (self.inner, next)
     }
 }
 
-/// Reads a key as a string, whatever the reading type asks for.
-struct KeyReader<'s, 'f, D> {
-    shape: &'s Shape,
-    found: &'f mut Option<usize>,
-    inner: D,
+impl<'de, K: DeserializeSeed<'de>> DeserializeSeed<'de> for Keyed<'_, '_, K> {
+    type Value = K::Value;
+
+    fn deserialize<D: Deserializer<'de>>(self, inner: D) -> Result<K::Value, D::Error> {
+        let (seed, reader) = self.then(inner);
+        seed.deserialize(reader)
+    }
 }
 
-impl<'de, D: Deserializer<'de>> Deserializer<'de> for KeyReader<'_, '_, D> {
+impl<'de, D: Deserializer<'de>> Deserializer<'de> for Keyed<'_, '_, D> {
     type Error = D::Error;
 
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
-        self.inner.deserialize_str(Key {
-            shape: self.shape,
-            found: self.found,
-            visitor,
-        })
+        let (inner, key) = self.then(visitor);
+        inner.deserialize_str(key)
     }
 
     serde::forward_to_deserialize_any! {
@@ -681,13 +668,7 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for KeyReader<'_, '_, D> {
     }
 }
 
-struct Key<'s, 'f, V> {
-    shape: &'s Shape,
-    found: &'f mut Option<usize>,
-    visitor: V,
-}
-
-impl<'de, V: Visitor<'de>> Key<'_, '_, V> {
+impl<'de, V: Visitor<'de>> Keyed<'_, '_, V> {
     fn known<E: de::Error>(&mut self, key: &str) -> Result<(), E> {
         let key_head = head(key);
         let index = self
@@ -701,47 +682,46 @@ impl<'de, V: Visitor<'de>> Key<'_, '_, V> {
     }
 }
 
-impl<'de, V: Visitor<'de>> Visitor<'de> for Key<'_, '_, V> {
+impl<'de, V: Visitor<'de>> Visitor<'de> for Keyed<'_, '_, V> {
     type Value = V::Value;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.visitor.expecting(f)
+        self.inner.expecting(f)
     }
 
     fn visit_str<E: de::Error>(mut self, key: &str) -> Result<V::Value, E> {
         self.known(key)?;
-        self.visitor.visit_str(key)
+        self.inner.visit_str(key)
     }
 
     fn visit_borrowed_str<E: de::Error>(mut self, key: &'de str) -> Result<V::Value, E> {
         self.known(key)?;
-        self.visitor.visit_borrowed_str(key)
+        self.inner.visit_borrowed_str(key)
     }
 
     fn visit_string<E: de::Error>(mut self, key: String) -> Result<V::Value, E> {
         self.known(&key)?;
-        self.visitor.visit_string(key)
+        self.inner.visit_string(key)
     }
 }
 
-/// A unit variant, read from the string the schema allows.
-struct UnitVariant<'s, V> {
-    shape: &'s Shape,
-    visitor: V,
-}
+/// A unit variant, read from the string the schema allows: a guard that
+/// gives its visitor the string as the variant.
+struct UnitVariant<'s, V>(Guard<'s, V>);
 
 impl<'de, V: Visitor<'de>> Visitor<'de> for UnitVariant<'_, V> {
     type Value = V::Value;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.visitor.expecting(f)
+        self.0.visitor.expecting(f)
     }
 
     fn visit_str<E: de::Error>(self, value: &str) -> Result<V::Value, E> {
-        if !self.shape.takes_str(value) {
+        let Guard { shape, visitor } = self.0;
+        if !shape.takes_str(value) {
             return Err(no());
         }
-        self.visitor.visit_enum(StrDeserializer::<E>::new(value))
+        visitor.visit_enum(StrDeserializer::<E>::new(value))
     }
 }
 

@@ -1,22 +1,17 @@
 use serde::Deserialize;
 use toolkit_core::tool;
 
+/// A length.
 #[derive(Deserialize)]
-struct Point {
-    x: f64,
-    y: f64,
-}
+struct Meters(f64);
 
-/// Measures a point.
+/// Doubles a length.
 #[tool]
-fn norm(
-    /// The point.
-    point: Point,
+fn double(
+    /// The length.
+    length: Meters,
 ) -> f64 {
-    point.x.hypot(point.y)
+    length.0 * 2.0
 }
 
 fn main() {}
-
-// The same tool as `param_not_deserialize.rs` on purpose: each file is one
-// compile failure, and this one lacks only `JsonSchema`.
