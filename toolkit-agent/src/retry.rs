@@ -10,6 +10,7 @@ use std::time::Duration;
 /// precedence (capped at `max_delay` too, so a run never sleeps for an
 /// hour on a header).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct RetryPolicy {
     /// Retries after the first attempt (0: none).
     pub max_retries: u32,

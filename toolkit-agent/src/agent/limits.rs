@@ -22,6 +22,7 @@ use std::time::Duration;
 /// assert_eq!(limits.max_concurrent_calls, 8);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Limits {
     /// Model turns at most in one run (default 20).
     pub max_steps: usize,

@@ -20,6 +20,7 @@ use crate::safety::Redactor;
 
 /// One option of a dropdown.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct DropdownOption {
     /// The option's text.
     pub text: String,
@@ -37,6 +38,7 @@ pub struct DropdownOption {
 
 /// A dropdown and its options.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[non_exhaustive]
 pub struct Dropdown {
     /// The element asked about.
     pub element: Element,
@@ -53,6 +55,7 @@ pub struct Dropdown {
 
 /// What [`Browser::select_option`] did.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[non_exhaustive]
 pub struct Selection {
     /// The dropdown, as it was before.
     pub element: Element,
@@ -69,6 +72,7 @@ pub struct Selection {
 
 /// What [`Browser::upload_file`] did.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[non_exhaustive]
 pub struct Upload {
     /// The element asked about.
     pub element: Element,

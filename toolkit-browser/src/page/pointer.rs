@@ -45,6 +45,7 @@ const HOVER_SETTLE: Duration = Duration::from_millis(200);
 
 /// What [`Browser::hover`] did.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[non_exhaustive]
 pub struct Hover {
     /// The element hovered, as it was before.
     pub element: Element,
@@ -59,6 +60,7 @@ pub struct Hover {
 
 /// What [`Browser::hold`] did.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[non_exhaustive]
 pub struct Hold {
     /// The element held, as it was before.
     pub element: Element,
@@ -70,6 +72,7 @@ pub struct Hold {
 
 /// Where [`Browser::drag`] drops.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
 pub enum DragEnd {
     /// Onto the element of this number, at the point a click on it would
     /// land.
@@ -85,6 +88,7 @@ pub enum DragEnd {
 
 /// What [`Browser::drag`] did.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[non_exhaustive]
 pub struct Drag {
     /// The element dragged, as it was before.
     pub element: Element,

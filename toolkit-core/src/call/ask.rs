@@ -47,6 +47,7 @@ pub trait Asker: Send + Sync {
 /// A question for the user: a message, and the JSON Schema of the answer
 /// (an object of flat properties: strings, numbers, booleans, enums).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ElicitRequest {
     /// What to ask.
     pub message: String,
@@ -69,14 +70,21 @@ impl ElicitRequest {
     }
 
     /// With a name within its call.
-    pub fn key(mut self, key: impl Into<String>) -> Self {
+    pub fn with_key(mut self, key: impl Into<String>) -> Self {
         self.key = Some(key.into());
         self
+    }
+
+    #[doc(hidden)]
+    #[deprecated(since = "0.2.0", note = "renamed to `with_key`")]
+    pub fn key(self, key: impl Into<String>) -> Self {
+        self.with_key(key)
     }
 }
 
 /// What the user did with a question.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+// Exhaustive on purpose: a person answers a question, refuses it or dismisses it; there is no fourth way.
 pub enum ElicitAction {
     /// Answered it.
     Accept,
@@ -105,6 +113,7 @@ impl fmt::Display for ElicitAction {
 
 /// The user's answer to a question.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Elicited {
     /// What the user did.
     pub action: ElicitAction,
@@ -112,9 +121,31 @@ pub struct Elicited {
     pub content: Option<Value>,
 }
 
+impl Elicited {
+    /// What the user did, without an answer (declined, cancelled).
+    pub fn new(action: ElicitAction) -> Self {
+        Self {
+            action,
+            content: None,
+        }
+    }
+
+    /// The user accepted and answered `content`.
+    pub fn accepted(content: Value) -> Self {
+        Self::new(ElicitAction::Accept).with_content(content)
+    }
+
+    /// With the answer.
+    pub fn with_content(mut self, content: Value) -> Self {
+        self.content = Some(content);
+        self
+    }
+}
+
 /// A request for a completion of the host's model: one user message, with
 /// an optional system prompt.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct SampleRequest {
     /// The user's message.
     pub prompt: String,
@@ -139,20 +170,33 @@ impl SampleRequest {
     }
 
     /// With a name within its call.
-    pub fn key(mut self, key: impl Into<String>) -> Self {
+    pub fn with_key(mut self, key: impl Into<String>) -> Self {
         self.key = Some(key.into());
         self
     }
 
+    #[doc(hidden)]
+    #[deprecated(since = "0.2.0", note = "renamed to `with_key`")]
+    pub fn key(self, key: impl Into<String>) -> Self {
+        self.with_key(key)
+    }
+
     /// With a system prompt.
-    pub fn system(mut self, system: impl Into<String>) -> Self {
+    pub fn with_system(mut self, system: impl Into<String>) -> Self {
         self.system = Some(system.into());
         self
+    }
+
+    #[doc(hidden)]
+    #[deprecated(since = "0.2.0", note = "renamed to `with_system`")]
+    pub fn system(self, system: impl Into<String>) -> Self {
+        self.with_system(system)
     }
 }
 
 /// The completion of the host's model.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Sampled {
     /// The completion's text (empty when it holds none, such as an image).
     pub text: String,
@@ -162,10 +206,28 @@ pub struct Sampled {
     pub stop_reason: Option<String>,
 }
 
+impl Sampled {
+    /// The completion `text`, made by `model`, without a stop reason.
+    pub fn new(text: impl Into<String>, model: impl Into<String>) -> Self {
+        Self {
+            text: text.into(),
+            model: model.into(),
+            stop_reason: None,
+        }
+    }
+
+    /// With why the model stopped.
+    pub fn with_stop_reason(mut self, reason: impl Into<String>) -> Self {
+        self.stop_reason = Some(reason.into());
+        self
+    }
+}
+
 /// A request for the host's roots. It holds nothing but the request's name
 /// within its call, as for
 /// [`ElicitRequest::key`](ElicitRequest#structfield.key).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct RootsRequest {
     /// The request's name within its call, when the tool gives one.
     pub key: Option<String>,
@@ -178,14 +240,21 @@ impl RootsRequest {
     }
 
     /// With a name within its call.
-    pub fn key(mut self, key: impl Into<String>) -> Self {
+    pub fn with_key(mut self, key: impl Into<String>) -> Self {
         self.key = Some(key.into());
         self
+    }
+
+    #[doc(hidden)]
+    #[deprecated(since = "0.2.0", note = "renamed to `with_key`")]
+    pub fn key(self, key: impl Into<String>) -> Self {
+        self.with_key(key)
     }
 }
 
 /// One of the host's roots: a folder or file it works in.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Root {
     /// Where it is: a URI (`file:///home/ada/project`).
     pub uri: String,
@@ -203,9 +272,15 @@ impl Root {
     }
 
     /// With a name for people.
-    pub fn name(mut self, name: impl Into<String>) -> Self {
+    pub fn with_name(mut self, name: impl Into<String>) -> Self {
         self.name = Some(name.into());
         self
+    }
+
+    #[doc(hidden)]
+    #[deprecated(since = "0.2.0", note = "renamed to `with_name`")]
+    pub fn name(self, name: impl Into<String>) -> Self {
+        self.with_name(name)
     }
 }
 

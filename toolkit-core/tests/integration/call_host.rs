@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde_json::json;
 use toolkit_core::{
-    AskError, Asker, Asking, CallContext, CallHost, Cancellation, ElicitAction, ElicitRequest,
+    AskError, Asker, Asking, CallContext, CallHost, Cancellation, ElicitRequest,
     Elicited, LogLevel, LogSink, Registry, SampleRequest, Sampled, ToolCall, tool, tools,
 };
 
@@ -39,21 +39,14 @@ impl Asker for Answering {
     fn elicit(&self, request: ElicitRequest) -> Asking<'_, Elicited> {
         self.0.lock().unwrap().push(request.message);
         Box::pin(async {
-            Ok(Elicited {
-                action: ElicitAction::Accept,
-                content: Some(json!({"name": "Ada"})),
-            })
+            Ok(Elicited::accepted(json!({"name": "Ada"})))
         })
     }
 
     fn sample(&self, request: SampleRequest) -> Asking<'_, Sampled> {
         self.0.lock().unwrap().push(request.prompt);
         Box::pin(async {
-            Ok(Sampled {
-                text: "Hello".to_owned(),
-                model: "tiny".to_owned(),
-                stop_reason: None,
-            })
+            Ok(Sampled::new("Hello", "tiny"))
         })
     }
 }

@@ -22,6 +22,7 @@ type Renderer = Arc<dyn Fn(HashMap<String, String>, PromptContext) -> Rendering 
 /// What one message of a prompt holds.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(docsrs, doc(cfg(feature = "server")))]
+#[non_exhaustive]
 pub enum PromptContent {
     /// Text.
     Text(String),
@@ -71,6 +72,7 @@ impl From<Image> for PromptContent {
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(docsrs, doc(cfg(feature = "server")))]
+#[non_exhaustive]
 pub struct PromptMessage {
     /// Who it is from.
     pub role: Role,
