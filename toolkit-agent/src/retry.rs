@@ -39,6 +39,24 @@ impl RetryPolicy {
         }
     }
 
+    /// With `retries` retries after the first attempt (0: none).
+    pub fn max_retries(mut self, retries: u32) -> Self {
+        self.max_retries = retries;
+        self
+    }
+
+    /// With `wait` as the first wait.
+    pub fn initial(mut self, wait: Duration) -> Self {
+        self.initial = wait;
+        self
+    }
+
+    /// With `wait` as the longest wait.
+    pub fn max_delay(mut self, wait: Duration) -> Self {
+        self.max_delay = wait;
+        self
+    }
+
     /// The wait before retry number `retry` (0 for the first).
     pub fn delay(&self, retry: u32, retry_after: Option<Duration>) -> Duration {
         let backoff = self

@@ -77,23 +77,12 @@ struct Answers(Arc<Mutex<Vec<String>>>);
 impl Asker for Answers {
     fn elicit(&self, request: ElicitRequest) -> Asking<'_, Elicited> {
         self.0.lock().unwrap().push(request.message);
-        Box::pin(async {
-            Ok(Elicited {
-                action: ElicitAction::Accept,
-                content: Some(json!({"name": "Ada"})),
-            })
-        })
+        Box::pin(async { Ok(Elicited::accepted(json!({"name": "Ada"}))) })
     }
 
     fn sample(&self, request: SampleRequest) -> Asking<'_, Sampled> {
         self.0.lock().unwrap().push(request.prompt);
-        Box::pin(async {
-            Ok(Sampled {
-                text: "hi".to_owned(),
-                model: "tiny".to_owned(),
-                stop_reason: None,
-            })
-        })
+        Box::pin(async { Ok(Sampled::new("hi", "tiny")) })
     }
 
     fn roots(&self, request: RootsRequest) -> Asking<'_, Vec<Root>> {
@@ -116,12 +105,7 @@ struct UserOnly;
 
 impl Asker for UserOnly {
     fn elicit(&self, _request: ElicitRequest) -> Asking<'_, Elicited> {
-        Box::pin(async {
-            Ok(Elicited {
-                action: ElicitAction::Decline,
-                content: None,
-            })
-        })
+        Box::pin(async { Ok(Elicited::new(ElicitAction::Decline)) })
     }
 }
 

@@ -13,9 +13,8 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use support::{HttpServer, block_on};
 use toolkit_core::{
-    Asker, Asking, Block, Cancellation, ElicitAction, ElicitRequest, Elicited, Progress,
-    ProgressSink, Provider, Registry, Root, RootsRequest, SampleRequest, Sampled, ToolCall,
-    ToolDef,
+    Asker, Asking, Block, Cancellation, ElicitRequest, Elicited, Progress, ProgressSink, Provider,
+    Registry, Root, RootsRequest, SampleRequest, Sampled, ToolCall, ToolDef,
 };
 use toolkit_mcp::McpClient;
 use toolkit_tests::runner::{self, Test};
@@ -252,12 +251,7 @@ struct Answering(Arc<Mutex<Vec<String>>>);
 impl Asker for Answering {
     fn elicit(&self, request: ElicitRequest) -> Asking<'_, Elicited> {
         self.0.lock().unwrap().push(request.message);
-        Box::pin(async {
-            Ok(Elicited {
-                action: ElicitAction::Accept,
-                content: Some(json!({"sure": true})),
-            })
-        })
+        Box::pin(async { Ok(Elicited::accepted(json!({"sure": true}))) })
     }
 
     fn sample(&self, request: SampleRequest) -> Asking<'_, Sampled> {
@@ -265,13 +259,7 @@ impl Asker for Answering {
             .lock()
             .unwrap()
             .push(format!("{:?}: {}", request.system, request.prompt));
-        Box::pin(async {
-            Ok(Sampled {
-                text: "short".to_owned(),
-                model: "tiny".to_owned(),
-                stop_reason: None,
-            })
-        })
+        Box::pin(async { Ok(Sampled::new("short", "tiny")) })
     }
 
     fn roots(&self, _request: RootsRequest) -> Asking<'_, Vec<Root>> {

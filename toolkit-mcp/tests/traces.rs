@@ -37,7 +37,7 @@ fn server() -> McpServer {
         .build()
         .expect("valid tools");
     McpServer::new(Arc::new(registry))
-        .with_prompt(Prompt::fixed("greet", [PromptMessage::user("Say hello.")]))
+        .prompt(Prompt::fixed("greet", [PromptMessage::user("Say hello.")]))
 }
 
 async fn served_over_a_pipe(recorder: &Recorder) {

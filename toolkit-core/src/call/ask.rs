@@ -70,15 +70,9 @@ impl ElicitRequest {
     }
 
     /// With a name within its call.
-    pub fn with_key(mut self, key: impl Into<String>) -> Self {
+    pub fn key(mut self, key: impl Into<String>) -> Self {
         self.key = Some(key.into());
         self
-    }
-
-    #[doc(hidden)]
-    #[deprecated(since = "0.2.0", note = "renamed to `with_key`")]
-    pub fn key(self, key: impl Into<String>) -> Self {
-        self.with_key(key)
     }
 }
 
@@ -132,11 +126,11 @@ impl Elicited {
 
     /// The user accepted and answered `content`.
     pub fn accepted(content: Value) -> Self {
-        Self::new(ElicitAction::Accept).with_content(content)
+        Self::new(ElicitAction::Accept).content(content)
     }
 
     /// With the answer.
-    pub fn with_content(mut self, content: Value) -> Self {
+    pub fn content(mut self, content: Value) -> Self {
         self.content = Some(content);
         self
     }
@@ -170,27 +164,15 @@ impl SampleRequest {
     }
 
     /// With a name within its call.
-    pub fn with_key(mut self, key: impl Into<String>) -> Self {
+    pub fn key(mut self, key: impl Into<String>) -> Self {
         self.key = Some(key.into());
         self
     }
 
-    #[doc(hidden)]
-    #[deprecated(since = "0.2.0", note = "renamed to `with_key`")]
-    pub fn key(self, key: impl Into<String>) -> Self {
-        self.with_key(key)
-    }
-
     /// With a system prompt.
-    pub fn with_system(mut self, system: impl Into<String>) -> Self {
+    pub fn system(mut self, system: impl Into<String>) -> Self {
         self.system = Some(system.into());
         self
-    }
-
-    #[doc(hidden)]
-    #[deprecated(since = "0.2.0", note = "renamed to `with_system`")]
-    pub fn system(self, system: impl Into<String>) -> Self {
-        self.with_system(system)
     }
 }
 
@@ -217,7 +199,7 @@ impl Sampled {
     }
 
     /// With why the model stopped.
-    pub fn with_stop_reason(mut self, reason: impl Into<String>) -> Self {
+    pub fn stop_reason(mut self, reason: impl Into<String>) -> Self {
         self.stop_reason = Some(reason.into());
         self
     }
@@ -240,15 +222,9 @@ impl RootsRequest {
     }
 
     /// With a name within its call.
-    pub fn with_key(mut self, key: impl Into<String>) -> Self {
+    pub fn key(mut self, key: impl Into<String>) -> Self {
         self.key = Some(key.into());
         self
-    }
-
-    #[doc(hidden)]
-    #[deprecated(since = "0.2.0", note = "renamed to `with_key`")]
-    pub fn key(self, key: impl Into<String>) -> Self {
-        self.with_key(key)
     }
 }
 
@@ -272,15 +248,9 @@ impl Root {
     }
 
     /// With a name for people.
-    pub fn with_name(mut self, name: impl Into<String>) -> Self {
+    pub fn name(mut self, name: impl Into<String>) -> Self {
         self.name = Some(name.into());
         self
-    }
-
-    #[doc(hidden)]
-    #[deprecated(since = "0.2.0", note = "renamed to `with_name`")]
-    pub fn name(self, name: impl Into<String>) -> Self {
-        self.with_name(name)
     }
 }
 

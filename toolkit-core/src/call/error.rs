@@ -195,7 +195,7 @@ impl CallOutcome {
 
     /// With the error that kept the call from running to its end; its
     /// result should say the same to the model.
-    pub fn with_error(mut self, error: CallError) -> Self {
+    pub fn error(mut self, error: CallError) -> Self {
         self.error = Some(error);
         self
     }

@@ -27,13 +27,13 @@ impl Progress {
     }
 
     /// With how much there is in all.
-    pub fn with_total(mut self, total: f64) -> Self {
+    pub fn total(mut self, total: f64) -> Self {
         self.total = Some(total);
         self
     }
 
     /// With what the tool is doing.
-    pub fn with_message(mut self, message: impl Into<String>) -> Self {
+    pub fn message(mut self, message: impl Into<String>) -> Self {
         self.message = Some(message.into());
         self
     }

@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use serde_json::json;
 use toolkit_core::{
-    AskError, Asker, Asking, CallContext, CallHost, Cancellation, ElicitRequest,
-    Elicited, LogLevel, LogSink, Registry, SampleRequest, Sampled, ToolCall, tool, tools,
+    AskError, Asker, Asking, CallContext, CallHost, Cancellation, ElicitRequest, Elicited,
+    LogLevel, LogSink, Registry, SampleRequest, Sampled, ToolCall, tool, tools,
 };
 
 /// Logs, then asks the user, then the model.
@@ -38,16 +38,12 @@ struct Answering(Arc<Mutex<Vec<String>>>);
 impl Asker for Answering {
     fn elicit(&self, request: ElicitRequest) -> Asking<'_, Elicited> {
         self.0.lock().unwrap().push(request.message);
-        Box::pin(async {
-            Ok(Elicited::accepted(json!({"name": "Ada"})))
-        })
+        Box::pin(async { Ok(Elicited::accepted(json!({"name": "Ada"}))) })
     }
 
     fn sample(&self, request: SampleRequest) -> Asking<'_, Sampled> {
         self.0.lock().unwrap().push(request.prompt);
-        Box::pin(async {
-            Ok(Sampled::new("Hello", "tiny"))
-        })
+        Box::pin(async { Ok(Sampled::new("Hello", "tiny")) })
     }
 }
 

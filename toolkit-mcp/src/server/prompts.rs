@@ -110,6 +110,11 @@ impl PromptMessage {
                         path.display()
                     )));
                 }
+                _ => {
+                    return Err(PromptError::new(
+                        "the prompt's image is not bytes; a prompt takes images as bytes",
+                    ));
+                }
             },
             PromptContent::Resource { uri, contents } => {
                 json!({"type": "resource", "resource": contents.to_wire(uri)})
