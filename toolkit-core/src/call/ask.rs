@@ -78,7 +78,7 @@ impl ElicitRequest {
 
 /// What the user did with a question.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-// Exhaustive on purpose: a person answers a question, refuses it or dismisses it; there is no fourth way.
+// Exhaustive on purpose: a person answers, refuses or dismisses; no fourth way.
 pub enum ElicitAction {
     /// Answered it.
     Accept,
