@@ -691,8 +691,9 @@ fn check_envelope(turn: &[ToolCallResult], failed: &[bool]) {
     }
 }
 
-/// The significant digits of a number's text.
-fn significant(text: &str) -> String {
+/// The significant digits of a number's text (the integration tests'
+/// checks of float fidelity use it too).
+pub fn significant(text: &str) -> String {
     let mantissa = text.split(['e', 'E']).next().unwrap_or("");
     let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
     digits

@@ -333,11 +333,7 @@ impl<'s> Generator<'s> {
     }
 
     fn object(&mut self, schema: &'s Map<String, Value>, depth: usize) -> Value {
-        let required: Vec<&str> = schema
-            .get("required")
-            .and_then(Value::as_array)
-            .map(|names| names.iter().filter_map(Value::as_str).collect())
-            .unwrap_or_default();
+        let required = required_names(schema.get("required"));
         let mut out = Map::new();
         if let Some(Value::Object(properties)) = schema.get("properties") {
             for (name, sub) in properties {
@@ -523,11 +519,7 @@ pub fn absent_nulls(root: &Value, schema: &Value, value: &Value) -> Value {
                 };
             }
             let properties = schema.get("properties").and_then(Value::as_object);
-            let required: Vec<&str> = schema
-                .get("required")
-                .and_then(Value::as_array)
-                .map(|names| names.iter().filter_map(Value::as_str).collect())
-                .unwrap_or_default();
+            let required = required_names(schema.get("required"));
             let mut out = Map::new();
             for (key, field) in map {
                 let sub = properties.and_then(|p| p.get(key)).or_else(|| {
@@ -653,4 +645,12 @@ pub async fn check_registry(registry: &Registry, seed: u64, cases: usize) -> Rep
         }
     }
     report
+}
+
+/// The names a schema's `required` lists (none when there is none).
+fn required_names(required: Option<&Value>) -> Vec<&str> {
+    required
+        .and_then(Value::as_array)
+        .map(|names| names.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default()
 }

@@ -6,6 +6,7 @@
 //! and Gemini.
 
 pub mod agreement;
+pub mod asking;
 pub mod error_chain;
 pub mod fixtures;
 pub mod http;

@@ -100,6 +100,25 @@ struct State {
     metadata: Vec<&'static Metadata<'static>>,
 }
 
+impl State {
+    /// The span this thread is in, the innermost it entered.
+    fn innermost(&self) -> Option<u64> {
+        self.entered
+            .get(&std::thread::current().id())
+            .and_then(|stack| stack.last().copied())
+    }
+
+    /// The parent of a new span or an event: the one it names, else, when
+    /// it is contextual, the span the thread is in.
+    fn parent(&self, named: Option<&Id>, contextual: bool) -> Option<u64> {
+        match named {
+            Some(parent) => Some(parent.into_u64()),
+            None if contextual => self.innermost(),
+            None => None,
+        }
+    }
+}
+
 /// One span: its static name, fields as text, parent and events.
 #[derive(Debug, Clone)]
 pub struct SpanRecord {
@@ -235,16 +254,7 @@ impl Subscriber for Recorder {
     fn new_span(&self, attributes: &Attributes<'_>) -> Id {
         let mut state = self.state();
         let id = state.spans.len() as u64 + 1;
-        let parent = if let Some(parent) = attributes.parent() {
-            Some(parent.into_u64())
-        } else if attributes.is_contextual() {
-            state
-                .entered
-                .get(&std::thread::current().id())
-                .and_then(|stack| stack.last().copied())
-        } else {
-            None
-        };
+        let parent = state.parent(attributes.parent(), attributes.is_contextual());
         let mut fields = BTreeMap::new();
         attributes.record(&mut Fields(&mut fields));
         state.metadata.push(attributes.metadata());
@@ -272,16 +282,7 @@ impl Subscriber for Recorder {
         let mut state = self.state();
         let mut fields = BTreeMap::new();
         event.record(&mut Fields(&mut fields));
-        let parent = if let Some(parent) = event.parent() {
-            Some(parent.into_u64())
-        } else if event.is_contextual() {
-            state
-                .entered
-                .get(&std::thread::current().id())
-                .and_then(|stack| stack.last().copied())
-        } else {
-            None
-        };
+        let parent = state.parent(event.parent(), event.is_contextual());
         let record = EventRecord { fields };
         match parent.and_then(|id| state.spans.get_mut(id as usize - 1)) {
             Some(span) => span.events.push(record),
@@ -293,10 +294,7 @@ impl Subscriber for Recorder {
     // with any full subscriber.
     fn current_span(&self) -> Current {
         let state = self.state();
-        let innermost = state
-            .entered
-            .get(&std::thread::current().id())
-            .and_then(|stack| stack.last().copied());
+        let innermost = state.innermost();
         match innermost.and_then(|id| Some((id, *state.metadata.get(id as usize - 1)?))) {
             Some((id, metadata)) => Current::new(Id::from_u64(id), metadata),
             None => Current::none(),

@@ -18,14 +18,9 @@ use serde_json::{Value, json};
 use toolkit_agent::{Agent, FileStore, Limits, Model, ModelFuture, Provider, SessionStore, Turn};
 use toolkit_core::{Registry, tool, tools};
 
-/// Click an element.
-#[tool]
-async fn click(
-    /** The element's index. */
-    index: u32,
-) -> String {
-    format!("clicked {index}")
-}
+#[path = "support/click.rs"]
+mod click_tool;
+use click_tool::click;
 
 /// Reads part of the page.
 #[tool]

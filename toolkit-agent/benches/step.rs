@@ -17,6 +17,10 @@ use toolkit_agent::Conversation;
 use toolkit_core::Provider;
 use toolkit_core::{Registry, tool, tools};
 
+#[path = "support/click.rs"]
+mod click_tool;
+use click_tool::click;
+
 /// A stand-in page map, built once: its cost is the tool's work, not the
 /// loop's.
 #[derive(Clone)]
@@ -30,15 +34,6 @@ struct PageMap(Arc<String>);
 #[tool]
 async fn page_map(#[tool(state)] map: PageMap) -> String {
     map.0.as_str().to_owned()
-}
-
-/// Click an element of the page map.
-#[tool]
-async fn click(
-    /// The element's index.
-    index: u32,
-) -> String {
-    format!("clicked {index}")
 }
 
 /// Type text into an element.

@@ -6,11 +6,9 @@ use std::fmt;
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 use toolkit_core::schema::{self, Dialect, SchemaError};
-use toolkit_core::{CallContext, Provider, ToolDef, ToolResult};
-
-use crate::settings::member;
+use toolkit_core::{CallContext, ToolDef, ToolResult};
 
 /// The name of the tool [`AnswerSchema::tool`] makes.
 pub const FINAL_ANSWER_TOOL: &str = "final_answer";
@@ -27,7 +25,7 @@ pub const FINAL_ANSWER_TOOL: &str = "final_answer";
 /// |---|---|---|
 /// | Chat Completions | `response_format: {type: json_schema, json_schema: {name, schema, strict}}` | strict lowering (`strict: true`), or the canonical schema (`strict: false`) when it has none |
 /// | Responses | `text: {format: {type: json_schema, name, schema, strict}}` | the same |
-/// | Anthropic | `output_config: {format: {type: json_schema, schema}}` | the same, without the bounds the API does not take (`minimum`, `maxLength`...) |
+/// | Anthropic | `output_config: {format: {type: json_schema, schema}}` | the same, without the bounds the API does not take (`minimum`, `maxLength`...: [`anthropic_output`](toolkit_core::schema::anthropic_output)) |
 /// | Gemini | `generationConfig: {responseMimeType: application/json, responseJsonSchema}` | Gemini's JSON Schema lowering |
 ///
 /// Strict lowering makes every field required, an optional one `null`
@@ -163,54 +161,19 @@ impl AnswerSchema {
             })
     }
 
-    /// Writes the schema into `body`, a request in `provider`'s dialect.
-    pub(crate) fn render(&self, provider: Provider, body: &mut Map<String, Value>) {
-        let (schema, strict) = match &self.strict {
+    /// The schema as sent, and whether it is sent in strict mode: the
+    /// strict lowering when there is one, else the canonical schema.
+    pub(crate) fn sent(&self) -> (&Value, bool) {
+        match &self.strict {
             Some(strict) => (strict, true),
             None => (&self.canonical, false),
-        };
-        match provider {
-            Provider::OpenAiResponses => {
-                member(
-                    body,
-                    "text",
-                    "format",
-                    json!({"type": "json_schema", "name": self.name, "schema": schema, "strict": strict}),
-                );
-            }
-            Provider::Anthropic => {
-                let mut schema = schema.clone();
-                without_bounds(&mut schema, 0);
-                member(
-                    body,
-                    "output_config",
-                    "format",
-                    json!({"type": "json_schema", "schema": schema}),
-                );
-            }
-            Provider::Gemini => {
-                let schema = self.gemini.as_ref().unwrap_or(&self.canonical);
-                member(
-                    body,
-                    "generationConfig",
-                    "responseMimeType",
-                    json!("application/json"),
-                );
-                member(
-                    body,
-                    "generationConfig",
-                    "responseJsonSchema",
-                    schema.clone(),
-                );
-            }
-            _ => {
-                body.insert(
-                    "response_format".into(),
-                    json!({"type": "json_schema", "json_schema": {
-                        "name": self.name, "schema": schema, "strict": strict}}),
-                );
-            }
         }
+    }
+
+    /// The schema as Gemini takes it: its JSON Schema lowering when there
+    /// is one, else the canonical schema.
+    pub(crate) fn gemini_schema(&self) -> &Value {
+        self.gemini.as_ref().unwrap_or(&self.canonical)
     }
 }
 
@@ -329,58 +292,4 @@ fn unfenced(text: &str) -> &str {
         .split_once('\n')
         .map_or(inner, |(_, body)| body)
         .trim()
-}
-
-/// Keywords of the canonical schema that Anthropic's structured outputs
-/// refuse: numeric and length bounds.
-const ANTHROPIC_UNSUPPORTED: &[&str] = &[
-    "minimum",
-    "maximum",
-    "exclusiveMinimum",
-    "exclusiveMaximum",
-    "multipleOf",
-    "minLength",
-    "maxLength",
-    "maxItems",
-    "minProperties",
-    "maxProperties",
-];
-
-/// Removes [`ANTHROPIC_UNSUPPORTED`] from every schema in `schema`, and
-/// `minItems` above 1 (the API takes 0 and 1 only). Walks sub-schemas only,
-/// so a property *named* `minimum` stays; the canonical schema is bounded
-/// in depth, and so is this walk.
-fn without_bounds(schema: &mut Value, depth: usize) {
-    let Value::Object(members) = schema else {
-        return;
-    };
-    if depth > schema::MAX_JSON_DEPTH {
-        return;
-    }
-    for keyword in ANTHROPIC_UNSUPPORTED {
-        members.remove(*keyword);
-    }
-    if members
-        .get("minItems")
-        .and_then(Value::as_u64)
-        .is_some_and(|min| min > 1)
-    {
-        members.remove("minItems");
-    }
-    for (keyword, value) in members.iter_mut() {
-        match (keyword.as_str(), value) {
-            ("properties" | "$defs" | "definitions", Value::Object(named)) => {
-                for sub in named.values_mut() {
-                    without_bounds(sub, depth + 1);
-                }
-            }
-            ("anyOf" | "allOf" | "oneOf" | "prefixItems", Value::Array(list)) => {
-                for sub in list {
-                    without_bounds(sub, depth + 1);
-                }
-            }
-            ("items" | "not" | "additionalProperties", sub) => without_bounds(sub, depth + 1),
-            _ => {}
-        }
-    }
 }

@@ -5,8 +5,8 @@ mod json_form;
 use std::ops::Range;
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value, json};
-use toolkit_core::emit::{self, EmitOptions, EmitProblem, Emitted};
+use serde_json::{Map, Value};
+use toolkit_core::emit::{EmitOptions, EmitProblem, Emitted};
 use toolkit_core::response::Turn;
 use toolkit_core::{
     History, HistoryError, OutputBudget, Provider, Registry, ToolCallResult, ToolListError,
@@ -14,6 +14,7 @@ use toolkit_core::{
 
 use crate::answer::AnswerSchema;
 use crate::observation::Observation;
+use crate::providers::{Api, Dialect, Transcript};
 use crate::settings::Settings;
 
 /// Which calls the model may make.
@@ -197,21 +198,14 @@ impl Conversation {
     /// switch later; a tool that cannot be sent in that mode fails the
     /// switch, not this call.
     pub fn set_tools(&mut self, registry: &Registry) -> Result<(), ToolListError> {
-        let provider = match self.provider {
-            Provider::Mcp => Provider::OpenAi,
-            provider => provider,
-        };
-        let list = |provider| {
+        let api = Api::of(self.provider);
+        let list = |api: Api| {
             registry
-                .tool_list(provider)
+                .tool_list(api.provider())
                 .map(|list| (!list.is_empty()).then(|| list.to_value()))
         };
-        self.tools = list(provider)?;
-        let other = match provider {
-            Provider::OpenAi => Some(list(Provider::OpenAiStrict)),
-            Provider::OpenAiStrict => Some(list(Provider::OpenAi)),
-            _ => None,
-        };
+        self.tools = list(api)?;
+        let other = api.other_mode().map(list);
         self.other_mode_tools = other.map(|other| match other {
             Ok(tools) => OtherMode::Tools(tools),
             Err(error) => OtherMode::Refused(error.tools),
@@ -241,9 +235,11 @@ impl Conversation {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn set_strict(&mut self, strict: bool) -> Result<(), ToolListError> {
-        let target = match (self.provider, strict) {
-            (Provider::OpenAi, true) => Provider::OpenAiStrict,
-            (Provider::OpenAiStrict, false) => Provider::OpenAi,
+        let api = Api::of(self.provider);
+        // A conversation in a provider that is not a model API (MCP) is
+        // left as it is, as are APIs without the choice.
+        let target = match api.with_strict(strict) {
+            Some(target) if target != api && api.provider() == self.provider => target.provider(),
             _ => return Ok(()),
         };
         match &mut self.other_mode_tools {
@@ -368,15 +364,16 @@ impl Conversation {
     }
 
     fn user_item(&self, text: String) -> Value {
-        match self.provider {
-            Provider::Gemini => json!({"role": "user", "parts": [{"text": text}]}),
-            _ => json!({"role": "user", "content": text}),
-        }
+        self.dialect().user_item(text)
+    }
+
+    /// The wire format of the conversation's API.
+    fn dialect(&self) -> &'static dyn Dialect {
+        Api::of(self.provider).dialect()
     }
 
     /// Adds the model's turn, as the provider requires it back.
     pub fn push_turn(&mut self, turn: &Turn) {
-        let mut echo = turn.echo.clone();
         let malformed: Vec<&str> = turn
             .calls
             .iter()
@@ -384,35 +381,8 @@ impl Conversation {
             .filter(|(_, info)| info.malformed.is_some())
             .map(|(call, _)| call.id.as_str())
             .collect();
-        match self.provider {
-            Provider::OpenAiResponses => {
-                for mut item in echo.as_array().cloned().unwrap_or_default() {
-                    let id = item.get("call_id").and_then(Value::as_str).unwrap_or("");
-                    if item.get("type").and_then(Value::as_str) == Some("function_call")
-                        && malformed.contains(&id)
-                    {
-                        item["arguments"] = json!("{}");
-                    }
-                    self.items.push(item);
-                }
-            }
-            Provider::Anthropic => {
-                self.items
-                    .push(json!({"role": "assistant", "content": echo}));
-            }
-            Provider::Gemini => self.items.push(echo),
-            _ => {
-                if let Some(calls) = echo.get_mut("tool_calls").and_then(Value::as_array_mut) {
-                    for call in calls {
-                        let id = call.get("id").and_then(Value::as_str).unwrap_or("");
-                        if malformed.contains(&id) {
-                            call["function"]["arguments"] = json!("{}");
-                        }
-                    }
-                }
-                self.items.push(echo);
-            }
-        }
+        self.dialect()
+            .push_echo(&mut self.items, turn.echo.clone(), &malformed);
     }
 
     /// Adds the results answering `turn`'s calls, in call order: records
@@ -431,8 +401,6 @@ impl Conversation {
         provider_ids: bool,
         results: Vec<ToolCallResult>,
     ) -> Pushed {
-        // An id the API never sent is not sent back: Gemini matches
-        // responses to calls by position and name instead.
         let gemini_ids = provider_ids;
         let (step, unsaved) = match self.history.record(results) {
             Ok(step) => (step, None),
@@ -476,19 +444,8 @@ impl Conversation {
         })
     }
 
-    fn emit(&self, results: &[ToolCallResult], gemini_ids: bool) -> Emitted {
-        match self.provider {
-            Provider::OpenAiResponses => emit::openai_responses(results, &self.options),
-            Provider::Anthropic => emit::anthropic(results, &self.options),
-            Provider::Gemini => {
-                let options = self
-                    .options
-                    .clone()
-                    .with_gemini_call_ids(self.options.gemini_call_ids() && gemini_ids);
-                emit::gemini(results, &options)
-            }
-            _ => emit::openai_chat(results, &self.options),
-        }
+    fn emit(&self, results: &[ToolCallResult], provider_ids: bool) -> Emitted {
+        self.dialect().emit(results, &self.options, provider_ids)
     }
 
     /// Puts `items` in place of the items at `range`, keeping the
@@ -501,31 +458,6 @@ impl Conversation {
         {
             observation.item = observation.item + added - removed;
         }
-    }
-
-    /// The items as sent, after `out`'s. Anthropic gets consecutive user
-    /// messages as one (the API would combine them; this is the documented
-    /// form: tool results first, then text).
-    fn render_items(&self, mut out: Vec<Value>) -> Vec<Value> {
-        out.reserve(self.items.len());
-        if self.provider != Provider::Anthropic {
-            out.extend(self.items.iter().cloned());
-            return out;
-        }
-        for item in &self.items {
-            match out.last_mut() {
-                Some(last) if is_user(last) && is_user(item) => {
-                    let more = match &item["content"] {
-                        Value::String(text) => vec![json!({"type": "text", "text": text})],
-                        Value::Array(blocks) => blocks.clone(),
-                        _ => Vec::new(),
-                    };
-                    append_blocks(&mut last["content"], more);
-                }
-                _ => out.push(item.clone()),
-            }
-        }
-        out
     }
 
     /// The complete request body.
@@ -541,7 +473,6 @@ impl Conversation {
     }
 
     fn render_request(&self, overlay: &Overlay) -> Value {
-        let mut body = Map::new();
         let merged;
         let tools = match (&overlay.tools, self.tools.as_ref()) {
             (Some(extra), Some(Value::Array(own))) => {
@@ -557,79 +488,16 @@ impl Conversation {
             (None, own) => own,
         };
         let tool_choice = overlay.tool_choice.as_ref().unwrap_or(&self.tool_choice);
-        match self.provider {
-            Provider::OpenAiResponses => {
-                if let Some(instructions) = &self.instructions {
-                    body.insert("instructions".into(), json!(instructions));
-                }
-                body.insert("input".into(), Value::Array(self.render_items(Vec::new())));
-                if let Some(tools) = tools {
-                    body.insert("tools".into(), tools.clone());
-                    body.insert("tool_choice".into(), openai_choice(tool_choice, false));
-                }
-            }
-            Provider::Anthropic => {
-                if let Some(instructions) = &self.instructions {
-                    body.insert("system".into(), json!(instructions));
-                }
-                body.insert(
-                    "messages".into(),
-                    Value::Array(self.render_items(Vec::new())),
-                );
-                if let Some(tools) = tools {
-                    body.insert("tools".into(), tools.clone());
-                    let choice = match tool_choice {
-                        ToolChoice::Auto => json!({"type": "auto"}),
-                        ToolChoice::None => json!({"type": "none"}),
-                        ToolChoice::Required => json!({"type": "any"}),
-                        ToolChoice::Tool(name) => json!({"type": "tool", "name": name}),
-                    };
-                    body.insert("tool_choice".into(), choice);
-                }
-            }
-            Provider::Gemini => {
-                if let Some(instructions) = &self.instructions {
-                    body.insert(
-                        "systemInstruction".into(),
-                        json!({"parts": [{"text": instructions}]}),
-                    );
-                }
-                body.insert(
-                    "contents".into(),
-                    Value::Array(self.render_items(Vec::new())),
-                );
-                if let Some(tools) = tools {
-                    body.insert("tools".into(), json!([{"functionDeclarations": tools}]));
-                    let config = match tool_choice {
-                        ToolChoice::Auto => json!({"mode": "AUTO"}),
-                        ToolChoice::None => json!({"mode": "NONE"}),
-                        ToolChoice::Required => json!({"mode": "ANY"}),
-                        ToolChoice::Tool(name) => {
-                            json!({"mode": "ANY", "allowedFunctionNames": [name]})
-                        }
-                    };
-                    body.insert(
-                        "toolConfig".into(),
-                        json!({"functionCallingConfig": config}),
-                    );
-                }
-            }
-            _ => {
-                let mut messages = Vec::with_capacity(self.items.len() + 1);
-                if let Some(instructions) = &self.instructions {
-                    messages.push(json!({"role": "system", "content": instructions}));
-                }
-                let messages = self.render_items(messages);
-                body.insert("messages".into(), Value::Array(messages));
-                if let Some(tools) = tools {
-                    body.insert("tools".into(), tools.clone());
-                    body.insert("tool_choice".into(), openai_choice(tool_choice, true));
-                }
-            }
-        }
-        self.typed.render(self.provider, &mut body);
+        let dialect = self.dialect();
+        let mut body = dialect.body(Transcript {
+            instructions: self.instructions.as_deref(),
+            items: &self.items,
+            tools,
+            tool_choice,
+        });
+        dialect.settings(&self.typed, &mut body);
         if let Some(answer) = overlay.answer.as_ref().or(self.answer.as_ref()) {
-            answer.render(self.provider, &mut body);
+            dialect.answer(answer, &mut body);
         }
         for (key, value) in &self.settings {
             body.insert(key.clone(), value.clone());
@@ -653,37 +521,11 @@ impl Conversation {
     /// The provider a registry's tool list is read in for this
     /// conversation.
     pub(crate) fn tool_provider(&self) -> Provider {
-        match self.provider {
-            Provider::Mcp => Provider::OpenAi,
-            provider => provider,
-        }
+        Api::of(self.provider).provider()
     }
 }
 
-fn openai_choice(tool_choice: &ToolChoice, chat: bool) -> Value {
-    match tool_choice {
-        ToolChoice::Auto => json!("auto"),
-        ToolChoice::None => json!("none"),
-        ToolChoice::Required => json!("required"),
-        ToolChoice::Tool(name) if chat => {
-            json!({"type": "function", "function": {"name": name}})
-        }
-        ToolChoice::Tool(name) => json!({"type": "function", "name": name}),
-    }
-}
-
-fn is_user(item: &Value) -> bool {
+/// Whether `item` is a user message.
+pub(crate) fn is_user(item: &Value) -> bool {
     item.get("role").and_then(Value::as_str) == Some("user")
-}
-
-/// Appends blocks to an Anthropic message's content (a string becomes one
-/// text block first).
-fn append_blocks(content: &mut Value, more: Vec<Value>) {
-    let mut blocks = match content.take() {
-        Value::String(text) => vec![json!({"type": "text", "text": text})],
-        Value::Array(blocks) => blocks,
-        _ => Vec::new(),
-    };
-    blocks.extend(more);
-    *content = Value::Array(blocks);
 }

@@ -10,9 +10,10 @@ use toolkit_core::Provider;
 use toolkit_core::response::Turn;
 
 use crate::model::{Model, ModelError, ModelFuture, OnProgress, TimeoutLimit};
+use crate::providers::{Api, Dialect};
 use crate::retry::{RetryPolicy, parse_retry_after};
 use crate::sse::SseDecoder;
-use crate::telemetry::{self, ResponseFacts, metrics};
+use crate::telemetry::{self, metrics};
 use tracing::Instrument;
 
 /// A model behind an HTTP endpoint in one of the four providers.
@@ -146,56 +147,34 @@ impl HttpModel {
     /// OpenAI Chat Completions (`{base}/chat/completions`); base URL
     /// `https://api.openai.com/v1`, key from `OPENAI_API_KEY`.
     pub fn openai_chat(model: impl Into<String>) -> HttpModelBuilder {
-        HttpModelBuilder::new(
-            Provider::OpenAi,
-            model,
-            "https://api.openai.com/v1",
-            "OPENAI_API_KEY",
-        )
+        HttpModelBuilder::new(Api::Chat { strict: false }, model)
     }
 
     /// OpenAI Responses (`{base}/responses`); base URL
     /// `https://api.openai.com/v1`, key from `OPENAI_API_KEY`.
     pub fn openai_responses(model: impl Into<String>) -> HttpModelBuilder {
-        HttpModelBuilder::new(
-            Provider::OpenAiResponses,
-            model,
-            "https://api.openai.com/v1",
-            "OPENAI_API_KEY",
-        )
+        HttpModelBuilder::new(Api::Responses, model)
     }
 
     /// Anthropic Messages (`{base}/messages`); base URL
     /// `https://api.anthropic.com/v1`, key from `ANTHROPIC_API_KEY`.
     pub fn anthropic(model: impl Into<String>) -> HttpModelBuilder {
-        HttpModelBuilder::new(
-            Provider::Anthropic,
-            model,
-            "https://api.anthropic.com/v1",
-            "ANTHROPIC_API_KEY",
-        )
+        HttpModelBuilder::new(Api::Anthropic, model)
     }
 
     /// Gemini (`{base}/models/{model}:generateContent`); base URL
     /// `https://generativelanguage.googleapis.com/v1beta`, key from
     /// `GEMINI_API_KEY`.
     pub fn gemini(model: impl Into<String>) -> HttpModelBuilder {
-        HttpModelBuilder::new(
-            Provider::Gemini,
-            model,
-            "https://generativelanguage.googleapis.com/v1beta",
-            "GEMINI_API_KEY",
-        )
+        HttpModelBuilder::new(Api::Gemini, model)
     }
 
-    /// An endpoint in `provider` with that provider's defaults.
+    /// An endpoint in `provider` with that provider's defaults. Strict
+    /// mode and MCP, which are not endpoints of their own, give Chat
+    /// Completions (a conversation chooses strict mode with
+    /// [`Conversation::set_strict`](crate::Conversation::set_strict)).
     pub fn for_provider(provider: Provider, model: impl Into<String>) -> HttpModelBuilder {
-        match provider {
-            Provider::OpenAiResponses => Self::openai_responses(model),
-            Provider::Anthropic => Self::anthropic(model),
-            Provider::Gemini => Self::gemini(model),
-            _ => Self::openai_chat(model),
-        }
+        HttpModelBuilder::new(Api::of(provider).endpoint(), model)
     }
 
     /// The model's name, as sent.
@@ -203,17 +182,13 @@ impl HttpModel {
         &self.model
     }
 
+    /// The wire format of the model's API.
+    fn dialect(&self) -> &'static dyn Dialect {
+        Api::of(self.provider).dialect()
+    }
+
     fn url(&self, stream: bool) -> String {
-        let base = &self.base_url;
-        match self.provider {
-            Provider::OpenAiResponses => format!("{base}/responses"),
-            Provider::Anthropic => format!("{base}/messages"),
-            Provider::Gemini if stream => {
-                format!("{base}/models/{}:streamGenerateContent?alt=sse", self.model)
-            }
-            Provider::Gemini => format!("{base}/models/{}:generateContent", self.model),
-            _ => format!("{base}/chat/completions"),
-        }
+        self.dialect().url(&self.base_url, &self.model, stream)
     }
 
     /// The URL with the extra query parameters. A URL that does not parse
@@ -241,34 +216,14 @@ impl HttpModel {
     fn body(&self, request: &Value, stream: bool) -> Value {
         let mut body = request.clone();
         if let Value::Object(object) = &mut body {
-            if self.provider != Provider::Gemini {
-                object.insert("model".into(), Value::String(self.model.clone()));
-            }
-            if stream && self.provider != Provider::Gemini {
-                object.insert("stream".into(), Value::Bool(true));
-                if matches!(self.provider, Provider::OpenAi | Provider::OpenAiStrict) {
-                    object.insert(
-                        "stream_options".into(),
-                        serde_json::json!({"include_usage": true}),
-                    );
-                }
-            }
+            self.dialect().prepare(object, &self.model, stream);
         }
         body
     }
 
     fn request(&self, body: &Value, stream: bool) -> reqwest::RequestBuilder {
-        let mut request = self.client.post(self.full_url(stream)).json(body);
-        if let Some(key) = &self.key {
-            request = match self.provider {
-                Provider::Anthropic => request.header("x-api-key", key),
-                Provider::Gemini => request.header("x-goog-api-key", key),
-                _ => request.bearer_auth(key),
-            };
-        }
-        if self.provider == Provider::Anthropic {
-            request = request.header("anthropic-version", "2023-06-01");
-        }
+        let request = self.client.post(self.full_url(stream)).json(body);
+        let request = self.dialect().headers(request, self.key.as_deref());
         // Last, so that an extra header replaces one of the same name.
         request.headers(self.headers.clone())
     }
@@ -411,7 +366,6 @@ impl Model for HttpModel {
             let body = self.body(request, false);
             let span = self.span(&body, false);
             let metered = self.metered();
-            let wanted = !span.is_disabled() || metered.is_some();
             let exchange = async {
                 let response = self.send(&body, false).await?;
                 let bytes = response
@@ -419,10 +373,8 @@ impl Model for HttpModel {
                     .await
                     .map_err(|error| self.transport(error, 1))?;
                 let turn = self.provider.read_slice(&bytes)?;
-                let mut facts = ResponseFacts::default();
-                facts.read_bytes(wanted, self.provider, &bytes);
-                telemetry::record_turn(&span, &turn, &facts);
-                Ok((turn, facts))
+                telemetry::record_turn(&span, &turn);
+                Ok(turn)
             };
             let outcome = exchange
                 .instrument(span.clone())
@@ -437,33 +389,25 @@ impl Model for HttpModel {
             let body = self.body(request, true);
             let span = self.span(&body, true);
             let metered = self.metered();
-            let traced = !span.is_disabled() || metered.is_some();
             let exchange = async {
                 let response = self.send(&body, true).await?;
                 let mut accumulator = self.provider.accumulator();
                 let mut decoder = SseDecoder::default();
-                let mut facts = ResponseFacts::default();
                 let mut bytes = response.bytes_stream();
                 while let Some(chunk) = bytes.next().await {
                     let chunk = chunk.map_err(|error| self.transport(error, 1))?;
                     for data in decoder.push(&chunk) {
                         accumulator.push_data(&data)?;
-                        if traced {
-                            facts.read_text(self.provider, &data);
-                        }
                         progress(&accumulator);
                     }
                 }
                 if let Some(data) = decoder.finish() {
                     accumulator.push_data(&data)?;
-                    if traced {
-                        facts.read_text(self.provider, &data);
-                    }
                     progress(&accumulator);
                 }
                 let turn = accumulator.finish()?;
-                telemetry::record_turn(&span, &turn, &facts);
-                Ok((turn, facts))
+                telemetry::record_turn(&span, &turn);
+                Ok(turn)
             };
             let outcome = exchange
                 .instrument(span.clone())
@@ -490,22 +434,23 @@ impl HttpModel {
     fn finish(
         &self,
         metered: Option<metrics::Request<'_>>,
-        outcome: Result<(Turn, ResponseFacts), ModelError>,
+        outcome: Result<Turn, ModelError>,
     ) -> Result<Turn, ModelError> {
         if let Some(request) = &metered {
-            metrics::record(request, outcome.as_ref().map(|(turn, facts)| (turn, facts)));
+            metrics::record(request, outcome.as_ref());
         }
-        outcome.map(|(turn, _)| turn)
+        outcome
     }
 }
 
 impl HttpModelBuilder {
-    fn new(provider: Provider, model: impl Into<String>, base_url: &str, key_var: &str) -> Self {
+    fn new(api: Api, model: impl Into<String>) -> Self {
+        let endpoint = api.dialect().endpoint();
         Self {
-            provider,
-            base_url: base_url.to_owned(),
+            provider: api.provider(),
+            base_url: endpoint.base_url.to_owned(),
             model: model.into(),
-            key: Key::Env(key_var.to_owned()),
+            key: Key::Env(endpoint.key_var.to_owned()),
             headers: Vec::new(),
             query: Vec::new(),
             retry: RetryPolicy::default(),

@@ -66,6 +66,7 @@ mod event;
 mod http;
 mod model;
 mod observation;
+mod providers;
 mod retry;
 mod session;
 mod settings;

@@ -4,6 +4,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 use toolkit_core::Provider;
 
+use crate::providers::Api;
+
 /// The output-token limit Anthropic gets when none is set: the API requires
 /// one, and this is a generous default a host can lower.
 pub const ANTHROPIC_DEFAULT_MAX_TOKENS: u32 = 4096;
@@ -181,12 +183,7 @@ impl Settings {
             ("thinking_budget", self.thinking_budget.is_some()),
             ("parallel_calls", self.parallel_calls.is_some()),
         ];
-        let unsent: &[&str] = match provider {
-            Provider::OpenAiResponses => &["stop", "seed", "thinking_budget"],
-            Provider::Anthropic => &["seed"],
-            Provider::Gemini => &["parallel_calls"],
-            _ => &["thinking_budget"],
-        };
+        let unsent = Api::of(provider).dialect().unsent();
         set.into_iter()
             .filter(|(name, given)| *given && unsent.contains(name))
             .map(|(name, _)| name)
@@ -216,107 +213,14 @@ impl Settings {
         problems
     }
 
-    /// Writes the settings into `body`, a request in `provider`'s dialect
-    /// whose tools (if any) are already in place.
-    pub(crate) fn render(&self, provider: Provider, body: &mut Map<String, Value>) {
-        let number = |value: f64| json!(value);
-        match provider {
-            Provider::OpenAiResponses => {
-                put(body, "temperature", self.temperature.map(number));
-                put(body, "top_p", self.top_p.map(number));
-                put(
-                    body,
-                    "max_output_tokens",
-                    self.max_output_tokens.map(Value::from),
-                );
-                if let Some(effort) = self.reasoning_effort {
-                    member(body, "reasoning", "effort", json!(effort.as_str()));
-                }
-                self.render_parallel_openai(body);
-            }
-            Provider::Anthropic => {
-                let max_tokens = self
-                    .max_output_tokens
-                    .unwrap_or(ANTHROPIC_DEFAULT_MAX_TOKENS);
-                body.insert("max_tokens".into(), json!(max_tokens));
-                put(body, "temperature", self.temperature.map(number));
-                put(body, "top_p", self.top_p.map(number));
-                put(body, "stop_sequences", self.stop_sequences());
-                if let Some(budget) = self.thinking_budget {
-                    body.insert(
-                        "thinking".into(),
-                        json!({"type": "enabled", "budget_tokens": budget}),
-                    );
-                }
-                if let Some(effort) = self.reasoning_effort {
-                    member(body, "output_config", "effort", json!(effort.as_str()));
-                }
-                if self.parallel_calls == Some(false)
-                    && let Some(choice) = body.get_mut("tool_choice").and_then(Value::as_object_mut)
-                    && choice.get("type").and_then(Value::as_str) != Some("none")
-                {
-                    // Anthropic takes it on every choice but `none`.
-                    choice.insert("disable_parallel_tool_use".into(), json!(true));
-                }
-            }
-            Provider::Gemini => {
-                let config = [
-                    ("temperature", self.temperature.map(number)),
-                    ("topP", self.top_p.map(number)),
-                    ("maxOutputTokens", self.max_output_tokens.map(Value::from)),
-                    ("stopSequences", self.stop_sequences()),
-                    ("seed", self.seed.map(Value::from)),
-                ];
-                for (key, value) in config {
-                    if let Some(value) = value {
-                        member(body, "generationConfig", key, value);
-                    }
-                }
-                // The API refuses a level and a budget together.
-                let thinking = match (self.thinking_budget, self.reasoning_effort) {
-                    (Some(budget), _) => Some(json!({"thinkingBudget": budget})),
-                    (None, Some(effort)) => Some(json!({"thinkingLevel": effort.as_str()})),
-                    (None, None) => None,
-                };
-                if let Some(thinking) = thinking {
-                    member(body, "generationConfig", "thinkingConfig", thinking);
-                }
-            }
-            _ => {
-                put(body, "temperature", self.temperature.map(number));
-                put(body, "top_p", self.top_p.map(number));
-                put(
-                    body,
-                    "max_completion_tokens",
-                    self.max_output_tokens.map(Value::from),
-                );
-                put(body, "stop", self.stop_sequences());
-                put(body, "seed", self.seed.map(Value::from));
-                put(
-                    body,
-                    "reasoning_effort",
-                    self.reasoning_effort.map(|effort| json!(effort.as_str())),
-                );
-                self.render_parallel_openai(body);
-            }
-        }
-    }
-
-    fn render_parallel_openai(&self, body: &mut Map<String, Value>) {
-        if let Some(parallel) = self.parallel_calls
-            && body.contains_key("tools")
-        {
-            body.insert("parallel_tool_calls".into(), json!(parallel));
-        }
-    }
-
-    fn stop_sequences(&self) -> Option<Value> {
+    /// The stop sequences, when there are any.
+    pub(crate) fn stop_sequences(&self) -> Option<Value> {
         (!self.stop.is_empty()).then(|| json!(self.stop))
     }
 }
 
 /// Sets `key` when there is a value.
-fn put(body: &mut Map<String, Value>, key: &str, value: Option<Value>) {
+pub(crate) fn put(body: &mut Map<String, Value>, key: &str, value: Option<Value>) {
     if let Some(value) = value {
         body.insert(key.into(), value);
     }

@@ -24,6 +24,7 @@ use tracing::field::Empty;
 
 use crate::agent::outcome::{Outcome, RunError, StopReason};
 use crate::model::ModelError;
+use crate::providers::Api;
 use crate::session::{Decision, PendingCall};
 
 pub mod metrics;
@@ -97,22 +98,11 @@ pub mod attr {
     pub const RUN_STOP_REASON: &str = "toolkit.run.stop_reason";
 }
 
-/// The conventions' name of a provider.
-pub(crate) fn provider_name(provider: Provider) -> &'static str {
-    match provider {
-        Provider::Anthropic => "anthropic",
-        Provider::Gemini => "gcp.gemini",
-        Provider::Mcp => "mcp",
-        _ => "openai",
-    }
-}
+pub(crate) use crate::providers::provider_name;
 
 /// The conventions' operation of a request to `provider`.
 fn operation(provider: Provider) -> &'static str {
-    match provider {
-        Provider::Gemini => "generate_content",
-        _ => "chat",
-    }
+    Api::of(provider).dialect().operation()
 }
 
 /// The span of a run.
@@ -282,7 +272,8 @@ pub(crate) fn model_span(
             span.record(attr::SERVER_PORT, u64::from(port));
         }
     }
-    record_settings(&span, provider, body);
+    let dialect = Api::of(provider).dialect();
+    record_settings(&span, dialect.settings_of(body));
     if captures_content() {
         let content = RequestContent::of(provider, body);
         if !content.messages.is_empty() {
@@ -338,11 +329,9 @@ const SETTINGS: [(&str, &[&str]); 9] = [
     (attr::REQUEST_CHOICE_COUNT, &["n", "candidateCount"]),
 ];
 
-fn record_settings(span: &Span, provider: Provider, body: &Value) {
-    let settings = match provider {
-        Provider::Gemini => body.get("generationConfig"),
-        _ => Some(body),
-    };
+/// Records the settings `settings`, the request's object holding them,
+/// sets.
+fn record_settings(span: &Span, settings: Option<&Value>) {
     let Some(settings) = settings.and_then(Value::as_object) else {
         return;
     };
@@ -365,105 +354,15 @@ fn record_settings(span: &Span, provider: Provider, body: &Value) {
     }
 }
 
-/// What the response said besides the turn: its id, the model that
-/// answered, and token counts the turn does not keep.
-#[derive(Default)]
-pub(crate) struct ResponseFacts {
-    id: Option<String>,
-    model: Option<String>,
-    cache_read: Option<u64>,
-    cache_creation: Option<u64>,
-    reasoning: Option<u64>,
-}
-
-impl ResponseFacts {
-    /// Takes what `data` (a whole response, or one streamed event) says;
-    /// later events keep what earlier ones said unless they say it again.
-    pub(crate) fn read(&mut self, provider: Provider, data: &Value) {
-        // A streamed event wraps the response (Responses' `response`,
-        // Anthropic's `message_start`).
-        let inner = data
-            .get("response")
-            .or_else(|| data.get("message"))
-            .filter(|inner| inner.is_object())
-            .unwrap_or(data);
-        let text = |value: Option<&Value>| value.and_then(Value::as_str).map(str::to_owned);
-        let (id, model) = match provider {
-            Provider::Gemini => (
-                text(inner.get("responseId")),
-                text(inner.get("modelVersion")),
-            ),
-            _ => (text(inner.get("id")), text(inner.get("model"))),
-        };
-        self.id = id.or(self.id.take());
-        self.model = model.or(self.model.take());
-        let usage = inner
-            .get("usage")
-            .or_else(|| data.get("usage"))
-            .or_else(|| inner.get("usageMetadata"));
-        let Some(usage) = usage else {
-            return;
-        };
-        let count = |path: &[&str]| {
-            path.iter()
-                .try_fold(usage, |value, key| value.get(*key))
-                .and_then(Value::as_u64)
-        };
-        let (read, creation, reasoning) = match provider {
-            Provider::Anthropic => (
-                count(&["cache_read_input_tokens"]),
-                count(&["cache_creation_input_tokens"]),
-                None,
-            ),
-            Provider::Gemini => (
-                count(&["cachedContentTokenCount"]),
-                None,
-                count(&["thoughtsTokenCount"]),
-            ),
-            Provider::OpenAiResponses => (
-                count(&["input_tokens_details", "cached_tokens"]),
-                None,
-                count(&["output_tokens_details", "reasoning_tokens"]),
-            ),
-            _ => (
-                count(&["prompt_tokens_details", "cached_tokens"]),
-                None,
-                count(&["completion_tokens_details", "reasoning_tokens"]),
-            ),
-        };
-        self.cache_read = read.or(self.cache_read);
-        self.cache_creation = creation.or(self.cache_creation);
-        self.reasoning = reasoning.or(self.reasoning);
-    }
-
-    /// Reads one streamed event's data.
-    pub(crate) fn read_text(&mut self, provider: Provider, data: &str) {
-        if let Ok(value) = serde_json::from_str::<Value>(data) {
-            self.read(provider, &value);
-        }
-    }
-
-    /// Reads `bytes` as JSON when `wanted` (the span is recorded or the
-    /// metrics are); nothing otherwise.
-    pub(crate) fn read_bytes(&mut self, wanted: bool, provider: Provider, bytes: &[u8]) {
-        if !wanted {
-            return;
-        }
-        if let Ok(value) = serde_json::from_slice::<Value>(bytes) {
-            self.read(provider, &value);
-        }
-    }
-}
-
 /// Records the turn read from the response.
-pub(crate) fn record_turn(span: &Span, turn: &Turn, facts: &ResponseFacts) {
+pub(crate) fn record_turn(span: &Span, turn: &Turn) {
     if span.is_disabled() {
         return;
     }
-    if let Some(id) = &facts.id {
+    if let Some(id) = &turn.response_id {
         span.record(attr::RESPONSE_ID, id.as_str());
     }
-    if let Some(model) = &facts.model {
+    if let Some(model) = &turn.response_model {
         span.record(attr::RESPONSE_MODEL, model.as_str());
     }
     if let Some(reason) = &turn.finish_reason {
@@ -475,15 +374,19 @@ pub(crate) fn record_turn(span: &Span, turn: &Turn, facts: &ResponseFacts) {
     if let Some(usage) = turn.usage {
         span.record(attr::USAGE_INPUT_TOKENS, usage.input_tokens);
         span.record(attr::USAGE_OUTPUT_TOKENS, usage.output_tokens);
-    }
-    if let Some(n) = facts.cache_read {
-        span.record(attr::USAGE_CACHE_READ_INPUT_TOKENS, n);
-    }
-    if let Some(n) = facts.cache_creation {
-        span.record(attr::USAGE_CACHE_CREATION_INPUT_TOKENS, n);
-    }
-    if let Some(n) = facts.reasoning {
-        span.record(attr::USAGE_REASONING_OUTPUT_TOKENS, n);
+        let details = [
+            (attr::USAGE_CACHE_READ_INPUT_TOKENS, usage.cache_read_tokens),
+            (
+                attr::USAGE_CACHE_CREATION_INPUT_TOKENS,
+                usage.cache_write_tokens,
+            ),
+            (attr::USAGE_REASONING_OUTPUT_TOKENS, usage.reasoning_tokens),
+        ];
+        for (name, count) in details {
+            if let Some(count) = count {
+                span.record(name, count);
+            }
+        }
     }
     if captures_content() {
         let mut parts = Vec::new();
@@ -531,12 +434,12 @@ struct RequestContent {
     tools: Vec<Value>,
 }
 
-fn text_part(text: &str) -> Value {
+pub(crate) fn text_part(text: &str) -> Value {
     json!({"type": "text", "content": text})
 }
 
 /// A call's arguments as an object where they parse, else as sent.
-fn tool_call(id: &str, name: &str, arguments: &Value) -> Value {
+pub(crate) fn tool_call(id: &str, name: &str, arguments: &Value) -> Value {
     let arguments = match arguments {
         Value::String(text) => serde_json::from_str(text).unwrap_or_else(|_| arguments.clone()),
         other => other.clone(),
@@ -544,21 +447,17 @@ fn tool_call(id: &str, name: &str, arguments: &Value) -> Value {
     json!({"type": "tool_call", "id": id, "name": name, "arguments": arguments})
 }
 
-fn tool_response(id: &str, response: &Value) -> Value {
+pub(crate) fn tool_response(id: &str, response: &Value) -> Value {
     json!({"type": "tool_call_response", "id": id, "response": response})
 }
 
-fn str_of<'v>(value: &'v Value, key: &str) -> &'v str {
-    value.get(key).and_then(Value::as_str).unwrap_or("")
-}
-
 /// A part the conventions have no shape for: its type only.
-fn other_part(block: &Value) -> Value {
+pub(crate) fn other_part(block: &Value) -> Value {
     json!({"type": block.get("type").and_then(Value::as_str).unwrap_or("unknown")})
 }
 
 /// A message; one holding only tool results is the `tool` role's.
-fn message(role: &str, parts: Vec<Value>) -> Value {
+pub(crate) fn message(role: &str, parts: Vec<Value>) -> Value {
     let all_results = !parts.is_empty()
         && parts
             .iter()
@@ -569,205 +468,25 @@ fn message(role: &str, parts: Vec<Value>) -> Value {
 
 impl RequestContent {
     fn of(provider: Provider, body: &Value) -> Self {
+        let dialect = Api::of(provider).dialect();
         let mut content = Self::default();
-        match provider {
-            Provider::Anthropic => content.anthropic(body),
-            Provider::Gemini => content.gemini(body),
-            Provider::OpenAiResponses => content.responses(body),
-            _ => content.chat(body),
-        }
-        content.tools = tool_definitions(provider, body);
+        dialect.trace_content(body, &mut content.messages, &mut content.system);
+        content.tools = dialect
+            .trace_tools(body)
+            .into_iter()
+            .map(|tool| {
+                let mut definition = Map::new();
+                definition.insert("type".into(), json!("function"));
+                definition.insert("name".into(), json!(tool.name));
+                if let Some(description) = tool.description {
+                    definition.insert("description".into(), description.clone());
+                }
+                if let Some(parameters) = tool.parameters {
+                    definition.insert("parameters".into(), parameters.clone());
+                }
+                Value::Object(definition)
+            })
+            .collect();
         content
-    }
-
-    /// Text or blocks with `text` (Chat, Responses, Anthropic).
-    fn text_parts(value: &Value) -> Vec<Value> {
-        match value {
-            Value::String(text) => vec![text_part(text)],
-            Value::Array(blocks) => blocks
-                .iter()
-                .map(|block| match block.get("text").and_then(Value::as_str) {
-                    Some(text) => text_part(text),
-                    None => other_part(block),
-                })
-                .collect(),
-            _ => Vec::new(),
-        }
-    }
-
-    fn chat(&mut self, body: &Value) {
-        for item in body["messages"].as_array().into_iter().flatten() {
-            let role = str_of(item, "role");
-            match role {
-                "system" | "developer" => self.system.extend(Self::text_parts(&item["content"])),
-                "tool" => self.messages.push(message(
-                    "tool",
-                    vec![tool_response(
-                        str_of(item, "tool_call_id"),
-                        &item["content"],
-                    )],
-                )),
-                _ => {
-                    let mut parts = Self::text_parts(&item["content"]);
-                    for call in item["tool_calls"].as_array().into_iter().flatten() {
-                        let function = &call["function"];
-                        parts.push(tool_call(
-                            str_of(call, "id"),
-                            str_of(function, "name"),
-                            &function["arguments"],
-                        ));
-                    }
-                    self.messages.push(message(role, parts));
-                }
-            }
-        }
-    }
-
-    fn responses(&mut self, body: &Value) {
-        if let Some(instructions) = body["instructions"].as_str() {
-            self.system.push(text_part(instructions));
-        }
-        let items = match &body["input"] {
-            Value::String(text) => {
-                self.messages.push(message("user", vec![text_part(text)]));
-                return;
-            }
-            Value::Array(items) => items,
-            _ => return,
-        };
-        for item in items {
-            match str_of(item, "type") {
-                "function_call" => self.messages.push(message(
-                    "assistant",
-                    vec![tool_call(
-                        str_of(item, "call_id"),
-                        str_of(item, "name"),
-                        &item["arguments"],
-                    )],
-                )),
-                "function_call_output" => self.messages.push(message(
-                    "tool",
-                    vec![tool_response(str_of(item, "call_id"), &item["output"])],
-                )),
-                "message" | "" => {
-                    let role = str_of(item, "role");
-                    let parts = Self::text_parts(&item["content"]);
-                    if matches!(role, "system" | "developer") {
-                        self.system.extend(parts);
-                    } else {
-                        self.messages.push(message(role, parts));
-                    }
-                }
-                _ => self
-                    .messages
-                    .push(message("assistant", vec![other_part(item)])),
-            }
-        }
-    }
-
-    fn anthropic(&mut self, body: &Value) {
-        self.system.extend(Self::text_parts(&body["system"]));
-        for item in body["messages"].as_array().into_iter().flatten() {
-            let parts = match &item["content"] {
-                Value::Array(blocks) => blocks
-                    .iter()
-                    .map(|block| match str_of(block, "type") {
-                        "text" => text_part(str_of(block, "text")),
-                        "tool_use" => {
-                            tool_call(str_of(block, "id"), str_of(block, "name"), &block["input"])
-                        }
-                        "tool_result" => {
-                            tool_response(str_of(block, "tool_use_id"), &block["content"])
-                        }
-                        _ => other_part(block),
-                    })
-                    .collect(),
-                other => Self::text_parts(other),
-            };
-            self.messages.push(message(str_of(item, "role"), parts));
-        }
-    }
-
-    fn gemini(&mut self, body: &Value) {
-        let system = &body["systemInstruction"]["parts"];
-        for part in system.as_array().into_iter().flatten() {
-            if let Some(text) = part["text"].as_str() {
-                self.system.push(text_part(text));
-            }
-        }
-        for item in body["contents"].as_array().into_iter().flatten() {
-            let role = match str_of(item, "role") {
-                "model" => "assistant",
-                other => other,
-            };
-            let parts = item["parts"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .map(|part| {
-                    if let Some(text) = part["text"].as_str() {
-                        text_part(text)
-                    } else if let Some(call) = part.get("functionCall") {
-                        tool_call(str_of(call, "id"), str_of(call, "name"), &call["args"])
-                    } else if let Some(response) = part.get("functionResponse") {
-                        tool_response(str_of(response, "id"), &response["response"])
-                    } else {
-                        json!({"type": "unknown"})
-                    }
-                })
-                .collect();
-            self.messages.push(message(role, parts));
-        }
-    }
-}
-
-/// The tools the request offers, as the conventions write them.
-fn tool_definitions(provider: Provider, body: &Value) -> Vec<Value> {
-    let definition = |name: &str, description: Option<&Value>, parameters: Option<&Value>| {
-        let mut tool = Map::new();
-        tool.insert("type".into(), json!("function"));
-        tool.insert("name".into(), json!(name));
-        if let Some(description) = description {
-            tool.insert("description".into(), description.clone());
-        }
-        if let Some(parameters) = parameters {
-            tool.insert("parameters".into(), parameters.clone());
-        }
-        Value::Object(tool)
-    };
-    let tools = body["tools"].as_array().into_iter().flatten();
-    match provider {
-        Provider::Gemini => tools
-            .flat_map(|tool| {
-                tool["functionDeclarations"]
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-            })
-            .map(|f| {
-                let parameters = f
-                    .get("parametersJsonSchema")
-                    .or_else(|| f.get("parameters"));
-                definition(str_of(f, "name"), f.get("description"), parameters)
-            })
-            .collect(),
-        Provider::Anthropic => tools
-            .map(|t| {
-                definition(
-                    str_of(t, "name"),
-                    t.get("description"),
-                    t.get("input_schema"),
-                )
-            })
-            .collect(),
-        Provider::OpenAiResponses => tools
-            .map(|t| definition(str_of(t, "name"), t.get("description"), t.get("parameters")))
-            .collect(),
-        _ => tools
-            .map(|t| {
-                let f = &t["function"];
-                definition(str_of(f, "name"), f.get("description"), f.get("parameters"))
-            })
-            .collect(),
     }
 }

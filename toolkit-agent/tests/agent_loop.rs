@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex};
 
 use futures_util::StreamExt;
 use serde_json::{Value, json};
-use toolkit_agent::{Agent, Decision, Event, HttpModel, Limits, StopReason};
+use toolkit_agent::{Agent, Decision, Event, HttpModel, HttpModelBuilder, Limits, StopReason};
 use toolkit_core::Provider;
 use toolkit_core::{Cancellation, Registry};
 use toolkit_tests::http::{Reply, Request, TestServer};
@@ -215,6 +215,19 @@ async fn stop_after_tool_failure_budget_step_limit_and_cancellation() {
     assert!(matches!(outcome.stop, StopReason::Cancelled));
 }
 
+/// Runs `Count.` with the model `builder` makes, speaking to `server`, and
+/// checks the answer: returns the request bodies the server received.
+async fn counted(builder: HttpModelBuilder, server: &TestServer) -> Vec<Value> {
+    let model = builder
+        .base_url(server.base_url())
+        .key("k")
+        .build()
+        .unwrap();
+    let outcome = Agent::new(model, registry()).run("Count.").await.unwrap();
+    assert_eq!(outcome.answer.as_deref(), Some("Two."));
+    bodies(server)
+}
+
 #[tokio::test]
 async fn other_providers_run_the_loop() {
     // Anthropic: a documented tool_use turn with thinking, then an answer.
@@ -261,14 +274,7 @@ async fn other_providers_run_the_loop() {
             &json!({"candidates": [{"finishReason": "STOP", "content": {"role": "model", "parts": [{"text": "Two."}]}}]}),
         ),
     ]);
-    let model = HttpModel::gemini("m")
-        .base_url(server.base_url())
-        .key("k")
-        .build()
-        .unwrap();
-    let outcome = Agent::new(model, registry()).run("Count.").await.unwrap();
-    assert_eq!(outcome.answer.as_deref(), Some("Two."));
-    let received = bodies(&server);
+    let received = counted(HttpModel::gemini("m"), &server).await;
     let contents = &received[1]["contents"];
     assert_eq!(contents[1]["parts"][0]["thoughtSignature"], "<Signature_A>");
     let response = &contents[2]["parts"][0]["functionResponse"];
@@ -286,14 +292,7 @@ async fn other_providers_run_the_loop() {
         Reply::json(&json!({"status": "completed", "output": [
             {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Two."}]}]})),
     ]);
-    let model = HttpModel::openai_responses("m")
-        .base_url(server.base_url())
-        .key("k")
-        .build()
-        .unwrap();
-    let outcome = Agent::new(model, registry()).run("Count.").await.unwrap();
-    assert_eq!(outcome.answer.as_deref(), Some("Two."));
-    let received = bodies(&server);
+    let received = counted(HttpModel::openai_responses("m"), &server).await;
     let input = received[1]["input"].as_array().unwrap();
     assert_eq!(input[1]["encrypted_content"], "enc");
     assert_eq!(input[3]["type"], "function_call_output");

@@ -2,7 +2,6 @@
 //! walked as a host's reporter (anyhow's `{:#}`) walks it: no message
 //! repeats its source's, no sentence is said twice along a chain.
 
-use std::collections::HashMap;
 use std::error::Error;
 use std::time::{Duration, SystemTime};
 
@@ -12,9 +11,14 @@ use toolkit_agent::{
     RunError, STALE_TEMPORARY_AGE, Session, SessionError, SessionStateError, SessionStore,
     StoreError, TimeoutLimit,
 };
-use toolkit_core::{Registry, tool, tools};
+use toolkit_core::{Registry, tools};
 use toolkit_tests::error_chain::{assert_no_repeats, messages};
 use toolkit_tests::http::{Reply, Route, TestServer};
+
+mod support;
+use support::tools::{send_message, tag};
+
+use support::answers::{City, no_city};
 
 fn model(base_url: &str) -> HttpModel {
     HttpModel::openai_chat("m")
@@ -52,13 +56,6 @@ fn folder(name: &str) -> std::path::PathBuf {
 fn closed_port() -> u16 {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     listener.local_addr().unwrap().port()
-}
-
-#[derive(serde::Deserialize, schemars::JsonSchema, Debug)]
-#[allow(dead_code)]
-struct City {
-    name: String,
-    population: u64,
 }
 
 #[tokio::test]
@@ -240,24 +237,6 @@ async fn session_state_errors_are_typed() {
     assert_no_repeats("SessionStateError::Ended", &error);
 }
 
-/// Sends a message to a person.
-#[tool(needs_approval)]
-fn send_message(
-    /** The text. */
-    text: String,
-) -> String {
-    format!("sent: {text}")
-}
-
-/// Takes a free-form map.
-#[tool]
-fn tag(
-    /** Tags. */
-    tags: HashMap<String, String>,
-) -> String {
-    format!("{} tags", tags.len())
-}
-
 #[tokio::test]
 async fn errors_of_calls_tools_and_rules() {
     // A message sent while a call waits for a decision.
@@ -331,12 +310,7 @@ async fn answers_that_do_not_fit_are_a_list_of_problems() {
         answer(r#"{"name": 3, "population": 1}"#, "stop"),
     ]);
     let agent = Agent::new(model(&server.base_url()), empty());
-    let error = agent
-        .run("The largest city?")
-        .answer::<City>()
-        .retries(1)
-        .await
-        .unwrap_err();
+    let error = no_city(&agent).await;
     match &error {
         RunError::Output {
             problems, answer, ..

@@ -11,16 +11,18 @@ use std::time::Duration;
 use futures_util::future::BoxFuture;
 use serde_json::{Value, json};
 use toolkit_agent::{
-    Agent, AnswerMode, CallStatus, Decision, Event, HttpModel, Limits, RetryPolicy, RunError,
-    Session, SessionStore, StopReason, StoreError, ToolLimits,
+    Agent, AgentBuilder, AnswerMode, CallStatus, Decision, Event, HttpModel, Limits, RetryPolicy,
+    RunError, Session, SessionStore, StopReason, StoreError, ToolLimits,
 };
 use toolkit_core::{CallContext, Cancellation, Registry, ToolDef, tool, tools};
 use toolkit_tests::http::{Reply, TestServer};
 
-#[path = "support/chat.rs"]
-mod chat;
+mod support;
+use support::chat::{bodies, chat_calls, chat_text, model, tool_messages};
 
-use chat::{bodies, chat_calls, chat_text, model, tool_messages};
+use support::tools::{echo, send_message};
+
+use support::answers::City;
 
 #[derive(Default, Clone)]
 struct Mem(Arc<Mutex<HashMap<String, String>>>);
@@ -43,24 +45,6 @@ impl SessionStore for Mem {
     }
 }
 
-/// Sends a message to a person.
-#[tool(needs_approval)]
-fn send_message(
-    /** The text. */
-    text: String,
-) -> String {
-    format!("sent: {text}")
-}
-
-/// Echoes a text.
-#[tool]
-fn echo(
-    /** The text. */
-    text: String,
-) -> String {
-    text
-}
-
 fn registry() -> Registry {
     Registry::builder()
         .tools(tools![echo, send_message])
@@ -68,10 +52,15 @@ fn registry() -> Registry {
         .unwrap()
 }
 
-#[derive(Debug, PartialEq, serde::Deserialize, schemars::JsonSchema)]
-struct City {
-    name: String,
-    population: u64,
+/// An agent over `registry()` that keeps its sessions in the store it
+/// returns.
+fn storing(server: &TestServer) -> (Agent<HttpModel>, Mem) {
+    let store = Mem::default();
+    let agent = Agent::builder(model(server), registry())
+        .store(store.clone())
+        .build()
+        .unwrap();
+    (agent, store)
 }
 
 // A typed run's schema and tool choice are the run's own: the stored
@@ -82,11 +71,7 @@ async fn a_typed_runs_schema_stays_out_of_the_stored_session() {
         chat_text(r#"{"name": "Tokyo", "population": 1}"#),
         chat_text("plain"),
     ]);
-    let store = Mem::default();
-    let agent = Agent::builder(model(&server), registry())
-        .store(store.clone())
-        .build()
-        .unwrap();
+    let (agent, _) = storing(&server);
     let typed = agent.run("city?").answer::<City>().await.unwrap();
     assert!(typed.value.is_some());
     // Process B: load the session and send a plain message.
@@ -110,11 +95,7 @@ async fn a_typed_runs_answer_tool_stays_out_of_the_stored_session() {
         )]),
         chat_text("plain"),
     ]);
-    let store = Mem::default();
-    let agent = Agent::builder(model(&server), registry())
-        .store(store.clone())
-        .build()
-        .unwrap();
+    let (agent, store) = storing(&server);
     let typed = agent
         .run("city?")
         .answer::<City>()
@@ -400,6 +381,28 @@ async fn an_answer_tool_out_of_retries_is_an_output_error() {
     }
 }
 
+/// Sends `pay` in a new session and gives up on it mid-call, as a host
+/// that went away (or a process that died): the session as the next
+/// process reads it back.
+async fn interrupted(agent: &Agent<HttpModel>) -> Session {
+    let mut session = agent.session();
+    let cut =
+        tokio::time::timeout(Duration::from_millis(100), agent.send(&mut session, "pay")).await;
+    assert!(cut.is_err());
+    Session::from_json(&session.to_json().unwrap()).unwrap()
+}
+
+/// The model calls `tool` for five cents, then is done: the server playing
+/// it, and an agent (to finish) over `registry`.
+fn paying(tool: &str, registry: Registry) -> (TestServer, AgentBuilder<HttpModel>) {
+    let server = TestServer::replying(vec![
+        chat_calls(&[("c1", tool, json!({"cents": 5}))]),
+        chat_text("done"),
+    ]);
+    let agent = Agent::builder(model(&server), registry);
+    (server, agent)
+}
+
 // A call interrupted (the process gone) of a tool with max_uses(1), run
 // again on the host's approval, is not a second use.
 static SLOW_RAN: AtomicUsize = AtomicUsize::new(0);
@@ -417,21 +420,13 @@ async fn charge(
 
 #[tokio::test]
 async fn running_an_interrupted_call_again_is_not_another_use() {
-    let server = TestServer::replying(vec![
-        chat_calls(&[("c1", "charge", json!({"cents": 5}))]),
-        chat_text("done"),
-    ]);
     let registry = Registry::builder().tools(tools![charge]).build().unwrap();
-    let agent = Agent::builder(model(&server), registry)
+    let (server, agent) = paying("charge", registry);
+    let agent = agent
         .tool_limits("charge", ToolLimits::new().max_uses(1))
         .build()
         .unwrap();
-    let mut session = agent.session();
-    // The host gives up on the run mid-call (or the process dies).
-    let cut =
-        tokio::time::timeout(Duration::from_millis(100), agent.send(&mut session, "pay")).await;
-    assert!(cut.is_err());
-    let mut session = Session::from_json(&session.to_json().unwrap()).unwrap();
+    let mut session = interrupted(&agent).await;
     // An idempotent tool is retried automatically on resume.
     agent.resume(&mut session).await.unwrap();
     let results = tool_messages(&bodies(&server).last().unwrap().clone());
@@ -463,12 +458,9 @@ async fn transfer(
 
 #[tokio::test]
 async fn a_stopped_call_with_side_effects_may_have_taken_effect() {
-    let server = TestServer::replying(vec![
-        chat_calls(&[("c1", "transfer", json!({"cents": 5}))]),
-        chat_text("done"),
-    ]);
     let registry = Registry::builder().tools(tools![transfer]).build().unwrap();
-    let agent = Agent::builder(model(&server), registry)
+    let (server, agent) = paying("transfer", registry);
+    let agent = agent
         .limits(Limits::default().call_timeout(Some(Duration::from_millis(100))))
         .build()
         .unwrap();
@@ -584,12 +576,8 @@ async fn an_interrupted_edited_call_runs_again_as_edited() {
         })
         .build()
         .unwrap();
-    let mut session = agent.session();
-    let cut =
-        tokio::time::timeout(Duration::from_millis(100), agent.send(&mut session, "pay")).await;
-    assert!(cut.is_err());
-    println!("before reload: {:?}", session.calls()[0].status);
-    let mut session = Session::from_json(&session.to_json().unwrap()).unwrap();
+    let mut session = interrupted(&agent).await;
+    println!("reloaded: {:?}", session.calls()[0].status);
     println!("after reload: {:?}", session.calls()[0].status);
     agent.resume(&mut session).await.unwrap();
     let recipients = RECIPIENTS.lock().unwrap().clone();

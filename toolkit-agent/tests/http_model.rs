@@ -80,6 +80,17 @@ async fn each_provider_posts_to_its_endpoint_with_its_key_and_reads_the_turn() {
     }
 }
 
+/// A Chat Completions model at `base_url`, without a key, retrying by
+/// `retry`.
+fn chat_model(base_url: &str, retry: RetryPolicy) -> HttpModel {
+    HttpModel::openai_chat("m")
+        .base_url(base_url)
+        .no_key()
+        .retry(retry)
+        .build()
+        .unwrap()
+}
+
 #[tokio::test]
 async fn retries_429_honouring_retry_after_then_succeeds() {
     let busy = Reply::status(429, r#"{"error":{"message":"Rate limit reached"}}"#)
@@ -87,12 +98,7 @@ async fn retries_429_honouring_retry_after_then_succeeds() {
     let ok = Reply::json(&json!({"choices": [{"index": 0, "finish_reason": "stop",
         "message": {"role": "assistant", "content": "done"}}]}));
     let server = TestServer::replying(vec![busy, ok]);
-    let model = HttpModel::openai_chat("m")
-        .base_url(server.base_url())
-        .no_key()
-        .retry(quick_retries())
-        .build()
-        .unwrap();
+    let model = chat_model(&server.base_url(), quick_retries());
     let started = Instant::now();
     let turn = model.complete(&json!({"messages": []})).await.unwrap();
     assert_eq!(turn.text, "done");
@@ -105,12 +111,7 @@ async fn retries_429_honouring_retry_after_then_succeeds() {
 async fn client_errors_are_not_retried_and_carry_the_body() {
     let body = r#"{"error":{"message":"Invalid 'messages[1]'","type":"invalid_request_error"}}"#;
     let server = TestServer::replying(vec![Reply::status(400, body)]);
-    let model = HttpModel::openai_chat("m")
-        .base_url(server.base_url())
-        .no_key()
-        .retry(quick_retries())
-        .build()
-        .unwrap();
+    let model = chat_model(&server.base_url(), quick_retries());
     match model.complete(&json!({})).await {
         Err(ModelError::Status {
             status: 400,
@@ -151,12 +152,7 @@ async fn missing_key_and_refused_connection_are_typed() {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let address = listener.local_addr().unwrap();
     drop(listener);
-    let model = HttpModel::openai_chat("m")
-        .base_url(format!("http://{address}"))
-        .no_key()
-        .retry(RetryPolicy::none())
-        .build()
-        .unwrap();
+    let model = chat_model(&format!("http://{address}"), RetryPolicy::none());
     assert!(matches!(
         model.complete(&json!({})).await,
         Err(ModelError::Transport { attempts: 1, .. })
@@ -180,12 +176,7 @@ async fn https_handshakes_through_rustls_and_fails_cleanly() {
             let _ = socket.shutdown().await;
         }
     });
-    let model = HttpModel::openai_chat("m")
-        .base_url(format!("https://{address}"))
-        .no_key()
-        .retry(RetryPolicy::none())
-        .build()
-        .unwrap();
+    let model = chat_model(&format!("https://{address}"), RetryPolicy::none());
     match model.complete(&json!({})).await {
         Err(ModelError::Transport { message, .. }) => {
             assert!(message.contains("https://127.0.0.1"), "{message}");
@@ -766,12 +757,7 @@ async fn a_request_lost_to_a_connection_the_server_closed_is_sent_again() {
             .unwrap();
         requests
     });
-    let model = HttpModel::openai_chat("m")
-        .base_url(format!("http://{address}"))
-        .no_key()
-        .retry(RetryPolicy::none())
-        .build()
-        .unwrap();
+    let model = chat_model(&format!("http://{address}"), RetryPolicy::none());
     let streamed = model.stream(&json!({}), &mut |_| {}).await.unwrap();
     assert_eq!(streamed.text, "hi");
     let turn = model.complete(&json!({})).await.unwrap();
@@ -797,12 +783,7 @@ async fn a_server_that_never_answers_is_not_asked_forever() {
         }
         requests
     });
-    let model = HttpModel::openai_chat("m")
-        .base_url(format!("http://{address}"))
-        .no_key()
-        .retry(RetryPolicy::none())
-        .build()
-        .unwrap();
+    let model = chat_model(&format!("http://{address}"), RetryPolicy::none());
     match model.complete(&json!({})).await {
         Err(ModelError::Transport { attempts: 2, .. }) => {}
         other => panic!("{other:?}"),

@@ -12,6 +12,9 @@ use toolkit_agent::{
 use toolkit_core::{Provider, ToolResult};
 use toolkit_tests::judges::{anthropic_request, gemini_request};
 
+mod support;
+use support::answers::Forecast;
+
 const CHOICES: [fn() -> ToolChoice; 4] = [
     || ToolChoice::Auto,
     || ToolChoice::None,
@@ -246,31 +249,6 @@ async fn the_request_judges_refuse_what_the_providers_refuse() {
             .drain(..answers - 1);
     });
     assert!(error.contains("immediately after a user turn"), "{error}");
-}
-
-/// The answer's form in the tests: nested objects, an enum, an optional
-/// field, numeric and length bounds.
-#[derive(serde::Deserialize, schemars::JsonSchema, Debug, PartialEq)]
-struct Forecast {
-    /// The city.
-    city: String,
-    /// Degrees Celsius, each hour.
-    hourly: Vec<f64>,
-    sky: Sky,
-    humidity: Option<u8>,
-    station: Station,
-}
-
-#[derive(serde::Deserialize, schemars::JsonSchema, Debug, PartialEq)]
-enum Sky {
-    Clear,
-    Cloudy,
-}
-
-#[derive(serde::Deserialize, schemars::JsonSchema, Debug, PartialEq)]
-struct Station {
-    id: String,
-    elevation: Option<i32>,
 }
 
 fn every_setting() -> Settings {

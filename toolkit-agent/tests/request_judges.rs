@@ -10,6 +10,9 @@ use serde_json::{Value, json};
 use toolkit_agent::{AnswerSchema, Conversation, ReasoningEffort, Settings, ToolChoice};
 use toolkit_core::Provider;
 
+mod support;
+use support::answers::Forecast;
+
 fn round_trip<T: DeserializeOwned + Serialize>(value: &Value) {
     let typed: T = serde_json::from_value(value.clone())
         .unwrap_or_else(|error| panic!("{error} in {value:#}"));
@@ -91,31 +94,6 @@ async fn responses_requests() {
         let body = body(Provider::OpenAiResponses, turn.clone(), choice).await;
         round_trip::<async_openai::types::responses::CreateResponse>(&body);
     }
-}
-
-/// The answer's form in the tests: nested objects, an enum, an optional
-/// field, bounds.
-#[derive(serde::Deserialize, schemars::JsonSchema, Debug, PartialEq)]
-struct Forecast {
-    /// The city.
-    city: String,
-    /// Degrees Celsius, each hour.
-    hourly: Vec<f64>,
-    sky: Sky,
-    humidity: Option<u8>,
-    station: Station,
-}
-
-#[derive(serde::Deserialize, schemars::JsonSchema, Debug, PartialEq)]
-enum Sky {
-    Clear,
-    Cloudy,
-}
-
-#[derive(serde::Deserialize, schemars::JsonSchema, Debug, PartialEq)]
-struct Station {
-    id: String,
-    elevation: Option<i32>,
 }
 
 /// Every setting, in values both `f32` and `f64` hold exactly (the SDK

@@ -1,7 +1,6 @@
 //! Sessions, approval rules, per-run values and limits, over a real local
 //! HTTP server answering with scripted Chat Completions responses.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
@@ -14,37 +13,12 @@ use toolkit_agent::{
 use toolkit_core::{CallContext, Registry, RunState, ToolDef, tool, tools};
 use toolkit_tests::http::TestServer;
 
-#[path = "support/chat.rs"]
-mod chat;
+mod support;
+use support::chat::{bodies, chat_calls, chat_text, model, tool_messages};
 
-use chat::{bodies, chat_calls, chat_text, model, tool_messages};
+use support::tools::{delete_file, echo, send_message, tag};
 
-/// Echoes a text.
-#[tool]
-fn echo(
-    /** The text. */
-    text: String,
-) -> String {
-    text
-}
-
-/// Deletes a file.
-#[tool(destructive)]
-fn delete_file(
-    /** The path. */
-    path: String,
-) -> String {
-    format!("deleted {path}")
-}
-
-/// Sends a message to a person.
-#[tool(needs_approval)]
-fn send_message(
-    /** The text. */
-    text: String,
-) -> String {
-    format!("sent: {text}")
-}
+use support::answers::{City, no_city};
 
 #[derive(Clone)]
 struct User(&'static str);
@@ -440,15 +414,6 @@ async fn limits_hold_time_concurrency_uses_and_tokens() {
     assert_eq!(server.requests().len(), 1);
 }
 
-/// Takes a free-form map.
-#[tool]
-fn tag(
-    /** Tags. */
-    tags: HashMap<String, String>,
-) -> String {
-    format!("{} tags", tags.len())
-}
-
 #[tokio::test]
 async fn failures_are_errors_a_host_can_question_mark() {
     // Tools the provider refuses are a tool error, not a model error.
@@ -471,14 +436,6 @@ async fn failures_are_errors_a_host_can_question_mark() {
         .unwrap();
     let error = Agent::new(closed, registry()).run("go").await.unwrap_err();
     assert!(matches!(error, RunError::Model(_)), "{error}");
-}
-
-#[derive(Debug, PartialEq, serde::Deserialize, schemars::JsonSchema)]
-struct City {
-    /// The city's name.
-    name: String,
-    /// How many live there.
-    population: u64,
 }
 
 #[tokio::test]
@@ -558,12 +515,7 @@ async fn a_typed_run_by_tool_ends_when_the_answer_fits() {
 async fn a_typed_run_out_of_retries_is_an_error_with_the_problems() {
     let server = TestServer::replying(vec![chat_text("Tokyo"), chat_text("Tokyo!")]);
     let agent = Agent::new(model(&server), registry());
-    let error = agent
-        .run("The largest city?")
-        .answer::<City>()
-        .retries(1)
-        .await
-        .unwrap_err();
+    let error = no_city(&agent).await;
     match error {
         RunError::Output {
             problems, answer, ..
@@ -663,4 +615,47 @@ async fn a_tool_run_by_the_agent_logs_and_asks_through_the_agents_host() {
         .unwrap();
     let result = &tool_messages(&bodies(&server)[1])[0];
     assert!(result.starts_with("could not ask"), "{result}");
+}
+
+/// Sleeps for five seconds.
+#[tool]
+async fn sleepy() -> String {
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    "slept".to_owned()
+}
+
+#[tokio::test]
+async fn a_tools_own_time_limit_is_the_registrys_and_the_shorter_wins() {
+    // The tool's limit, where it is registered, under the run's.
+    let server = TestServer::replying(vec![
+        chat_calls(&[("c1", "sleepy", json!({}))]),
+        chat_text("ok"),
+    ]);
+    let registry = Registry::builder()
+        .tools(tools![sleepy])
+        .tool_timeout("sleepy", Duration::from_millis(50))
+        .build()
+        .unwrap();
+    let agent = Agent::builder(model(&server), registry).build().unwrap();
+    agent.run("go").await.unwrap();
+    let result = &tool_messages(&bodies(&server)[1])[0];
+    assert!(result.contains("time limit"), "{result}");
+    assert!(result.contains("0.05 s"), "the tool's own limit: {result}");
+
+    // The former per-tool limit on the agent is honoured still, in place
+    // of the run's.
+    let server = TestServer::replying(vec![
+        chat_calls(&[("c1", "sleepy", json!({}))]),
+        chat_text("ok"),
+    ]);
+    let registry = Registry::builder().tools(tools![sleepy]).build().unwrap();
+    #[allow(deprecated)]
+    let limits = ToolLimits::new().timeout(Duration::from_millis(40));
+    let agent = Agent::builder(model(&server), registry)
+        .tool_limits("sleepy", limits)
+        .build()
+        .unwrap();
+    agent.run("go").await.unwrap();
+    let result = &tool_messages(&bodies(&server)[1])[0];
+    assert!(result.contains("0.04 s"), "{result}");
 }

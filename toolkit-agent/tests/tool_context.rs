@@ -15,6 +15,7 @@ use toolkit_core::{
     LogLevel, LogSink, ProgressSink, Registry, Root, RootsRequest, SampleRequest, Sampled, tool,
     tools,
 };
+use toolkit_tests::asking::Answering;
 use toolkit_tests::http::TestServer;
 
 #[path = "support/chat.rs"]
@@ -70,35 +71,6 @@ async fn survey(
     format!("name: {name}; model: {sampled}; roots: {roots}")
 }
 
-/// Answers every kind of question, and keeps what it was asked.
-#[derive(Clone, Default)]
-struct Answers(Arc<Mutex<Vec<String>>>);
-
-impl Asker for Answers {
-    fn elicit(&self, request: ElicitRequest) -> Asking<'_, Elicited> {
-        self.0.lock().unwrap().push(request.message);
-        Box::pin(async { Ok(Elicited::accepted(json!({"name": "Ada"}))) })
-    }
-
-    fn sample(&self, request: SampleRequest) -> Asking<'_, Sampled> {
-        self.0.lock().unwrap().push(request.prompt);
-        Box::pin(async { Ok(Sampled::new("hi", "tiny")) })
-    }
-
-    fn roots(&self, request: RootsRequest) -> Asking<'_, Vec<Root>> {
-        self.0
-            .lock()
-            .unwrap()
-            .push(format!("roots {}", request.key.unwrap_or_default()));
-        Box::pin(async {
-            Ok(vec![
-                Root::new("file:///home/ada/notes").name("notes"),
-                Root::new("file:///tmp"),
-            ])
-        })
-    }
-}
-
 /// Answers only the user's questions: the others are refused by the
 /// trait's defaults.
 struct UserOnly;
@@ -148,7 +120,10 @@ async fn surveyed(host: Option<CallHost>, limit_ms: u64) -> String {
 async fn a_tools_log_progress_and_questions_reach_the_agents_host() {
     let logs = Arc::new(Mutex::new(Vec::new()));
     let progress = Arc::new(Mutex::new(Vec::new()));
-    let answers = Answers::default();
+    let answers = Answering::new(json!({"name": "Ada"}), "hi").with_roots([
+        Root::new("file:///home/ada/notes").name("notes"),
+        Root::new("file:///tmp"),
+    ]);
     let (logs_into, progress_into) = (Arc::clone(&logs), Arc::clone(&progress));
     let host = CallHost::new()
         .log(LogSink::new(move |message| {
@@ -177,7 +152,7 @@ async fn a_tools_log_progress_and_questions_reach_the_agents_host() {
         ]
     );
     assert_eq!(
-        *answers.0.lock().unwrap(),
+        answers.asked(),
         ["Your name?", "Say hi.", "roots workspace"]
     );
 }

@@ -18,6 +18,9 @@ use toolkit_core::{Registry, tool, tools};
 use toolkit_tests::http::{Reply, TestServer};
 use toolkit_tests::trace::{Recorder, SpanRecord};
 
+mod support;
+use support::chat::model;
+
 const SECRET: &str = "hunter2-7f3a9c";
 
 /// Held by the tests that turn content capture on, one switch for the
@@ -57,15 +60,6 @@ fn chat_text(text: &str) -> Reply {
             "prompt_tokens_details": {"cached_tokens": 8},
             "completion_tokens_details": {"reasoning_tokens": 2}}
     }))
-}
-
-fn model(server: &TestServer) -> HttpModel {
-    HttpModel::openai_chat("m")
-        .base_url(server.base_url())
-        .no_key()
-        .retry(RetryPolicy::none())
-        .build()
-        .unwrap()
 }
 
 fn field<'s>(span: &'s SpanRecord, name: &str) -> &'s str {
@@ -424,4 +418,72 @@ async fn keys_headers_and_query_values_are_never_recorded() {
     for secret in [KEY, HEADER, QUERY] {
         assert!(!everything.contains(secret), "{secret} in {everything}");
     }
+}
+
+#[tokio::test]
+async fn streamed_chat_and_responses_usage_details_reach_the_turn_and_the_span() {
+    let chat_server = TestServer::replying([Reply::sse([
+        r#"{"id":"chatcmpl-9","model":"m-2026-02","choices":[{"index":0,"delta":{"role":"assistant","content":"hi"},"finish_reason":null}],"usage":null}"#,
+        r#"{"id":"chatcmpl-9","model":"m-2026-02","choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":null}"#,
+        r#"{"id":"chatcmpl-9","model":"m-2026-02","choices":[],"usage":{"prompt_tokens":40,"completion_tokens":9,"prompt_tokens_details":{"cached_tokens":32},"completion_tokens_details":{"reasoning_tokens":6}}}"#,
+        "[DONE]",
+    ])]);
+    let chat = HttpModel::openai_chat("m")
+        .base_url(chat_server.base_url())
+        .no_key()
+        .retry(RetryPolicy::none())
+        .build()
+        .unwrap();
+    let responses_server = TestServer::replying([Reply::json(&json!({
+        "id": "resp_1", "object": "response", "model": "r-2026-03", "status": "completed",
+        "output": [{"type": "message", "role": "assistant",
+            "content": [{"type": "output_text", "text": "ok"}]}],
+        "usage": {"input_tokens": 50, "input_tokens_details": {"cached_tokens": 0},
+            "output_tokens": 7, "output_tokens_details": {"reasoning_tokens": 4}}
+    }))]);
+    let responses = HttpModel::openai_responses("r")
+        .base_url(responses_server.base_url())
+        .no_key()
+        .retry(RetryPolicy::none())
+        .build()
+        .unwrap();
+    let recorder = Recorder::default();
+    let (streamed, read) = {
+        let _default = tracing::subscriber::set_default(recorder.clone());
+        let body = json!({"messages": [{"role": "user", "content": "hi"}]});
+        let streamed = chat.stream(&body, &mut |_| {}).await.unwrap();
+        let body = json!({"input": [{"role": "user", "content": "hi"}]});
+        (streamed, responses.complete(&body).await.unwrap())
+    };
+    let usage = streamed.usage.expect("the final chunk's usage");
+    assert_eq!((usage.input_tokens, usage.output_tokens), (40, 9));
+    assert_eq!(usage.cache_read_tokens, Some(32));
+    assert_eq!(usage.cache_write_tokens, None);
+    assert_eq!(usage.reasoning_tokens, Some(6));
+    assert_eq!(streamed.response_id.as_deref(), Some("chatcmpl-9"));
+    let chat_span = recorder.span("chat m");
+    assert_eq!(field(&chat_span, attr::RESPONSE_ID), "chatcmpl-9");
+    assert_eq!(field(&chat_span, attr::RESPONSE_MODEL), "m-2026-02");
+    assert_eq!(field(&chat_span, attr::USAGE_CACHE_READ_INPUT_TOKENS), "32");
+    assert_eq!(field(&chat_span, attr::USAGE_REASONING_OUTPUT_TOKENS), "6");
+    // A count the provider did not report is not recorded.
+    assert_eq!(
+        chat_span.field(attr::USAGE_CACHE_CREATION_INPUT_TOKENS),
+        None
+    );
+
+    let usage = read.usage.expect("the response's usage");
+    assert_eq!(usage.cache_read_tokens, Some(0));
+    assert_eq!(usage.reasoning_tokens, Some(4));
+    let responses_span = recorder.span("chat r");
+    assert_eq!(field(&responses_span, attr::RESPONSE_ID), "resp_1");
+    assert_eq!(field(&responses_span, attr::RESPONSE_MODEL), "r-2026-03");
+    assert_eq!(
+        field(&responses_span, attr::USAGE_CACHE_READ_INPUT_TOKENS),
+        "0"
+    );
+    assert_eq!(
+        field(&responses_span, attr::USAGE_REASONING_OUTPUT_TOKENS),
+        "4"
+    );
 }

@@ -234,14 +234,11 @@ pub fn processes_mentioning(needle: &Path) -> Vec<u32> {
         return Vec::new();
     };
     let mut pids = Vec::new();
-    for entry in entries.flatten() {
-        let Some(pid) = entry
-            .file_name()
-            .to_str()
-            .and_then(|s| s.parse::<u32>().ok())
-        else {
-            continue;
-        };
+    let numbered = entries.flatten().filter_map(|entry| {
+        let pid = entry.file_name().to_str()?.parse::<u32>().ok()?;
+        Some((pid, entry))
+    });
+    for (pid, entry) in numbered {
         // A zombie keeps its /proc entry but has an empty command line, so
         // it never matches: only processes that still run count.
         let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {

@@ -22,6 +22,11 @@ use criterion::{Criterion, criterion_group, criterion_main};
 #[path = "support/search.rs"]
 mod search_tool;
 
+#[path = "support/paired.rs"]
+mod paired;
+
+use paired::Paired;
+
 use search_tool::{ARGUMENTS, assert_both_answer, hand_written, registry, registry_call, runtime};
 
 fn bench(c: &mut Criterion) {
@@ -68,25 +73,11 @@ fn paired(runtime: &tokio::runtime::Runtime, registry: &toolkit_core::Registry) 
     let tool = || {
         black_box(registry_call(runtime, registry, black_box(ARGUMENTS)));
     };
-    let mut ratios = Vec::with_capacity(ROUNDS);
-    let mut hand_times = Vec::with_capacity(ROUNDS);
-    let mut tool_times = Vec::with_capacity(ROUNDS);
-    for round in 0..ROUNDS {
-        // Each path goes first in half the rounds.
-        let (h, t) = if round % 2 == 0 {
-            let h = time(&hand);
-            (h, time(&tool))
-        } else {
-            let t = time(&tool);
-            (time(&hand), t)
-        };
-        ratios.push(t.as_secs_f64() / h.as_secs_f64());
-        hand_times.push(h);
-        tool_times.push(t);
-    }
-    ratios.sort_by(f64::total_cmp);
-    hand_times.sort_unstable();
-    tool_times.sort_unstable();
+    let Paired {
+        ratios,
+        hand: hand_times,
+        tool: tool_times,
+    } = paired::alternate(ROUNDS, || time(&hand), || time(&tool));
     let at = |q: usize| ROUNDS * q / 100;
     let median = |times: &[Duration]| times[ROUNDS / 2];
     println!(

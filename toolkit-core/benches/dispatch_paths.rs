@@ -32,92 +32,34 @@
 //! drifts moves both paths of a round alike.
 //!
 //! `TOOLKIT_BENCH_ROUNDS` sets the rounds (default 41); `TOOLKIT_BENCH_ONLY`
-//! (`macro` or `traced`) runs some pairs alone. In the traced pairs, the
+//! (`macro`, `runtime`, `struct` or `traced`, or several joined by commas)
+//! runs those pairs alone; `TOOLKIT_BENCH_SIDE` (`hand` or `registry`)
+//! runs one side of each pair, for counting its instructions. In the traced pairs, the
 //! column printed as "hand-written" is the untraced call.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use serde_json::{Value, json};
-use toolkit_core::{CallContext, Registry, ToolDef};
+use serde_json::Value;
+use toolkit_core::Registry;
 
 #[path = "support/search.rs"]
 mod search_tool;
 
+#[path = "support/shapes.rs"]
+mod shapes;
+
+#[path = "support/paired.rs"]
+mod paired;
+
+use paired::Paired;
+
 use search_tool::{ANSWER, ARGUMENTS, SearchArguments, hand_written_body, runtime, search};
-
-/// Where a booking goes: a struct parameter.
-#[derive(serde::Deserialize, schemars::JsonSchema)]
-struct Slot {
-    /// The day, `YYYY-MM-DD`.
-    day: String,
-    /// The hour, 0 to 23.
-    hour: u8,
-    /// Who comes.
-    guests: Vec<String>,
-}
-
-/// Books a room.
-#[toolkit_core::tool]
-async fn book(
-    /// The room's name.
-    room: String,
-    /// When, and for whom.
-    slot: Slot,
-) -> String {
-    booked(&room, &slot)
-}
-
-fn booked(room: &str, slot: &Slot) -> String {
-    format!(
-        "{room} on {} at {}:00 for {} guests",
-        slot.day,
-        slot.hour,
-        slot.guests.len()
-    )
-}
-
-/// The hand-written path's arguments for `book`.
-#[derive(serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-struct BookArguments {
-    room: String,
-    slot: Slot,
-}
-
-const BOOK_ARGUMENTS: &str =
-    r#"{"room": "Lovelace", "slot": {"day": "2026-12-01", "hour": 14, "guests": ["Ada", "Alan"]}}"#;
-const BOOKED: &str = "Lovelace on 2026-12-01 at 14:00 for 2 guests";
+use shapes::{BOOK_ARGUMENTS, BOOKED, BookArguments, book, runtime_tool, search_json};
 
 /// Calls of one path per round: an agent's process enters its runtime once
 /// and makes every call inside it.
 const CALLS: u32 = 100_000;
-
-/// The run-time tool's handler: what `search` does, from JSON arguments.
-async fn search_json(arguments: Value) -> String {
-    let query = arguments["query"].as_str().unwrap_or_default();
-    let limit = arguments["limit"].as_u64().unwrap_or(10);
-    let tags = arguments["tags"].as_array().map_or(0, Vec::len);
-    let order = arguments["order"].as_str().unwrap_or("relevance");
-    format!("{query}: {limit} hits at most, {tags} tags, by {order}")
-}
-
-fn runtime_tool() -> ToolDef {
-    ToolDef::builder("search_json")
-        .description("Search the document index.")
-        .input_schema(json!({
-            "type": "object",
-            "properties": {
-                "query": {"type": "string", "description": "The full-text query."},
-                "limit": {"type": "integer", "minimum": 0, "maximum": 4294967295u64},
-                "tags": {"type": "array", "items": {"type": "string"}},
-                "order": {"type": "string", "enum": ["relevance", "newest"]}
-            },
-            "required": ["query", "tags", "order"],
-            "additionalProperties": false
-        }))
-        .handler(|arguments: Value, _: CallContext| search_json(arguments))
-}
 
 type Path<'a> = Box<dyn Fn() -> Duration + 'a>;
 
@@ -242,15 +184,23 @@ fn main() {
     // `TOOLKIT_BENCH_ONLY=macro` runs the target's pair alone, to compare
     // instruction counts with a build that has no run-time tools;
     // `TOOLKIT_BENCH_ONLY=traced` runs the traced pairs alone.
+    // `runtime` and `struct` run those pairs alone; names may be joined
+    // with commas (`macro,struct`).
     let only = std::env::var("TOOLKIT_BENCH_ONLY").ok();
-    if only.as_deref() != Some("traced") {
+    let runs = |name: &str| {
+        only.as_deref()
+            .is_none_or(|only| only.split(',').any(|part| part.trim() == name))
+    };
+    if runs("macro") {
         pair("macro tool", &hand_typed, &macro_tool, rounds);
     }
-    if only.is_none() {
+    if runs("runtime") {
         pair("run-time tool", &hand_value, &runtime_tool, rounds);
+    }
+    if runs("struct") {
         pair("struct parameter", &hand_struct, &struct_tool, rounds);
     }
-    if only.as_deref() != Some("macro") {
+    if runs("traced") {
         let recording = "traced (recording subscriber)";
         pair(recording, &macro_tool, &traced_tool, rounds);
         let keeping_nothing = "traced (subscriber keeping nothing)";
@@ -284,24 +234,19 @@ impl tracing::Subscriber for Listening {
 }
 
 fn pair(label: &str, hand: &Path, tool: &Path, rounds: usize) {
-    let mut ratios = Vec::with_capacity(rounds);
-    let mut hand_times = Vec::with_capacity(rounds);
-    let mut tool_times = Vec::with_capacity(rounds);
-    for round in 0..rounds {
-        let (h, t) = if round % 2 == 0 {
-            let h = hand();
-            (h, tool())
-        } else {
-            let t = tool();
-            (hand(), t)
-        };
-        ratios.push(t.as_secs_f64() / h.as_secs_f64());
-        hand_times.push(h);
-        tool_times.push(t);
+    // `TOOLKIT_BENCH_SIDE=hand` (or `registry`) runs one side of each pair
+    // alone, so that an instruction count (`valgrind --tool=callgrind`)
+    // is that side's alone.
+    match std::env::var("TOOLKIT_BENCH_SIDE").as_deref() {
+        Ok("hand") => return one_side(label, "hand-written", hand, rounds),
+        Ok("registry") => return one_side(label, "registry", tool, rounds),
+        _ => {}
     }
-    ratios.sort_by(f64::total_cmp);
-    hand_times.sort_unstable();
-    tool_times.sort_unstable();
+    let Paired {
+        ratios,
+        hand: hand_times,
+        tool: tool_times,
+    } = paired::alternate(rounds, hand, tool);
     let at = |q: usize| (rounds - 1) * q / 100;
     println!(
         "  {label}: hand-written {} ns, registry {} ns per call (median rounds); ratio median {:.3} (p10 {:.3}, p90 {:.3})",
@@ -310,5 +255,14 @@ fn pair(label: &str, hand: &Path, tool: &Path, rounds: usize) {
         ratios[rounds / 2],
         ratios[at(10)],
         ratios[at(90)]
+    );
+}
+
+fn one_side(label: &str, side: &str, path: &Path, rounds: usize) {
+    let mut times: Vec<Duration> = (0..rounds).map(|_| path()).collect();
+    times.sort_unstable();
+    println!(
+        "  {label}: {side} alone, {} ns per call (median round)",
+        times[rounds / 2].as_nanos()
     );
 }

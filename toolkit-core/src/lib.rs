@@ -122,7 +122,7 @@ pub use history::budget::{OutputBudget, Spilled};
 pub use history::{History, HistoryError};
 pub use provider::{Provider, UnknownProvider};
 pub use registry::builder::{Problem, RegistryBuilder, RegistryError};
-pub use registry::dispatch::{Dispatch, TurnDispatch};
+pub use registry::dispatch::{Dispatch, EachCall, TurnDispatch};
 #[allow(deprecated)]
 pub use registry::tool_list::{Definitions, DefinitionsError};
 pub use registry::tool_list::{ToolList, ToolListError};

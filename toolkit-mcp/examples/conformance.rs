@@ -27,7 +27,7 @@ use base64::Engine;
 use serde_json::{Value, json};
 use toolkit_core::{
     Audio, Block, CallContext, ElicitRequest, Elicited, EmbeddedResource, Image, LogLevel,
-    Registry, Root, RootsRequest, SampleRequest, ToolDef, ToolResult, tool, tools,
+    Registry, Root, RootsRequest, SampleRequest, Sampled, ToolDef, ToolResult, tool, tools,
 };
 use toolkit_mcp::{
     HttpOptions, McpServer, Prompt, PromptContent, PromptMessage, Resource, ResourceContents,
@@ -160,6 +160,30 @@ async fn test_reconnection() -> String {
 /// How long a tool waits for the client's answer to a question.
 const ANSWER_WITHIN: Duration = Duration::from_secs(30);
 
+/// Asks the user `question`: without an answer, the tool fails with the
+/// reason.
+async fn ask_user(call: &CallContext, question: ElicitRequest) -> Result<Elicited, String> {
+    call.elicit_with(question, ANSWER_WITHIN)
+        .await
+        .map_err(|error| error.to_string())
+}
+
+/// Asks the client's model `request`: without an answer, the tool fails
+/// with the reason.
+async fn ask_model(call: &CallContext, request: SampleRequest) -> Result<Sampled, String> {
+    call.sample(request, ANSWER_WITHIN)
+        .await
+        .map_err(|error| error.to_string())
+}
+
+/// Asks the client for its roots (`client_roots`): without an answer, the
+/// tool fails with the reason.
+async fn ask_roots(call: &CallContext) -> Result<Vec<Root>, String> {
+    call.roots_with(RootsRequest::new().key("client_roots"), ANSWER_WITHIN)
+        .await
+        .map_err(|error| error.to_string())
+}
+
 /// Asks the client's model to complete the prompt.
 #[tool]
 async fn test_sampling(
@@ -167,10 +191,7 @@ async fn test_sampling(
     prompt: String,
     #[tool(context)] call: CallContext,
 ) -> Result<String, String> {
-    let sampled = call
-        .sample(SampleRequest::new(prompt, 100), ANSWER_WITHIN)
-        .await
-        .map_err(|error| error.to_string())?;
+    let sampled = ask_model(&call, SampleRequest::new(prompt, 100)).await?;
     Ok(format!("LLM response: {}", sampled.text))
 }
 
@@ -178,11 +199,19 @@ async fn test_sampling(
 /// `sampling` gets `MissingRequiredClientCapabilityError` (`-32021`).
 #[tool]
 async fn test_missing_capability(#[tool(context)] call: CallContext) -> Result<String, String> {
-    let sampled = call
-        .sample(SampleRequest::new("Say hello.", 20), ANSWER_WITHIN)
-        .await
-        .map_err(|error| error.to_string())?;
+    let sampled = ask_model(&call, SampleRequest::new("Say hello.", 20)).await?;
     Ok(sampled.text)
+}
+
+/// Asks the user `message` with a form of `schema`, and says what came
+/// back, as the suite's elicitation tools do.
+async fn elicitation_completed(
+    call: &CallContext,
+    message: &str,
+    schema: Value,
+) -> Result<String, String> {
+    let answer = ask_user(call, ElicitRequest::new(message, schema)).await?;
+    Ok(format!("Elicitation completed: {}", answer_text(&answer)))
 }
 
 /// Asks the user a question in the middle of a call. On 2026-07-28, which
@@ -191,11 +220,7 @@ async fn test_missing_capability(#[tool(context)] call: CallContext) -> Result<S
 #[tool]
 async fn test_streaming_elicitation(#[tool(context)] call: CallContext) -> Result<String, String> {
     let schema = json!({"type": "object", "properties": {"answer": {"type": "string"}}});
-    let answer = call
-        .elicit("Anything to add?", schema, ANSWER_WITHIN)
-        .await
-        .map_err(|error| error.to_string())?;
-    Ok(format!("Elicitation completed: {}", answer_text(&answer)))
+    elicitation_completed(&call, "Anything to add?", schema).await
 }
 
 /// A question for the user named `key`, asking for a name.
@@ -208,14 +233,30 @@ fn name_question(key: &str, message: &str) -> ElicitRequest {
     ElicitRequest::new(message, schema).key(key)
 }
 
-/// The name in an answer to [`name_question`].
-fn name_in(answer: &Elicited) -> String {
+/// The question most fixtures ask: the user's name, as `user_name`.
+fn your_name() -> ElicitRequest {
+    name_question("user_name", "What is your name?")
+}
+
+/// The text the user gave for `field`, or `otherwise`.
+fn answered(answer: &Elicited, field: &str, otherwise: &str) -> String {
     answer
         .content
         .as_ref()
-        .and_then(|content| content["name"].as_str())
-        .unwrap_or("nobody")
+        .and_then(|content| content[field].as_str())
+        .unwrap_or(otherwise)
         .to_owned()
+}
+
+/// The name in an answer to [`name_question`].
+fn name_in(answer: &Elicited) -> String {
+    answered(answer, "name", "nobody")
+}
+
+/// Asks the user's name, and greets them.
+async fn greet(call: &CallContext) -> Result<String, String> {
+    let answer = ask_user(call, your_name()).await?;
+    Ok(format!("Hello, {}!", name_in(&answer)))
 }
 
 /// Asks the user's name (`user_name`): on 2026-07-28, in the call's
@@ -224,14 +265,7 @@ fn name_in(answer: &Elicited) -> String {
 async fn test_input_required_result_elicitation(
     #[tool(context)] call: CallContext,
 ) -> Result<String, String> {
-    let answer = call
-        .elicit_with(
-            name_question("user_name", "What is your name?"),
-            ANSWER_WITHIN,
-        )
-        .await
-        .map_err(|error| error.to_string())?;
-    Ok(format!("Hello, {}!", name_in(&answer)))
+    greet(&call).await
 }
 
 /// Asks the client's model a question (`capital_question`).
@@ -240,10 +274,7 @@ async fn test_input_required_result_sampling(
     #[tool(context)] call: CallContext,
 ) -> Result<String, String> {
     let request = SampleRequest::new("What is the capital of France?", 100).key("capital_question");
-    let sampled = call
-        .sample(request, ANSWER_WITHIN)
-        .await
-        .map_err(|error| error.to_string())?;
+    let sampled = ask_model(&call, request).await?;
     Ok(format!("The model answered: {}", sampled.text))
 }
 
@@ -258,13 +289,8 @@ async fn test_input_required_result_request_state(
         "properties": {"ok": {"type": "boolean"}},
         "required": ["ok"]
     });
-    let answer = call
-        .elicit_with(
-            ElicitRequest::new("Please confirm", schema).key("confirm"),
-            ANSWER_WITHIN,
-        )
-        .await
-        .map_err(|error| error.to_string())?;
+    let question = ElicitRequest::new("Please confirm", schema).key("confirm");
+    let answer = ask_user(&call, question).await?;
     Ok(format!("state-ok: {}", answer_text(&answer)))
 }
 
@@ -273,10 +299,7 @@ async fn test_input_required_result_request_state(
 async fn test_input_required_result_list_roots(
     #[tool(context)] call: CallContext,
 ) -> Result<String, String> {
-    let roots = call
-        .roots_with(RootsRequest::new().key("client_roots"), ANSWER_WITHIN)
-        .await
-        .map_err(|error| error.to_string())?;
+    let roots = ask_roots(&call).await?;
     Ok(format!("roots: {}", root_uris(&roots)))
 }
 
@@ -293,19 +316,14 @@ async fn test_input_required_result_multiple_inputs(
     #[tool(context)] call: CallContext,
 ) -> Result<String, String> {
     let (name, greeting, roots) = tokio::join!(
-        call.elicit_with(
-            name_question("user_name", "What is your name?"),
-            ANSWER_WITHIN
+        ask_user(&call, your_name()),
+        ask_model(
+            &call,
+            SampleRequest::new("Generate a greeting", 50).key("greeting")
         ),
-        call.sample(
-            SampleRequest::new("Generate a greeting", 50).key("greeting"),
-            ANSWER_WITHIN
-        ),
-        call.roots_with(RootsRequest::new().key("client_roots"), ANSWER_WITHIN),
+        ask_roots(&call),
     );
-    let name = name.map_err(|error| error.to_string())?;
-    let greeting = greeting.map_err(|error| error.to_string())?;
-    let roots = roots.map_err(|error| error.to_string())?;
+    let (name, greeting, roots) = (name?, greeting?, roots?);
     Ok(format!(
         "{} {} (working in {})",
         greeting.text,
@@ -320,32 +338,19 @@ async fn test_input_required_result_multiple_inputs(
 async fn test_input_required_result_multi_round(
     #[tool(context)] call: CallContext,
 ) -> Result<String, String> {
-    let name = call
-        .elicit_with(
-            name_question("step1", "Step 1: What is your name?"),
-            ANSWER_WITHIN,
-        )
-        .await
-        .map_err(|error| error.to_string())?;
+    let name = ask_user(&call, name_question("step1", "Step 1: What is your name?")).await?;
     let schema = json!({
         "type": "object",
         "properties": {"color": {"type": "string"}},
         "required": ["color"]
     });
-    let color = call
-        .elicit_with(
-            ElicitRequest::new("Step 2: What is your favorite color?", schema).key("step2"),
-            ANSWER_WITHIN,
-        )
-        .await
-        .map_err(|error| error.to_string())?;
-    let color = color
-        .content
-        .as_ref()
-        .and_then(|content| content["color"].as_str())
-        .unwrap_or("none")
-        .to_owned();
-    Ok(format!("{} likes {color}", name_in(&name)))
+    let question = ElicitRequest::new("Step 2: What is your favorite color?", schema).key("step2");
+    let color = ask_user(&call, question).await?;
+    Ok(format!(
+        "{} likes {}",
+        name_in(&name),
+        answered(&color, "color", "none")
+    ))
 }
 
 /// Asks the user and the model at once: a client that declared only one
@@ -355,22 +360,13 @@ async fn test_input_required_result_capabilities(
     #[tool(context)] call: CallContext,
 ) -> Result<String, String> {
     let (name, sampled) = tokio::join!(
-        call.elicit_with(
-            name_question("user_name", "What is your name?"),
-            ANSWER_WITHIN
-        ),
-        call.sample(
-            SampleRequest::new("Say hello.", 50).key("greeting"),
-            ANSWER_WITHIN
-        ),
+        ask_user(&call, your_name()),
+        ask_model(&call, SampleRequest::new("Say hello.", 50).key("greeting")),
     );
     Ok(format!(
         "name: {}; greeting: {}",
-        name.map(|name| name_in(&name))
-            .unwrap_or_else(|error| error.to_string()),
-        sampled
-            .map(|sampled| sampled.text)
-            .unwrap_or_else(|error| error.to_string())
+        name.map_or_else(|error| error, |name| name_in(&name)),
+        sampled.map_or_else(|error| error, |sampled| sampled.text)
     ))
 }
 
@@ -380,14 +376,7 @@ async fn test_input_required_result_capabilities(
 async fn test_input_required_result_tampered_state(
     #[tool(context)] call: CallContext,
 ) -> Result<String, String> {
-    let answer = call
-        .elicit_with(
-            name_question("user_name", "What is your name?"),
-            ANSWER_WITHIN,
-        )
-        .await
-        .map_err(|error| error.to_string())?;
-    Ok(format!("Hello, {}!", name_in(&answer)))
+    greet(&call).await
 }
 
 /// The user's answer, as the suite's elicitation tools write it.
@@ -411,10 +400,7 @@ async fn test_elicitation(
         },
         "required": ["username", "email"]
     });
-    let answer = call
-        .elicit(message, schema, ANSWER_WITHIN)
-        .await
-        .map_err(|error| error.to_string())?;
+    let answer = ask_user(&call, ElicitRequest::new(message, schema)).await?;
     Ok(format!("User response: {}", answer_text(&answer)))
 }
 
@@ -438,15 +424,8 @@ async fn test_elicitation_sep1034_defaults(
             "verified": {"type": "boolean", "description": "Verification status", "default": true}
         }
     });
-    let answer = call
-        .elicit(
-            "Please review and update the form fields with defaults",
-            schema,
-            ANSWER_WITHIN,
-        )
-        .await
-        .map_err(|error| error.to_string())?;
-    Ok(format!("Elicitation completed: {}", answer_text(&answer)))
+    let message = "Please review and update the form fields with defaults";
+    elicitation_completed(&call, message, schema).await
 }
 
 /// Asks the user with the five kinds of enum (SEP-1330).
@@ -495,15 +474,8 @@ async fn test_elicitation_sep1330_enums(
             }
         }
     });
-    let answer = call
-        .elicit(
-            "Please select options from the enum fields",
-            schema,
-            ANSWER_WITHIN,
-        )
-        .await
-        .map_err(|error| error.to_string())?;
-    Ok(format!("Elicitation completed: {}", answer_text(&answer)))
+    let message = "Please select options from the enum fields";
+    elicitation_completed(&call, message, schema).await
 }
 
 /// The registry being served, for `test_trigger_tool_change`.
@@ -615,12 +587,7 @@ fn with_resources_and_prompts(server: McpServer) -> Result<McpServer, String> {
             let question = ElicitRequest::new("What context should the prompt use?", schema)
                 .key("user_context");
             let answer = context.elicit_with(question, ANSWER_WITHIN).await?;
-            let given = answer
-                .content
-                .as_ref()
-                .and_then(|content| content["context"].as_str())
-                .unwrap_or("none")
-                .to_owned();
+            let given = answered(&answer, "context", "none");
             Ok(vec![PromptMessage::user(format!(
                 "Answer with this context in mind: {given}"
             ))])

@@ -13,10 +13,10 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use support::{HttpServer, block_on};
 use toolkit_core::{
-    Asker, Asking, Block, Cancellation, ElicitRequest, Elicited, Progress, ProgressSink, Provider,
-    Registry, Root, RootsRequest, SampleRequest, Sampled, ToolCall, ToolDef,
+    Block, Cancellation, Progress, ProgressSink, Provider, Registry, Root, ToolCall, ToolDef,
 };
 use toolkit_mcp::McpClient;
+use toolkit_tests::asking::Answering;
 use toolkit_tests::runner::{self, Test};
 
 fn ours_over_stdio(name: &str) -> toolkit_mcp::McpClientBuilder {
@@ -244,30 +244,6 @@ async fn collision() {
     dotted.close().await;
 }
 
-/// Answers the server's questions: a fixed answer to the user's, a fixed
-/// completion, keeping what it was asked.
-struct Answering(Arc<Mutex<Vec<String>>>);
-
-impl Asker for Answering {
-    fn elicit(&self, request: ElicitRequest) -> Asking<'_, Elicited> {
-        self.0.lock().unwrap().push(request.message);
-        Box::pin(async { Ok(Elicited::accepted(json!({"sure": true}))) })
-    }
-
-    fn sample(&self, request: SampleRequest) -> Asking<'_, Sampled> {
-        self.0
-            .lock()
-            .unwrap()
-            .push(format!("{:?}: {}", request.system, request.prompt));
-        Box::pin(async { Ok(Sampled::new("short", "tiny")) })
-    }
-
-    fn roots(&self, _request: RootsRequest) -> Asking<'_, Vec<Root>> {
-        self.0.lock().unwrap().push("roots".to_owned());
-        Box::pin(async { Ok(vec![Root::new("file:///srv/app").name("app")]) })
-    }
-}
-
 /// The server's questions reach the host's asker, and its answers the
 /// server's tools: as requests of their own (stdio, 2025-11-25), or in the
 /// call's answer and the call made again (stateless HTTP, 2026-07-28).
@@ -294,9 +270,10 @@ async fn questions() {
 }
 
 async fn answered(builder: toolkit_mcp::McpClientBuilder) {
-    let asked = Arc::new(Mutex::new(Vec::new()));
+    let answering = Answering::new(json!({"sure": true}), "short")
+        .with_roots([Root::new("file:///srv/app").name("app")]);
     let client = builder
-        .asker(Answering(Arc::clone(&asked)))
+        .asker(answering.clone())
         .connect()
         .await
         .expect("connected");
@@ -317,11 +294,11 @@ async fn answered(builder: toolkit_mcp::McpClientBuilder) {
         "roots: file:///srv/app (app)"
     );
     assert_eq!(
-        *asked.lock().unwrap(),
+        answering.asked(),
         [
-            "Really go?".to_owned(),
-            r#"Some("You summarize in one line."): Summarize: a day"#.to_owned(),
-            "roots".to_owned()
+            "Really go?",
+            "You summarize in one line. | Summarize: a day",
+            "roots"
         ]
     );
     client.close().await;
@@ -386,19 +363,11 @@ async fn offers(client: &McpClient) {
         .get_prompt("look", std::iter::empty::<(String, String)>())
         .await
         .expect("a filled prompt");
-    let kinds: Vec<(toolkit_mcp::Role, &str)> = look
-        .messages
-        .iter()
-        .map(|message| (message.role, message.content.kind()))
-        .collect();
-    assert_eq!(
-        kinds,
-        [
-            (toolkit_mcp::Role::User, "image"),
-            (toolkit_mcp::Role::User, "resource"),
-            (toolkit_mcp::Role::Assistant, "text")
-        ]
-    );
+    let roles: Vec<toolkit_mcp::Role> = look.messages.iter().map(|m| m.role).collect();
+    let kinds: Vec<&str> = look.messages.iter().map(|m| m.content.kind()).collect();
+    let (user, assistant) = (toolkit_mcp::Role::User, toolkit_mcp::Role::Assistant);
+    assert_eq!(roles, [user, user, assistant]);
+    assert_eq!(kinds, ["image", "resource", "text"]);
     let missing = client
         .get_prompt("greet", std::iter::empty::<(String, String)>())
         .await

@@ -83,6 +83,21 @@ struct Shared {
 }
 
 impl Shared {
+    /// A server taking `token` (with `needs_scope`), its tokens for a code
+    /// lasting `first_expiry` seconds, its endpoints beside it; the base
+    /// URL is set when it is served.
+    fn new(token: &'static str, needs_scope: Option<&'static str>, first_expiry: u64) -> Self {
+        Self {
+            seen: Arc::default(),
+            base: String::new(),
+            token,
+            needs_scope,
+            first_expiry,
+            registration_endpoint: None,
+            token_endpoint: None,
+        }
+    }
+
     fn seen(&self) -> std::sync::MutexGuard<'_, Seen> {
         self.seen.lock().unwrap()
     }
@@ -228,20 +243,7 @@ async fn serve_expiring(
     needs_scope: Option<&'static str>,
     first_expiry: u64,
 ) -> Shared {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let base = format!("http://127.0.0.1:{}", listener.local_addr().unwrap().port());
-    serve_shared(
-        listener,
-        Shared {
-            seen: Arc::default(),
-            base,
-            token: access_token,
-            needs_scope,
-            first_expiry,
-            registration_endpoint: None,
-            token_endpoint: None,
-        },
-    )
+    serve_shared(Shared::new(access_token, needs_scope, first_expiry)).await
 }
 
 /// [`serve`], with the authorization server's metadata naming these
@@ -250,23 +252,19 @@ async fn serve_naming(
     registration_endpoint: Option<&'static str>,
     token_endpoint: Option<&'static str>,
 ) -> Shared {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let base = format!("http://127.0.0.1:{}", listener.local_addr().unwrap().port());
-    serve_shared(
-        listener,
-        Shared {
-            seen: Arc::default(),
-            base,
-            token: "oauth-token",
-            needs_scope: None,
-            first_expiry: 3600,
-            registration_endpoint,
-            token_endpoint,
-        },
-    )
+    serve_shared(Shared {
+        registration_endpoint,
+        token_endpoint,
+        ..Shared::new("oauth-token", None, 3600)
+    })
+    .await
 }
 
-fn serve_shared(listener: tokio::net::TcpListener, shared: Shared) -> Shared {
+/// Serves what `shared` describes on a port of its own, its `base` the
+/// server's URL.
+async fn serve_shared(mut shared: Shared) -> Shared {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    shared.base = format!("http://127.0.0.1:{}", listener.local_addr().unwrap().port());
     let registry = Arc::new(Registry::builder().tools(tools![hello]).build().unwrap());
     let mcp = McpServer::new(registry)
         .router(&HttpOptions::new())
@@ -330,6 +328,17 @@ async fn greet(client: &McpClient) -> String {
     outcome.result.to_text()
 }
 
+/// Connects to `server` with `oauth`, calls its tool and goes away.
+async fn greet_with_oauth(server: &Shared, oauth: OAuth) {
+    let client = McpClient::http("site", format!("{}/mcp", server.base))
+        .oauth(oauth)
+        .connect()
+        .await
+        .expect("connected with OAuth");
+    assert_eq!(greet(&client).await, "hello, Ada");
+    client.close().await;
+}
+
 #[tokio::test]
 async fn a_bearer_token_and_headers_reach_the_server() {
     let server = serve("static-token", None).await;
@@ -385,14 +394,7 @@ async fn a_wrong_token_or_header_is_a_clear_error() {
 async fn oauth_authorizes_when_the_server_asks() {
     let server = serve("oauth-token", None).await;
     let oauth = OAuth::new("http://127.0.0.1:8976/callback", Agrees);
-    let client = McpClient::http("site", format!("{}/mcp", server.base))
-        .oauth(oauth)
-        .connect()
-        .await
-        .expect("connected after authorizing");
-    assert_eq!(greet(&client).await, "hello, Ada");
-    client.close().await;
-
+    greet_with_oauth(&server, oauth).await;
     let seen = server.seen();
     let resource = format!("{}/mcp", server.base);
     let [authorization] = seen.authorizations.as_slice() else {
@@ -423,14 +425,7 @@ async fn oauth_authorizes_when_the_server_asks() {
 async fn oauth_steps_up_the_scopes_a_server_asks_for() {
     let server = serve("oauth-token", Some("notes:write")).await;
     let oauth = OAuth::new("http://127.0.0.1:8976/callback", Agrees);
-    let client = McpClient::http("site", format!("{}/mcp", server.base))
-        .oauth(oauth)
-        .connect()
-        .await
-        .expect("connected after stepping up");
-    assert_eq!(greet(&client).await, "hello, Ada");
-    client.close().await;
-
+    greet_with_oauth(&server, oauth).await;
     let seen = server.seen();
     let scopes: Vec<&str> = seen
         .authorizations
@@ -444,14 +439,11 @@ async fn oauth_steps_up_the_scopes_a_server_asks_for() {
 async fn a_token_about_to_expire_is_refreshed() {
     // Ten seconds is within the time before expiry when rmcp refreshes.
     let server = serve_expiring("oauth-token", None, 10).await;
-    let client = McpClient::http("site", format!("{}/mcp", server.base))
-        .oauth(OAuth::new("http://127.0.0.1:8976/callback", Agrees))
-        .connect()
-        .await
-        .expect("connected");
-    assert_eq!(greet(&client).await, "hello, Ada");
-    client.close().await;
-
+    greet_with_oauth(
+        &server,
+        OAuth::new("http://127.0.0.1:8976/callback", Agrees),
+    )
+    .await;
     let seen = server.seen();
     let grants: Vec<&str> = seen
         .tokens
@@ -621,14 +613,24 @@ fn a_policy_is_widened_only_as_asked() {
 }
 
 /// Connects with OAuth and a short limit, so that a client which tried to
-/// reach the unroutable address would fail on the limit instead.
-async fn connect_expecting_refusal(server: &Shared) -> toolkit_mcp::ClientError {
-    McpClient::http("site", format!("{}/mcp", server.base))
+/// reach the unroutable address would fail on the limit instead; the
+/// address check must refuse an endpoint of `class`, whose URL it names.
+async fn connect_expecting_refusal(
+    server: &Shared,
+    class: AddressClass,
+) -> (toolkit_mcp::ClientError, String) {
+    let error = McpClient::http("site", format!("{}/mcp", server.base))
         .oauth(OAuth::new("http://127.0.0.1:8976/callback", Agrees))
         .connect_timeout(Duration::from_secs(10))
         .connect()
         .await
-        .expect_err("refused")
+        .expect_err("refused");
+    let refused = error
+        .endpoint_refused()
+        .expect("refused by the address check");
+    assert_eq!(refused.address_class(), Some(class));
+    let endpoint = refused.endpoint().to_owned();
+    (error, endpoint)
 }
 
 #[tokio::test]
@@ -638,12 +640,8 @@ async fn a_registration_endpoint_at_cloud_metadata_is_refused() {
         None,
     )
     .await;
-    let error = connect_expecting_refusal(&server).await;
-    let refused = error
-        .endpoint_refused()
-        .expect("refused by the address check");
-    assert_eq!(refused.address_class(), Some(AddressClass::LinkLocal));
-    assert_eq!(refused.endpoint(), "http://169.254.169.254/latest/register");
+    let (error, endpoint) = connect_expecting_refusal(&server, AddressClass::LinkLocal).await;
+    assert_eq!(endpoint, "http://169.254.169.254/latest/register");
     let message = error.to_string();
     assert!(message.contains("169.254.169.254"), "{message}");
     assert!(message.contains("link-local"), "{message}");
@@ -656,12 +654,8 @@ async fn a_token_endpoint_on_a_private_address_is_refused() {
     // 10.255.255.1 is unroutable here: a connection attempt would fail
     // (or hang until the limit) instead of being refused.
     let server = serve_naming(None, Some("http://10.255.255.1/token")).await;
-    let error = connect_expecting_refusal(&server).await;
-    let refused = error
-        .endpoint_refused()
-        .expect("refused by the address check");
-    assert_eq!(refused.address_class(), Some(AddressClass::Private));
-    assert_eq!(refused.endpoint(), "http://10.255.255.1/token");
+    let (error, endpoint) = connect_expecting_refusal(&server, AddressClass::Private).await;
+    assert_eq!(endpoint, "http://10.255.255.1/token");
     let message = error.to_string();
     assert!(message.contains("10.255.255.1"), "{message}");
     assert!(message.contains("private"), "{message}");
@@ -671,11 +665,7 @@ async fn a_token_endpoint_on_a_private_address_is_refused() {
 async fn an_address_written_as_a_number_is_refused_too() {
     // 2852039166 is 169.254.169.254 written as one number.
     let server = serve_naming(None, Some("http://2852039166/token")).await;
-    let error = connect_expecting_refusal(&server).await;
-    let refused = error
-        .endpoint_refused()
-        .expect("refused by the address check");
-    assert_eq!(refused.address_class(), Some(AddressClass::LinkLocal));
+    connect_expecting_refusal(&server, AddressClass::LinkLocal).await;
 }
 
 #[tokio::test]

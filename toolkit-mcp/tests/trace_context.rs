@@ -9,7 +9,7 @@ use std::sync::Arc;
 use opentelemetry::trace::{SpanId, SpanKind, TraceId, TracerProvider as _};
 use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider, SpanData};
 use serde_json::{Value, json};
-use toolkit_core::{Registry, telemetry, tool, tools};
+use toolkit_core::{Registry, telemetry};
 use toolkit_mcp::{HttpOptions, McpClient, McpServer};
 use toolkit_tests::runner::{self, Test};
 use tracing::Instrument;
@@ -19,29 +19,9 @@ use tracing_subscriber::layer::SubscriberExt;
 mod lines;
 use lines::Lines;
 
-/// The weather in a city.
-#[tool]
-fn weather(
-    /** The city. */
-    city: String,
-) -> String {
-    format!("rainy in {city}")
-}
-
-/// Always fails.
-#[tool]
-fn broken() -> Result<String, String> {
-    Err("the disk is full".to_owned())
-}
-
-fn registry() -> Arc<Registry> {
-    Arc::new(
-        Registry::builder()
-            .tools(tools![weather, broken])
-            .build()
-            .expect("valid tools"),
-    )
-}
+#[path = "support/traced_tools.rs"]
+mod traced_tools;
+use traced_tools::registry;
 
 fn attribute(span: &SpanData, key: &str) -> Option<String> {
     span.attributes

@@ -4,10 +4,9 @@
 //! JSON-RPC code or `tool_error`, and no content unless captured.
 
 use std::process::ExitCode;
-use std::sync::Arc;
 
 use serde_json::json;
-use toolkit_core::{Registry, telemetry, tool, tools};
+use toolkit_core::{Registry, telemetry};
 use toolkit_mcp::{HttpOptions, McpClient, McpServer, Prompt, PromptMessage};
 use toolkit_tests::runner::{self, Test};
 use toolkit_tests::trace::Recorder;
@@ -16,27 +15,11 @@ use toolkit_tests::trace::Recorder;
 mod lines;
 use lines::Lines;
 
-/// The weather in a city.
-#[tool]
-fn weather(
-    /** The city. */
-    city: String,
-) -> String {
-    format!("rainy in {city}")
-}
-
-/// Always fails.
-#[tool]
-fn broken() -> Result<String, String> {
-    Err("the disk is full".to_owned())
-}
+#[path = "support/traced_tools.rs"]
+mod traced_tools;
 
 fn server() -> McpServer {
-    let registry = Registry::builder()
-        .tools(tools![weather, broken])
-        .build()
-        .expect("valid tools");
-    McpServer::new(Arc::new(registry))
+    McpServer::new(traced_tools::registry())
         .prompt(Prompt::fixed("greet", [PromptMessage::user("Say hello.")]))
 }
 

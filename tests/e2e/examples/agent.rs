@@ -51,9 +51,11 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 use toolkit_agent::{Agent, Event, HttpModel, Limits, Model, ModelFuture, OnProgress, ToolChoice};
-use toolkit_core::Cancellation;
 use toolkit_core::Provider;
 use toolkit_mcp::McpClient;
+
+#[path = "shared/run.rs"]
+mod shared;
 
 struct Options {
     base_url: Option<String>,
@@ -151,10 +153,7 @@ fn parse() -> Result<Options, String> {
             _ => task.push(arg),
         }
     }
-    if options.model.is_empty() || task.is_empty() {
-        return Err("--model and a task are required".into());
-    }
-    options.task = task.join(" ");
+    options.task = shared::task(&options.model, &task)?;
     Ok(options)
 }
 
@@ -191,17 +190,12 @@ async fn main() -> ExitCode {
 }
 
 async fn run(options: Options) -> ExitCode {
-    let mut builder = HttpModel::for_provider(options.provider, &options.model);
-    if let Some(url) = &options.base_url {
-        builder = builder.base_url(url);
-        let local = url.contains("://127.0.0.1") || url.contains("://localhost");
-        if local && options.key_env.is_none() {
-            builder = builder.no_key();
-        }
-    }
-    if let Some(name) = &options.key_env {
-        builder = builder.key_env(name);
-    }
+    let builder = shared::model_builder(
+        options.provider,
+        &options.model,
+        options.base_url.as_deref(),
+        options.key_env.as_deref(),
+    );
     let model = match builder.build() {
         Ok(model) => Prefilled {
             model,
@@ -285,11 +279,7 @@ async fn run(options: Options) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let cancellation = Cancellation::new();
-    let (run, mut events) = agent
-        .run(options.task.as_str())
-        .cancellation(&cancellation)
-        .events();
+    let (run, mut events) = agent.run(options.task.as_str()).events();
     let printer = async {
         let mut stdout = std::io::stdout();
         // Whether a line of streamed text is still open.
@@ -331,14 +321,7 @@ async fn run(options: Options) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    println!(
-        "stopped: {} after {} step(s); done: {}; tokens: {} in, {} out",
-        outcome.stop,
-        outcome.steps,
-        outcome.done,
-        outcome.usage.input_tokens,
-        outcome.usage.output_tokens
-    );
+    println!("{}", shared::stopped(&outcome));
     if let Some(answer) = &outcome.answer {
         println!("answer: {answer}");
     }

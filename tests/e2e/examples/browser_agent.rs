@@ -33,7 +33,10 @@ use std::path::PathBuf;
 use toolkit_agent::{Agent, Event, HttpModel, Limits, Model, Observation, Outcome, ToolChoice};
 
 use toolkit_browser::{Browser, BrowserConfig, PageMap, Recorder, SafetyPolicy};
-use toolkit_core::{Cancellation, Provider};
+use toolkit_core::Provider;
+
+#[path = "shared/run.rs"]
+mod shared;
 
 /// What the command line asked for.
 #[derive(Debug, Clone)]
@@ -111,10 +114,7 @@ impl Options {
                 _ => task.push(arg),
             }
         }
-        if options.model.is_empty() || task.is_empty() {
-            return Err("--model and a task are required".into());
-        }
-        options.task = task.join(" ");
+        options.task = shared::task(&options.model, &task)?;
         Ok(options)
     }
 }
@@ -152,17 +152,12 @@ pub async fn run_with(
 }
 
 fn model(options: &Options) -> Result<HttpModel, Box<dyn Error + Send + Sync>> {
-    let mut builder = HttpModel::for_provider(options.provider, &options.model);
-    if let Some(url) = &options.base_url {
-        builder = builder.base_url(url);
-        let local = url.contains("://127.0.0.1") || url.contains("://localhost");
-        if local && options.key_env.is_none() {
-            builder = builder.no_key();
-        }
-    }
-    if let Some(name) = &options.key_env {
-        builder = builder.key_env(name);
-    }
+    let builder = shared::model_builder(
+        options.provider,
+        &options.model,
+        options.base_url.as_deref(),
+        options.key_env.as_deref(),
+    );
     Ok(builder.build()?)
 }
 
@@ -231,11 +226,7 @@ async fn drive(
             conversation.settings_mut().max_output_tokens = Some(max_tokens);
         })
         .build()?;
-    let cancellation = Cancellation::new();
-    let (run, mut events) = agent
-        .run(options.task.as_str())
-        .cancellation(&cancellation)
-        .events();
+    let (run, mut events) = agent.run(options.task.as_str()).events();
     let printer = async {
         while let Some(event) = events.recv().await {
             match &event {
@@ -261,14 +252,7 @@ async fn drive(
         ));
     }
     let outcome = outcome?;
-    print(format!(
-        "stopped: {} after {} step(s); done: {}; tokens: {} in, {} out",
-        outcome.stop,
-        outcome.steps,
-        outcome.done,
-        outcome.usage.input_tokens,
-        outcome.usage.output_tokens
-    ));
+    print(shared::stopped(&outcome));
     if let Some(answer) = &outcome.answer {
         print(format!("answer: {answer}"));
     }

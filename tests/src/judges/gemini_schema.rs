@@ -16,6 +16,8 @@ use super::walk_schemas;
 /// other keys, an enum not of strings or without `format: enum`, an
 /// incomplete `propertyOrdering`.
 pub fn problems(schema: &Value) -> Vec<String> {
+    // From Google's documentation, apart from toolkit-core's list of copied
+    // keywords on purpose: the judge does not read the code it judges.
     const ALLOWED: &[&str] = &[
         "type",
         "format",

@@ -1,27 +1,23 @@
 //! Settling one turn's calls: decisions, limits, running them with their
 //! start and end recorded, and what their results mean for the run.
 
-use std::collections::HashMap;
-use std::sync::Arc;
-use std::time::Duration;
+use toolkit_core::{Cancellation, ToolCall, ToolCallResult, ToolResult};
 
-use futures_util::StreamExt;
-use futures_util::stream::FuturesUnordered;
-use toolkit_core::{
-    CallHost, Cancellation, Registry, RunState, ToolCall, ToolCallResult, ToolResult,
-};
-
+use super::approvals::{Approvals, counted_as};
+use super::journal::Journal;
 use super::outcome::{RunError, StopReason};
 use super::run::{Driver, Settled};
-use crate::answer::{AnswerError, FINAL_ANSWER_TOOL};
+use super::scheduler::{self, Runnable, Scheduler};
+use crate::answer::FINAL_ANSWER_TOOL;
 use crate::event::Event;
 use crate::model::Model;
-use crate::session::{CallStatus, Decision};
+use crate::session::CallStatus;
 use crate::telemetry;
 
-impl<M: Model> Driver<'_, M> {
-    /// Takes the pending turn as far as it goes: decisions first, then the
-    /// approved calls, then the results into the conversation.
+impl<'r, M: Model> Driver<'r, M> {
+    /// Takes the pending turn as far as it goes, in four steps: the calls'
+    /// first statuses, the decisions awaited, the approved calls run, and
+    /// their results recorded.
     pub(super) async fn settle(&mut self) -> Result<Settled, RunError> {
         self.classify();
         if !self.decide().await? {
@@ -36,55 +32,45 @@ impl<M: Model> Driver<'_, M> {
         Ok(self.record_results())
     }
 
+    fn approvals(&self) -> Approvals<'_> {
+        Approvals {
+            registry: &self.agent.registry,
+            rules: &self.agent.rules,
+            hook: self.agent.approval.as_ref(),
+        }
+    }
+
+    fn scheduler(&self) -> Scheduler<'_> {
+        Scheduler {
+            registry: &self.agent.registry,
+            rules: &self.agent.rules,
+            limits: &self.agent.limits,
+            tool_limits: &self.agent.tool_limits,
+        }
+    }
+
+    pub(super) fn journal(&self) -> Journal<'r> {
+        let agent: &'r super::Agent<M> = self.agent;
+        Journal::new(agent.store.as_ref())
+    }
+
+    /// Whether `name` calls a typed run's own final-answer tool.
+    fn answers(&self, name: &str) -> bool {
+        self.answer
+            .as_ref()
+            .is_some_and(|policy| policy.own_tool(name, &self.agent.registry).is_some())
+    }
+
     /// Gives each new call its first status, and each call that may have
     /// run, of a tool that says it is idempotent, its retry.
     fn classify(&mut self) {
-        let registry = &self.agent.registry;
-        let rules = &self.agent.rules;
-        let own_answer_tool = self.answer.as_ref().is_some_and(|plan| plan.tool.is_some());
-        let mut retried = Vec::new();
-        let Some(turn) = self.session.turn.as_mut() else {
+        let Some(mut turn) = self.session.turn.take() else {
             return;
         };
-        for pending in &mut turn.calls {
-            match &pending.status {
-                CallStatus::New => {
-                    let def = registry.get(&pending.call.name);
-                    let own_tool = own_answer_tool && pending.call.name == FINAL_ANSWER_TOOL;
-                    pending.status = if let Some(problem) = &pending.malformed {
-                        CallStatus::Finished {
-                            result: malformed_result(&pending.call, problem),
-                        }
-                    } else if def.is_none() && !own_tool {
-                        // Answered now: a tool that appears later (a list
-                        // that changes while the run waits) must not run
-                        // a call no rule looked at.
-                        CallStatus::Finished {
-                            result: ToolResult::error(format!(
-                                "there is no tool named `{}`; call one of the tools you were given",
-                                pending.call.name
-                            )),
-                        }
-                    } else if rules.needs(def.as_ref()) {
-                        CallStatus::AwaitingApproval
-                    } else {
-                        CallStatus::Approved {
-                            call: pending.call.clone(),
-                        }
-                    };
-                }
-                CallStatus::MayHaveRun { call } => {
-                    let idempotent = registry.get(&call.name).filter(|def| {
-                        rules.hints_trusted(def) && def.annotations().idempotent == Some(true)
-                    });
-                    if let Some(def) = idempotent {
-                        retried.push(def.name().to_owned());
-                        pending.status = CallStatus::Approved { call: call.clone() };
-                    }
-                }
-                _ => {}
-            }
-        }
+        let retried = self
+            .approvals()
+            .classify(&mut turn.calls, |name| self.answers(name));
+        self.session.turn = Some(turn);
         // Running again is not another use: the run counted the call when
         // it started.
         for tool in retried {
@@ -105,19 +91,15 @@ impl<M: Model> Driver<'_, M> {
             .collect();
         for index in waiting {
             let pending = self.calls()[index].clone();
-            let decision = match &self.agent.approval {
-                Some(hook) => tokio::select! {
-                    decision = hook(pending.clone()) => decision,
-                    () = self.cancellation.cancelled() => break,
-                },
-                None => Decision::Defer,
+            let Some(decision) = self.approvals().ask(&pending, self.cancellation).await else {
+                break;
             };
             telemetry::decision(&pending, &decision);
             let (call, may_have_run) = match &pending.status {
                 CallStatus::MayHaveRun { call } => (call.clone(), true),
                 _ => (pending.call.clone(), false),
             };
-            if let Decision::Deny(reason) = &decision {
+            if let crate::session::Decision::Deny(reason) = &decision {
                 self.report(Event::Denied {
                     step,
                     call_id: pending.call.id.clone(),
@@ -126,12 +108,7 @@ impl<M: Model> Driver<'_, M> {
             }
             if let Some(status) = decision.settle(&call, may_have_run) {
                 if may_have_run && matches!(status, CallStatus::Approved { .. }) {
-                    // Uses are counted by the name models call the tool by.
-                    let tool = self
-                        .agent
-                        .registry
-                        .get(&call.name)
-                        .map_or_else(|| call.name.clone(), |def| def.name().to_owned());
+                    let tool = self.approvals().counted_as(&call.name);
                     self.session.run.uncount(&tool);
                 }
                 self.calls_mut()[index].status = status;
@@ -145,155 +122,148 @@ impl<M: Model> Driver<'_, M> {
         Ok(waiting == 0)
     }
 
-    /// Runs the approved calls, at most the limits' number at once, each
-    /// recorded as started (and the session saved) before a tool with side
-    /// effects runs, and its result recorded (and saved) after.
+    /// Runs the approved calls under the run's limits: admitted against
+    /// their tools' uses, a typed run's answers checked, the calls with
+    /// side effects journaled as started, then the turn.
     async fn run_approved(&mut self) -> Result<(), RunError> {
-        let step = self.step();
-        let registry = &self.agent.registry;
-        // Uses are counted in call order, before anything runs.
-        let mut runnable = Vec::new();
-        for index in 0..self.calls().len() {
-            let CallStatus::Approved { call } = &self.calls()[index].status else {
-                continue;
-            };
-            let call = call.clone();
-            let tool = registry
-                .get(&call.name)
-                .map_or_else(|| call.name.clone(), |def| def.name().to_owned());
-            let limits = self.agent.tool_limits(&tool);
-            let used = self.session.run.uses.get(&tool).copied().unwrap_or(0);
-            if let Some(max) = limits.max_uses
-                && used >= max
-            {
-                self.calls_mut()[index].status = CallStatus::Finished {
-                    result: ToolResult::error(format!(
-                        "The call was not run: `{tool}` may be used {max} time(s) in a run, \
-                         and it was. Go on without it."
-                    )),
-                };
-                continue;
-            }
-            *self.session.run.uses.entry(tool.clone()).or_insert(0) += 1;
-            // A typed run's final-answer tool is the run's own, not the
-            // registry's.
+        let admitted = self.admit();
+        let (answers, calls): (Vec<Runnable>, Vec<Runnable>) =
+            admitted.into_iter().partition(|r| r.answers);
+        self.check_answers(answers).await?;
+        if calls.is_empty() {
+            return Ok(());
+        }
+        let journaled: Vec<(usize, &ToolCall)> = calls
+            .iter()
+            .filter(|r| r.side_effects)
+            .map(|r| (r.index, &r.call))
+            .collect();
+        self.journal().start(self.session, &journaled).await?;
+        self.run_turn(&calls).await
+    }
+
+    /// The scheduler's step: the approved calls admitted against their
+    /// tools' uses, in call order.
+    fn admit(&mut self) -> Vec<Runnable> {
+        let Some(mut turn) = self.session.turn.take() else {
+            return Vec::new();
+        };
+        let mut uses = std::mem::take(&mut self.session.run.uses);
+        let admitted = self
+            .scheduler()
+            .admit(&mut turn.calls, &mut uses, |name| self.answers(name));
+        self.session.run.uses = uses;
+        self.session.turn = Some(turn);
+        admitted
+    }
+
+    /// A typed run's final answers, checked by the run's own tool: nothing
+    /// to journal, settled before the turn.
+    async fn check_answers(&mut self, answers: Vec<Runnable>) -> Result<(), RunError> {
+        for runnable in answers {
             let own = self
                 .answer
                 .as_ref()
-                .and_then(|plan| plan.tool.as_ref())
-                .filter(|_| call.name == FINAL_ANSWER_TOOL && registry.get(&call.name).is_none());
-            let (registry, side_effects) = match own {
-                Some(own) => (Arc::clone(own), false),
-                None => (
-                    Arc::clone(registry),
-                    registry.get(&call.name).is_none_or(|def| {
-                        !(self.agent.rules.hints_trusted(&def)
-                            && def.annotations().read_only == Some(true))
-                    }),
-                ),
-            };
-            runnable.push(Runnable {
-                index,
-                call,
-                tool,
-                registry,
-                side_effects,
-                timeout: self.timeout(limits.timeout),
-                max_concurrent: limits.max_concurrent,
-            });
-        }
-        if runnable.is_empty() {
-            return Ok(());
-        }
-        let journaled: Vec<usize> = runnable
-            .iter()
-            .filter(|r| r.side_effects)
-            .map(|r| r.index)
-            .collect();
-        if !journaled.is_empty() {
-            for r in runnable.iter().filter(|r| r.side_effects) {
-                self.calls_mut()[r.index].status = CallStatus::Started {
-                    call: r.call.clone(),
-                };
-            }
-            if let Err(error) = self.save().await {
-                // Nothing ran: the calls are approved still.
-                for r in runnable.iter().filter(|r| r.side_effects) {
-                    self.calls_mut()[r.index].status = CallStatus::Approved {
-                        call: r.call.clone(),
-                    };
-                }
-                return Err(error);
-            }
-        }
-        let state = self.session.state.clone();
-        let host = self.agent.host.clone();
-        let max_at_once = self.agent.limits.max_concurrent_calls.max(1);
-        let mut queue: Vec<Runnable> = runnable;
-        queue.reverse();
-        let mut running = FuturesUnordered::new();
-        let mut running_per_tool: HashMap<String, usize> = HashMap::new();
-        let mut journaled_left = journaled.len();
-        let mut in_flight: Vec<(usize, Cancellation)> = Vec::new();
-        loop {
-            // Start what the limits allow, in call order.
-            let mut position = queue.len();
-            while running.len() < max_at_once && position > 0 {
-                position -= 1;
-                let r = &queue[position];
-                let busy = running_per_tool.get(&r.tool).copied().unwrap_or(0);
-                if r.max_concurrent.is_some_and(|max| busy >= max) {
-                    continue;
-                }
-                let r = queue.remove(position);
-                *running_per_tool.entry(r.tool.clone()).or_insert(0) += 1;
-                let own = Cancellation::new();
-                in_flight.push((r.index, own.clone()));
-                running.push(run_one(
-                    state.clone(),
-                    host.clone(),
-                    self.cancellation.clone(),
-                    own,
-                    r,
-                ));
-            }
-            let Some((r, result)) = running.next().await else {
-                break;
-            };
-            if let Some(busy) = running_per_tool.get_mut(&r.tool) {
-                *busy -= 1;
-            }
-            in_flight.retain(|(index, _)| *index != r.index);
-            self.report(Event::Result {
-                step,
-                call_id: r.call.id.clone(),
-                tool: r.call.name.clone(),
-                is_error: result.is_error(),
-                text: result.to_text(),
-            });
-            let result = tell_of_edit(&self.calls()[r.index].call, &r.call, result);
-            self.calls_mut()[r.index].status = CallStatus::Finished { result };
-            self.reported.push(r.index);
-            if r.side_effects {
-                journaled_left -= 1;
-                // The last one's result is saved with the step's end.
-                if journaled_left > 0
-                    && let Err(error) = self.save().await
-                {
-                    // The run stops here: calls still running are told to
-                    // stop (and stay recorded as started: they may have
-                    // run); calls not yet started are approved still.
-                    for (_, own) in &in_flight {
-                        own.cancel();
-                    }
-                    for r in queue {
-                        self.calls_mut()[r.index].status = CallStatus::Approved { call: r.call };
-                    }
-                    return Err(error);
-                }
+                .and_then(|policy| policy.own_tool(&runnable.call.name, &self.agent.registry))
+                .map(std::sync::Arc::clone);
+            if let Some(own) = own {
+                let outcome = own.dispatch(&runnable.call).await;
+                self.ended(&runnable, outcome.result, false).await?;
             }
         }
         Ok(())
+    }
+
+    /// Runs the admitted calls as one turn of core's turn runner, under
+    /// the scheduler's limits, each result journaled as it comes. The
+    /// run's cancellation ends the turn at once: every call not ended is
+    /// answered as stopped. A save that fails ends it too, and is the
+    /// run's error.
+    async fn run_turn(&mut self, admitted: &[Runnable]) -> Result<(), RunError> {
+        let calls: Vec<ToolCall> = admitted.iter().map(|r| r.call.clone()).collect();
+        let registry = std::sync::Arc::clone(&self.agent.registry);
+        let state = self.session.state.clone();
+        let host = self.agent.host.clone();
+        // The calls' signal: raised when the run is cancelled, or stops
+        // while they run.
+        let stop = Cancellation::new();
+        let mut turn = registry
+            .dispatch_turn(&calls)
+            .cancellation(&stop)
+            .state(&state);
+        if let Some(host) = &host {
+            turn = turn.host(host);
+        }
+        let mut each = self.scheduler().limit(turn).each();
+        let mut ended = vec![false; admitted.len()];
+        let mut journaled_left = admitted.iter().filter(|r| r.side_effects).count();
+        loop {
+            let next = tokio::select! {
+                next = each.next() => next,
+                () = self.cancellation.cancelled() => {
+                    stop.cancel();
+                    let started: Vec<bool> =
+                        (0..admitted.len()).map(|i| each.has_started(i)).collect();
+                    drop(each);
+                    for (i, runnable) in admitted.iter().enumerate() {
+                        if !ended[i] {
+                            let result = scheduler::cancelled(runnable, started[i]);
+                            self.ended(runnable, result, false).await?;
+                        }
+                    }
+                    return Ok(());
+                }
+            };
+            let Some((i, outcome)) = next else {
+                return Ok(());
+            };
+            ended[i] = true;
+            let runnable = &admitted[i];
+            let result = scheduler::told(runnable, outcome.result, outcome.error.as_ref());
+            let save = runnable.side_effects && {
+                journaled_left -= 1;
+                // The last one's result is saved with the step's end.
+                journaled_left > 0
+            };
+            if let Err(error) = self.ended(runnable, result, save).await {
+                // Calls still running are told to stop, and stay recorded
+                // as started (they may have run); calls not yet started are
+                // approved again.
+                stop.cancel();
+                let not_started: Vec<(usize, &ToolCall)> = admitted
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| !each.has_started(*i))
+                    .map(|(_, r)| (r.index, &r.call))
+                    .collect();
+                drop(each);
+                self.journal().roll_back(self.session, not_started);
+                return Err(error);
+            }
+        }
+    }
+
+    /// A call's end: its result reported to the host, told of any edit
+    /// the host made, and journaled (saved at once when `save`).
+    async fn ended(
+        &mut self,
+        runnable: &Runnable,
+        result: ToolResult,
+        save: bool,
+    ) -> Result<(), RunError> {
+        self.report(Event::Result {
+            step: self.step(),
+            call_id: runnable.call.id.clone(),
+            tool: runnable.call.name.clone(),
+            is_error: result.is_error(),
+            text: result.to_text(),
+        });
+        let result = tell_of_edit(&self.calls()[runnable.index].call, &runnable.call, result);
+        self.reported.push(runnable.index);
+        let journal = self.journal();
+        journal
+            .finish(self.session, runnable.index, result, save)
+            .await
     }
 
     /// Puts the settled results into the conversation, and tells whether
@@ -353,19 +323,15 @@ impl<M: Model> Driver<'_, M> {
             .step(pushed.step)
             .unwrap_or_default();
         let registry = &self.agent.registry;
-        let own_answer_tool = self.answer.as_ref().is_some_and(|plan| plan.tool.is_some());
         let run = &mut self.session.run;
         for result in results {
-            let tool = registry
-                .get(&result.tool_name)
-                .map_or_else(|| result.tool_name.clone(), |def| def.name().to_owned());
-            if tool == FINAL_ANSWER_TOOL && result.result.is_error() && own_answer_tool {
-                let refusal = result.result.to_text();
-                let checked = match (&answer_arguments, &self.answer) {
-                    (Some(arguments), Some(plan)) => (plan.check)(arguments).err(),
-                    _ => None,
-                };
-                self.bad_answer = Some(checked.unwrap_or_else(|| AnswerError::other(refusal)));
+            let tool = counted_as(registry, &result.tool_name);
+            if let Some(policy) = self.answer.as_ref().filter(|policy| policy.by_tool())
+                && tool == FINAL_ANSWER_TOOL
+                && result.result.is_error()
+            {
+                self.bad_answer =
+                    Some(policy.refusal(answer_arguments.as_deref(), result.result.to_text()));
                 // Counted against the answer's retries, not as failures.
                 continue;
             }
@@ -412,87 +378,6 @@ impl<M: Model> Driver<'_, M> {
             .expect("calls are settled only while a turn is pending")
             .calls
     }
-
-    /// A call's time limit: the tool's own, else the run's.
-    fn timeout(&self, tool: Option<Duration>) -> Option<Duration> {
-        tool.or(self.agent.limits.call_timeout)
-    }
-}
-
-/// A call cleared to run, and what limits it.
-struct Runnable {
-    index: usize,
-    call: ToolCall,
-    tool: String,
-    /// Where the call is dispatched.
-    registry: Arc<Registry>,
-    side_effects: bool,
-    timeout: Option<Duration>,
-    max_concurrent: Option<usize>,
-}
-
-/// Runs one call under its time limit and the run's cancellation; either
-/// raises the call's own signal, so its work stops too.
-async fn run_one(
-    state: RunState,
-    host: Option<CallHost>,
-    run_cancellation: Cancellation,
-    own: Cancellation,
-    runnable: Runnable,
-) -> (Runnable, ToolResult) {
-    let expired = async {
-        match runnable.timeout {
-            Some(limit) => tokio::time::sleep(limit).await,
-            None => std::future::pending().await,
-        }
-    };
-    let call = async {
-        match &host {
-            Some(host) => {
-                runnable
-                    .registry
-                    .dispatch(&runnable.call)
-                    .cancellation(&own)
-                    .host(host)
-                    .state(&state)
-                    .await
-            }
-            None => {
-                runnable
-                    .registry
-                    .dispatch(&runnable.call)
-                    .cancellation(&own)
-                    .state(&state)
-                    .await
-            }
-        }
-    };
-    let result = tokio::select! {
-        outcome = call => outcome.result,
-        () = expired => {
-            own.cancel();
-            let seconds = runnable.timeout.unwrap_or_default().as_secs_f64();
-            let effect = if runnable.side_effects {
-                " It may or may not have taken effect: check before repeating it."
-            } else {
-                " Try a smaller request, or another way."
-            };
-            ToolResult::error(format!(
-                "The call to `{}` was stopped after {seconds} s, its time limit.{effect}",
-                runnable.call.name
-            ))
-        }
-        () = run_cancellation.cancelled() => {
-            own.cancel();
-            let effect = if runnable.side_effects {
-                " It may or may not have taken effect."
-            } else {
-                ""
-            };
-            ToolResult::error(format!("The call was cancelled: the run was stopped.{effect}"))
-        }
-    };
-    (runnable, result)
 }
 
 /// A call the host edited before it ran carries a note saying so: without
@@ -538,16 +423,4 @@ fn tell_of_edit(made: &ToolCall, ran: &ToolCall, result: ToolResult) -> ToolResu
         None => told,
     };
     result.with_note(note)
-}
-
-/// The error result for a call whose arguments are not JSON: it quotes
-/// what the model wrote, so the model can tell what to fix.
-fn malformed_result(call: &ToolCall, problem: &str) -> ToolResult {
-    let written = call.arguments_json();
-    let shown = toolkit_core::text::cut(&written, 300);
-    ToolResult::error(format!(
-        "The call to `{}` was not run: {problem}. You wrote: {shown}. \
-         Call the tool again with complete JSON arguments.",
-        call.name
-    ))
 }

@@ -29,7 +29,8 @@ pub struct Limits {
     pub max_failures: u32,
     /// How long one call may run before it is cancelled and answered with
     /// an error result (default 120 s; `None`: no limit besides the
-    /// registry's own). A registry's per-tool limit, when shorter, wins.
+    /// registry's own). A tool's own limit, set on the registry with
+    /// `RegistryBuilder::tool_timeout`, applies too: the shorter wins.
     pub call_timeout: Option<Duration>,
     /// Calls of one turn running at once (default 8): a turn with more
     /// calls runs them in waves, in call order, so a model asking for
@@ -93,8 +94,18 @@ impl Limits {
 /// use toolkit_agent::ToolLimits;
 ///
 /// let search = ToolLimits::new().max_uses(5).max_concurrent(2);
-/// let slow = ToolLimits::new().timeout(Duration::from_secs(600));
-/// # let _ = (search, slow);
+/// # let _ = search;
+///
+/// // A tool's own time limit is set where the tool is registered, so that
+/// // it holds wherever the tool runs (an agent, an MCP server, the host):
+/// # use toolkit_core::{Registry, tool, tools};
+/// # /// Reports slowly.
+/// # #[tool] fn report() -> String { String::new() }
+/// let registry = Registry::builder()
+///     .tools(tools![report])
+///     .tool_timeout("report", Duration::from_secs(600))
+///     .build()?;
+/// # Ok::<(), toolkit_core::RegistryError>(())
 /// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ToolLimits {
@@ -123,6 +134,10 @@ impl ToolLimits {
     }
 
     /// The tool's call time limit, in place of the run's.
+    #[deprecated(
+        since = "0.2.0",
+        note = "set the tool's time limit where it is registered: `RegistryBuilder::tool_timeout`"
+    )]
     pub fn timeout(mut self, limit: Duration) -> Self {
         self.timeout = Some(limit);
         self

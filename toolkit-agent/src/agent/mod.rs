@@ -1,12 +1,14 @@
 //! The agent: a model, a registry and the host's rules, run until the task
 //! is done; sessions that continue, pause and resume.
 
-mod approval;
+mod answer_policy;
+mod approvals;
 mod calls;
+mod journal;
 mod limits;
 pub(crate) mod outcome;
-mod plan;
 mod run;
+mod scheduler;
 mod typed;
 
 use std::fmt;
@@ -15,7 +17,7 @@ use std::sync::Arc;
 use futures_util::future::BoxFuture;
 use toolkit_core::{CallHost, OutputBudget, Registry};
 
-use self::approval::{Approval, ApprovalRules};
+use self::approvals::{Approval, ApprovalRules};
 pub use self::limits::{Limits, ToolLimits};
 pub use self::outcome::{Outcome, RunError, SessionStateError, StopReason};
 pub use self::run::Run;
@@ -247,14 +249,6 @@ impl<M: Model> Agent<M> {
             Some(strict) => conversation.set_strict(strict),
             None => Ok(()),
         }
-    }
-
-    fn tool_limits(&self, tool: &str) -> ToolLimits {
-        self.tool_limits
-            .iter()
-            .rev()
-            .find(|(name, _)| name == tool)
-            .map_or_else(ToolLimits::default, |(_, limits)| *limits)
     }
 }
 

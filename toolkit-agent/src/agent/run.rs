@@ -10,8 +10,8 @@ use toolkit_core::response::Turn;
 use toolkit_core::{Cancellation, RunState, ToolListChanges};
 
 use super::Agent;
+use super::answer_policy::{AnswerPolicy, Verdict};
 use super::outcome::{Outcome, RunError, SessionStateError, StopReason};
-use super::plan::AnswerPlan;
 use crate::answer::{AnswerError, FINAL_ANSWER_TOOL};
 use crate::conversation::Overlay;
 use crate::event::{Event, Events};
@@ -123,7 +123,7 @@ impl<'a, M: Model> Run<'a, M> {
     /// JSON.
     pub(crate) async fn go_typed(
         self,
-        plan: AnswerPlan,
+        plan: AnswerPolicy,
     ) -> Result<(Outcome, Option<serde_json::Value>), RunError> {
         self.go(Some(plan)).await
     }
@@ -132,7 +132,7 @@ impl<'a, M: Model> Run<'a, M> {
     /// run ended.
     async fn go(
         mut self,
-        answer: Option<AnswerPlan>,
+        answer: Option<AnswerPolicy>,
     ) -> Result<(Outcome, Option<serde_json::Value>), RunError> {
         let span = telemetry::agent_span(
             self.agent.name.as_deref(),
@@ -146,7 +146,7 @@ impl<'a, M: Model> Run<'a, M> {
 
     async fn go_in_span(
         mut self,
-        answer: Option<AnswerPlan>,
+        answer: Option<AnswerPolicy>,
     ) -> Result<(Outcome, Option<serde_json::Value>), RunError> {
         let events = self.events.take();
         let never = Cancellation::new();
@@ -234,7 +234,7 @@ pub(super) struct Driver<'r, M> {
     /// The step whose [`Event::StepEnded`] is still to be sent.
     open_step: Option<usize>,
     /// A typed run's answer: its schema, its check, its tool.
-    pub(super) answer: Option<AnswerPlan>,
+    pub(super) answer: Option<AnswerPolicy>,
     /// What a typed run adds to each request.
     overlay: Option<Overlay>,
     /// The tool whose done result ended the run, when one did.
@@ -271,14 +271,13 @@ impl<M: Model> Driver<'_, M> {
 
     /// Saves the session, when the agent has a store.
     pub(super) async fn save(&self) -> Result<(), RunError> {
-        if let Some(store) = &self.agent.store {
-            store.save(self.session).await?;
-        }
-        Ok(())
+        self.journal().save(self.session).await
     }
 
+    /// The loop: the pending turn settled, then step after step: a limit
+    /// checked, the step opened, a request answered, its calls pending;
+    /// until the run ends or pauses.
     async fn drive(&mut self) -> Result<Outcome, RunError> {
-        let limits = self.agent.limits;
         loop {
             if self.session.turn.is_some() {
                 match self.settle().await? {
@@ -294,98 +293,133 @@ impl<M: Model> Driver<'_, M> {
                     }
                     Settled::Paused => return self.pause().await,
                     Settled::Stop(StopReason::Done) if self.answered_by_tool() => {
-                        let answer = self.session.run.answer.clone().unwrap_or_default();
-                        if self.accept(&answer)? {
+                        if self.accept_tool_answer().await? {
                             return self.finish(StopReason::Done).await;
                         }
-                        // Sent back: the run goes on.
-                        let run = &mut self.session.run;
-                        (run.done, run.success, run.answer) = (false, None, None);
-                        self.save().await?;
                         continue;
                     }
                     Settled::Stop(reason) => return self.finish(reason).await,
                 }
             }
-            if self.cancellation.is_cancelled() {
+            if let Some(reason) = self.limit_reached() {
+                return self.finish(reason).await;
+            }
+            let step = self.open_next_step();
+            let Some(turn) = self.request(step).await? else {
                 return self.finish(StopReason::Cancelled).await;
-            }
-            let run = &self.session.run;
-            if run.steps >= limits.max_steps {
-                return self.finish(StopReason::StepLimit).await;
-            }
-            if let Some(budget) = limits.max_tokens
-                && run
-                    .usage
-                    .input_tokens
-                    .saturating_add(run.usage.output_tokens)
-                    >= budget
-            {
-                return self.finish(StopReason::TokenBudget).await;
-            }
-            self.end_step();
-            self.session.run.steps += 1;
-            let step = self.session.run.steps;
-            self.report(Event::StepStarted { step });
-            telemetry::step_started(step);
-            self.open_step = Some(step);
-            if let Some(observe) = &self.agent.observe {
-                let observed = tokio::select! {
-                    observed = observe(step) => observed,
-                    () = self.cancellation.cancelled() => {
-                        return self.finish(StopReason::Cancelled).await;
-                    }
-                };
-                if let Some(observation) = observed {
-                    if self.events.is_some() {
-                        self.report(Event::Observed {
-                            step,
-                            text: observation.text().to_owned(),
-                        });
-                    }
-                    self.session.conversation.push_observation(observation);
-                }
-            }
-            // Tools added or removed since the last request (an MCP
-            // server's list changed) are offered from this one on.
-            if self.changes.take_change() {
-                self.session.conversation.set_tools(&self.agent.registry)?;
-            }
-            let request = match &self.overlay {
-                Some(overlay) => self.session.conversation.request_with(overlay),
-                None => self.session.conversation.request(),
-            };
-            let turn = tokio::select! {
-                turn = self.ask(&request, step) => turn?,
-                () = self.cancellation.cancelled() => {
-                    return self.finish(StopReason::Cancelled).await;
-                }
             };
             self.record_turn(step, &turn);
             if !turn.has_calls() {
-                if self.answer.is_some() && turn.truncated() {
-                    // An answer cut off is not a wrong answer: sent back, it
-                    // would be cut off again. What fits is kept all the same.
-                    if !self.accept_whole(&turn.text) {
-                        return Err(RunError::Truncated {
-                            answer: turn.text.clone(),
-                            finish_reason: turn.finish_reason.clone().unwrap_or_default(),
-                        });
-                    }
-                    return self.finish(StopReason::Answered).await;
-                }
-                if self.answer.is_some() && !self.accept(&turn.text)? {
+                match self.conclude(&turn)? {
+                    Some(reason) => return self.finish(reason).await,
                     // Sent back with its problems; the model tries again.
-                    continue;
+                    None => continue,
                 }
-                let reason = if turn.truncated() {
-                    StopReason::Truncated
-                } else {
-                    StopReason::Answered
-                };
-                return self.finish(reason).await;
             }
         }
+    }
+
+    /// What ends the run before another request: cancellation, the step
+    /// limit, the token budget.
+    fn limit_reached(&self) -> Option<StopReason> {
+        let limits = self.agent.limits;
+        let run = &self.session.run;
+        if self.cancellation.is_cancelled() {
+            Some(StopReason::Cancelled)
+        } else if run.steps >= limits.max_steps {
+            Some(StopReason::StepLimit)
+        } else if limits.max_tokens.is_some_and(|budget| {
+            run.usage
+                .input_tokens
+                .saturating_add(run.usage.output_tokens)
+                >= budget
+        }) {
+            Some(StopReason::TokenBudget)
+        } else {
+            None
+        }
+    }
+
+    /// Closes the step before and opens the next, for the host.
+    fn open_next_step(&mut self) -> usize {
+        self.end_step();
+        self.session.run.steps += 1;
+        let step = self.session.run.steps;
+        self.report(Event::StepStarted { step });
+        telemetry::step_started(step);
+        self.open_step = Some(step);
+        step
+    }
+
+    /// The step's request and the model's turn: the host's observation
+    /// first, the tool list again if it changed. `None` when the run was
+    /// cancelled meanwhile.
+    async fn request(&mut self, step: usize) -> Result<Option<Turn>, RunError> {
+        if let Some(observe) = &self.agent.observe {
+            let observed = tokio::select! {
+                observed = observe(step) => observed,
+                () = self.cancellation.cancelled() => return Ok(None),
+            };
+            if let Some(observation) = observed {
+                if self.events.is_some() {
+                    self.report(Event::Observed {
+                        step,
+                        text: observation.text().to_owned(),
+                    });
+                }
+                self.session.conversation.push_observation(observation);
+            }
+        }
+        // Tools added or removed since the last request (an MCP
+        // server's list changed) are offered from this one on.
+        if self.changes.take_change() {
+            self.session.conversation.set_tools(&self.agent.registry)?;
+        }
+        let request = match &self.overlay {
+            Some(overlay) => self.session.conversation.request_with(overlay),
+            None => self.session.conversation.request(),
+        };
+        tokio::select! {
+            turn = self.ask(&request, step) => Ok(Some(turn?)),
+            () = self.cancellation.cancelled() => Ok(None),
+        }
+    }
+
+    /// A turn without calls ends the run, unless it is a typed answer that
+    /// does not fit and is sent back (`None`).
+    fn conclude(&mut self, turn: &Turn) -> Result<Option<StopReason>, RunError> {
+        if self.answer.is_some() && turn.truncated() {
+            // An answer cut off is not a wrong answer: sent back, it
+            // would be cut off again. What fits is kept all the same.
+            if !self.accept_whole(&turn.text) {
+                return Err(RunError::Truncated {
+                    answer: turn.text.clone(),
+                    finish_reason: turn.finish_reason.clone().unwrap_or_default(),
+                });
+            }
+            return Ok(Some(StopReason::Answered));
+        }
+        if self.answer.is_some() && !self.accept(&turn.text)? {
+            return Ok(None);
+        }
+        Ok(Some(if turn.truncated() {
+            StopReason::Truncated
+        } else {
+            StopReason::Answered
+        }))
+    }
+
+    /// A typed run's answer given by its final-answer tool: kept (`true`),
+    /// or sent back, the run going on.
+    async fn accept_tool_answer(&mut self) -> Result<bool, RunError> {
+        let answer = self.session.run.answer.clone().unwrap_or_default();
+        if self.accept(&answer)? {
+            return Ok(true);
+        }
+        let run = &mut self.session.run;
+        (run.done, run.success, run.answer) = (false, None, None);
+        self.save().await?;
+        Ok(false)
     }
 
     /// The step's turn; streamed, its pieces go to the host's events as
@@ -450,7 +484,7 @@ impl<M: Model> Driver<'_, M> {
 
     /// Whether a typed run's final-answer tool ended the run.
     fn answered_by_tool(&self) -> bool {
-        self.answer.as_ref().is_some_and(|plan| plan.tool.is_some())
+        self.answer.as_ref().is_some_and(AnswerPolicy::by_tool)
             && self.done_by.as_deref() == Some(FINAL_ANSWER_TOOL)
     }
 
@@ -458,23 +492,12 @@ impl<M: Model> Driver<'_, M> {
     /// the model with its problems while retries remain (`false`); an error
     /// after.
     fn accept(&mut self, text: &str) -> Result<bool, RunError> {
-        let Some(plan) = &mut self.answer else {
+        let Some(policy) = &mut self.answer else {
             return Ok(true);
         };
-        match (plan.check)(text) {
-            Ok(value) => {
-                plan.value = Some(value);
-                Ok(true)
-            }
-            Err(problems) => {
-                self.spend_retry(&problems)
-                    .map_err(|_| RunError::output(&problems, text.to_owned()))?;
-                let mut feedback = problems.prompt();
-                if self.answer.as_ref().is_some_and(|plan| plan.tool.is_some()) {
-                    feedback.push_str(&format!(
-                        " Give it by calling `{FINAL_ANSWER_TOOL}` with the answer as its arguments."
-                    ));
-                }
+        match policy.judge(text)? {
+            Verdict::Kept => Ok(true),
+            Verdict::SendBack(feedback) => {
                 self.session.conversation.push_user(feedback);
                 Ok(false)
             }
@@ -484,32 +507,19 @@ impl<M: Model> Driver<'_, M> {
     /// Keeps a typed run's answer when it fits as it is, sending nothing
     /// back when it does not.
     fn accept_whole(&mut self, text: &str) -> bool {
-        let Some(plan) = &mut self.answer else {
-            return true;
-        };
-        match (plan.check)(text) {
-            Ok(value) => {
-                plan.value = Some(value);
-                true
-            }
-            Err(_) => false,
-        }
+        self.answer
+            .as_mut()
+            .is_none_or(|policy| policy.keep_if_whole(text))
     }
 
-    /// Takes one retry of a typed run's budget, for an answer that did not
-    /// fit; an error once none is left.
+    /// Takes one retry of a typed run's budget, for an answer the
+    /// final-answer tool refused; an error once none is left.
     fn spend_retry(&mut self, problems: &AnswerError) -> Result<(), RunError> {
-        let Some(plan) = &mut self.answer else {
-            return Ok(());
-        };
-        if plan.retries == 0 {
-            return Err(RunError::output(
-                problems,
-                self.session.run.answer.clone().unwrap_or_default(),
-            ));
+        let answer = self.session.run.answer.clone().unwrap_or_default();
+        match &mut self.answer {
+            Some(policy) => policy.spend_retry(problems, &answer),
+            None => Ok(()),
         }
-        plan.retries -= 1;
-        Ok(())
     }
 
     /// Ends the run: the session is saved as ended.

@@ -11,8 +11,8 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use toolkit_core::Registry;
 
+use super::answer_policy::AnswerPolicy;
 use super::outcome::{Outcome, RunError};
-use super::plan::AnswerPlan;
 use super::run::Run;
 use crate::answer::{AnswerError, AnswerSchema};
 use crate::event::Events;
@@ -137,7 +137,7 @@ where
         self
     }
 
-    fn plan(&self) -> Result<AnswerPlan, RunError> {
+    fn plan(&self) -> Result<AnswerPolicy, RunError> {
         let schema = AnswerSchema::of::<T>().map_err(RunError::AnswerSchema)?;
         let tool = match self.chosen_mode()? {
             AnswerMode::Schema => None,
@@ -150,7 +150,7 @@ where
             }
         };
         let reader = schema.clone();
-        Ok(AnswerPlan {
+        Ok(AnswerPolicy {
             schema,
             check: Box::new(move |text| {
                 reader.read::<T>(text)?;

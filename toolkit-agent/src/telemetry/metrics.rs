@@ -26,7 +26,7 @@ use toolkit_core::response::Turn;
 use tracing::Level;
 use tracing::metadata::Kind;
 
-use super::{ResponseFacts, model_error_kind, operation, provider_name};
+use super::{model_error_kind, operation, provider_name};
 use crate::model::ModelError;
 
 /// The target of every metric event, so that a filter can keep or drop
@@ -88,13 +88,13 @@ pub(crate) struct Request<'a> {
 /// Records a finished request: its duration (with `error.type` when it
 /// failed) and, on success with reported usage, its input and output
 /// tokens.
-pub(crate) fn record(request: &Request<'_>, outcome: Result<(&Turn, &ResponseFacts), &ModelError>) {
+pub(crate) fn record(request: &Request<'_>, outcome: Result<&Turn, &ModelError>) {
     let seconds = request.start.elapsed().as_secs_f64();
     let (host, port) = server(request.base_url);
     let operation = operation(request.provider);
     let provider = provider_name(request.provider);
     let (response_model, error) = match outcome {
-        Ok((_, facts)) => (facts.model.as_deref(), None),
+        Ok(turn) => (turn.response_model.as_deref(), None),
         Err(error) => (None, Some(model_error_kind(error))),
     };
     tracing::event!(target: TARGET, parent: None, Level::INFO, {
@@ -107,7 +107,7 @@ pub(crate) fn record(request: &Request<'_>, outcome: Result<(&Turn, &ResponseFac
         "server.port" = port,
         "error.type" = error.as_deref(),
     });
-    let Ok((turn, _)) = outcome else {
+    let Ok(turn) = outcome else {
         return;
     };
     // The conventions forbid a count the provider did not report.

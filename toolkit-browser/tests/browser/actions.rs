@@ -12,7 +12,9 @@ use serde_json::{Value, json};
 use toolkit_browser::actions::evaluate;
 use toolkit_browser::{Browser, PageMap, SafetyPolicy};
 use toolkit_core::emit::{self, EmitOptions};
-use toolkit_core::{Block, Provider, Registry, ToolCall, ToolCallResult, ToolResult, tools};
+use toolkit_core::{
+    Block, Provider, Registry, RegistryBuilder, ToolCall, ToolCallResult, ToolResult, tools,
+};
 use toolkit_tests::http::TestServer;
 
 use crate::support::chromium::{self, kill_9};
@@ -59,17 +61,28 @@ pub(crate) fn local_policy() -> SafetyPolicy {
 /// A registry of the browser actions, called as a model would call them.
 pub(crate) struct Agent {
     registry: Registry,
-    browser: Browser,
-    server: TestServer,
+    pub(crate) browser: Browser,
+    pub(crate) server: TestServer,
 }
 
 impl Agent {
     pub(crate) fn new(browser: &Browser, server: &TestServer, policy: SafetyPolicy) -> Self {
-        let registry = toolkit_browser::registry(browser.clone(), policy)
-            .build()
-            .expect("the browser registry builds");
+        Self::with_registry(
+            browser,
+            server,
+            toolkit_browser::registry(browser.clone(), policy),
+        )
+    }
+
+    /// An agent calling what `registry` builds: the browser actions, and
+    /// any others it adds.
+    pub(crate) fn with_registry(
+        browser: &Browser,
+        server: &TestServer,
+        registry: RegistryBuilder,
+    ) -> Self {
         Self {
-            registry,
+            registry: registry.build().expect("the browser registry builds"),
             browser: browser.clone(),
             server: server.clone(),
         }
@@ -116,9 +129,11 @@ impl Agent {
         (message, result)
     }
 
-    pub(crate) async fn go(&self, path: &str) {
+    /// Navigates to `path` on the fixture server; returns the result.
+    pub(crate) async fn go(&self, path: &str) -> ToolResult {
         self.ok("navigate", json!({ "url": self.server.url(path) }))
-            .await;
+            .await
+            .1
     }
 
     pub(crate) async fn map(&self) -> PageMap {
@@ -181,6 +196,9 @@ async fn a_killed_browser_gives_error_results_until_restarted(
 
 async fn schemas_suit_every_provider(browser: Browser, server: TestServer) {
     let agent = Agent::new(&browser, &server, local_policy());
+    // Written out on purpose, as the deprecated `DEFAULT_ACTIONS` writes
+    // them: the scenario judges the registered names, so it does not read
+    // them from the crate.
     let names: Vec<String> = agent.registry.names().collect();
     assert_eq!(
         names,

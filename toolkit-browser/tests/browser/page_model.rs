@@ -7,12 +7,11 @@
 
 use std::time::{Duration, Instant};
 
-use toolkit_browser::{
-    Browser, Element, MAX_ORIENTATION_CHARS, MAX_TEXT_CHARS, PageMap, SafetyPolicy,
-};
+use toolkit_browser::{Browser, MAX_ORIENTATION_CHARS, MAX_TEXT_CHARS, PageMap, SafetyPolicy};
 use toolkit_tests::http::TestServer;
 
 use crate::support::runner::scenarios;
+use crate::support::{click_on, find};
 
 scenarios![
     frames_from_other_sites_are_mapped_in_place,
@@ -27,18 +26,6 @@ scenarios![
     orientation_texts_stay_short_and_within_budget,
     orientation_texts_never_show_a_secret,
 ];
-
-fn find<'a>(map: &'a PageMap, line_contains: &str) -> &'a Element {
-    map.elements
-        .iter()
-        .find(|e| e.render().contains(line_contains))
-        .unwrap_or_else(|| {
-            panic!(
-                "no element renders with `{line_contains}` in:\n{}",
-                map.render()
-            )
-        })
-}
 
 fn position(map: &PageMap, line_contains: &str) -> usize {
     let index = find(map, line_contains).index;
@@ -254,10 +241,7 @@ async fn a_frame_that_moved_is_mapped_where_it_is_now(browser: Browser, server: 
     // is still new to the model.
     browser.navigate(&server.url("/late-frame")).await.unwrap();
     let map = browser.page_map().await.unwrap();
-    browser
-        .click(find(&map, "Add the frame").index)
-        .await
-        .unwrap();
+    click_on(&browser, &map, "Add the frame").await;
     let before = map_until(&browser, "the frame is mapped", |m| has(m, "Bottom button")).await;
     let again = browser.page_map().await.unwrap();
     let boxes = |m: &PageMap| {

@@ -12,9 +12,10 @@ use std::time::{Duration, Instant};
 use base64::Engine as _;
 use serde_json::{Value, json};
 use toolkit_browser::{Browser, SafetyPolicy};
-use toolkit_core::{Registry, ToolResult};
+use toolkit_core::ToolResult;
 use toolkit_tests::http::TestServer;
 
+use crate::actions::Agent;
 use crate::support::chromium::kill_9;
 use crate::support::pages::{html_escape, percent_encode_all, simple_upper};
 use crate::support::runner::scenarios;
@@ -60,9 +61,10 @@ fn files_dir() -> PathBuf {
     dir
 }
 
-/// Calls the browser actions through a registry, as a model would.
+/// Calls the browser actions, and `evaluate`, through a registry, as a
+/// model would.
 struct Model {
-    registry: Registry,
+    agent: Agent,
     browser: Browser,
     server: TestServer,
 }
@@ -70,60 +72,33 @@ struct Model {
 impl Model {
     fn new(browser: &Browser, server: &TestServer, policy: SafetyPolicy) -> Self {
         let registry = toolkit_browser::registry(browser.clone(), policy)
-            .tools(toolkit_core::tools![toolkit_browser::actions::evaluate])
-            .build()
-            .expect("the registry builds");
+            .tools(toolkit_core::tools![toolkit_browser::actions::evaluate]);
+        let agent = Agent::with_registry(browser, server, registry);
         Self {
-            registry,
-            browser: browser.clone(),
-            server: server.clone(),
+            browser: agent.browser.clone(),
+            server: agent.server.clone(),
+            agent,
         }
     }
 
     async fn call(&self, name: &str, args: Value) -> ToolResult {
-        let outcome = self.registry.call(name, &args).await;
-        if std::env::var_os("BROWSER_TRACE").is_some() {
-            eprintln!("> {name}({args})\n{}\n", outcome.result.to_text());
-        }
-        assert!(
-            outcome.error.is_none(),
-            "{name} did not run: {:?}",
-            outcome.error
-        );
-        outcome.result
+        self.agent.call(name, args).await
     }
 
     async fn ok(&self, name: &str, args: Value) -> ToolResult {
-        let result = self.call(name, args.clone()).await;
-        assert!(
-            !result.is_error(),
-            "{name}({args}) failed: {}",
-            result.to_text()
-        );
-        result
+        self.agent.ok(name, args).await.1
     }
 
     async fn err(&self, name: &str, args: Value) -> (String, ToolResult) {
-        let result = self.call(name, args.clone()).await;
-        let message = result
-            .error_message()
-            .unwrap_or_else(|| panic!("{name}({args}) should fail: {}", result.to_text()))
-            .to_owned();
-        (message, result)
+        self.agent.err(name, args).await
     }
 
     async fn go(&self, path: &str) -> ToolResult {
-        self.ok("navigate", json!({ "url": self.server.url(path) }))
-            .await
+        self.agent.go(path).await
     }
 
     async fn index(&self, needle: &str) -> u32 {
-        let map = self.browser.page_map().await.expect("page map");
-        map.elements
-            .iter()
-            .find(|e| e.render().contains(needle))
-            .map(|e| e.index)
-            .unwrap_or_else(|| panic!("no element with `{needle}` in:\n{}", map.render()))
+        self.agent.index(needle).await
     }
 
     async fn url(&self) -> String {

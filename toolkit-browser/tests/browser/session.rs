@@ -12,6 +12,7 @@ use toolkit_tests::http::TestServer;
 
 use crate::support::chromium::{self, kill_9, profiles};
 use crate::support::runner::scenarios;
+use crate::support::{click_on, find};
 
 scenarios![
     // Browsers of their own.
@@ -301,7 +302,7 @@ async fn a_session_can_connect_to_a_running_browser(_shared: Browser, server: Te
         2,
         "the browser's tabs: the host's and the guest's"
     );
-    guest.click(find(&map, "Increment").index).await.unwrap();
+    click_on(&guest, &map, "Increment").await;
     guest.close().await.unwrap();
     assert_eq!(guest.page_map().await.unwrap_err(), BrowserError::Closed);
 
@@ -336,18 +337,6 @@ async fn a_session_can_connect_to_a_running_browser(_shared: Browser, server: Te
 fn median(mut samples: Vec<Duration>) -> Duration {
     samples.sort();
     samples[samples.len() / 2]
-}
-
-fn find<'a>(map: &'a PageMap, line_contains: &str) -> &'a toolkit_browser::Element {
-    map.elements
-        .iter()
-        .find(|e| e.render().contains(line_contains))
-        .unwrap_or_else(|| {
-            panic!(
-                "no element renders with `{line_contains}` in:\n{}",
-                map.render()
-            )
-        })
 }
 
 async fn page_map_of_the_fixture(browser: Browser, server: TestServer) {
@@ -602,10 +591,7 @@ async fn click_refuses_a_covered_element(browser: Browser, server: TestServer) {
 async fn click_reaches_iframes_and_shadow_roots(browser: Browser, server: TestServer) {
     browser.navigate(&server.url("/form")).await.unwrap();
     let map = browser.page_map().await.unwrap();
-    browser
-        .click(find(&map, "Frame button").index)
-        .await
-        .unwrap();
+    click_on(&browser, &map, "Frame button").await;
     let clicked = browser
         .evaluate("document.getElementById('frame').contentDocument.body.dataset.clicked")
         .await
@@ -619,10 +605,7 @@ async fn click_reaches_iframes_and_shadow_roots(browser: Browser, server: TestSe
         )
         .await
         .unwrap();
-    browser
-        .click(find(&map, "Shadow button").index)
-        .await
-        .unwrap();
+    click_on(&browser, &map, "Shadow button").await;
     assert_eq!(browser.evaluate("window.shadowClicks").await.unwrap(), 1);
     let typed = browser
         .type_text(find(&map, "Frame input").index, "in the frame", true)
@@ -778,10 +761,7 @@ async fn click_that_opens_a_tab_switches_to_it(browser: Browser, server: TestSer
     let map = browser.page_map().await.unwrap();
 
     let started = Instant::now();
-    let outcome = browser
-        .click(find(&map, "Open docs in a new tab").index)
-        .await
-        .unwrap();
+    let outcome = click_on(&browser, &map, "Open docs in a new tab").await;
     eprintln!(
         "timing: target=_blank click until the new tab is ready {:?}",
         started.elapsed()
@@ -797,10 +777,7 @@ async fn click_that_opens_a_tab_switches_to_it(browser: Browser, server: TestSer
     // Back to the opener, then a script's window.open.
     browser.switch_tab(&opener.id).await.unwrap();
     let map = browser.page_map().await.unwrap();
-    let outcome = browser
-        .click(find(&map, "window.open").index)
-        .await
-        .unwrap();
+    let outcome = click_on(&browser, &map, "window.open").await;
     let tab = outcome.effects.new_tab.expect("window.open opened a tab");
     assert_eq!(tab.title, "About");
     assert_eq!(browser.tabs().await.unwrap().len(), 3);
@@ -808,7 +785,7 @@ async fn click_that_opens_a_tab_switches_to_it(browser: Browser, server: TestSer
     // A same-tab link navigates and waits for the new page.
     browser.switch_tab(&opener.id).await.unwrap();
     let map = browser.page_map().await.unwrap();
-    let outcome = browser.click(find(&map, "Same tab").index).await.unwrap();
+    let outcome = click_on(&browser, &map, "Same tab").await;
     assert!(
         outcome.effects.navigated && outcome.effects.new_tab.is_none(),
         "{outcome:?}"
@@ -1014,7 +991,7 @@ async fn screenshot_is_a_png(browser: Browser, server: TestServer) {
 async fn dialogs_are_accepted_and_reported(browser: Browser, server: TestServer) {
     browser.navigate(&server.url("/dialog")).await.unwrap();
     let map = browser.page_map().await.unwrap();
-    browser.click(find(&map, "Alert").index).await.unwrap();
+    click_on(&browser, &map, "Alert").await;
     let deadline = Instant::now() + Duration::from_secs(15);
     while browser.page_info().await.unwrap().title != "after alert" {
         assert!(Instant::now() < deadline, "the alert was not accepted");
@@ -1137,7 +1114,7 @@ async fn clicks_that_stay_on_the_page_return_promptly(browser: Browser, server: 
         ("No content", server.url("/spa/next")),
     ] {
         let started = Instant::now();
-        let outcome = browser.click(find(&map, label).index).await.unwrap();
+        let outcome = click_on(&browser, &map, label).await;
         let took = started.elapsed();
         assert!(
             took < Duration::from_secs(5),

@@ -94,20 +94,7 @@ pub fn registry() -> toolkit_core::Registry {
 /// The hand-written path: `serde_json::from_str` into a struct, a direct
 /// call of the same function, the outcome as a `String`.
 pub fn hand_written(runtime: &tokio::runtime::Runtime, arguments: &str) -> String {
-    runtime.block_on(async {
-        match serde_json::from_str::<SearchArguments>(arguments) {
-            Ok(SearchArguments {
-                query,
-                limit,
-                tags,
-                order,
-            }) => match search(query, limit, tags, order).await {
-                Ok(text) => text,
-                Err(error) => error.to_string(),
-            },
-            Err(error) => error.to_string(),
-        }
-    })
+    runtime.block_on(hand_written_body(arguments))
 }
 
 /// The hand-written path inside a running runtime: parse, call, convert.

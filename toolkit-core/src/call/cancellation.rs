@@ -1,6 +1,7 @@
 //! A signal a host raises to stop running calls.
 
 use std::fmt;
+use std::future::Future;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -17,6 +18,8 @@ pub struct Cancellation(Arc<CancellationInner>);
 struct CancellationInner {
     cancelled: AtomicBool,
     notify: Notify,
+    /// The signal this one is raised with, for a [child](Cancellation::child).
+    parent: Option<Cancellation>,
 }
 
 impl Cancellation {
@@ -25,15 +28,41 @@ impl Cancellation {
         Self::default()
     }
 
+    /// A signal raised when this one is, or on its own: for one call among
+    /// several that share this one, stopped alone (its time limit passed)
+    /// or with the others.
+    ///
+    /// ```
+    /// use toolkit_core::Cancellation;
+    ///
+    /// let turn = Cancellation::new();
+    /// let (first, second) = (turn.child(), turn.child());
+    /// first.cancel();
+    /// assert!(first.is_cancelled() && !second.is_cancelled() && !turn.is_cancelled());
+    /// turn.cancel();
+    /// assert!(second.is_cancelled());
+    /// ```
+    pub fn child(&self) -> Self {
+        Self(Arc::new(CancellationInner {
+            parent: Some(self.clone()),
+            ..CancellationInner::default()
+        }))
+    }
+
     /// Raises the signal, waking every task waiting on it.
     pub fn cancel(&self) {
         self.0.cancelled.store(true, Ordering::SeqCst);
         self.0.notify.notify_waiters();
     }
 
-    /// Whether the signal was raised.
+    /// Whether the signal was raised (or, for a child, its parent's).
     pub fn is_cancelled(&self) -> bool {
         self.0.cancelled.load(Ordering::SeqCst)
+            || self
+                .0
+                .parent
+                .as_ref()
+                .is_some_and(Cancellation::is_cancelled)
     }
 
     /// Completes when the signal is raised (at once if it already was).
@@ -45,7 +74,25 @@ impl Cancellation {
             if self.is_cancelled() {
                 return;
             }
-            notified.await;
+            match &self.0.parent {
+                None => notified.await,
+                Some(parent) => {
+                    // Whichever is raised first; boxed, as the parent may
+                    // be a child too.
+                    let mut notified = std::pin::pin!(notified);
+                    let mut raised = Box::pin(parent.cancelled());
+                    std::future::poll_fn(|cx| {
+                        if notified.as_mut().poll(cx).is_ready()
+                            || raised.as_mut().poll(cx).is_ready()
+                        {
+                            std::task::Poll::Ready(())
+                        } else {
+                            std::task::Poll::Pending
+                        }
+                    })
+                    .await;
+                }
+            }
         }
     }
 }

@@ -36,7 +36,9 @@ use crate::name::{Name, NameRef};
 /// ```
 #[derive(Clone)]
 pub struct CallContext {
-    call_id: Arc<str>,
+    // A call without an id (`Registry::call`) shares a static empty one,
+    // so that such calls allocate nothing for it.
+    call_id: Name,
     tool_name: Name,
     cancellation: Cancellation,
     state: Arc<StateMap>,
@@ -45,6 +47,16 @@ pub struct CallContext {
     /// What the host offers beyond progress: where [`log`](Self::log)
     /// messages go, who answers [questions](Self::elicit) (`call/host.rs`).
     pub(super) host: Option<CallHost>,
+}
+
+/// A call's id, shared: no allocation for the empty id of a call made
+/// without one.
+fn call_id_of(id: &str) -> Name {
+    if id.is_empty() {
+        Name::Static("")
+    } else {
+        Name::Shared(Arc::from(id))
+    }
 }
 
 impl CallContext {
@@ -78,7 +90,7 @@ impl CallContext {
     /// ```
     pub fn new(call_id: &str, tool_name: &str, cancellation: Cancellation, host: CallHost) -> Self {
         Self {
-            call_id: Arc::from(call_id),
+            call_id: call_id_of(call_id),
             tool_name: Name::Shared(Arc::from(tool_name)),
             cancellation,
             state: Arc::default(),
@@ -156,7 +168,7 @@ impl CallContext {
 impl fmt::Debug for CallContext {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("CallContext")
-            .field("call_id", &self.call_id)
+            .field("call_id", &&*self.call_id)
             .field("tool_name", &self.tool_name)
             .field("cancelled", &self.cancellation.is_cancelled())
             .finish_non_exhaustive()
@@ -180,6 +192,8 @@ pub struct CallSite<'a> {
     pub(super) host: Option<&'a CallHost>,
 }
 
+// `new` takes each field the struct holds, in the same order: the
+// registry makes a call site from the parts it borrows.
 impl<'a> CallSite<'a> {
     pub(crate) fn new(
         call_id: &'a str,
@@ -208,7 +222,7 @@ impl<'a> CallSite<'a> {
     /// The call's context, for a `#[tool(context)]` parameter.
     pub fn context(&self) -> CallContext {
         CallContext {
-            call_id: Arc::from(self.call_id),
+            call_id: call_id_of(self.call_id),
             tool_name: self.tool.to_shared(),
             cancellation: self.cancellation.clone(),
             state: Arc::clone(self.state),

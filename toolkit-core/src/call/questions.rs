@@ -48,6 +48,8 @@ impl CallContext {
     ///     }
     /// }
     /// ```
+    // toolkit-mcp's `PromptContext` has the same signature on purpose: a
+    // prompt asks as a tool does, and forwards to this.
     pub async fn elicit(
         &self,
         message: impl Into<String>,

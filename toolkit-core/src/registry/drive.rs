@@ -82,18 +82,26 @@ impl Future for Drive {
     }
 }
 
-type Pending<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+pub(crate) type Pending<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
-/// Drives every future at once on the calling task and returns their outputs
-/// in the order given, with at most `limit` futures started and not yet done at
-/// any time: the others start in the order given, as running ones end. A
-/// future starts when first polled, so one not yet polled has done nothing.
-pub(crate) async fn join_all_limited<'a, T>(futures: Vec<Pending<'a, T>>, limit: usize) -> Vec<T> {
-    JoinAll {
-        slots: futures.into_iter().map(Slot::Waiting).collect(),
-        limit: limit.max(1),
-    }
-    .await
+/// Futures driven together on the calling task, started in the order given
+/// within the limits, and given back one by one as each ends.
+///
+/// At most `limit` futures are started and not yet done at any time, and at
+/// most its group's limit within a group (the calls of one tool): a future
+/// whose group is full waits while later ones of other groups start. A
+/// future starts when first polled, so one not yet polled has done nothing,
+/// and dropping the scheduler drops every future, started or not.
+pub(crate) struct Scheduler<'a, T> {
+    slots: Vec<Slot<'a, T>>,
+    /// Each slot's group, when it has one.
+    groups: Vec<Option<usize>>,
+    /// Each group's limit and the number of its futures running.
+    group_limits: Vec<(usize, usize)>,
+    limit: usize,
+    running: usize,
+    /// Slots before this one are all started.
+    first_waiting: usize,
 }
 
 enum Slot<'a, T> {
@@ -101,71 +109,98 @@ enum Slot<'a, T> {
     Waiting(Pending<'a, T>),
     /// Polled at least once, not done.
     Running(Pending<'a, T>),
-    Done(T),
-    Taken,
+    /// Done, its output given.
+    Ended,
 }
 
-struct JoinAll<'a, T> {
-    slots: Vec<Slot<'a, T>>,
-    limit: usize,
-}
+impl<'a, T> Scheduler<'a, T> {
+    pub(crate) fn new(futures: Vec<Pending<'a, T>>, limit: usize) -> Self {
+        let count = futures.len();
+        Self {
+            slots: futures.into_iter().map(Slot::Waiting).collect(),
+            groups: vec![None; count],
+            group_limits: Vec::new(),
+            limit: limit.max(1),
+            running: 0,
+            first_waiting: 0,
+        }
+    }
 
-impl<T> Unpin for JoinAll<'_, T> {}
-
-impl<T> Future for JoinAll<'_, T> {
-    type Output = Vec<T>;
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Vec<T>> {
-        let this = &mut *self;
-        let mut running = this
-            .slots
-            .iter()
-            .filter(|slot| matches!(slot, Slot::Running(_)))
-            .count();
-        let mut all_done = true;
-        for slot in &mut this.slots {
-            let future = match slot {
-                Slot::Running(future) => future,
-                Slot::Waiting(_) if running < this.limit => {
-                    running += 1;
-                    let Slot::Waiting(future) = std::mem::replace(slot, Slot::Taken) else {
-                        unreachable!("matched above")
-                    };
-                    *slot = Slot::Running(future);
-                    let Slot::Running(future) = slot else {
-                        unreachable!("set above")
-                    };
-                    future
-                }
-                Slot::Waiting(_) => {
-                    all_done = false;
-                    continue;
-                }
-                Slot::Done(_) | Slot::Taken => continue,
-            };
-            match future.as_mut().poll(cx) {
-                Poll::Ready(output) => {
-                    *slot = Slot::Done(output);
-                    running -= 1;
-                }
-                Poll::Pending => all_done = false,
+    /// Puts the futures at `members` in a group of which at most `limit`
+    /// run at once.
+    pub(crate) fn group(&mut self, members: impl IntoIterator<Item = usize>, limit: usize) {
+        let group = self.group_limits.len();
+        self.group_limits.push((limit.max(1), 0));
+        for member in members {
+            if let Some(slot) = self.groups.get_mut(member) {
+                *slot = Some(group);
             }
         }
-        // Futures start in order, so every waiting slot comes after every
-        // running one: a slot freed in this pass is filled in it, and a
-        // future started is polled at once with this waker.
-        if !all_done {
-            return Poll::Pending;
+    }
+
+    /// The next future to end, by its position, with its output; `None`
+    /// once every future has ended.
+    pub(crate) fn poll_next(&mut self, cx: &mut Context<'_>) -> Poll<Option<(usize, T)>> {
+        self.start_what_fits();
+        let mut any = false;
+        for index in 0..self.slots.len() {
+            let Slot::Running(future) = &mut self.slots[index] else {
+                continue;
+            };
+            any = true;
+            if let Poll::Ready(output) = future.as_mut().poll(cx) {
+                self.slots[index] = Slot::Ended;
+                self.running -= 1;
+                if let Some(group) = self.groups[index] {
+                    self.group_limits[group].1 -= 1;
+                }
+                return Poll::Ready(Some((index, output)));
+            }
         }
-        let outputs = this
-            .slots
-            .iter_mut()
-            .filter_map(|slot| match std::mem::replace(slot, Slot::Taken) {
-                Slot::Done(output) => Some(output),
-                _ => None,
-            })
-            .collect();
-        Poll::Ready(outputs)
+        if any {
+            Poll::Pending
+        } else {
+            // Nothing runs and nothing could start: every future ended.
+            Poll::Ready(None)
+        }
+    }
+
+    /// Whether the future at `index` has started (it may have ended).
+    pub(crate) fn has_started(&self, index: usize) -> bool {
+        matches!(self.slots.get(index), Some(Slot::Running(_) | Slot::Ended))
+    }
+
+    /// Starts waiting futures, in order, while the limits allow.
+    fn start_what_fits(&mut self) {
+        let mut index = self.first_waiting;
+        let mut all_started = true;
+        while index < self.slots.len() && self.running < self.limit {
+            if matches!(self.slots[index], Slot::Waiting(_)) {
+                let group = self.groups[index];
+                let fits = group.is_none_or(|group| {
+                    let (limit, running) = self.group_limits[group];
+                    running < limit
+                });
+                if fits {
+                    let Slot::Waiting(future) =
+                        std::mem::replace(&mut self.slots[index], Slot::Ended)
+                    else {
+                        unreachable!("matched above")
+                    };
+                    self.slots[index] = Slot::Running(future);
+                    self.running += 1;
+                    if let Some(group) = group {
+                        self.group_limits[group].1 += 1;
+                    }
+                } else {
+                    all_started = false;
+                }
+            }
+            if all_started {
+                self.first_waiting = index + 1;
+            }
+            index += 1;
+        }
     }
 }
 

@@ -3,11 +3,19 @@
 use serde_json::{Map, Value, json};
 
 use super::partial::{PartialCall, str_at};
-use super::turn::{CallInfo, ReadError, Turn, Usage, provider_error};
+use super::turn::{CallInfo, ReadError, Turn, Usage, UsageFields, provider_error};
 use super::{Provider, arguments_problem};
 use crate::ToolCall;
 
 const PROVIDER: Provider = Provider::Anthropic;
+
+const USAGE: UsageFields = UsageFields {
+    input: "input_tokens",
+    output: "output_tokens",
+    cache_read: Some("/cache_read_input_tokens"),
+    cache_write: Some("/cache_creation_input_tokens"),
+    reasoning: None,
+};
 
 pub(super) fn read(body: &Value) -> Result<Turn, ReadError> {
     if str_at(body, "type") == "error"
@@ -40,7 +48,8 @@ pub(super) fn read(body: &Value) -> Result<Turn, ReadError> {
         .map(str::to_owned);
     turn.usage = body
         .get("usage")
-        .and_then(|usage| Usage::from_fields(usage, "input_tokens", "output_tokens"));
+        .and_then(|usage| Usage::read(usage, &USAGE));
+    turn.identify(body, "id", "model");
     Ok(turn)
 }
 
@@ -59,6 +68,8 @@ pub(super) struct Stream {
     stop_reason: Option<String>,
     usage: Usage,
     has_usage: bool,
+    /// `message_start`'s message, for its id and model.
+    message: Option<Value>,
 }
 
 impl Stream {
@@ -75,6 +86,7 @@ impl Stream {
                 if let Some(usage) = event.pointer("/message/usage") {
                     self.add_usage(usage);
                 }
+                self.message = event.get("message").cloned();
             }
             "message_delta" => {
                 if let Some(reason) = event.pointer("/delta/stop_reason").and_then(Value::as_str) {
@@ -84,6 +96,18 @@ impl Stream {
                     // The counts in `message_delta` are cumulative.
                     if let Some(output) = usage.get("output_tokens").and_then(Value::as_u64) {
                         self.usage.output_tokens = output;
+                        self.has_usage = true;
+                    }
+                    if let Some(found) = Usage::read(usage, &USAGE) {
+                        let cache = [
+                            (&mut self.usage.cache_read_tokens, found.cache_read_tokens),
+                            (&mut self.usage.cache_write_tokens, found.cache_write_tokens),
+                        ];
+                        for (kept, sent) in cache {
+                            if sent.is_some() {
+                                *kept = sent;
+                            }
+                        }
                         self.has_usage = true;
                     }
                 }
@@ -154,7 +178,7 @@ impl Stream {
     }
 
     fn add_usage(&mut self, usage: &Value) {
-        if let Some(found) = Usage::from_fields(usage, "input_tokens", "output_tokens") {
+        if let Some(found) = Usage::read(usage, &USAGE) {
             self.usage += found;
             self.has_usage = true;
         }
@@ -243,6 +267,9 @@ impl Stream {
         if self.has_usage {
             turn.usage = Some(self.usage);
         }
+        if let Some(message) = &self.message {
+            turn.identify(message, "id", "model");
+        }
         Ok(turn)
     }
 }
@@ -267,7 +294,8 @@ mod tests {
           ],
           "stop_reason": "tool_use",
           "stop_sequence": null,
-          "usage": {"input_tokens": 472, "output_tokens": 91}
+          "usage": {"input_tokens": 472, "cache_creation_input_tokens": 248,
+                    "cache_read_input_tokens": 2048, "output_tokens": 91}
         })
     }
 
@@ -285,11 +313,14 @@ mod tests {
         assert_eq!(turn.finish_reason.as_deref(), Some("tool_use"));
         assert_eq!(
             turn.usage,
-            Some(Usage {
-                input_tokens: 472,
-                output_tokens: 91
-            })
+            Some(
+                Usage::new(472, 91)
+                    .with_cache_read_tokens(2048)
+                    .with_cache_write_tokens(248)
+            )
         );
+        assert_eq!(turn.response_id.as_deref(), Some("msg_01Aq9w938a90dw8q"));
+        assert_eq!(turn.response_model.as_deref(), Some("claude-sonnet-4-5"));
     }
 
     #[test]
@@ -304,7 +335,9 @@ mod tests {
     fn events(input_pieces: &[&str]) -> Vec<Value> {
         let mut events = vec![
             json!({"type": "message_start", "message": {"id": "msg_01Aq9w938a90dw8q", "type": "message", "role": "assistant",
-                   "content": [], "usage": {"input_tokens": 472, "output_tokens": 1}}}),
+                   "model": "claude-sonnet-4-5", "content": [],
+                   "usage": {"input_tokens": 472, "cache_creation_input_tokens": 248,
+                             "cache_read_input_tokens": 2048, "output_tokens": 1}}}),
             json!({"type": "content_block_start", "index": 0, "content_block": {"type": "thinking", "thinking": "", "signature": ""}}),
             json!({"type": "content_block_delta", "index": 0, "delta": {"type": "thinking_delta", "thinking": "The user wants "}}),
             json!({"type": "content_block_delta", "index": 0, "delta": {"type": "thinking_delta", "thinking": "the weather."}}),

@@ -5,11 +5,19 @@ use serde_json::{Value, json};
 
 use super::Provider;
 use super::partial::{PartialCall, str_at};
-use super::turn::{CallInfo, ReadError, Turn, Usage, provider_error};
+use super::turn::{CallInfo, ReadError, Turn, Usage, UsageFields, provider_error};
 use crate::ToolCall;
 use crate::hash::Fnv1a;
 
 const PROVIDER: Provider = Provider::Gemini;
+
+const USAGE: UsageFields = UsageFields {
+    input: "promptTokenCount",
+    output: "candidatesTokenCount",
+    cache_read: Some("/cachedContentTokenCount"),
+    cache_write: None,
+    reasoning: Some("/thoughtsTokenCount"),
+};
 
 pub(super) fn read(body: &Value) -> Result<Turn, ReadError> {
     if let Some(error) = provider_error(PROVIDER, body) {
@@ -63,7 +71,8 @@ pub(super) fn read(body: &Value) -> Result<Turn, ReadError> {
         .map(str::to_owned);
     turn.usage = body
         .get("usageMetadata")
-        .and_then(|usage| Usage::from_fields(usage, "promptTokenCount", "candidatesTokenCount"));
+        .and_then(|usage| Usage::read(usage, &USAGE));
+    turn.identify(body, "responseId", "modelVersion");
     Ok(turn)
 }
 
@@ -90,6 +99,8 @@ pub(super) struct Stream {
     role: Option<Value>,
     finish_reason: Option<Value>,
     usage: Option<Value>,
+    id: Option<Value>,
+    model: Option<Value>,
 }
 
 impl Stream {
@@ -106,6 +117,17 @@ impl Stream {
         }
         if let Some(usage) = chunk.get("usageMetadata") {
             self.usage = Some(usage.clone());
+        }
+        for (key, kept) in [
+            ("responseId", &mut self.id),
+            ("modelVersion", &mut self.model),
+        ] {
+            // Every chunk repeats them: kept once, not cloned per chunk.
+            if let Some(value) = chunk.get(key).filter(|value| value.is_string())
+                && kept.as_ref() != Some(value)
+            {
+                *kept = Some(value.clone());
+            }
         }
         let Some(candidate) = chunk.get("candidates").and_then(|c| c.get(0)) else {
             return Ok(());
@@ -155,8 +177,15 @@ impl Stream {
             candidate["finishReason"] = reason;
         }
         let mut body = json!({ "candidates": [candidate] });
-        if let Some(usage) = self.usage {
-            body["usageMetadata"] = usage;
+        let kept = [
+            ("usageMetadata", self.usage),
+            ("responseId", self.id),
+            ("modelVersion", self.model),
+        ];
+        for (key, value) in kept {
+            if let Some(value) = value {
+                body[key] = value;
+            }
         }
         read(&body)
     }
@@ -181,7 +210,10 @@ mod tests {
             "finishReason": "STOP",
             "index": 0
           }],
-          "usageMetadata": {"promptTokenCount": 53, "candidatesTokenCount": 24, "totalTokenCount": 77}
+          "usageMetadata": {"promptTokenCount": 53, "candidatesTokenCount": 24, "totalTokenCount": 77,
+                            "cachedContentTokenCount": 32, "thoughtsTokenCount": 10},
+          "modelVersion": "gemini-2.5-flash",
+          "responseId": "mAitaLmkHPPlz7IPvtfUqQ4"
         })
     }
 
@@ -199,11 +231,14 @@ mod tests {
         assert_eq!(turn.echo["parts"][0]["thoughtSignature"], "<Signature_A>");
         assert_eq!(
             turn.usage,
-            Some(Usage {
-                input_tokens: 53,
-                output_tokens: 24
-            })
+            Some(
+                Usage::new(53, 24)
+                    .with_cache_read_tokens(32)
+                    .with_reasoning_tokens(10)
+            )
         );
+        assert_eq!(turn.response_id.as_deref(), Some("mAitaLmkHPPlz7IPvtfUqQ4"));
+        assert_eq!(turn.response_model.as_deref(), Some("gemini-2.5-flash"));
     }
 
     #[test]
@@ -240,7 +275,9 @@ mod tests {
                 {"functionCall": {"name": "check_flight", "args": {"flight": "AA100"}}, "thoughtSignature": "<Signature_A>"}]}}]}),
             json!({"candidates": [{"content": {"role": "model", "parts": [
                 {"functionCall": {"name": "book_taxi", "args": {"time": "10 AM"}}}]}, "finishReason": "STOP", "index": 0}],
-                   "usageMetadata": {"promptTokenCount": 53, "candidatesTokenCount": 24, "totalTokenCount": 77}}),
+                   "usageMetadata": {"promptTokenCount": 53, "candidatesTokenCount": 24, "totalTokenCount": 77,
+                                     "cachedContentTokenCount": 32, "thoughtsTokenCount": 10},
+                   "modelVersion": "gemini-2.5-flash", "responseId": "mAitaLmkHPPlz7IPvtfUqQ4"}),
         ];
         let mut stream = PROVIDER.accumulator();
         stream.push(&chunks[0]).unwrap();

@@ -3,11 +3,19 @@
 use serde_json::{Map, Value, json};
 
 use super::partial::{PartialCall, str_at};
-use super::turn::{CallInfo, ReadError, Turn, Usage, provider_error};
+use super::turn::{CallInfo, ReadError, Turn, Usage, UsageFields, provider_error};
 use super::{CallKind, Provider, arguments_problem};
 use crate::ToolCall;
 
 const PROVIDER: Provider = Provider::OpenAi;
+
+const USAGE: UsageFields = UsageFields {
+    input: "prompt_tokens",
+    output: "completion_tokens",
+    cache_read: Some("/prompt_tokens_details/cached_tokens"),
+    cache_write: None,
+    reasoning: Some("/completion_tokens_details/reasoning_tokens"),
+};
 
 pub(super) fn read(body: &Value) -> Result<Turn, ReadError> {
     if let Some(error) = provider_error(PROVIDER, body) {
@@ -38,7 +46,8 @@ pub(super) fn read(body: &Value) -> Result<Turn, ReadError> {
         .map(str::to_owned);
     turn.usage = body
         .get("usage")
-        .and_then(|usage| Usage::from_fields(usage, "prompt_tokens", "completion_tokens"));
+        .and_then(|usage| Usage::read(usage, &USAGE));
+    turn.identify(body, "id", "model");
     Ok(turn)
 }
 
@@ -95,7 +104,11 @@ pub(super) struct Stream {
     /// Provider index of each call, position for position.
     indices: Vec<u64>,
     finish_reason: Option<String>,
-    usage: Option<Usage>,
+    /// The last usage object sent (the final chunk's, with
+    /// `stream_options.include_usage`), whole.
+    usage: Option<Value>,
+    id: Option<Value>,
+    model: Option<Value>,
 }
 
 impl Stream {
@@ -103,11 +116,16 @@ impl Stream {
         if let Some(error) = provider_error(PROVIDER, chunk) {
             return Err(error);
         }
-        if let Some(usage) = chunk
-            .get("usage")
-            .and_then(|usage| Usage::from_fields(usage, "prompt_tokens", "completion_tokens"))
-        {
-            self.usage = Some(usage);
+        if let Some(usage) = chunk.get("usage").filter(|usage| usage.is_object()) {
+            self.usage = Some(usage.clone());
+        }
+        for (key, kept) in [("id", &mut self.id), ("model", &mut self.model)] {
+            // Every chunk repeats them: kept once, not cloned per chunk.
+            if let Some(value) = chunk.get(key).filter(|value| value.is_string())
+                && kept.as_ref() != Some(value)
+            {
+                *kept = Some(value.clone());
+            }
         }
         let Some(choice) = chunk.get("choices").and_then(|choices| choices.get(0)) else {
             return Ok(());
@@ -214,11 +232,14 @@ impl Stream {
         let mut body = json!({
             "choices": [{"index": 0, "message": message, "finish_reason": self.finish_reason}],
         });
-        if let Some(usage) = self.usage {
-            body["usage"] = json!({
-                "prompt_tokens": usage.input_tokens,
-                "completion_tokens": usage.output_tokens,
-            });
+        for (key, value) in [
+            ("usage", self.usage),
+            ("id", self.id),
+            ("model", self.model),
+        ] {
+            if let Some(value) = value {
+                body[key] = value;
+            }
         }
         read(&body)
     }
@@ -249,7 +270,9 @@ mod tests {
         "logprobs": null,
         "finish_reason": "tool_calls"
       }],
-      "usage": {"prompt_tokens": 82, "completion_tokens": 17, "total_tokens": 99}
+      "usage": {"prompt_tokens": 82, "completion_tokens": 17, "total_tokens": 99,
+                "prompt_tokens_details": {"cached_tokens": 64, "audio_tokens": 0},
+                "completion_tokens_details": {"reasoning_tokens": 12, "audio_tokens": 0}}
     }"#;
 
     #[test]
@@ -279,11 +302,14 @@ mod tests {
         assert_eq!(turn.finish_reason.as_deref(), Some("tool_calls"));
         assert_eq!(
             turn.usage,
-            Some(Usage {
-                input_tokens: 82,
-                output_tokens: 17
-            })
+            Some(
+                Usage::new(82, 17)
+                    .with_cache_read_tokens(64)
+                    .with_reasoning_tokens(12)
+            )
         );
+        assert_eq!(turn.response_id.as_deref(), Some("chatcmpl-abc123"));
+        assert_eq!(turn.response_model.as_deref(), Some("gpt-4o-mini"));
         let body: Value = serde_json::from_str(DOC_BODY).unwrap();
         assert_eq!(turn.echo, body["choices"][0]["message"]);
     }
@@ -328,7 +354,7 @@ mod tests {
             r#"{"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"\"Boston, MA\"\n}"}}]},"finish_reason":null}]}"#,
             r#"{"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"id":"call_def456","type":"function","function":{"name":"get_current_weather","arguments":"{\"location\": \"Paris"}}]},"finish_reason":null}]}"#,
             r#"{"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}"#,
-            r#"{"id":"c","object":"chat.completion.chunk","choices":[],"usage":{"prompt_tokens":82,"completion_tokens":17,"total_tokens":99}}"#,
+            r#"{"id":"chatcmpl-abc123","model":"gpt-4o-mini","object":"chat.completion.chunk","choices":[],"usage":{"prompt_tokens":82,"completion_tokens":17,"total_tokens":99,"prompt_tokens_details":{"cached_tokens":64},"completion_tokens_details":{"reasoning_tokens":12}}}"#,
             "[DONE]",
         ];
         let mut stream = PROVIDER.accumulator();
@@ -343,6 +369,8 @@ mod tests {
         assert_eq!(streamed.calls, read.calls);
         assert_eq!(streamed.call_info, read.call_info);
         assert_eq!(streamed.usage, read.usage);
+        assert_eq!(streamed.response_id, read.response_id);
+        assert_eq!(streamed.response_model, read.response_model);
         assert_eq!(streamed.finish_reason, read.finish_reason);
         assert_eq!(streamed.echo["tool_calls"], read.echo["tool_calls"]);
     }

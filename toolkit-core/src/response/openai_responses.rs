@@ -3,11 +3,19 @@
 use serde_json::{Value, json};
 
 use super::partial::{PartialCall, str_at};
-use super::turn::{CallInfo, ReadError, Turn, Usage, provider_error};
+use super::turn::{CallInfo, ReadError, Turn, Usage, UsageFields, provider_error};
 use super::{CallKind, Provider, arguments_problem};
 use crate::ToolCall;
 
 const PROVIDER: Provider = Provider::OpenAiResponses;
+
+const USAGE: UsageFields = UsageFields {
+    input: "input_tokens",
+    output: "output_tokens",
+    cache_read: Some("/input_tokens_details/cached_tokens"),
+    cache_write: None,
+    reasoning: Some("/output_tokens_details/reasoning_tokens"),
+};
 
 pub(super) fn read(body: &Value) -> Result<Turn, ReadError> {
     if let Some(error) = provider_error(PROVIDER, body) {
@@ -73,7 +81,8 @@ pub(super) fn read(body: &Value) -> Result<Turn, ReadError> {
         });
     turn.usage = body
         .get("usage")
-        .and_then(|usage| Usage::from_fields(usage, "input_tokens", "output_tokens"));
+        .and_then(|usage| Usage::read(usage, &USAGE));
+    turn.identify(body, "id", "model");
     Ok(turn)
 }
 
@@ -100,11 +109,18 @@ pub(super) struct Stream {
     /// The final response, once `response.completed` (or `.incomplete`)
     /// has carried it.
     response: Option<Value>,
+    /// The response as the last event that carried one had it
+    /// (`response.created`, `.in_progress`), for its id and model when no
+    /// final response comes.
+    latest: Option<Value>,
 }
 
 impl Stream {
     pub(super) fn push(&mut self, event: &Value) -> Result<(), ReadError> {
         let index = event.get("output_index").and_then(Value::as_u64);
+        if let Some(response) = event.get("response").filter(|r| r.is_object()) {
+            self.latest = Some(response.clone());
+        }
         match str_at(event, "type") {
             "error" => {
                 return Err(ReadError::Provider {
@@ -227,6 +243,9 @@ impl Stream {
         self.items.sort_by_key(|(index, _)| *index);
         let output: Vec<Value> = self.items.into_iter().map(|(_, item)| item).collect();
         let mut turn = read(&json!({ "output": output }))?;
+        if let Some(latest) = &self.latest {
+            turn.identify(latest, "id", "model");
+        }
         if turn.text.is_empty() {
             turn.text = self.text;
         }
@@ -252,7 +271,10 @@ mod tests {
             {"type": "custom_tool_call", "id": "ctc_1", "call_id": "call_777",
              "name": "code_exec", "input": "print(\"hello world\")"}
           ],
-          "usage": {"input_tokens": 36, "output_tokens": 87, "total_tokens": 123}
+          "model": "gpt-5-mini-2025-08-07",
+          "usage": {"input_tokens": 36, "input_tokens_details": {"cached_tokens": 16},
+                    "output_tokens": 87, "output_tokens_details": {"reasoning_tokens": 64},
+                    "total_tokens": 123}
         })
     }
 
@@ -273,10 +295,19 @@ mod tests {
         assert_eq!(turn.echo, body["output"]);
         assert_eq!(
             turn.usage,
-            Some(Usage {
-                input_tokens: 36,
-                output_tokens: 87
-            })
+            Some(
+                Usage::new(36, 87)
+                    .with_cache_read_tokens(16)
+                    .with_reasoning_tokens(64)
+            )
+        );
+        assert_eq!(
+            turn.response_id.as_deref(),
+            Some("resp_67ccd2bed1ec8190b14f964abc054267")
+        );
+        assert_eq!(
+            turn.response_model.as_deref(),
+            Some("gpt-5-mini-2025-08-07")
         );
         assert_eq!(turn.finish_reason.as_deref(), Some("completed"));
     }
@@ -293,6 +324,8 @@ mod tests {
     #[test]
     fn stream_without_final_response_gives_the_same_calls() {
         let events = [
+            json!({"type": "response.created", "response": {"id": "resp_67ccd2bed1ec8190b14f964abc054267",
+                   "model": "gpt-5-mini-2025-08-07", "status": "in_progress", "output": []}}),
             json!({"type": "response.output_item.added", "output_index": 0,
                    "item": {"type": "reasoning", "id": "rs_6890", "summary": []}}),
             json!({"type": "response.output_item.done", "output_index": 0,
@@ -311,7 +344,7 @@ mod tests {
         let mut stream = PROVIDER.accumulator();
         for (n, event) in events.iter().enumerate() {
             stream.push(event).unwrap();
-            if n == 3 {
+            if n == 4 {
                 assert_eq!(stream.partial_calls()[0].arguments, "{\"location\":");
             }
         }
@@ -319,6 +352,8 @@ mod tests {
         let read = PROVIDER.read(&doc_body()).unwrap();
         assert_eq!(turn.calls, read.calls);
         assert_eq!(turn.echo[0]["encrypted_content"], "gAAAAABo...");
+        assert_eq!(turn.response_id, read.response_id);
+        assert_eq!(turn.response_model, read.response_model);
     }
 
     #[test]

@@ -33,6 +33,12 @@ pub struct Turn {
     pub finish_reason: Option<String>,
     /// Token counts, when the provider reported them.
     pub usage: Option<Usage>,
+    /// The response's id (`id`, Gemini's `responseId`), when it gave one.
+    pub response_id: Option<String>,
+    /// The model that answered (`model`, Gemini's `modelVersion`), when the
+    /// response named it: it may differ from the model asked for (a dated
+    /// version, a gateway's choice).
+    pub response_model: Option<String>,
 }
 
 impl Turn {
@@ -45,7 +51,16 @@ impl Turn {
             echo,
             finish_reason: None,
             usage: None,
+            response_id: None,
+            response_model: None,
         }
+    }
+
+    /// Takes the response's id and model from the fields named.
+    pub(crate) fn identify(&mut self, body: &Value, id: &str, model: &str) {
+        let text = |key: &str| body.get(key).and_then(Value::as_str).map(str::to_owned);
+        self.response_id = text(id);
+        self.response_model = text(model);
     }
 
     pub(crate) fn push_call(&mut self, call: ToolCall, info: CallInfo) {
@@ -113,25 +128,113 @@ pub enum CallKind {
 }
 
 /// Token counts of one response.
+///
+/// The cache and reasoning counts are the provider's own, when it reports
+/// them, and are parts of the totals as the provider counts them: OpenAI's
+/// and Gemini's cached tokens are among the input tokens, Anthropic's
+/// cache reads and writes are not (its `input_tokens` are the uncached
+/// rest); reasoning tokens are among the output tokens.
+///
+/// ```
+/// use toolkit_core::response::Usage;
+///
+/// let usage = Usage::new(1200, 80).with_cache_read_tokens(1024);
+/// let total = usage + Usage::new(300, 20);
+/// assert_eq!((total.input_tokens, total.output_tokens), (1500, 100));
+/// assert_eq!(total.cache_read_tokens, Some(1024));
+/// assert_eq!(total.reasoning_tokens, None);
+/// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[non_exhaustive]
 pub struct Usage {
     /// Tokens read (the prompt).
     pub input_tokens: u64,
     /// Tokens written (the turn).
     pub output_tokens: u64,
+    /// Input tokens served from the provider's prompt cache (OpenAI's
+    /// `cached_tokens`, Anthropic's `cache_read_input_tokens`, Gemini's
+    /// `cachedContentTokenCount`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_read_tokens: Option<u64>,
+    /// Input tokens written to the provider's prompt cache (Anthropic's
+    /// `cache_creation_input_tokens`; the others do not report it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_write_tokens: Option<u64>,
+    /// Output tokens spent reasoning (OpenAI's `reasoning_tokens`, Gemini's
+    /// `thoughtsTokenCount`; Anthropic does not report it apart).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning_tokens: Option<u64>,
+}
+
+/// Where one provider's usage object keeps each count: the totals by key,
+/// the details by JSON Pointer.
+pub(crate) struct UsageFields {
+    pub(crate) input: &'static str,
+    pub(crate) output: &'static str,
+    pub(crate) cache_read: Option<&'static str>,
+    pub(crate) cache_write: Option<&'static str>,
+    pub(crate) reasoning: Option<&'static str>,
 }
 
 impl Usage {
-    pub(crate) fn from_fields(usage: &Value, input: &str, output: &str) -> Option<Self> {
-        let input_tokens = usage.get(input).and_then(Value::as_u64);
-        let output_tokens = usage.get(output).and_then(Value::as_u64);
-        if input_tokens.is_none() && output_tokens.is_none() {
-            return None;
+    /// Input and output counts, with no cache or reasoning counts.
+    pub fn new(input_tokens: u64, output_tokens: u64) -> Self {
+        Self {
+            input_tokens,
+            output_tokens,
+            ..Self::default()
         }
-        Some(Self {
+    }
+
+    /// With this many input tokens read from the prompt cache.
+    pub fn with_cache_read_tokens(mut self, tokens: u64) -> Self {
+        self.cache_read_tokens = Some(tokens);
+        self
+    }
+
+    /// With this many input tokens written to the prompt cache.
+    pub fn with_cache_write_tokens(mut self, tokens: u64) -> Self {
+        self.cache_write_tokens = Some(tokens);
+        self
+    }
+
+    /// With this many output tokens spent reasoning.
+    pub fn with_reasoning_tokens(mut self, tokens: u64) -> Self {
+        self.reasoning_tokens = Some(tokens);
+        self
+    }
+
+    /// The counts `usage` holds where `fields` says, or `None` when it
+    /// holds none of them.
+    pub(crate) fn read(usage: &Value, fields: &UsageFields) -> Option<Self> {
+        let count = |pointer: Option<&str>| {
+            pointer
+                .and_then(|pointer| usage.pointer(pointer))
+                .and_then(Value::as_u64)
+        };
+        let input_tokens = usage.get(fields.input).and_then(Value::as_u64);
+        let output_tokens = usage.get(fields.output).and_then(Value::as_u64);
+        let found = Self {
             input_tokens: input_tokens.unwrap_or(0),
             output_tokens: output_tokens.unwrap_or(0),
-        })
+            cache_read_tokens: count(fields.cache_read),
+            cache_write_tokens: count(fields.cache_write),
+            reasoning_tokens: count(fields.reasoning),
+        };
+        let any = input_tokens.is_some()
+            || output_tokens.is_some()
+            || found.cache_read_tokens.is_some()
+            || found.cache_write_tokens.is_some()
+            || found.reasoning_tokens.is_some();
+        any.then_some(found)
+    }
+}
+
+/// A sum of counts where either was reported; `None` where neither was.
+fn add_reported(a: Option<u64>, b: Option<u64>) -> Option<u64> {
+    match (a, b) {
+        (None, None) => None,
+        (a, b) => Some(a.unwrap_or(0).saturating_add(b.unwrap_or(0))),
     }
 }
 
@@ -144,6 +247,9 @@ impl std::ops::Add for Usage {
         Usage {
             input_tokens: self.input_tokens.saturating_add(other.input_tokens),
             output_tokens: self.output_tokens.saturating_add(other.output_tokens),
+            cache_read_tokens: add_reported(self.cache_read_tokens, other.cache_read_tokens),
+            cache_write_tokens: add_reported(self.cache_write_tokens, other.cache_write_tokens),
+            reasoning_tokens: add_reported(self.reasoning_tokens, other.reasoning_tokens),
         }
     }
 }

@@ -9,6 +9,9 @@ use super::keywords::{child_path, fold_into_description, index_path, member_path
 use super::nulls::strip_null;
 use super::ordered_json::OrderedJson;
 
+// The Gemini judge (`toolkit-tests`, `judges/gemini_schema.rs`) lists
+// these again from Google's documentation, on purpose: it must not read
+// the code it judges.
 /// Keywords `parameters` accepts and that are copied as they are. `format`,
 /// `enum`, `anyOf`, `type`, `items` and `properties` are rewritten on the
 /// way.
@@ -152,6 +155,8 @@ fn node(
         return Err(unsupported(path, &schema.to_json_string()));
     };
     let schema = &stripped;
+    // The walk has the shape of strict mode's (`openai_strict.rs`): each
+    // dialect keeps its own, so that one's rules never leak into the other.
     let mut out = OrderedJson::object();
     let mut folded = Vec::new();
     let mut union = Vec::new();

@@ -45,6 +45,9 @@ pub(crate) fn holds(keyword: &str) -> Option<Holds> {
 ///
 /// `nullable` and `propertyOrdering` appear only in Gemini's dialect; they
 /// sit next to their JSON Schema counterparts there.
+// Stretches of this order match the Anthropic judge's list of refused
+// keywords (`toolkit-tests`, `judges/anthropic_request.rs`), which is
+// written from the documentation on purpose, apart from this code.
 pub const KEYWORD_ORDER: &[&str] = &[
     "type",
     "nullable",
@@ -188,6 +191,25 @@ pub(crate) fn fold_into_description(schema: &mut OrderedJson, folded: &[(String,
     };
     schema.insert("description", OrderedJson::String(text));
 }
+
+/// The bounds a schema may put on a value: numeric ranges and steps,
+/// lengths of strings, sizes of arrays and objects. Dialects that cannot
+/// enforce them drop them (Anthropic's structured outputs refuse them);
+/// the canonical schema, which arguments and answers are checked against,
+/// keeps them.
+pub(crate) const BOUNDS: &[&str] = &[
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "minLength",
+    "maxLength",
+    "minItems",
+    "maxItems",
+    "minProperties",
+    "maxProperties",
+];
 
 #[cfg(test)]
 mod tests {

@@ -29,6 +29,10 @@
 //! own (a `$ref` stands alone; parameter names follow Gemini's rule), for
 //! the tools `parameters` cannot express.
 //!
+//! A model's final answer is sent in each provider's structured-output
+//! field; Anthropic's takes the canonical schema without its bounds
+//! ([`anthropic_output`]).
+//!
 //! [`Provider::schema_dialects`]: crate::Provider::schema_dialects
 //!
 //! The same pipeline serves schemas that are not a tool's parameters:
@@ -63,6 +67,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod anthropic;
 mod canonical;
 mod defs;
 mod enums;
@@ -78,6 +83,7 @@ mod of_type;
 mod openai_strict;
 mod ordered_json;
 
+pub use anthropic::anthropic_output;
 pub use canonical::{MAX_JSON_DEPTH, canonicalize};
 pub(crate) use canonical::{Source, canonicalize_from};
 pub use error::{Dialect, LoweringError, LoweringErrorKind, SchemaError, rust_path};

@@ -14,7 +14,10 @@ use crate::{Arguments, CallError};
 ///
 /// The fast path, for a tool whose parameters serde holds to their schema
 /// by itself (see `enforcement.rs`), is one `serde_json` parse of the text.
-/// Everything else goes through `prepare`: the arguments as a `Value`,
+/// A tool whose canonical schema compiles (see `shape.rs`) has its text
+/// read by serde once too, each value checked against the schema as it is
+/// read. Everything
+/// else, and whatever either fast path is unsure of, goes through `prepare`: the arguments as a `Value`,
 /// repeated keys refused, the `null`s that mean "absent" removed, checked
 /// against the tool's canonical schema (every problem named with its path),
 /// then read from the `Value`. So each tool instantiates its `Deserialize`
@@ -26,12 +29,18 @@ pub fn parse_arguments<T: DeserializeOwned>(
     schema: fn() -> &'static ToolSchema,
 ) -> Result<T, CallError> {
     let schema = schema();
-    if let Arguments::Text(text) = arguments
-        && schema.serde_enforces()
-        && opens_object(text)
-        && let Ok(parsed) = serde_json::from_str(text)
-    {
-        return Ok(parsed);
+    if let Arguments::Text(text) = arguments {
+        // Whatever serde or the compiled schema refuses goes the slow way,
+        // which decides and explains.
+        if schema.serde_enforces() {
+            if opens_object(text)
+                && let Ok(parsed) = serde_json::from_str(text)
+            {
+                return Ok(parsed);
+            }
+        } else if let Some(parsed) = schema.shape().and_then(|shape| shape.read(text)) {
+            return Ok(parsed);
+        }
     }
     let value = prepare(arguments, tool, schema)?;
     T::deserialize(&*value).map_err(|error| refused_by_serde(tool, &error))

@@ -10,6 +10,7 @@ pub(crate) mod normalize;
 pub(crate) mod output;
 pub(crate) mod runtime;
 pub(crate) mod schema;
+pub(crate) mod shape;
 pub(crate) mod unique;
 pub(crate) mod validate;
 

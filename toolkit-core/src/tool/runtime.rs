@@ -308,8 +308,16 @@ impl RuntimeDef {
         arguments: Arguments<'_>,
         site: &CallSite<'_>,
     ) -> Result<ToolFuture, CallError> {
-        let value = arguments::prepare(arguments, &self.name, &self.schema)?;
-        let value = value.into_owned();
+        // Text the compiled schema takes as it is needs only serde's parse;
+        // anything else goes the slow way, which decides and explains.
+        let fast = match arguments {
+            Arguments::Text(text) => self.schema.shape().and_then(|shape| shape.read(text)),
+            Arguments::Value(_) => None,
+        };
+        let value = match fast {
+            Some(value) => value,
+            None => arguments::prepare(arguments, &self.name, &self.schema)?.into_owned(),
+        };
         Ok((self.handler)(value, site.context()))
     }
 }

@@ -6,6 +6,7 @@ use std::sync::OnceLock;
 use serde_json::Value;
 
 use super::enforcement;
+use super::shape::Shape;
 use crate::Provider;
 use crate::schema::{self, Dialect, LoweringError, OrderedJson, SchemaError, Source};
 
@@ -30,6 +31,9 @@ pub struct ToolSchema {
     serde_enforces: bool,
     // The canonical schema as a `Value`, for checking refused arguments.
     canonical_value: OnceLock<Value>,
+    // The canonical schema compiled into a checker of argument text, when
+    // it can be (see `shape.rs`).
+    shape: OnceLock<Option<Shape>>,
     strict: OnceLock<Result<Lowered, LoweringError>>,
     gemini: OnceLock<Result<Lowered, LoweringError>>,
     gemini_json_schema: OnceLock<Result<Lowered, LoweringError>>,
@@ -82,6 +86,7 @@ impl ToolSchema {
             .then(|| Lowered::new(OrderedJson::from(generated))),
             canonical,
             canonical_value: OnceLock::new(),
+            shape: OnceLock::new(),
             strict: OnceLock::new(),
             gemini: OnceLock::new(),
             gemini_json_schema: OnceLock::new(),
@@ -120,6 +125,16 @@ impl ToolSchema {
             self.canonical_value
                 .get_or_init(|| canonical.json.to_value()),
         )
+    }
+
+    /// The canonical schema compiled into a checker that takes the
+    /// arguments' text as it is when the slow way would (see `shape.rs`),
+    /// built on first use; `None` when it cannot be compiled.
+    #[inline]
+    pub(crate) fn shape(&self) -> Option<&Shape> {
+        self.shape
+            .get_or_init(|| self.canonical_value().and_then(Shape::compile))
+            .as_ref()
     }
 
     /// The schema as written, as JSON text, for a tool whose schema was

@@ -8,8 +8,9 @@ use std::time::Duration;
 use serde_json::json;
 use toolkit_core::{
     AskError, Asker, Asking, CallContext, CallHost, Cancellation, ElicitRequest, Elicited,
-    LogLevel, LogSink, Registry, SampleRequest, Sampled, ToolCall, tool, tools,
+    LogLevel, LogSink, Registry, SampleRequest, ToolCall, tool, tools,
 };
+use toolkit_tests::asking::Answering;
 
 /// Logs, then asks the user, then the model.
 #[tool]
@@ -30,21 +31,6 @@ async fn ask_both(
         Err(error) => error.to_string(),
     };
     format!("{elicited} | {sampled}")
-}
-
-/// Answers every question at once, and keeps what it was asked.
-struct Answering(Arc<Mutex<Vec<String>>>);
-
-impl Asker for Answering {
-    fn elicit(&self, request: ElicitRequest) -> Asking<'_, Elicited> {
-        self.0.lock().unwrap().push(request.message);
-        Box::pin(async { Ok(Elicited::accepted(json!({"name": "Ada"}))) })
-    }
-
-    fn sample(&self, request: SampleRequest) -> Asking<'_, Sampled> {
-        self.0.lock().unwrap().push(request.prompt);
-        Box::pin(async { Ok(Sampled::new("Hello", "tiny")) })
-    }
 }
 
 /// Never answers.
@@ -77,17 +63,17 @@ async fn text(
 #[tokio::test]
 async fn questions_reach_the_asker_and_its_answers_the_tool() {
     let registry = Registry::builder().tools(tools![ask_both]).build().unwrap();
-    let asked = Arc::new(Mutex::new(Vec::new()));
+    let answering = Answering::new(json!({"name": "Ada"}), "Hello");
     let logs = Arc::new(Mutex::new(Vec::new()));
     let into = Arc::clone(&logs);
     let host = CallHost::new()
-        .asker(Answering(Arc::clone(&asked)))
+        .asker(answering.clone())
         .log(LogSink::new(move |message| {
             into.lock().unwrap().push(message)
         }));
     let answer = text(&registry, &host, &Cancellation::new(), 10_000).await;
     assert_eq!(answer, r#"accept {"name":"Ada"} | Hello by tiny"#);
-    assert_eq!(*asked.lock().unwrap(), ["Your name?", "Hi"]);
+    assert_eq!(answering.asked(), ["Your name?", "Hi"]);
     let logs = logs.lock().unwrap();
     assert_eq!(logs.len(), 1);
     assert_eq!(

@@ -877,3 +877,139 @@ async fn an_f32_field_of_a_struct_is_held_to_its_range_too() {
         "{message:?}"
     );
 }
+
+/// Where a booking goes: serde alone would drop an unknown field here and
+/// read the struct from an array.
+#[derive(Debug, Deserialize, JsonSchema)]
+struct Slot {
+    day: String,
+    hour: u8,
+    guests: Vec<String>,
+}
+
+/// Books a room.
+#[tool]
+fn book(
+    /// The room.
+    room: String,
+    /// When, and for whom.
+    slot: Slot,
+) -> String {
+    format!("{room} {} {} {}", slot.day, slot.hour, slot.guests.len())
+}
+
+fn shapes_registry() -> Registry {
+    let lookup = ToolDef::builder("lookup")
+        .input_schema(json!({
+            "type": "object",
+            "properties": {
+                "query": {"type": "string"},
+                "limit": {"type": "integer", "minimum": 0, "maximum": 100},
+                "tags": {"type": "array", "items": {"type": "string"}},
+                "order": {"type": "string", "enum": ["relevance", "newest"]}
+            },
+            "required": ["query", "order"],
+            "additionalProperties": false
+        }))
+        .handler(|arguments: Value, _| async move { arguments.to_string() });
+    Registry::builder()
+        .tools(tools![book])
+        .tool(lookup)
+        .build()
+        .unwrap()
+}
+
+/// The message a call given as text is refused with, or `None` if the tool
+/// ran.
+async fn text_refusal(registry: &Registry, tool: &str, text: &str) -> Option<String> {
+    let outcome = registry.call(tool, text).await;
+    matches!(outcome.error, Some(CallError::InvalidArguments { .. }))
+        .then(|| outcome.result.error_message().unwrap().to_owned())
+}
+
+/// The text of a call is read in one pass through the tool's compiled
+/// schema; a `Value` goes the slow way. Both refuse the same, in the same
+/// words.
+#[tokio::test]
+async fn the_one_pass_read_refuses_what_the_slow_way_refuses() {
+    let registry = shapes_registry();
+    let slot = r#""slot": {"day": "Mon", "hour": 9, "guests": ["Ada"]}"#;
+    let bad_bookings = [
+        format!(r#"{{"room": "A", "room": "B", {slot}}}"#),
+        r#"{"room": "A", "slot": {"day": "Mon", "day": "Tue", "hour": 9, "guests": []}}"#
+            .to_owned(),
+        r#"{"room": "A", "slot": {"day": "Mon", "hour": 9, "guests": [], "dya": "Tue"}}"#
+            .to_owned(),
+        r#"{"room": "A", "slot": ["Mon", 9, []]}"#.to_owned(),
+        r#"{"room": "A", "slot": null}"#.to_owned(),
+        r#"{"room": "A", "slot": {"day": "Mon", "hour": null, "guests": []}}"#.to_owned(),
+        r#"{"room": "A", "slot": {"day": "Mon", "hour": 9, "guests": [null]}}"#.to_owned(),
+        r#"{"room": 7, "slot": {"day": "Mon", "hour": 9, "guests": []}}"#.to_owned(),
+        r#"{"room": "A", "slot": {"day": "Mon", "hour": 256, "guests": []}}"#.to_owned(),
+        r#"{"room": "A", "slot": {"day": "Mon", "hour": "9", "guests": []}}"#.to_owned(),
+        r#"{"room": "A", "slot": {"day": "Mon", "guests": []}}"#.to_owned(),
+    ];
+    for text in &bad_bookings {
+        let from_text = text_refusal(&registry, "book", text).await;
+        let value: Value = serde_json::from_str(text).unwrap();
+        let from_value = registry.call("book", &value).await;
+        // A repeated key is lost in the `Value` itself: only the text can
+        // be refused for it.
+        if !text.contains(r#""room": "B""#) && !text.contains(r#""day": "Tue", "hour""#) {
+            assert_eq!(
+                from_text.as_deref(),
+                from_value.result.error_message(),
+                "{text}"
+            );
+        }
+        assert!(from_text.is_some(), "{text} was taken");
+    }
+    let bad_lookups = [
+        r#"{"query": "q", "query": "r", "order": "newest"}"#,
+        r#"{"query": "q", "order": "newest", "other": 1}"#,
+        r#"{"query": null, "order": "newest"}"#,
+        r#"{"query": "q", "order": "oldest"}"#,
+        r#"{"query": "q", "order": "newest", "limit": 101}"#,
+        r#"{"query": "q", "order": "newest", "limit": 5.5}"#,
+        r#"{"query": "q", "order": "newest", "tags": [1]}"#,
+        r#"{"order": "newest"}"#,
+    ];
+    for text in bad_lookups {
+        let from_text = text_refusal(&registry, "lookup", text).await;
+        assert!(from_text.is_some(), "{text} was taken");
+        if !text.contains(r#""query": "r""#) {
+            let value: Value = serde_json::from_str(text).unwrap();
+            let from_value = registry.call("lookup", &value).await;
+            assert_eq!(
+                from_text.as_deref(),
+                from_value.result.error_message(),
+                "{text}"
+            );
+        }
+    }
+    // What the slow way rewrites, the one-pass read leaves to it.
+    let rewritten = answer(
+        &registry,
+        "lookup",
+        r#"{"query": "q", "order": "newest", "limit": 5.0}"#,
+    )
+    .await;
+    assert_eq!(
+        serde_json::from_str::<Value>(&rewritten).unwrap(),
+        json!({"query": "q", "order": "newest", "limit": 5})
+    );
+    assert!(!rewritten.contains("5.0"), "{rewritten}");
+    assert_eq!(
+        answer(&registry, "book", &format!(r#"{{"room": "A", {slot}}}"#)).await,
+        "A Mon 9 1"
+    );
+    // Past the depth limit, in text.
+    let deep = format!(
+        r#"{{"query": "q", "order": "newest", "tags": {}{}}}"#,
+        "[".repeat(200),
+        "]".repeat(200)
+    );
+    let outcome = registry.call("lookup", deep.as_str()).await;
+    let message = outcome.result.error_message().unwrap();
+    assert!(message.contains("more than 127 levels deep"), "{message}");
+}

@@ -118,3 +118,100 @@ fn calls_and_turns_can_move_between_threads() {
     sendable(&registry.dispatch_turn(&calls));
     sendable(&registry.call("observe", "{}"));
 }
+
+/// Waits `ms` milliseconds, counting how many of its calls wait at once.
+#[tool]
+async fn slow(
+    /// How long.
+    ms: u64,
+) -> String {
+    let now = SLOW_RUNNING.fetch_add(1, Ordering::SeqCst) + 1;
+    SLOW_MOST.fetch_max(now, Ordering::SeqCst);
+    // Counted down when the call ends or is dropped.
+    let _running = Running;
+    tokio::time::sleep(Duration::from_millis(ms)).await;
+    format!("slept {ms}")
+}
+
+struct Running;
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        SLOW_RUNNING.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+static SLOW_RUNNING: AtomicUsize = AtomicUsize::new(0);
+static SLOW_MOST: AtomicUsize = AtomicUsize::new(0);
+
+/// Answers at once.
+#[tool]
+fn quick() -> String {
+    "quick".to_owned()
+}
+
+fn slow_call(id: &str, ms: u64) -> ToolCall {
+    ToolCall::new(id, "slow", json!({ "ms": ms }))
+}
+
+// One test for the slow tool's counters.
+#[tokio::test]
+async fn a_tools_limit_holds_its_calls_while_others_start_and_calls_come_back_as_they_end() {
+    let registry = Registry::builder()
+        .tools(tools![slow, quick])
+        .build()
+        .unwrap();
+    let calls = vec![
+        slow_call("a", 60),
+        slow_call("b", 60),
+        slow_call("c", 60),
+        ToolCall::new("d", "quick", json!({})),
+    ];
+    let mut each = registry
+        .dispatch_turn(&calls)
+        .max_concurrent(2)
+        .max_concurrent_for("slow", 1)
+        .each();
+    let mut order = Vec::new();
+    while let Some((index, outcome)) = each.next().await {
+        assert!(outcome.error.is_none(), "{:?}", outcome.error);
+        order.push(index);
+    }
+    assert_eq!(SLOW_MOST.swap(0, Ordering::SeqCst), 1, "one `slow` at once");
+    // `quick` started beside the first `slow`, while the other two waited
+    // for it, and ended first.
+    assert_eq!(order, [3, 0, 1, 2]);
+
+    // A turn's time limit ends a call that outlives it, with the typed
+    // error; the others end as they would.
+    let calls = vec![
+        slow_call("a", 5_000),
+        ToolCall::new("b", "quick", json!({})),
+    ];
+    let turn = registry
+        .dispatch_turn(&calls)
+        .timeout(Duration::from_millis(50))
+        .await;
+    assert_eq!(turn.results[1].result.to_text(), "quick");
+    assert_eq!(turn.errors.len(), 1);
+    assert!(
+        matches!(&turn.errors[0], (0, toolkit_core::CallError::TimedOut { tool, after })
+            if tool == "slow" && *after == Duration::from_millis(50)),
+        "{:?}",
+        turn.errors
+    );
+    assert!(turn.results[0].result.is_error());
+
+    // Dropping the calls as they end stops the ones still running.
+    let calls = vec![slow_call("a", 10), slow_call("b", 5_000)];
+    let mut each = registry.dispatch_turn(&calls).each();
+    let (first, _) = each.next().await.unwrap();
+    assert_eq!(first, 0);
+    drop(each);
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    assert_eq!(
+        SLOW_RUNNING.load(Ordering::SeqCst),
+        0,
+        "the long call was dropped"
+    );
+}

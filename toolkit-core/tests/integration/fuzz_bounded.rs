@@ -6,7 +6,7 @@
 
 #[path = "../../../fuzz/src/lib.rs"]
 #[allow(dead_code, missing_docs)]
-mod targets;
+pub(crate) mod targets;
 
 use targets::{NAMES, Ran};
 

@@ -9,9 +9,8 @@ fn call(id: &str, name: &str, result: ToolResult) -> ToolCallResult {
     ToolCallResult::new(id, name, result)
 }
 
-/// Three steps: a show-once listing with a memory line, a failure, a plain
-/// text with a memory line.
-fn three_steps(history: &mut History) {
+/// A step whose listing is shown once and leaves a memory line.
+fn record_listing(history: &mut History) {
     history
         .record(vec![call(
             "c1",
@@ -21,6 +20,12 @@ fn three_steps(history: &mut History) {
                 .with_memory("Found 50 products"),
         )])
         .unwrap();
+}
+
+/// Three steps: a show-once listing with a memory line, a failure, a plain
+/// text with a memory line.
+fn three_steps(history: &mut History) {
+    record_listing(history);
     history
         .record(vec![call("c2", "open", ToolResult::error("timeout"))])
         .unwrap();
@@ -36,15 +41,7 @@ fn three_steps(history: &mut History) {
 #[test]
 fn show_once_content_is_seen_at_the_next_step_only() {
     let mut history = History::new();
-    history
-        .record(vec![call(
-            "c1",
-            "list",
-            ToolResult::text("PRODUCT-DATA")
-                .with_show_once()
-                .with_memory("Found 50 products"),
-        )])
-        .unwrap();
+    record_listing(&mut history);
     let step_2 = history.render();
     assert!(step_2.contains("PRODUCT-DATA"), "{step_2}");
     assert!(step_2.contains("Found 50 products"));

@@ -14,6 +14,8 @@ use toolkit_core::{
     tool, tools,
 };
 
+use crate::fuzz_bounded::targets::significant;
+
 /// Every provider's output of one turn, by name.
 fn emit_everywhere(turn: &[ToolCallResult]) -> Vec<(&'static str, Value)> {
     let options = EmitOptions::default();
@@ -92,16 +94,6 @@ fn numbers(value: &Value, out: &mut Vec<String>) {
     }
 }
 
-/// The significant digits of a number's text.
-fn digits(text: &str) -> String {
-    let mantissa = text.split(['e', 'E']).next().unwrap_or("");
-    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
-    digits
-        .trim_start_matches('0')
-        .trim_end_matches('0')
-        .to_owned()
-}
-
 #[tokio::test]
 async fn f32_and_f64_are_sent_as_written_by_every_provider() {
     let registry = Registry::builder()
@@ -132,7 +124,9 @@ async fn f32_and_f64_are_sent_as_written_by_every_provider() {
             // exponent is spelled (`3.4028235e38`, `3.4028235e+38`).
             for text in &found {
                 assert!(
-                    expected.iter().any(|want| digits(want) == digits(text)),
+                    expected
+                        .iter()
+                        .any(|want| significant(want) == significant(text)),
                     "{name} / {provider}: {text} carries float noise: {emitted}"
                 );
             }
@@ -142,7 +136,7 @@ async fn f32_and_f64_are_sent_as_written_by_every_provider() {
                     found
                         .iter()
                         .any(|text| text.parse::<f64>().unwrap() == as_float
-                            && digits(text) == digits(want)),
+                            && significant(text) == significant(want)),
                     "{name} / {provider}: {want} missing from {found:?}"
                 );
             }

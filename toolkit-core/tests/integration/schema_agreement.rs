@@ -14,18 +14,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use schemars::JsonSchema;
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use toolkit_core::{Registry, tool, tools};
 use toolkit_tests::agreement::check_registry;
-
-/// Reads a field that is present into `Some`, so that `null` (clear) and
-/// absent (leave as it is, through `#[serde(default)]`) differ.
-fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
-    deserializer: D,
-) -> Result<Option<Option<T>>, D::Error> {
-    Option::<T>::deserialize(deserializer).map(Some)
-}
 
 // ---- Enums in every serde representation ----
 
@@ -439,18 +431,6 @@ pub struct Defaults {
 }
 
 #[derive(Debug, Deserialize, Serialize, JsonSchema)]
-pub struct Patch {
-    #[serde(default, deserialize_with = "present")]
-    #[schemars(with = "Option<String>")]
-    pub nickname: Option<Option<String>>,
-    #[serde(default)]
-    pub notify: bool,
-    /// Free-form changes; a `null` deletes.
-    #[serde(default)]
-    pub changes: Value,
-}
-
-#[derive(Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Renamed {
     pub first_name: String,
@@ -540,7 +520,8 @@ echo! {
     open(o: Open);
     strict_struct(s: Strict);
     defaults(d: Defaults);
-    patch(p: Patch);
+    // `Option<Option<T>>` (clear or leave), the dispatch tests' patch.
+    patch(p: crate::dispatch_agreement::ContactPatch);
     renamed(r: Renamed);
     tree(t: Tree);
     expr(e: Expr);

@@ -139,6 +139,9 @@ const EVERYTHING: &[&str] = &[
     "email", "handle", "tags", "retries", "small", "big", "ratio", "when", "verbose",
 ];
 
+// The settings of `schema/of_type.rs`'s `generate`, written again on
+// purpose: the rules are judged on schemars' own output, not on the
+// crate's way of asking for it.
 /// What the generator produces: schemars' 2020-12 root schema with
 /// sub-schemas inlined and no `$schema`.
 fn generated<T: JsonSchema>() -> Value {
@@ -191,6 +194,8 @@ fn strict_problems(schema: &Value) -> Vec<String> {
         "$ref",
         "$defs",
     ];
+    // As in `schema/openai_strict.rs`, on purpose: the judge does not read
+    // the code it judges.
     const FORMATS: &[&str] = &[
         "date-time",
         "time",

@@ -18,3 +18,6 @@ fn norm(
 }
 
 fn main() {}
+
+// The same tool as `param_not_jsonschema.rs` on purpose: each file is one
+// compile failure, and this one lacks only `Deserialize`.

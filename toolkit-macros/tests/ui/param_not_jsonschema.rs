@@ -17,3 +17,6 @@ fn norm(
 }
 
 fn main() {}
+
+// The same tool as `param_not_deserialize.rs` on purpose: each file is one
+// compile failure, and this one lacks only `JsonSchema`.

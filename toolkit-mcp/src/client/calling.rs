@@ -3,14 +3,11 @@
 //! made ours.
 
 use rmcp::model::{CallToolRequest, CallToolRequestParams, ClientRequest, ServerResult};
-use rmcp::service::PeerRequestOptions;
 use serde_json::Value;
 use toolkit_core::{CallContext, ToolResult};
 
 use super::connection::Shared;
 use super::content;
-use super::requests::{Abandoned, Pending};
-use crate::telemetry;
 
 /// The most rounds of questions (multi-round input) a call takes.
 const MAX_ROUNDS: usize = 8;
@@ -44,23 +41,15 @@ impl Shared {
             // input): they are answered, and the call made again with the
             // answers, a few rounds at most.
             for _round in 0..MAX_ROUNDS {
-                let mut request =
-                    ClientRequest::CallToolRequest(CallToolRequest::new(params.clone()));
-                let mut pending = Pending::new(telemetry::client_span(&request, &self.traced));
-                telemetry::inject(&mut request, pending.span.as_ref());
-                let handle = pending.check(
-                    peer.send_request_with_option(request, PeerRequestOptions::no_options())
-                        .await,
-                )?;
-                pending.sent(&peer, &handle.id);
+                let request = ClientRequest::CallToolRequest(CallToolRequest::new(params.clone()));
                 // rmcp gives every request a progress token of its own.
-                let tracking = call
-                    .reports_progress()
-                    .then(|| self.handler.track(&handle.progress_token, call));
-                let mut abandoned = Abandoned::new(&peer, handle.id.clone());
-                let answer = handle.await_response().await;
-                abandoned.disarm();
-                pending.answered(&answer);
+                let (answer, tracking) = self
+                    .send_watched(&peer, request, |handle| {
+                        call.reports_progress()
+                            .then(|| self.handler.track(&handle.progress_token, call))
+                    })
+                    .await;
+                let tracking = tracking.flatten();
                 // Notifications are handled on tasks of their own: the last
                 // reports may still be on their way.
                 if tracking.is_some() {

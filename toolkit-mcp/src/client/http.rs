@@ -133,26 +133,33 @@ impl AuthorizedHttp {
     }
 }
 
+/// The event-size limit of rmcp's default transport configuration.
+fn default_max_sse_event_size() -> usize {
+    StreamableHttpClientTransportConfig::default().max_sse_event_size
+}
+
 impl StreamableHttpClient for AuthorizedHttp {
     type Error = reqwest::Error;
 
+    // The transport sends with the event-size limit of its configuration;
+    // without one, the limit is that of the default configuration, as in
+    // rmcp's own client.
     async fn post_message(
         &self,
         uri: Arc<str>,
         message: ClientJsonRpcMessage,
         session_id: Option<Arc<str>>,
-        _auth_header: Option<String>,
+        auth_header: Option<String>,
         custom_headers: HashMap<HeaderName, HeaderValue>,
     ) -> Result<StreamableHttpPostResponse, HttpError> {
-        self.send(|token| {
-            self.inner.post_message(
-                Arc::clone(&uri),
-                message.clone(),
-                session_id.clone(),
-                token,
-                custom_headers.clone(),
-            )
-        })
+        self.post_message_with_max_sse_event_size(
+            uri,
+            message,
+            session_id,
+            auth_header,
+            custom_headers,
+            default_max_sse_event_size(),
+        )
         .await
     }
 
@@ -201,18 +208,17 @@ impl StreamableHttpClient for AuthorizedHttp {
         uri: Arc<str>,
         session_id: Option<Arc<str>>,
         last_event_id: Option<String>,
-        _auth_header: Option<String>,
+        auth_header: Option<String>,
         custom_headers: HashMap<HeaderName, HeaderValue>,
     ) -> Result<BoxStream<'static, Result<Sse, SseError>>, HttpError> {
-        self.send(|token| {
-            self.inner.get_stream(
-                Arc::clone(&uri),
-                session_id.clone(),
-                last_event_id.clone(),
-                token,
-                custom_headers.clone(),
-            )
-        })
+        self.get_stream_with_max_sse_event_size(
+            uri,
+            session_id,
+            last_event_id,
+            auth_header,
+            custom_headers,
+            default_max_sse_event_size(),
+        )
         .await
     }
 

@@ -6,7 +6,7 @@ use rmcp::model::{
     CancelledNotificationParam, ClientRequest, ListPromptsRequest, ListResourceTemplatesRequest,
     ListResourcesRequest, ListToolsRequest, PaginatedRequestParams, RequestId, ServerResult,
 };
-use rmcp::service::{Peer, PeerRequestOptions, RoleClient};
+use rmcp::service::{Peer, PeerRequestOptions, RequestHandle, RoleClient};
 use serde_json::Value;
 use tracing::Span;
 
@@ -152,20 +152,37 @@ impl Shared {
     pub(super) async fn send(
         &self,
         peer: &Peer<RoleClient>,
-        mut request: ClientRequest,
+        request: ClientRequest,
     ) -> Result<ServerResult, rmcp::ServiceError> {
+        self.send_watched(peer, request, |_| ()).await.0
+    }
+
+    /// [`send`](Self::send), with `watch` given the request's handle once
+    /// it is sent: what it makes (a progress tracker) is kept until the
+    /// answer has come, and returned with it, none when the request could
+    /// not be sent.
+    pub(super) async fn send_watched<W>(
+        &self,
+        peer: &Peer<RoleClient>,
+        mut request: ClientRequest,
+        watch: impl FnOnce(&RequestHandle<RoleClient>) -> W,
+    ) -> (Result<ServerResult, rmcp::ServiceError>, Option<W>) {
         let mut pending = Pending::new(telemetry::client_span(&request, &self.traced));
         telemetry::inject(&mut request, pending.span.as_ref());
-        let handle = pending.check(
-            peer.send_request_with_option(request, PeerRequestOptions::no_options())
-                .await,
-        )?;
+        let sent = peer
+            .send_request_with_option(request, PeerRequestOptions::no_options())
+            .await;
+        let handle = match pending.check(sent) {
+            Ok(handle) => handle,
+            Err(error) => return (Err(error), None),
+        };
         pending.sent(peer, &handle.id);
+        let watching = watch(&handle);
         let mut abandoned = Abandoned::new(peer, handle.id.clone());
         let answer = handle.await_response().await;
         abandoned.disarm();
         pending.answered(&answer);
-        answer
+        (answer, Some(watching))
     }
 
     /// Every page of a listing, each request sent by [`send`](Self::send).

@@ -27,12 +27,12 @@ use rmcp::model::SetLevelRequestParams;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CancelledNotificationParam,
     GetPromptRequestParams, GetPromptResponse, GetPromptResult, Implementation,
-    InitializeRequestParams, InitializeResult, ListPromptsRequestMethod, ListPromptsResult,
-    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    ProgressNotificationParam, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse,
-    ReadResourceResult, ResultType, ServerCapabilities, ServerConfig, SubscribeRequestMethod,
-    SubscribeRequestParams, SubscriptionFilter, Tool, UnsubscribeRequestMethod,
-    UnsubscribeRequestParams,
+    InitializeRequestParams, InitializeResult, InputRequiredResult, ListPromptsRequestMethod,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
+    PaginatedRequestParams, ProgressNotificationParam, ProtocolVersion, ReadResourceRequestParams,
+    ReadResourceResponse, ReadResourceResult, ResultType, ServerCapabilities, ServerConfig,
+    SubscribeRequestMethod, SubscribeRequestParams, SubscriptionFilter, Tool,
+    UnsubscribeRequestMethod, UnsubscribeRequestParams,
 };
 use rmcp::service::{
     NotificationContext, Peer, RequestContext, RoleServer, ServiceExt, SubscriptionContext,
@@ -590,14 +590,14 @@ impl McpServer {
                 None,
             ));
         }
-        let revision = revision(context.protocol_version());
         // A 2026-07-28 call may be one more round of a call whose tool
         // asked questions: the answers came with it.
-        let rounds = rounds::Rounds::for_revision(
-            revision,
+        let (questions, asker) = Questions::open(
+            &context,
             request.input_responses,
             request.request_state.as_deref(),
         )?;
+        let revision = questions.revision;
         let arguments = Value::Object(request.arguments.unwrap_or_default());
         let call = ToolCall::new(context.id.to_string(), name, arguments);
         let cancellation = Cancellation::new();
@@ -608,8 +608,6 @@ impl McpServer {
         let logger = self
             .log_threshold(revision, &context)
             .map(|least| logging::Logger::new(least, call.name.clone(), context.peer.clone()));
-        let lacking = asking::Lacking::default();
-        let asker = asking::ClientAsker::new(&context, lacking.clone(), rounds.clone());
         let mut host = CallHost::new().asker(asker);
         if let Some(reporter) = &reporter {
             host = host.progress(reporter.sink().clone());
@@ -623,17 +621,7 @@ impl McpServer {
                 .dispatch(&call)
                 .cancellation(&cancellation)
                 .host(&host);
-            tokio::pin!(run);
-            tokio::select! {
-                outcome = &mut run => outcome,
-                () = context.ct.cancelled() => {
-                    // The client cancelled, or (over HTTP) went away: the
-                    // tool is asked to stop and given the chance to end
-                    // cleanly; nobody waits for its answer any more.
-                    cancellation.cancel();
-                    run.await
-                }
-            }
+            unless_cancelled(run, &context, &cancellation).await
         };
         // Progress reports reach the client before the result that ends
         // their call.
@@ -643,13 +631,8 @@ impl McpServer {
         if let Some(logger) = logger {
             logger.finish().await;
         }
-        // Questions without answers go back to the client, whatever the
-        // tool made of their absence.
-        if let Some(input_required) = rounds::input_required(rounds.as_deref())? {
+        if let Some(input_required) = questions.close(outcome.result.is_error())? {
             return Ok(CallToolResponse::InputRequired(input_required));
-        }
-        if revision == McpRevision::V2026_07_28 && outcome.result.is_error() {
-            lacking.refuse()?;
         }
         let turn = [ToolCallResult::new(call.id, call.name, outcome.result)];
         let options = EmitOptions::default().with_mcp_revision(revision);
@@ -699,30 +682,14 @@ impl McpServer {
                 None,
             ));
         };
-        let mut arguments = std::collections::HashMap::new();
-        for (name, value) in request.arguments.unwrap_or_default() {
-            match value {
-                Value::String(text) => {
-                    arguments.insert(name, text);
-                }
-                other => {
-                    return Err(ErrorData::invalid_params(
-                        format!("the prompt's argument `{name}` must be a string, got {other}"),
-                        None,
-                    ));
-                }
-            }
-        }
+        let arguments = prompt_arguments(request.arguments.unwrap_or_default())?;
         // As a tool's call: on 2026-07-28 the prompt's questions go back in
         // the answer, and it is asked for again with their answers.
-        let revision = revision(context.protocol_version());
-        let rounds = rounds::Rounds::for_revision(
-            revision,
+        let (questions, asker) = Questions::open(
+            &context,
             request.input_responses,
             request.request_state.as_deref(),
         )?;
-        let lacking = asking::Lacking::default();
-        let asker = asking::ClientAsker::new(&context, lacking.clone(), rounds.clone());
         let cancellation = Cancellation::new();
         let ask = prompt_context::PromptContext::new(
             &context.id.to_string(),
@@ -732,20 +699,10 @@ impl McpServer {
         );
         let made = {
             let made = prompt.get(arguments, ask);
-            tokio::pin!(made);
-            tokio::select! {
-                made = &mut made => made,
-                () = context.ct.cancelled() => {
-                    cancellation.cancel();
-                    made.await
-                }
-            }
+            unless_cancelled(made, &context, &cancellation).await
         };
-        if let Some(input_required) = rounds::input_required(rounds.as_deref())? {
+        if let Some(input_required) = questions.close(made.is_err())? {
             return Ok(GetPromptResponse::InputRequired(input_required));
-        }
-        if revision == McpRevision::V2026_07_28 && made.is_err() {
-            lacking.refuse()?;
         }
         match made {
             Ok(result) => from_wire::<GetPromptResult>(result).map(GetPromptResponse::Complete),
@@ -757,6 +714,83 @@ impl McpServer {
                 format!("the prompt `{}` failed: {error}", request.name),
                 None,
             )),
+        }
+    }
+}
+
+/// A prompt's arguments, which MCP gives as strings.
+fn prompt_arguments(
+    given: serde_json::Map<String, Value>,
+) -> Result<std::collections::HashMap<String, String>, ErrorData> {
+    given
+        .into_iter()
+        .map(|(name, value)| match value {
+            Value::String(text) => Ok((name, text)),
+            other => Err(ErrorData::invalid_params(
+                format!("the prompt's argument `{name}` must be a string, got {other}"),
+                None,
+            )),
+        })
+        .collect()
+}
+
+/// The questions a tool's call or a prompt may ask the client, from the
+/// answers its request brought to what goes back unanswered.
+struct Questions {
+    revision: McpRevision,
+    rounds: Option<Arc<rounds::Rounds>>,
+    lacking: asking::Lacking,
+}
+
+impl Questions {
+    /// Reads the answers a request brought (2026-07-28) and gives the asker
+    /// the handler puts its questions to.
+    fn open(
+        context: &RequestContext<RoleServer>,
+        responses: Option<std::collections::BTreeMap<String, Value>>,
+        state: Option<&str>,
+    ) -> Result<(Self, asking::ClientAsker), ErrorData> {
+        let revision = revision(context.protocol_version());
+        let rounds = rounds::Rounds::for_revision(revision, responses, state)?;
+        let lacking = asking::Lacking::default();
+        let asker = asking::ClientAsker::new(context, lacking.clone(), rounds.clone());
+        let questions = Self {
+            revision,
+            rounds,
+            lacking,
+        };
+        Ok((questions, asker))
+    }
+
+    /// What the handler's end leaves to answer: the questions still without
+    /// answers, which go back to the client whatever the handler made of
+    /// their absence, or, on 2026-07-28, the error of a failure that came
+    /// of a capability the client lacks.
+    fn close(&self, failed: bool) -> Result<Option<InputRequiredResult>, ErrorData> {
+        if let Some(input_required) = rounds::input_required(self.rounds.as_deref())? {
+            return Ok(Some(input_required));
+        }
+        if self.revision == McpRevision::V2026_07_28 && failed {
+            self.lacking.refuse()?;
+        }
+        Ok(None)
+    }
+}
+
+/// Runs a handler to its end. When the client cancels, or (over HTTP) goes
+/// away, the handler is asked to stop and given the chance to end cleanly;
+/// nobody waits for its answer any more.
+async fn unless_cancelled<F: Future>(
+    work: F,
+    context: &RequestContext<RoleServer>,
+    cancellation: &Cancellation,
+) -> F::Output {
+    tokio::pin!(work);
+    tokio::select! {
+        done = &mut work => done,
+        () = context.ct.cancelled() => {
+            cancellation.cancel();
+            work.await
         }
     }
 }

@@ -46,6 +46,8 @@ impl PromptContext {
         self.call.cancellation()
     }
 
+    // `CallContext::elicit`'s signature, on purpose: a prompt asks as a
+    // tool does.
     /// Asks the user `message`, for an answer following `schema`, waiting
     /// at most `within` ([`CallContext::elicit`]).
     pub async fn elicit(

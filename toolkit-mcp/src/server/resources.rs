@@ -138,6 +138,44 @@ impl Description {
     }
 }
 
+/// The builder methods that fill a [`Description`], alike for a resource
+/// and a template: only what their documentation says of the described
+/// differs.
+macro_rules! describing {
+    ($described:ty, $what_it_holds:literal, $mime_type:literal) => {
+        impl $described {
+            /// A title for people.
+            pub fn title(mut self, title: impl Into<String>) -> Self {
+                self.about.title = Some(title.into());
+                self
+            }
+
+            #[doc = $what_it_holds]
+            pub fn description(mut self, description: impl Into<String>) -> Self {
+                self.about.description = Some(description.into());
+                self
+            }
+
+            #[doc = $mime_type]
+            pub fn mime_type(mut self, mime_type: impl Into<String>) -> Self {
+                self.about.mime_type = Some(mime_type.into());
+                self
+            }
+        }
+    };
+}
+
+describing!(
+    Resource,
+    "What the resource holds.",
+    "The MIME type listed (a fixed resource lists its contents' own)."
+);
+describing!(
+    ResourceTemplate,
+    "What the resources hold.",
+    "The MIME type of every resource of the template."
+);
+
 /// One resource at a fixed URI, for
 /// [`McpServer::with_resource`](crate::McpServer::with_resource).
 ///
@@ -207,24 +245,6 @@ impl Resource {
         bytes: impl Into<Vec<u8>>,
     ) -> Self {
         Self::fixed(uri, name, ResourceContents::binary(mime_type, bytes))
-    }
-
-    /// A title for people.
-    pub fn title(mut self, title: impl Into<String>) -> Self {
-        self.about.title = Some(title.into());
-        self
-    }
-
-    /// What the resource holds.
-    pub fn description(mut self, description: impl Into<String>) -> Self {
-        self.about.description = Some(description.into());
-        self
-    }
-
-    /// The MIME type listed (a fixed resource lists its contents' own).
-    pub fn mime_type(mut self, mime_type: impl Into<String>) -> Self {
-        self.about.mime_type = Some(mime_type.into());
-        self
     }
 
     fn to_wire(&self) -> Value {
@@ -334,24 +354,6 @@ impl ResourceTemplate {
             about: Description::new(name.into()),
             read: Arc::new(move |uri, variables| Box::pin(read(uri, variables))),
         }
-    }
-
-    /// A title for people.
-    pub fn title(mut self, title: impl Into<String>) -> Self {
-        self.about.title = Some(title.into());
-        self
-    }
-
-    /// What the resources hold.
-    pub fn description(mut self, description: impl Into<String>) -> Self {
-        self.about.description = Some(description.into());
-        self
-    }
-
-    /// The MIME type of every resource of the template.
-    pub fn mime_type(mut self, mime_type: impl Into<String>) -> Self {
-        self.about.mime_type = Some(mime_type.into());
-        self
     }
 
     fn to_wire(&self) -> Value {

@@ -105,16 +105,7 @@ impl Session {
         expression: &str,
         action: &str,
     ) -> Result<serde_json::Value, BrowserError> {
-        let deadline = Instant::now() + CONTEXT_RETRY;
-        let outcome = loop {
-            match self.evaluate_in_context(page, None, expression).await {
-                Err(fail) if is_context_gone(&fail) && Instant::now() < deadline => {
-                    tokio::time::sleep(Duration::from_millis(25)).await;
-                }
-                outcome => break outcome,
-            }
-        };
-        outcome.map_err(|f| self.classify(f, action))
+        self.evaluate_retried(page, expression, action, false).await
     }
 
     /// Whether the page's main world answers a trivial expression within
@@ -145,20 +136,42 @@ impl Session {
         expression: &str,
         action: &str,
     ) -> Result<serde_json::Value, BrowserError> {
+        self.evaluate_retried(page, expression, action, true).await
+    }
+
+    /// [`evaluate`](Self::evaluate) in the main world, or in the isolated
+    /// one: retried while the page is between two documents.
+    async fn evaluate_retried(
+        &mut self,
+        page: &Page,
+        expression: &str,
+        action: &str,
+        isolated: bool,
+    ) -> Result<serde_json::Value, BrowserError> {
         let deadline = Instant::now() + CONTEXT_RETRY;
         let outcome = loop {
-            let world = self.world(page).await;
-            let outcome = match world {
-                Ok(world) => {
-                    self.evaluate_in_context(page, Some(world), expression)
-                        .await
+            let outcome = if isolated {
+                match self.world(page).await {
+                    Ok(world) => {
+                        self.evaluate_in_context(page, Some(world), expression)
+                            .await
+                    }
+                    Err(fail) => Err(fail),
                 }
-                Err(fail) => Err(fail),
+            } else {
+                self.evaluate_in_context(page, None, expression).await
             };
             match outcome {
                 Err(fail) if is_context_gone(&fail) && Instant::now() < deadline => {
-                    self.worlds.remove(page.target_id());
-                    tokio::time::sleep(Duration::from_millis(10)).await;
+                    // The isolated world went with its document: the next
+                    // attempt makes one in the new document.
+                    let pause = if isolated {
+                        self.worlds.remove(page.target_id());
+                        10
+                    } else {
+                        25
+                    };
+                    tokio::time::sleep(Duration::from_millis(pause)).await;
                 }
                 outcome => break outcome,
             }

@@ -82,8 +82,6 @@ const FILES: &[(&str, &str)] = &files![
     "landed",
     "sink",
     "bigpost",
-    "bigpost-frame",
-    "bigpost-frame-out",
     "spec-prefetch",
     "spec-prerender",
     "js-link",
@@ -113,6 +111,21 @@ const FILES: &[(&str, &str)] = &files![
     "floated",
 ];
 
+/// `bigpost.html` with its 8 MiB form sent `to` (the attributes after
+/// `method="post"`) and its title `title`: the variants of the page differ
+/// in where the form goes and nothing else.
+fn big_post(title: &str, to: &str) -> String {
+    const PAGE: &str = include_str!("../../pages/bigpost.html");
+    const TITLE: &str = "<title>Big post</title>";
+    const FORM: &str = r#"method="post" action="http://localhost:{PORT}/landed">"#;
+    assert!(
+        PAGE.contains(TITLE) && PAGE.contains(FORM),
+        "bigpost.html lost its title or its form"
+    );
+    PAGE.replace(TITLE, &format!("<title>{title}</title>"))
+        .replace(FORM, &format!(r#"method="post" {to}>"#))
+}
+
 /// How long `/slow` takes to answer.
 const SLOW: Duration = Duration::from_millis(300);
 
@@ -124,6 +137,20 @@ pub fn routes() -> Vec<(&'static str, Route)> {
         .collect();
     routes.extend([
         ("/many", Route::html(many_elements_page(1000))),
+        (
+            "/bigpost-frame",
+            Route::html(big_post(
+                "Big post into a frame",
+                r#"action="/sink" target="sink""#,
+            )),
+        ),
+        (
+            "/bigpost-frame-out",
+            Route::html(big_post(
+                "Big post out of a frame",
+                r#"action="http://localhost:{PORT}/landed" target="sink""#,
+            )),
+        ),
         ("/long-text", Route::html(long_text_page(280_000))),
         (
             "/slow",
