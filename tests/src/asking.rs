@@ -6,8 +6,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use serde_json::Value;
 use toolkit_core::{
-    Asker, Asking, ElicitAction, ElicitRequest, Elicited, Root, RootsRequest, SampleRequest,
-    Sampled,
+    Asker, Asking, ElicitRequest, Elicited, Root, RootsRequest, SampleRequest, Sampled,
 };
 
 /// The model every completion is said to come from.
@@ -63,12 +62,7 @@ impl Answering {
 impl Asker for Answering {
     fn elicit(&self, request: ElicitRequest) -> Asking<'_, Elicited> {
         self.keep(request.message);
-        Box::pin(async {
-            Ok(Elicited {
-                action: ElicitAction::Accept,
-                content: Some(self.content.clone()),
-            })
-        })
+        Box::pin(async { Ok(Elicited::accepted(self.content.clone())) })
     }
 
     fn sample(&self, request: SampleRequest) -> Asking<'_, Sampled> {
@@ -76,13 +70,7 @@ impl Asker for Answering {
             Some(system) => format!("{system} | {}", request.prompt),
             None => request.prompt,
         });
-        Box::pin(async {
-            Ok(Sampled {
-                text: self.text.clone(),
-                model: MODEL.to_owned(),
-                stop_reason: None,
-            })
-        })
+        Box::pin(async { Ok(Sampled::new(self.text.clone(), MODEL)) })
     }
 
     fn roots(&self, request: RootsRequest) -> Asking<'_, Vec<Root>> {

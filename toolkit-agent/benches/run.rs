@@ -193,10 +193,7 @@ fn bench(c: &mut Criterion) {
 
     // A 200-step session, saved, then loaded as a resume would.
     let long = Agent::builder(Prepared::new(201), registry())
-        .limits(Limits {
-            max_steps: 201,
-            ..Limits::default()
-        })
+        .limits(Limits::default().max_steps(201))
         .build()
         .unwrap();
     let mut session = long.session();

@@ -244,10 +244,7 @@ impl Conversation {
         };
         match &mut self.other_mode_tools {
             Some(OtherMode::Refused(tools)) => {
-                return Err(ToolListError {
-                    provider: target,
-                    tools: tools.clone(),
-                });
+                return Err(ToolListError::new(target, tools.clone()));
             }
             Some(OtherMode::Tools(other)) => std::mem::swap(&mut self.tools, other),
             None => {}

@@ -38,7 +38,7 @@
 //!         .build()?;
 //!     let agent = Agent::builder(model, registry)
 //!         .instructions("Use the tools.")
-//!         .limits(Limits { max_steps: 5, ..Limits::default() })
+//!         .limits(Limits::default().max_steps(5))
 //!         .build()?;
 //!     // A failed endpoint, or tools the provider refuses, is an error.
 //!     let outcome = agent.run("How many words in 'a b c'?").await?;

@@ -10,6 +10,7 @@ use std::time::Duration;
 /// precedence (capped at `max_delay` too, so a run never sleeps for an
 /// hour on a header).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct RetryPolicy {
     /// Retries after the first attempt (0: none).
     pub max_retries: u32,
@@ -36,6 +37,24 @@ impl RetryPolicy {
             max_retries: 0,
             ..Self::default()
         }
+    }
+
+    /// With `retries` retries after the first attempt (0: none).
+    pub fn max_retries(mut self, retries: u32) -> Self {
+        self.max_retries = retries;
+        self
+    }
+
+    /// With `wait` as the first wait.
+    pub fn initial(mut self, wait: Duration) -> Self {
+        self.initial = wait;
+        self
+    }
+
+    /// With `wait` as the longest wait.
+    pub fn max_delay(mut self, wait: Duration) -> Self {
+        self.max_delay = wait;
+        self
     }
 
     /// The wait before retry number `retry` (0 for the first).

@@ -84,6 +84,7 @@ pub(crate) struct PendingTurn {
 
 /// One call of the model's latest turn and where it stands.
 #[derive(Debug, Clone, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct PendingCall {
     /// The call as the model made it.
     pub call: ToolCall,

@@ -182,11 +182,7 @@ async fn stop_after_tool_failure_budget_step_limit_and_cancellation() {
     let bad = || chat_calls(&[("c", "convert_temperature", r#"{"value":"hot"}"#)]);
     let (model, _server) = chat_model(vec![bad(), bad(), bad()]);
     let agent = Agent::builder(model, registry())
-        .limits(Limits {
-            max_steps: 10,
-            max_failures: 2,
-            ..Limits::default()
-        })
+        .limits(Limits::default().max_steps(10).max_failures(2))
         .build()
         .unwrap();
     let outcome = agent.run("x").await.unwrap();
@@ -203,10 +199,7 @@ async fn stop_after_tool_failure_budget_step_limit_and_cancellation() {
     let ok = || chat_calls(&[("c", "word_count", r#"{"text":"a"}"#)]);
     let (model, _server) = chat_model(vec![ok(), ok()]);
     let agent = Agent::builder(model, registry())
-        .limits(Limits {
-            max_steps: 2,
-            ..Limits::default()
-        })
+        .limits(Limits::default().max_steps(2))
         .build()
         .unwrap();
     let outcome = agent.run("x").await.unwrap();

@@ -211,10 +211,7 @@ async fn crash_child(base_url: &str, dir: &Path) -> ExitCode {
     let effects = dir.join("effects.log");
     let reports = dir.join("may-have-run.log");
     let agent = Agent::builder(model, crash_tools(dir))
-        .limits(Limits {
-            max_steps: STEPS + 1,
-            ..Limits::default()
-        })
+        .limits(Limits::default().max_steps(STEPS + 1))
         .store(FileStore::new(dir.join("sessions")).unwrap())
         .approval(move |pending| {
             let effects = effects.clone();

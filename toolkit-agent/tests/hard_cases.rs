@@ -461,10 +461,7 @@ async fn a_stopped_call_with_side_effects_may_have_taken_effect() {
     let registry = Registry::builder().tools(tools![transfer]).build().unwrap();
     let (server, agent) = paying("transfer", registry);
     let agent = agent
-        .limits(Limits {
-            call_timeout: Some(Duration::from_millis(100)),
-            ..Limits::default()
-        })
+        .limits(Limits::default().call_timeout(Some(Duration::from_millis(100))))
         .build()
         .unwrap();
     agent.run("pay").await.unwrap();
@@ -496,10 +493,7 @@ async fn absurd_token_counts_saturate() {
     };
     let server = TestServer::replying(vec![huge(true), huge(false)]);
     let agent = Agent::builder(model(&server), registry())
-        .limits(Limits {
-            max_tokens: Some(1000),
-            ..Limits::default()
-        })
+        .limits(Limits::default().max_tokens(Some(1000)))
         .build()
         .unwrap();
     let outcome = agent.run("go").await.unwrap();
@@ -638,10 +632,7 @@ async fn a_store_failing_mid_turn_leaves_unstarted_calls_approved() {
     let registry = Registry::builder().tools(tools![note]).build().unwrap();
     let agent = Agent::builder(model(&server), registry)
         .store(Flaky::default())
-        .limits(Limits {
-            max_concurrent_calls: 1,
-            ..Limits::default()
-        })
+        .limits(Limits::default().max_concurrent_calls(1))
         .build()
         .unwrap();
     let mut session = agent.session();

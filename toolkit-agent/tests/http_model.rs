@@ -10,11 +10,10 @@ use toolkit_agent::{Agent, Event, HttpModel, Model, ModelError, Provider, RetryP
 use toolkit_tests::http::{Reply, TestServer};
 
 fn quick_retries() -> RetryPolicy {
-    RetryPolicy {
-        max_retries: 2,
-        initial: Duration::from_millis(10),
-        max_delay: Duration::from_secs(2),
-    }
+    RetryPolicy::default()
+        .max_retries(2)
+        .initial(Duration::from_millis(10))
+        .max_delay(Duration::from_secs(2))
 }
 
 #[tokio::test]

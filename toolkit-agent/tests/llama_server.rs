@@ -225,11 +225,7 @@ async fn real_model() {
         let agent = Agent::builder(calling.clone(), tools.clone())
             .instructions("Use the tools, then call done.")
             .tool_choice(ToolChoice::Required)
-            .limits(Limits {
-                max_steps: 3,
-                max_failures: 10,
-                ..Limits::default()
-            })
+            .limits(Limits::default().max_steps(3).max_failures(10))
             .configure(move |conversation| conversation.set("max_tokens", json!(max_tokens)))
             .build()
             .unwrap();

@@ -337,10 +337,7 @@ async fn limits_hold_time_concurrency_uses_and_tokens() {
         chat_text("ok"),
     ]);
     let agent = Agent::builder(model(&server), limited())
-        .limits(Limits {
-            call_timeout: Some(Duration::from_millis(100)),
-            ..Limits::default()
-        })
+        .limits(Limits::default().call_timeout(Some(Duration::from_millis(100))))
         .build()
         .unwrap();
     agent.run("go").await.unwrap();
@@ -368,10 +365,8 @@ async fn limits_hold_time_concurrency_uses_and_tokens() {
             .map(|(id, name, args)| (id.as_str(), *name, args.clone()))
             .collect();
         let server = TestServer::replying(vec![chat_calls(&calls), chat_text("ok")]);
-        let mut builder = Agent::builder(model(&server), limited()).limits(Limits {
-            max_concurrent_calls: run_cap,
-            ..Limits::default()
-        });
+        let mut builder = Agent::builder(model(&server), limited())
+            .limits(Limits::default().max_concurrent_calls(run_cap));
         if let Some(cap) = tool_cap {
             builder = builder.tool_limits("busy", ToolLimits::new().max_concurrent(cap));
         }
@@ -409,10 +404,7 @@ async fn limits_hold_time_concurrency_uses_and_tokens() {
         chat_text("never asked"),
     ]);
     let outcome = Agent::builder(model(&server), limited())
-        .limits(Limits {
-            max_tokens: Some(15),
-            ..Limits::default()
-        })
+        .limits(Limits::default().max_tokens(Some(15)))
         .build()
         .unwrap()
         .run("go")
@@ -576,12 +568,7 @@ impl toolkit_core::Asker for Confirm {
     ) -> toolkit_core::Asking<'_, toolkit_core::Elicited> {
         self.0.fetch_add(1, Ordering::SeqCst);
         assert!(request.message.starts_with("Clear"));
-        Box::pin(async {
-            Ok(toolkit_core::Elicited {
-                action: toolkit_core::ElicitAction::Accept,
-                content: Some(json!({"confirm": true})),
-            })
-        })
+        Box::pin(async { Ok(toolkit_core::Elicited::accepted(json!({"confirm": true}))) })
     }
 }
 

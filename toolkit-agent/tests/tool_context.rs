@@ -77,12 +77,7 @@ struct UserOnly;
 
 impl Asker for UserOnly {
     fn elicit(&self, _request: ElicitRequest) -> Asking<'_, Elicited> {
-        Box::pin(async {
-            Ok(Elicited {
-                action: ElicitAction::Decline,
-                content: None,
-            })
-        })
+        Box::pin(async { Ok(Elicited::new(ElicitAction::Decline)) })
     }
 }
 

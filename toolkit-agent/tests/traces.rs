@@ -221,11 +221,12 @@ async fn retries_are_events_and_a_refusal_sets_error_type() {
     let model = HttpModel::openai_chat("m")
         .base_url(server.base_url())
         .no_key()
-        .retry(RetryPolicy {
-            max_retries: 1,
-            initial: Duration::from_millis(1),
-            max_delay: Duration::from_millis(1),
-        })
+        .retry(
+            RetryPolicy::default()
+                .max_retries(1)
+                .initial(Duration::from_millis(1))
+                .max_delay(Duration::from_millis(1)),
+        )
         .build()
         .unwrap();
     let body = json!({"messages": [{"role": "user", "content": "hi"}],

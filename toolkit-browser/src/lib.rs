@@ -148,16 +148,42 @@ pub use config::{
 };
 pub use error::{BrowserError, INSTALL_HINT};
 pub use page::content::{MAX_PAGE_TEXT_CHARS, PageText, TextMatch};
-pub use page::forms::{CHOOSER_WAIT, Dropdown, DropdownOption, Selection, Upload};
-pub use page::input::{ClickOutcome, Effects, TypeOutcome};
+pub use page::forms::{CHOOSER_WAIT, Dropdown, DropdownOption, Selected, Uploaded};
+pub use page::input::{Clicked, Effects, Typed};
 pub use page::map::{
     Element, MAX_ELEMENTS, MAX_ORIENTATION_CHARS, MAX_TEXT_CHARS, MapText, PageMap, ScrollPosition,
     VIEWPORT_EXPANSION_PX,
 };
 pub use page::navigation::PageInfo;
 pub use page::pictures::OUTLINE_RGB;
-pub use page::pointer::{Drag, DragEnd, Hold, Hover, MAX_DRAG_OFFSET, MAX_HOLD};
-pub use page::view::ScrollOutcome;
+pub use page::pointer::{DragEnd, Dragged, Held, Hovered, MAX_DRAG_OFFSET, MAX_HOLD};
+pub use page::view::Scrolled;
+
+/// Renamed: "outcome" names what a call, a turn or a run ended with; a
+/// page action's report is named for the action done.
+#[deprecated(since = "0.2.0", note = "renamed to `Clicked`")]
+pub type ClickOutcome = Clicked;
+/// Renamed, as [`ClickOutcome`].
+#[deprecated(since = "0.2.0", note = "renamed to `Typed`")]
+pub type TypeOutcome = Typed;
+/// Renamed, as [`ClickOutcome`].
+#[deprecated(since = "0.2.0", note = "renamed to `Scrolled`")]
+pub type ScrollOutcome = Scrolled;
+/// Renamed, as [`ClickOutcome`].
+#[deprecated(since = "0.2.0", note = "renamed to `Hovered`")]
+pub type Hover = Hovered;
+/// Renamed, as [`ClickOutcome`].
+#[deprecated(since = "0.2.0", note = "renamed to `Held`")]
+pub type Hold = Held;
+/// Renamed, as [`ClickOutcome`].
+#[deprecated(since = "0.2.0", note = "renamed to `Dragged`")]
+pub type Drag = Dragged;
+/// Renamed, as [`ClickOutcome`].
+#[deprecated(since = "0.2.0", note = "renamed to `Selected`")]
+pub type Selection = Selected;
+/// Renamed, as [`ClickOutcome`].
+#[deprecated(since = "0.2.0", note = "renamed to `Uploaded`")]
+pub type Upload = Uploaded;
 pub use profile::processes_mentioning;
 #[cfg(feature = "record")]
 pub use record::{

@@ -133,7 +133,12 @@ pub use result::call_result::ToolCallResult;
 pub use result::convert::{IntoToolResult, Json};
 pub use result::envelope::Envelope;
 pub use result::image::{Image, ImageError, ImageSource};
-pub use result::resource::{EmbeddedResource, ResourceError, ResourceLink};
+pub use result::resource::{EmbeddedResource, EmbeddedResourceError, ResourceLink};
+
+/// Renamed: the error says why an [`EmbeddedResource`] could not be built,
+/// not why a resource could not be read.
+#[deprecated(since = "0.2.0", note = "renamed to `EmbeddedResourceError`")]
+pub type ResourceError = EmbeddedResourceError;
 pub use result::{Completion, NotSingleText, ToolResult};
 pub use schema::{LoweringError, SchemaError};
 pub use tool::attribute::tool;

@@ -82,6 +82,7 @@ pub fn once<T: Send + Sync>(cell: &'static OnceLock<T>, make: fn() -> T) -> &'st
 }
 
 /// Holds a tool's return value for the conversion below.
+// Exhaustive on purpose: macro support, built only by `#[tool]`'s expansion.
 pub struct Wrap<T>(Cell<Option<T>>);
 
 impl<T> Wrap<T> {
@@ -143,6 +144,7 @@ impl<T: Serialize> ViaSerialize for Wrap<T> {
 /// A tool's return type, for choosing its output schema by autoref, as
 /// the result conversion above does: `(&&&&&OutputOf::<R>::NEW).__output()`
 /// (one `&` more than the first impl, whose method takes `&self`).
+// Exhaustive on purpose: macro support, built only by `#[tool]`'s expansion.
 pub struct OutputOf<T: ?Sized>(PhantomData<fn() -> Box<T>>);
 
 impl<T: ?Sized> OutputOf<T> {
@@ -216,6 +218,7 @@ impl<T: ?Sized> OutputOfAny for OutputOf<T> {
 /// that boxes into `dyn Error` (typed errors, anyhow's and eyre's,
 /// messages) with its causes and its type, and any other `Display` type
 /// as its message.
+// Exhaustive on purpose: macro support, built only by `#[tool]`'s expansion.
 pub struct ErrorOf<E>(Cell<Option<E>>);
 
 impl<E> ErrorOf<E> {

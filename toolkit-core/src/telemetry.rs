@@ -109,6 +109,7 @@ pub const EXECUTE_TOOL: &str = "execute_tool";
 /// A span name of the conventions: an operation and what it acts on,
 /// written only when a subscriber asks for the field's value.
 #[derive(Clone, Copy)]
+// Exhaustive on purpose: the conventions name a span by these two parts.
 pub struct SpanName<'a>(pub &'a str, pub &'a str);
 
 impl fmt::Display for SpanName<'_> {

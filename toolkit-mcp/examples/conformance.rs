@@ -595,7 +595,7 @@ fn with_resources_and_prompts(server: McpServer) -> Result<McpServer, String> {
     )
     .description("A prompt that asks the user for its context first");
     Ok(server
-        .with_resource(
+        .resource(
             Resource::text(
                 "test://static-text",
                 "static-text",
@@ -604,7 +604,7 @@ fn with_resources_and_prompts(server: McpServer) -> Result<McpServer, String> {
             )
             .description("A static text resource"),
         )
-        .with_resource(
+        .resource(
             Resource::binary(
                 "test://static-binary",
                 "static-binary",
@@ -613,7 +613,7 @@ fn with_resources_and_prompts(server: McpServer) -> Result<McpServer, String> {
             )
             .description("A static binary resource (a 1×1 red PNG)"),
         )
-        .with_resource(
+        .resource(
             Resource::text(
                 "test://watched-resource",
                 "watched-resource",
@@ -622,18 +622,18 @@ fn with_resources_and_prompts(server: McpServer) -> Result<McpServer, String> {
             )
             .description("A resource to subscribe to"),
         )
-        .with_resource_template(template)
-        .with_prompt(
+        .resource_template(template)
+        .prompt(
             Prompt::fixed(
                 "test_simple_prompt",
                 [PromptMessage::user("This is a simple prompt for testing.")],
             )
             .description("A simple prompt without arguments"),
         )
-        .with_prompt(with_arguments)
-        .with_prompt(embedded)
-        .with_prompt(asking)
-        .with_prompt(
+        .prompt(with_arguments)
+        .prompt(embedded)
+        .prompt(asking)
+        .prompt(
             Prompt::fixed(
                 "test_prompt_with_image",
                 [
@@ -750,7 +750,7 @@ async fn main() -> ExitCode {
         }
     }
     let server =
-        McpServer::new(registry).with_identity("toolkit-conformance", env!("CARGO_PKG_VERSION"));
+        McpServer::new(registry).identity("toolkit-conformance", env!("CARGO_PKG_VERSION"));
     let server = match with_resources_and_prompts(server) {
         Ok(server) => server,
         Err(error) => {

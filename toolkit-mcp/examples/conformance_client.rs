@@ -43,12 +43,7 @@ struct AcceptDefaults;
 
 impl Asker for AcceptDefaults {
     fn elicit(&self, _request: ElicitRequest) -> Asking<'_, Elicited> {
-        Box::pin(async {
-            Ok(Elicited {
-                action: ElicitAction::Accept,
-                content: None,
-            })
-        })
+        Box::pin(async { Ok(Elicited::new(ElicitAction::Accept)) })
     }
 }
 

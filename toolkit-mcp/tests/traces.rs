@@ -20,7 +20,7 @@ mod traced_tools;
 
 fn server() -> McpServer {
     McpServer::new(traced_tools::registry())
-        .with_prompt(Prompt::fixed("greet", [PromptMessage::user("Say hello.")]))
+        .prompt(Prompt::fixed("greet", [PromptMessage::user("Say hello.")]))
 }
 
 async fn served_over_a_pipe(recorder: &Recorder) {

@@ -259,10 +259,7 @@ async fn run(options: Options) -> ExitCode {
         .instructions(
             "You are a careful assistant. Use the tools; call `done` when the task is done.",
         )
-        .limits(Limits {
-            max_steps: options.max_steps,
-            ..Limits::default()
-        })
+        .limits(Limits::default().max_steps(options.max_steps))
         .streaming(options.stream)
         .tool_choice(options.tool_choice.clone())
         // A bound on each answer, so a small local model that rambles

@@ -208,10 +208,7 @@ async fn drive(
              and interactive elements, each with a [number]. Act with the tools, naming \
              elements by their number. Call `done` when the task is finished.",
         )
-        .limits(Limits {
-            max_steps: options.max_steps,
-            ..Limits::default()
-        })
+        .limits(Limits::default().max_steps(options.max_steps))
         .tool_choice(options.tool_choice.clone())
         .observe(move |step| {
             let browser = session.clone();

@@ -57,8 +57,8 @@ async fn serve(browser: &Browser, options: &Options) -> Result<(), Box<dyn std::
         policy = policy.allow_domains(options.domains.iter().cloned());
     }
     let registry = toolkit_browser::registry(browser.clone(), policy.build()?).build()?;
-    let server = McpServer::new(Arc::new(registry))
-        .with_identity("toolkit-browser", env!("CARGO_PKG_VERSION"));
+    let server =
+        McpServer::new(Arc::new(registry)).identity("toolkit-browser", env!("CARGO_PKG_VERSION"));
     match options.http {
         Some(address) => {
             let listener = tokio::net::TcpListener::bind(address).await?;

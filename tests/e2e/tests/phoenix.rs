@@ -341,10 +341,7 @@ async fn run_once(
     let agent = Agent::builder(CallFirst(model), registry.clone())
         .name(AGENT)
         .instructions("Answer in one short sentence.")
-        .limits(Limits {
-            max_steps: 3,
-            ..Limits::default()
-        })
+        .limits(Limits::default().max_steps(3))
         .configure(|conversation| conversation.settings_mut().max_output_tokens = Some(48))
         .build()
         .unwrap();

@@ -13,15 +13,14 @@ use std::time::Duration;
 /// use std::time::Duration;
 /// use toolkit_agent::Limits;
 ///
-/// let limits = Limits {
-///     max_steps: 8,
-///     call_timeout: Some(Duration::from_secs(30)),
-///     max_tokens: Some(50_000),
-///     ..Limits::default()
-/// };
+/// let limits = Limits::default()
+///     .max_steps(8)
+///     .call_timeout(Some(Duration::from_secs(30)))
+///     .max_tokens(Some(50_000));
 /// assert_eq!(limits.max_concurrent_calls, 8);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Limits {
     /// Model turns at most in one run (default 20).
     pub max_steps: usize,
@@ -51,6 +50,39 @@ impl Default for Limits {
             max_concurrent_calls: 8,
             max_tokens: None,
         }
+    }
+}
+
+impl Limits {
+    /// With at most `steps` model turns in one run.
+    pub fn max_steps(mut self, steps: usize) -> Self {
+        self.max_steps = steps;
+        self
+    }
+
+    /// With at most `failures` consecutive failed calls of one tool.
+    pub fn max_failures(mut self, failures: u32) -> Self {
+        self.max_failures = failures;
+        self
+    }
+
+    /// With how long one call may run (`None`: no limit besides the
+    /// registry's own).
+    pub fn call_timeout(mut self, limit: Option<Duration>) -> Self {
+        self.call_timeout = limit;
+        self
+    }
+
+    /// With at most `calls` calls of one turn running at once.
+    pub fn max_concurrent_calls(mut self, calls: usize) -> Self {
+        self.max_concurrent_calls = calls;
+        self
+    }
+
+    /// With a budget of `tokens` for the run (`None`: no budget).
+    pub fn max_tokens(mut self, tokens: Option<u64>) -> Self {
+        self.max_tokens = tokens;
+        self
     }
 }
 

@@ -21,6 +21,7 @@ pub const MAX_DOWNLOAD_READ_BYTES: u64 = 16 << 20;
 
 /// A download's text, as [`Browser::read_download`] reads it.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct DownloadText {
     /// The download.
     pub download: Download,

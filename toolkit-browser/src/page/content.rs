@@ -11,6 +11,7 @@ pub const MAX_PAGE_TEXT_CHARS: u32 = 2_000_000;
 
 /// The readable text of a page (see [`Browser::page_text`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct PageText {
     /// The page's URL.
     pub url: String,
@@ -28,6 +29,7 @@ const FIND_CONTEXT_CHARS: usize = 60;
 
 /// Where [`Browser::find_text`] found a text.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct TextMatch {
     /// How many times the text occurs (counting stops at 1000).
     pub found: u32,

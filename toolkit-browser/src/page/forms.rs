@@ -20,6 +20,7 @@ use crate::safety::Redactor;
 
 /// One option of a dropdown.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct DropdownOption {
     /// The option's text.
     pub text: String,
@@ -37,6 +38,7 @@ pub struct DropdownOption {
 
 /// A dropdown and its options.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[non_exhaustive]
 pub struct Dropdown {
     /// The element asked about.
     pub element: Element,
@@ -53,7 +55,8 @@ pub struct Dropdown {
 
 /// What [`Browser::select_option`] did.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Selection {
+#[non_exhaustive]
+pub struct Selected {
     /// The dropdown, as it was before.
     pub element: Element,
     /// The chosen option's text.
@@ -69,7 +72,8 @@ pub struct Selection {
 
 /// What [`Browser::upload_file`] did.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Upload {
+#[non_exhaustive]
+pub struct Uploaded {
     /// The element asked about.
     pub element: Element,
     /// The names of the files the input holds afterwards.
@@ -238,7 +242,7 @@ impl Browser {
     /// [`BrowserError::StaleElement`]; [`BrowserError::InvalidInput`] for an
     /// element that is not a dropdown, a disabled option or dropdown, or no
     /// matching option (the message lists the options).
-    pub async fn select_option(&self, index: u32, wanted: &str) -> Result<Selection, BrowserError> {
+    pub async fn select_option(&self, index: u32, wanted: &str) -> Result<Selected, BrowserError> {
         let reply: SelectReply = {
             let mut session = self.live().await?;
             let page = session.current();
@@ -281,7 +285,7 @@ impl Browser {
             )));
         }
         if reply.native {
-            return Ok(Selection {
+            return Ok(Selected {
                 element,
                 text: reply.text,
                 value: reply.value,
@@ -310,7 +314,7 @@ impl Browser {
             })?
             .effects;
         let confirmed = self.confirm_selection(index, option, &reply.text).await;
-        Ok(Selection {
+        Ok(Selected {
             element,
             text: reply.text,
             value: reply.value,
@@ -361,7 +365,11 @@ impl Browser {
     /// [`BrowserError::StaleElement`]; [`BrowserError::InvalidInput`] for a
     /// text field or dropdown, a control that opens no file chooser within
     /// [`CHOOSER_WAIT`], or several files for an input that takes one.
-    pub async fn upload_file(&self, index: u32, files: &[PathBuf]) -> Result<Upload, BrowserError> {
+    pub async fn upload_file(
+        &self,
+        index: u32,
+        files: &[PathBuf],
+    ) -> Result<Uploaded, BrowserError> {
         let mut session = self.live().await?;
         let page = session.current();
         let args = serde_json::json!({ "index": index, "maxText": MAX_TEXT_CHARS });
@@ -394,7 +402,7 @@ impl Browser {
         let names: NamesReply = session.call(&page, "fileNames", args).await?;
         live(index, names.stale, Some(()))?;
         let names = redacted_names(session.redactor(), &names.names);
-        Ok(Upload {
+        Ok(Uploaded {
             element,
             names,
             chooser: None,
@@ -410,7 +418,7 @@ impl Browser {
         element: Element,
         what: &str,
         files: &[PathBuf],
-    ) -> Result<Upload, BrowserError> {
+    ) -> Result<Uploaded, BrowserError> {
         if self.live().await?.in_other_site_frame(index) {
             return Err(BrowserError::script(format!(
                 "element [{index}] is inside a frame from another site, where files cannot \
@@ -449,7 +457,7 @@ impl Browser {
         let chosen = choose_in(&mut session, &page, node, files).await;
         let chosen = chosen.map_err(|error| with_sentence(error, &did))?;
         let names = redacted_names(session.redactor(), &chosen.names);
-        Ok(Upload {
+        Ok(Uploaded {
             element,
             names,
             chooser: Some(effects),

@@ -58,6 +58,7 @@ const FRAME_WAIT: Duration = Duration::from_secs(5);
 
 /// What an action caused besides its own effect.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
+#[non_exhaustive]
 pub struct Effects {
     /// A tab the action opened. It is now the current tab.
     pub new_tab: Option<TabInfo>,
@@ -72,7 +73,8 @@ pub struct Effects {
 
 /// The result of [`Browser::click`].
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ClickOutcome {
+#[non_exhaustive]
+pub struct Clicked {
     /// The element clicked, as it was just before the click.
     pub element: Element,
     /// Where the click landed, in top-level viewport CSS pixels.
@@ -89,7 +91,8 @@ pub struct ClickOutcome {
 
 /// The result of [`Browser::type_text`].
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct TypeOutcome {
+#[non_exhaustive]
+pub struct Typed {
     /// The element typed into, as it was before typing.
     pub element: Element,
     /// The field's value read back after typing.
@@ -422,7 +425,7 @@ impl Browser {
     /// [`BrowserError::StaleElement`] for a number that no longer exists,
     /// [`BrowserError::NotClickable`] when the element is hidden or covered
     /// (the message names what covers it).
-    pub async fn click(&self, index: u32) -> Result<ClickOutcome, BrowserError> {
+    pub async fn click(&self, index: u32) -> Result<Clicked, BrowserError> {
         let (mut outcome, chooser) = self.click_watching(index, None).await?;
         // `chooser` is what the click opened, intercepted: a chooser
         // nobody answers stays pending in the page, which is what a
@@ -442,7 +445,7 @@ impl Browser {
         &self,
         index: u32,
         chooser_wait: Option<Duration>,
-    ) -> Result<(ClickOutcome, Option<(Page, Arc<EventFileChooserOpened>)>), BrowserError> {
+    ) -> Result<(Clicked, Option<(Page, Arc<EventFileChooserOpened>)>), BrowserError> {
         let mut session = self.live().await?;
         let page = session.current();
         let args = serde_json::json!({ "index": index, "maxText": MAX_TEXT_CHARS });
@@ -538,7 +541,7 @@ impl Browser {
         let chooser = chooser.map(|event| (page.clone(), event));
         let effects = settled?;
         Ok((
-            ClickOutcome {
+            Clicked {
                 element,
                 x,
                 y,
@@ -566,7 +569,7 @@ impl Browser {
         index: u32,
         text: &str,
         clear: bool,
-    ) -> Result<TypeOutcome, BrowserError> {
+    ) -> Result<Typed, BrowserError> {
         let mut session = self.live().await?;
         let page = session.current();
         let args = serde_json::json!({
@@ -590,7 +593,7 @@ impl Browser {
             let value = focus.value.unwrap_or_default();
             let matches = value == text;
             let value = session.redactor().redact(&value).into_owned();
-            return Ok(TypeOutcome {
+            return Ok(Typed {
                 element,
                 value,
                 matches,
@@ -614,7 +617,7 @@ impl Browser {
         let matches = value == expected || value.trim_end() == expected.trim_end();
         // Compared as typed, returned as the model may see it.
         let value = session.redactor().redact(&value).into_owned();
-        Ok(TypeOutcome {
+        Ok(Typed {
             element,
             value,
             matches,

@@ -18,6 +18,7 @@ const HUNG_PROBE: Duration = Duration::from_secs(2);
 
 /// The URL and title of the current tab.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct PageInfo {
     /// The URL.
     pub url: String,

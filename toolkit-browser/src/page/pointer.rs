@@ -45,7 +45,8 @@ const HOVER_SETTLE: Duration = Duration::from_millis(200);
 
 /// What [`Browser::hover`] did.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Hover {
+#[non_exhaustive]
+pub struct Hovered {
     /// The element hovered, as it was before.
     pub element: Element,
     /// How many elements the page's own document (not its frames or
@@ -59,7 +60,8 @@ pub struct Hover {
 
 /// What [`Browser::hold`] did.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Hold {
+#[non_exhaustive]
+pub struct Held {
     /// The element held, as it was before.
     pub element: Element,
     /// How long the button was held down.
@@ -70,6 +72,7 @@ pub struct Hold {
 
 /// Where [`Browser::drag`] drops.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
 pub enum DragEnd {
     /// Onto the element of this number, at the point a click on it would
     /// land.
@@ -85,7 +88,8 @@ pub enum DragEnd {
 
 /// What [`Browser::drag`] did.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Drag {
+#[non_exhaustive]
+pub struct Dragged {
     /// The element dragged, as it was before.
     pub element: Element,
     /// The element dropped onto, for [`DragEnd::Element`].
@@ -272,7 +276,7 @@ impl Browser {
     ///
     /// [`BrowserError::StaleElement`], [`BrowserError::NotClickable`] for
     /// a hidden or covered element.
-    pub async fn hover(&self, index: u32) -> Result<Hover, BrowserError> {
+    pub async fn hover(&self, index: u32) -> Result<Hovered, BrowserError> {
         let mut session = self.live().await?;
         let page = session.current();
         let (element, x, y) = point(&mut session, &page, index).await?;
@@ -290,7 +294,7 @@ impl Browser {
                 .await?;
             after.shown
         };
-        Ok(Hover {
+        Ok(Hovered {
             element,
             shown_before: before.shown,
             shown_after: after,
@@ -308,7 +312,7 @@ impl Browser {
     /// [`BrowserError::InvalidInput`] for a duration longer than
     /// [`MAX_HOLD`]; [`BrowserError::StaleElement`];
     /// [`BrowserError::NotClickable`] for a hidden or covered element.
-    pub async fn hold(&self, index: u32, duration: Duration) -> Result<Hold, BrowserError> {
+    pub async fn hold(&self, index: u32, duration: Duration) -> Result<Held, BrowserError> {
         if duration > MAX_HOLD {
             return Err(BrowserError::invalid(format!(
                 "a press can last at most {} seconds, not {:.1}",
@@ -348,7 +352,7 @@ impl Browser {
         )
         .await?;
         let effects = await_effects(&mut session, watch, &page, false, DRAIN).await?;
-        Ok(Hold {
+        Ok(Held {
             element,
             held: duration,
             effects,
@@ -369,7 +373,7 @@ impl Browser {
     /// a hidden or covered element; [`BrowserError::InvalidInput`] for an
     /// offset that is not a finite number within [`MAX_DRAG_OFFSET`], or
     /// two elements that do not fit in the view together.
-    pub async fn drag(&self, index: u32, end: DragEnd) -> Result<Drag, BrowserError> {
+    pub async fn drag(&self, index: u32, end: DragEnd) -> Result<Dragged, BrowserError> {
         if let DragEnd::Offset { dx, dy } = end
             && !(dx.is_finite()
                 && dy.is_finite()
@@ -447,7 +451,7 @@ impl Browser {
             return Err(error);
         }
         let effects = await_effects(&mut session, watch, &page, false, DRAIN).await?;
-        Ok(Drag {
+        Ok(Dragged {
             element,
             target,
             from,

@@ -10,7 +10,8 @@ use crate::error::BrowserError;
 
 /// The result of [`Browser::scroll`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ScrollOutcome {
+#[non_exhaustive]
+pub struct Scrolled {
     /// What was scrolled: `None` for the page, else a short description of
     /// the scrolled container.
     pub container: Option<String>,
@@ -30,7 +31,7 @@ struct ScrollResult {
     #[serde(default)]
     stale: bool,
     #[serde(flatten)]
-    outcome: Option<ScrollOutcome>,
+    outcome: Option<Scrolled>,
 }
 
 impl Browser {
@@ -48,7 +49,7 @@ impl Browser {
         pages: f64,
         down: bool,
         index: Option<u32>,
-    ) -> Result<ScrollOutcome, BrowserError> {
+    ) -> Result<Scrolled, BrowserError> {
         if !(pages.is_finite() && pages > 0.0 && pages <= 100.0) {
             return Err(BrowserError::invalid(format!(
                 "cannot scroll {pages} pages: give a number of pages between 0 and 100 \

@@ -81,6 +81,7 @@ impl std::error::Error for RecordError {
 
 /// The files [`Recorder::finish`] wrote.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct RecordFiles {
     /// `run.html`: every step with its screenshot, call and result.
     pub html: PathBuf,

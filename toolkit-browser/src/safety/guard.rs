@@ -51,6 +51,7 @@ use crate::error::BrowserError;
 
 /// A navigation (or speculative load) the guard stopped.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct BlockedNavigation {
     /// The URL that was refused (for a redirect, the hop that was).
     pub url: String,

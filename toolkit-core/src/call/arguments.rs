@@ -6,6 +6,7 @@ use serde_json::Value;
 /// `arguments` string) or an already-parsed value (Anthropic's `input`,
 /// Gemini's `args`).
 #[derive(Debug, Clone, Copy)]
+// Exhaustive on purpose: the two forms providers send arguments in: text or a parsed value.
 pub enum Arguments<'a> {
     /// JSON text. An empty or blank text means no arguments (`{}`).
     Text(&'a str),

@@ -47,6 +47,7 @@ pub trait Asker: Send + Sync {
 /// A question for the user: a message, and the JSON Schema of the answer
 /// (an object of flat properties: strings, numbers, booleans, enums).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ElicitRequest {
     /// What to ask.
     pub message: String,
@@ -77,6 +78,7 @@ impl ElicitRequest {
 
 /// What the user did with a question.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+// Exhaustive on purpose: a person answers, refuses or dismisses; no fourth way.
 pub enum ElicitAction {
     /// Answered it.
     Accept,
@@ -105,6 +107,7 @@ impl fmt::Display for ElicitAction {
 
 /// The user's answer to a question.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Elicited {
     /// What the user did.
     pub action: ElicitAction,
@@ -112,9 +115,31 @@ pub struct Elicited {
     pub content: Option<Value>,
 }
 
+impl Elicited {
+    /// What the user did, without an answer (declined, cancelled).
+    pub fn new(action: ElicitAction) -> Self {
+        Self {
+            action,
+            content: None,
+        }
+    }
+
+    /// The user accepted and answered `content`.
+    pub fn accepted(content: Value) -> Self {
+        Self::new(ElicitAction::Accept).content(content)
+    }
+
+    /// With the answer.
+    pub fn content(mut self, content: Value) -> Self {
+        self.content = Some(content);
+        self
+    }
+}
+
 /// A request for a completion of the host's model: one user message, with
 /// an optional system prompt.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct SampleRequest {
     /// The user's message.
     pub prompt: String,
@@ -153,6 +178,7 @@ impl SampleRequest {
 
 /// The completion of the host's model.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Sampled {
     /// The completion's text (empty when it holds none, such as an image).
     pub text: String,
@@ -162,10 +188,28 @@ pub struct Sampled {
     pub stop_reason: Option<String>,
 }
 
+impl Sampled {
+    /// The completion `text`, made by `model`, without a stop reason.
+    pub fn new(text: impl Into<String>, model: impl Into<String>) -> Self {
+        Self {
+            text: text.into(),
+            model: model.into(),
+            stop_reason: None,
+        }
+    }
+
+    /// With why the model stopped.
+    pub fn stop_reason(mut self, reason: impl Into<String>) -> Self {
+        self.stop_reason = Some(reason.into());
+        self
+    }
+}
+
 /// A request for the host's roots. It holds nothing but the request's name
 /// within its call, as for
 /// [`ElicitRequest::key`](ElicitRequest#structfield.key).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct RootsRequest {
     /// The request's name within its call, when the tool gives one.
     pub key: Option<String>,
@@ -186,6 +230,7 @@ impl RootsRequest {
 
 /// One of the host's roots: a folder or file it works in.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Root {
     /// Where it is: a URI (`file:///home/ada/project`).
     pub uri: String,

@@ -172,6 +172,7 @@ impl fmt::Display for Echo<'_> {
 /// What a call produced: the result the model sees, and, when the call
 /// failed outside the tool's own logic, the typed error for the host.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct CallOutcome {
     /// The result to send to the model. For a failed call, an error result
     /// explaining the failure.
@@ -184,6 +185,21 @@ pub struct CallOutcome {
 }
 
 impl CallOutcome {
+    /// A call that ran to its end with `result`.
+    pub fn new(result: ToolResult) -> Self {
+        Self {
+            result,
+            error: None,
+        }
+    }
+
+    /// With the error that kept the call from running to its end; its
+    /// result should say the same to the model.
+    pub fn error(mut self, error: CallError) -> Self {
+        self.error = Some(error);
+        self
+    }
+
     /// The error the tool itself returned (the `Err` of a tool returning
     /// `Result`), typed, for the host; the model reads its message and
     /// causes in [`result`](Self::result). `None` when the tool succeeded,

@@ -18,6 +18,7 @@ use std::sync::Arc;
 /// assert_eq!(LogLevel::Critical.as_str(), "critical");
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+// Exhaustive on purpose: the eight levels of RFC 5424, which is fixed.
 pub enum LogLevel {
     /// Details for debugging.
     Debug,
@@ -73,6 +74,7 @@ impl fmt::Display for LogLevel {
 
 /// A name that is not one of the eight [`LogLevel`]s.
 #[derive(Debug, Clone, PartialEq, Eq)]
+// Exhaustive on purpose: a newtype around the name given.
 pub struct UnknownLogLevel(pub String);
 
 impl fmt::Display for UnknownLogLevel {
@@ -101,11 +103,22 @@ impl FromStr for LogLevel {
 /// One log message of a running call, as a tool sent it with
 /// [`CallContext::log`](crate::CallContext::log).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct LogMessage {
     /// How severe it is.
     pub level: LogLevel,
     /// What happened, for people.
     pub message: String,
+}
+
+impl LogMessage {
+    /// A message saying `message` at `level`.
+    pub fn new(level: LogLevel, message: impl Into<String>) -> Self {
+        Self {
+            level,
+            message: message.into(),
+        }
+    }
 }
 
 /// Where the log messages of one call go: the host's function, called on

@@ -55,6 +55,7 @@ use crate::ImageError;
 /// What an emitter produced.
 #[derive(Debug, Clone, PartialEq)]
 #[must_use = "the items are what the provider must receive"]
+#[non_exhaustive]
 pub struct Emitted {
     /// The messages, items or results to append to the conversation, in
     /// order.
@@ -74,6 +75,7 @@ impl Emitted {
 /// An image that could not be sent: where it was; why is the
 /// [source](std::error::Error::source), [`error`](Self::error).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct EmitProblem {
     /// The call whose result held the image.
     pub call_id: String,

@@ -41,6 +41,7 @@ pub struct OutputBudget {
 
 /// A result whose text went over budget, and the file holding it whole.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct Spilled {
     /// The result as the model sees it: the beginning of the text, the
     /// notice naming the file, then the images.

@@ -228,6 +228,7 @@ impl History {
 /// Outputs over budget that could not be saved; the step was recorded with
 /// them shown whole.
 #[derive(Debug)]
+#[non_exhaustive]
 pub struct HistoryError {
     /// The step recorded.
     pub step: usize,

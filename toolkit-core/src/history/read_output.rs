@@ -81,6 +81,7 @@ pub fn read_output(
 
 /// Why [`read_output`] could not read a page.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ReadOutputError {
     /// The name is a path, not a file name.
     NotAName(String),

@@ -4,6 +4,7 @@
 use crate::{Origin, RegistryBuilder, ToolDef};
 
 /// A `#[tool]` in the catalogue; the attribute submits one per tool.
+// Exhaustive on purpose: a newtype the `#[tool]` expansion builds in a static.
 pub struct CatalogueEntry(pub &'static ToolDef);
 
 inventory::collect!(CatalogueEntry);

@@ -205,6 +205,7 @@ const REMOVED: u8 = 2;
 
 /// The outcome of one turn's calls.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct TurnOutcome {
     /// Every call's result, in call order, ready for an emitter.
     pub results: Vec<ToolCallResult>,

@@ -65,11 +65,19 @@ pub type DefinitionsError = ToolListError;
 
 /// Tools that cannot be sent to a provider, each with the reason.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ToolListError {
     /// The provider.
     pub provider: Provider,
     /// Each tool that cannot be sent, with the reason.
     pub tools: Vec<(String, String)>,
+}
+
+impl ToolListError {
+    /// The `tools` (each a name and the reason) `provider` cannot take.
+    pub fn new(provider: Provider, tools: Vec<(String, String)>) -> Self {
+        Self { provider, tools }
+    }
 }
 
 impl fmt::Display for ToolListError {

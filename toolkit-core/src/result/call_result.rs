@@ -14,6 +14,7 @@ use crate::ToolResult;
 /// [its own form](ToolResult#json-form).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[non_exhaustive]
 pub struct ToolCallResult {
     /// The id the provider gave the call (`tool_call_id`, `call_id`,
     /// `tool_use_id`, Gemini's `functionCall.id`).

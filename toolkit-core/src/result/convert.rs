@@ -47,6 +47,7 @@ pub trait IntoToolResult {
 /// A value that fails to serialize (a map with non-string keys, a
 /// `Serialize` impl that errors) becomes an error result saying so.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+// Exhaustive on purpose: a newtype, built as `Json(value)`.
 pub struct Json<T>(pub T);
 
 impl IntoToolResult for ToolResult {

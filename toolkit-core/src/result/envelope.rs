@@ -24,6 +24,7 @@ use crate::text::cut_string;
 /// assert_eq!(json, r#"{"ok":false,"output":"Error: no such file"}"#);
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Envelope {
     /// `false` when the tool failed.
     pub ok: bool,
@@ -34,6 +35,15 @@ pub struct Envelope {
 impl Envelope {
     /// The default limit on `output`, in characters.
     pub const DEFAULT_LIMIT: usize = 200;
+
+    /// An envelope saying `output`, failed unless `ok`; the text is kept
+    /// as given (use [`of`](Self::of) to cut it to a limit).
+    pub fn new(ok: bool, output: impl Into<String>) -> Self {
+        Self {
+            ok,
+            output: output.into(),
+        }
+    }
 
     /// The envelope of `result` with `output` cut to `limit` characters.
     pub fn of(result: &ToolResult, limit: usize) -> Self {

@@ -43,6 +43,7 @@ struct ImageData {
 
 /// Where an [`Image`]'s bytes come from.
 #[derive(Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ImageSource {
     /// Base64 data (standard alphabet, padded), already validated.
     ///

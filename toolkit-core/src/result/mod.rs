@@ -121,6 +121,7 @@ static NO_ATTRIBUTES: BTreeMap<String, Value> = BTreeMap::new();
 /// Success exists only inside [`Completion::Done`]: a result cannot claim
 /// success without finishing the task.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+// Exhaustive on purpose: a tool lets the run go on or ends it, nothing else.
 pub enum Completion {
     /// The agent goes on (the default).
     #[default]

@@ -31,7 +31,7 @@ use crate::result::media::{decoded_len, media_mime};
 ///     ToolResult::blocks([Block::resource(logo)]).to_text(),
 ///     "[resource: file:///logo.bin, application/octet-stream, 2 KiB]"
 /// );
-/// # Ok::<(), toolkit_core::ResourceError>(())
+/// # Ok::<(), toolkit_core::EmbeddedResourceError>(())
 /// ```
 #[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(try_from = "ResourceParts", into = "ResourceParts")]
@@ -64,7 +64,7 @@ impl EmbeddedResource {
         uri: impl Into<String>,
         mime_type: &str,
         bytes: &[u8],
-    ) -> Result<Self, ResourceError> {
+    ) -> Result<Self, EmbeddedResourceError> {
         Ok(Self {
             uri: uri.into(),
             mime_type: Some(checked_mime(mime_type)?),
@@ -78,11 +78,11 @@ impl EmbeddedResource {
         uri: impl Into<String>,
         mime_type: &str,
         data: impl Into<String>,
-    ) -> Result<Self, ResourceError> {
+    ) -> Result<Self, EmbeddedResourceError> {
         let data: String = data.into();
         STANDARD
             .decode(data.as_bytes())
-            .map_err(|error| ResourceError::InvalidBase64 {
+            .map_err(|error| EmbeddedResourceError::InvalidBase64 {
                 reason: error.to_string(),
             })?;
         Ok(Self {
@@ -93,7 +93,7 @@ impl EmbeddedResource {
     }
 
     /// The same resource with its MIME type set.
-    pub fn with_mime_type(mut self, mime_type: &str) -> Result<Self, ResourceError> {
+    pub fn with_mime_type(mut self, mime_type: &str) -> Result<Self, EmbeddedResourceError> {
         self.mime_type = Some(checked_mime(mime_type)?);
         Ok(self)
     }
@@ -159,7 +159,7 @@ struct ResourceParts {
 }
 
 impl TryFrom<ResourceParts> for EmbeddedResource {
-    type Error = ResourceError;
+    type Error = EmbeddedResourceError;
 
     fn try_from(parts: ResourceParts) -> Result<Self, Self::Error> {
         let resource = match (parts.text, parts.blob, parts.mime_type) {
@@ -176,8 +176,8 @@ impl TryFrom<ResourceParts> for EmbeddedResource {
                 resource.mime_type = None;
                 resource
             }
-            (Some(_), Some(_), _) => return Err(ResourceError::BothTextAndBlob),
-            (None, None, _) => return Err(ResourceError::NeitherTextNorBlob),
+            (Some(_), Some(_), _) => return Err(EmbeddedResourceError::BothTextAndBlob),
+            (None, None, _) => return Err(EmbeddedResourceError::NeitherTextNorBlob),
         };
         Ok(resource)
     }
@@ -303,7 +303,7 @@ impl ResourceLink {
 /// Why an embedded resource could not be built.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
-pub enum ResourceError {
+pub enum EmbeddedResourceError {
     /// The MIME type is not `type/subtype`.
     InvalidMimeType {
         /// The MIME type given.
@@ -320,7 +320,7 @@ pub enum ResourceError {
     NeitherTextNorBlob,
 }
 
-impl fmt::Display for ResourceError {
+impl fmt::Display for EmbeddedResourceError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::InvalidMimeType { mime_type } => {
@@ -339,10 +339,10 @@ impl fmt::Display for ResourceError {
     }
 }
 
-impl std::error::Error for ResourceError {}
+impl std::error::Error for EmbeddedResourceError {}
 
-fn checked_mime(mime_type: &str) -> Result<String, ResourceError> {
-    media_mime(mime_type).ok_or_else(|| ResourceError::InvalidMimeType {
+fn checked_mime(mime_type: &str) -> Result<String, EmbeddedResourceError> {
+    media_mime(mime_type).ok_or_else(|| EmbeddedResourceError::InvalidMimeType {
         mime_type: mime_type.to_owned(),
     })
 }

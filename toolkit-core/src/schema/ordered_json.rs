@@ -17,6 +17,7 @@ use serde_json::{Number, Value};
 /// Objects are small in schemas (a dozen keywords, a few dozen
 /// properties), so a `Vec` of pairs with linear look-up beats a map here.
 #[derive(Debug, Clone, PartialEq)]
+// Exhaustive on purpose: JSON has these six kinds of value and no others.
 pub enum OrderedJson {
     /// `null`.
     Null,

@@ -77,6 +77,7 @@ enum Kind {
 /// What `#[tool]` knows at compile time, in a `static` of its own. Not a
 /// public API.
 #[doc(hidden)]
+// Exhaustive on purpose: `#[tool]`'s expansion builds it as a literal in a static.
 pub struct StaticDef {
     pub name: &'static str,
     pub title: Option<&'static str>,

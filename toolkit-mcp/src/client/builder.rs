@@ -71,7 +71,7 @@ impl McpClientBuilder {
     ///
     /// impl Asker for Defaults {
     ///     fn elicit(&self, _request: ElicitRequest) -> Asking<'_, Elicited> {
-    ///         Box::pin(async { Ok(Elicited { action: ElicitAction::Accept, content: None }) })
+    ///         Box::pin(async { Ok(Elicited::new(ElicitAction::Accept)) })
     ///     }
     /// }
     ///

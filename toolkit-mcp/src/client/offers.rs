@@ -168,6 +168,7 @@ impl McpClient {
 /// [`read_resource`](super::McpClient::read_resource).
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
+#[non_exhaustive]
 pub struct ListedTemplate {
     /// The URI template (RFC 6570), such as `notes://{day}`.
     pub uri_template: String,
@@ -184,6 +185,7 @@ pub struct ListedTemplate {
 /// A prompt a server lists (`prompts/list`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
+#[non_exhaustive]
 pub struct ListedPrompt {
     /// Its name, for [`get_prompt`](super::McpClient::get_prompt).
     pub name: String,
@@ -198,6 +200,7 @@ pub struct ListedPrompt {
 /// One argument of a [`ListedPrompt`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
+#[non_exhaustive]
 pub struct ListedArgument {
     /// Its name.
     pub name: String,
@@ -210,6 +213,7 @@ pub struct ListedArgument {
 /// A prompt filled in by its server (`prompts/get`).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
+#[non_exhaustive]
 pub struct FilledPrompt {
     /// What the filled prompt is, if the server said.
     pub description: Option<String>,
@@ -221,6 +225,7 @@ pub struct FilledPrompt {
 /// kind, as in a tool's result (what cannot be read is described in text).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
+#[non_exhaustive]
 pub struct FilledMessage {
     /// Who it is from.
     pub role: Role,

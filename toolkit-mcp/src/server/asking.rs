@@ -173,10 +173,11 @@ fn roots(result: &Value) -> Result<Vec<Root>, AskError> {
     listed
         .iter()
         .map(|root| match root.get("uri").and_then(Value::as_str) {
-            Some(uri) => Ok(Root {
-                uri: uri.to_owned(),
-                name: root.get("name").and_then(Value::as_str).map(str::to_owned),
-            }),
+            Some(uri) => {
+                let mut found = Root::new(uri);
+                found.name = root.get("name").and_then(Value::as_str).map(str::to_owned);
+                Ok(found)
+            }
             None => Err(failed(format!("a root of the client has no URI: {root}"))),
         })
         .collect()
@@ -198,7 +199,9 @@ fn elicited(result: &Value) -> Result<Elicited, AskError> {
         .get("content")
         .filter(|content| !content.is_null())
         .cloned();
-    Ok(Elicited { action, content })
+    let mut elicited = Elicited::new(action);
+    elicited.content = content;
+    Ok(elicited)
 }
 
 /// The model's completion, as MCP writes a `CreateMessageResult`: one
@@ -218,9 +221,7 @@ fn sampled(result: &Value) -> Result<Sampled, AskError> {
         .filter_map(|block| block["text"].as_str())
         .collect::<Vec<_>>()
         .join("\n");
-    Ok(Sampled {
-        text,
-        model: result["model"].as_str().unwrap_or_default().to_owned(),
-        stop_reason: result["stopReason"].as_str().map(str::to_owned),
-    })
+    let mut sampled = Sampled::new(text, result["model"].as_str().unwrap_or_default());
+    sampled.stop_reason = result["stopReason"].as_str().map(str::to_owned);
+    Ok(sampled)
 }

@@ -153,9 +153,15 @@ impl McpServer {
     /// body over HTTP), [`DEFAULT_MAX_REQUEST_BYTES`] unless set. A larger
     /// message is refused (an invalid-request error on stdio, HTTP 413) and
     /// the server goes on serving.
-    pub fn with_max_request_bytes(mut self, limit: usize) -> Self {
+    pub fn max_request_bytes(mut self, limit: usize) -> Self {
         self.max_request_bytes = limit;
         self
+    }
+
+    #[doc(hidden)]
+    #[deprecated(since = "0.2.0", note = "renamed to `max_request_bytes`")]
+    pub fn with_max_request_bytes(self, limit: usize) -> Self {
+        self.max_request_bytes(limit)
     }
 
     /// Serves the registry over this process's standard input and output
@@ -192,9 +198,15 @@ impl McpServer {
     }
 
     /// The name and version the server gives clients (`serverInfo`).
-    pub fn with_identity(mut self, name: impl Into<String>, version: impl Into<String>) -> Self {
+    pub fn identity(mut self, name: impl Into<String>, version: impl Into<String>) -> Self {
         self.identity = Arc::new(Implementation::new(name.into(), version.into()));
         self
+    }
+
+    #[doc(hidden)]
+    #[deprecated(since = "0.2.0", note = "renamed to `identity`")]
+    pub fn with_identity(self, name: impl Into<String>, version: impl Into<String>) -> Self {
+        self.identity(name, version)
     }
 
     /// Offers a resource at a fixed URI (`resources/list`, `resources/read`).
@@ -207,35 +219,53 @@ impl McpServer {
     /// # fn main() -> Result<(), toolkit_core::RegistryError> {
     /// let registry = Arc::new(Registry::builder().build()?);
     /// let server = McpServer::new(registry)
-    ///     .with_resource(Resource::text("notes://readme", "readme", "text/markdown", "# Notes"))
-    ///     .with_resource_template(ResourceTemplate::new("notes://{day}", "day", |_uri, variables| async move {
+    ///     .resource(Resource::text("notes://readme", "readme", "text/markdown", "# Notes"))
+    ///     .resource_template(ResourceTemplate::new("notes://{day}", "day", |_uri, variables| async move {
     ///         Ok(ResourceContents::text("text/plain", format!("The notes of {}.", variables["day"])))
     ///     }))
-    ///     .with_prompt(Prompt::fixed("greet", [PromptMessage::user("Say hello.")]));
+    ///     .prompt(Prompt::fixed("greet", [PromptMessage::user("Say hello.")]));
     /// // Later, when `notes://readme` changes:
     /// server.resource_updates().updated("notes://readme");
     /// # Ok(())
     /// # }
     /// ```
-    pub fn with_resource(mut self, resource: Resource) -> Self {
+    pub fn resource(mut self, resource: Resource) -> Self {
         Arc::make_mut(&mut self.resources).add(resource);
         self
     }
 
+    #[doc(hidden)]
+    #[deprecated(since = "0.2.0", note = "renamed to `resource`")]
+    pub fn with_resource(self, resource: Resource) -> Self {
+        self.resource(resource)
+    }
+
     /// Offers the resources whose URIs follow a template
     /// (`resources/templates/list`, `resources/read`).
-    pub fn with_resource_template(mut self, template: ResourceTemplate) -> Self {
+    pub fn resource_template(mut self, template: ResourceTemplate) -> Self {
         Arc::make_mut(&mut self.resources).add_template(template);
         self
     }
 
+    #[doc(hidden)]
+    #[deprecated(since = "0.2.0", note = "renamed to `resource_template`")]
+    pub fn with_resource_template(self, template: ResourceTemplate) -> Self {
+        self.resource_template(template)
+    }
+
     /// Offers a prompt (`prompts/list`, `prompts/get`); a prompt of the same
     /// name replaces the one before.
-    pub fn with_prompt(mut self, prompt: Prompt) -> Self {
+    pub fn prompt(mut self, prompt: Prompt) -> Self {
         let prompts = Arc::make_mut(&mut self.prompts);
         prompts.retain(|known| known.name() != prompt.name());
         prompts.push(prompt);
         self
+    }
+
+    #[doc(hidden)]
+    #[deprecated(since = "0.2.0", note = "renamed to `prompt`")]
+    pub fn with_prompt(self, prompt: Prompt) -> Self {
+        self.prompt(prompt)
     }
 
     /// Where to announce that a resource changed, to the clients subscribed

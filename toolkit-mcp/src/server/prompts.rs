@@ -22,6 +22,7 @@ type Renderer = Arc<dyn Fn(HashMap<String, String>, PromptContext) -> Rendering 
 /// What one message of a prompt holds.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(docsrs, doc(cfg(feature = "server")))]
+#[non_exhaustive]
 pub enum PromptContent {
     /// Text.
     Text(String),
@@ -71,6 +72,7 @@ impl From<Image> for PromptContent {
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(docsrs, doc(cfg(feature = "server")))]
+#[non_exhaustive]
 pub struct PromptMessage {
     /// Who it is from.
     pub role: Role,
@@ -107,6 +109,11 @@ impl PromptMessage {
                         "the prompt's image {} is a file; a prompt takes images as bytes",
                         path.display()
                     )));
+                }
+                _ => {
+                    return Err(PromptError::new(
+                        "the prompt's image is not bytes; a prompt takes images as bytes",
+                    ));
                 }
             },
             PromptContent::Resource { uri, contents } => {

@@ -21,6 +21,7 @@ type Reader = Arc<dyn Fn(String, HashMap<String, String>) -> Reading + Send + Sy
 /// known.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[cfg_attr(docsrs, doc(cfg(feature = "server")))]
+// Exhaustive on purpose: a resource's contents are text or bytes, MCP's two forms.
 pub enum ResourceContents {
     /// Text (`text` on the wire).
     Text {

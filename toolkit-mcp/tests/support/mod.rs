@@ -352,21 +352,21 @@ fn with_resources_and_prompts(server: toolkit_mcp::McpServer) -> toolkit_mcp::Mc
     })
     .description("Plans the work, once the user gives the goal.");
     server
-        .with_resource(
+        .resource(
             Resource::text("notes://readme", "readme", "text/markdown", "# Notes")
                 .description("How the notes are kept."),
         )
-        .with_resource(Resource::binary(
+        .resource(Resource::binary(
             "notes://pixel",
             "pixel",
             "image/png",
             vec![1, 2, 3],
         ))
-        .with_resource(broken)
-        .with_resource_template(day)
-        .with_prompt(greet)
-        .with_prompt(look)
-        .with_prompt(plan)
+        .resource(broken)
+        .resource_template(day)
+        .prompt(greet)
+        .prompt(look)
+        .prompt(plan)
 }
 
 /// Serves the registry over stdio and returns `true` when this process was
@@ -383,7 +383,7 @@ pub fn serve_if_asked() -> bool {
         .ok()
         .and_then(|limit| limit.parse().ok())
     {
-        server = server.with_max_request_bytes(limit);
+        server = server.max_request_bytes(limit);
     }
     let runtime = tokio::runtime::Runtime::new().expect("a runtime");
     let served = runtime.block_on(async move {

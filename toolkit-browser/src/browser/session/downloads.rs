@@ -325,6 +325,7 @@ const MAX_NAME_CHARS: usize = 100;
 
 /// A file a page downloaded.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Download {
     /// The name the page suggested, cleaned up (no folders, no control
     /// characters, at most 100 characters) and unique in the session: the
@@ -371,6 +372,7 @@ fn limit_text(bytes: u64) -> String {
 
 /// How far a download got.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum DownloadState {
     /// Still receiving.
     InProgress,

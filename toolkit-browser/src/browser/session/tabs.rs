@@ -15,6 +15,7 @@ use crate::error::BrowserError;
 
 /// One open tab.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct TabInfo {
     /// The short id the model names the tab by: the last four characters of
     /// Chromium's target id, lower-cased (longer only if two open tabs would

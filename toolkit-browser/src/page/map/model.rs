@@ -29,6 +29,7 @@ pub const MAX_ORIENTATION_CHARS: u32 = 1500;
 
 /// One interactive element of the page map.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Element {
     /// The element's number: it keeps it for as long as it exists, and no
     /// other element of the session ever gets it.
@@ -164,6 +165,7 @@ impl Element {
 
 /// Where the viewport is on the page.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ScrollPosition {
     /// Horizontal scroll offset, CSS pixels.
     pub x: i64,
@@ -216,6 +218,7 @@ fn pages(px: i64, viewport: i64) -> f64 {
 /// the open tabs, the scroll position, and the visible interactive elements
 /// (within [`VIEWPORT_EXPANSION_PX`] of the viewport), each numbered.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[non_exhaustive]
 pub struct PageMap {
     /// The current tab's URL.
     pub url: String,
@@ -279,6 +282,7 @@ impl PageMap {
 /// A short text of the page shown between the elements of the map, for
 /// orientation: a heading, a label, a price.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct MapText {
     /// The text (at most [`MAX_TEXT_CHARS`] characters).
     #[serde(rename = "t")]

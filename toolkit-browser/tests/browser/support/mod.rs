@@ -9,7 +9,7 @@ pub mod site;
 
 use std::path::PathBuf;
 
-use toolkit_browser::{Browser, ClickOutcome, Element, PageMap};
+use toolkit_browser::{Browser, Clicked, Element, PageMap};
 
 /// The scenarios' scratch folder (the files folders their policies allow,
 /// and files beside them), under cargo's temporary folder for tests.
@@ -32,6 +32,6 @@ pub fn find<'a>(map: &'a PageMap, line_contains: &str) -> &'a Element {
 }
 
 /// Clicks the element whose line in `map` holds `line_contains`.
-pub async fn click_on(browser: &Browser, map: &PageMap, line_contains: &str) -> ClickOutcome {
+pub async fn click_on(browser: &Browser, map: &PageMap, line_contains: &str) -> Clicked {
     browser.click(find(map, line_contains).index).await.unwrap()
 }
