@@ -95,6 +95,33 @@ pub struct PendingCall {
     pub status: CallStatus,
 }
 
+impl PendingCall {
+    /// A call waiting for a decision: what an approval hook is given, for
+    /// a host that tests its hook.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use toolkit_agent::{CallStatus, PendingCall};
+    /// use toolkit_core::ToolCall;
+    ///
+    /// let pending = PendingCall::new(ToolCall::new("c1", "book", json!({"day": "Sunday"})));
+    /// assert!(matches!(pending.status, CallStatus::AwaitingApproval));
+    /// ```
+    pub fn new(call: ToolCall) -> Self {
+        Self {
+            call,
+            malformed: None,
+            status: CallStatus::AwaitingApproval,
+        }
+    }
+
+    /// The same call, standing as `status`.
+    pub fn with_status(mut self, status: CallStatus) -> Self {
+        self.status = status;
+        self
+    }
+}
+
 /// Where one call of the latest turn stands.
 ///
 /// A call is recorded as [`Started`](Self::Started) (and the session
