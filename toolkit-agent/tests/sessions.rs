@@ -617,6 +617,13 @@ async fn a_tool_run_by_the_agent_logs_and_asks_through_the_agents_host() {
     assert!(result.starts_with("could not ask"), "{result}");
 }
 
+/// Naps a little.
+#[tool]
+async fn nap() -> String {
+    tokio::time::sleep(Duration::from_millis(150)).await;
+    "napped".to_owned()
+}
+
 /// Sleeps for five seconds.
 #[tool]
 async fn sleepy() -> String {
@@ -641,6 +648,25 @@ async fn a_tools_own_time_limit_is_the_registrys_and_the_shorter_wins() {
     let result = &tool_messages(&bodies(&server)[1])[0];
     assert!(result.contains("time limit"), "{result}");
     assert!(result.contains("0.05 s"), "the tool's own limit: {result}");
+
+    // The tool's own limit takes the place of the run's: a slow tool can
+    // be given more time than the run's other calls.
+    let server = TestServer::replying(vec![
+        chat_calls(&[("c1", "nap", json!({}))]),
+        chat_text("ok"),
+    ]);
+    let registry = Registry::builder()
+        .tools(tools![nap])
+        .tool_timeout("nap", Duration::from_secs(5))
+        .build()
+        .unwrap();
+    let agent = Agent::builder(model(&server), registry)
+        .limits(Limits::default().call_timeout(Some(Duration::from_millis(20))))
+        .build()
+        .unwrap();
+    agent.run("go").await.unwrap();
+    let result = &tool_messages(&bodies(&server)[1])[0];
+    assert_eq!(result, "napped");
 
     // The former per-tool limit on the agent is honoured still, in place
     // of the run's.

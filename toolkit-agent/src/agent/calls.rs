@@ -129,16 +129,16 @@ impl<'r, M: Model> Driver<'r, M> {
         let admitted = self.admit();
         let (answers, calls): (Vec<Runnable>, Vec<Runnable>) =
             admitted.into_iter().partition(|r| r.answers);
-        self.check_answers(answers).await?;
-        if calls.is_empty() {
-            return Ok(());
-        }
         let journaled: Vec<(usize, &ToolCall)> = calls
             .iter()
             .filter(|r| r.side_effects)
             .map(|r| (r.index, &r.call))
             .collect();
         self.journal().start(self.session, &journaled).await?;
+        self.check_answers(answers).await?;
+        if calls.is_empty() {
+            return Ok(());
+        }
         self.run_turn(&calls).await
     }
 
@@ -194,12 +194,14 @@ impl<'r, M: Model> Driver<'r, M> {
         if let Some(host) = &host {
             turn = turn.host(host);
         }
-        let mut each = self.scheduler().limit(turn).each();
+        let mut each = self.scheduler().limit(turn, admitted).each();
         let mut ended = vec![false; admitted.len()];
         let mut journaled_left = admitted.iter().filter(|r| r.side_effects).count();
         loop {
+            // The cancellation first: a run cancelled before its calls
+            // start starts none.
             let next = tokio::select! {
-                next = each.next() => next,
+                biased;
                 () = self.cancellation.cancelled() => {
                     stop.cancel();
                     let started: Vec<bool> =
@@ -213,6 +215,7 @@ impl<'r, M: Model> Driver<'r, M> {
                     }
                     return Ok(());
                 }
+                next = each.next() => next,
             };
             let Some((i, outcome)) = next else {
                 return Ok(());

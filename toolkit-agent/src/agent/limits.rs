@@ -29,8 +29,9 @@ pub struct Limits {
     pub max_failures: u32,
     /// How long one call may run before it is cancelled and answered with
     /// an error result (default 120 s; `None`: no limit besides the
-    /// registry's own). A tool's own limit, set on the registry with
-    /// `RegistryBuilder::tool_timeout`, applies too: the shorter wins.
+    /// registry's own). A tool with a limit of its own, set on the registry
+    /// with `RegistryBuilder::tool_timeout` (or `timeout`, for every tool),
+    /// has that limit in place of this one.
     pub call_timeout: Option<Duration>,
     /// Calls of one turn running at once (default 8): a turn with more
     /// calls runs them in waves, in call order, so a model asking for

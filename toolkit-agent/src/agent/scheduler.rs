@@ -73,20 +73,34 @@ impl Scheduler<'_> {
     }
 
     /// The turn's calls under the run's limits: calls at once, each
-    /// tool's calls at once, and each call's time limit (the run's, or the
-    /// tool's where the host set one on the agent). A tool's own limit,
-    /// set on the registry, applies besides: the shorter wins.
-    pub(crate) fn limit<'r>(&self, mut turn: TurnDispatch<'r>) -> TurnDispatch<'r> {
+    /// tool's calls at once, and each call's time limit. A tool's time
+    /// limit is its own where it has one (set on the registry, or, while it
+    /// lasts, the agent's deprecated per-tool limit), the run's
+    /// `call_timeout` otherwise: a tool the host gave ten minutes is not
+    /// cut off at the run's two.
+    pub(crate) fn limit<'r>(
+        &self,
+        mut turn: TurnDispatch<'r>,
+        admitted: &[Runnable],
+    ) -> TurnDispatch<'r> {
         turn = turn.max_concurrent(self.limits.max_concurrent_calls.max(1));
         if let Some(limit) = self.limits.call_timeout {
             turn = turn.timeout(limit);
         }
-        for (tool, limits) in self.tool_limits {
+        let mut tools: Vec<String> = admitted
+            .iter()
+            .map(|runnable| counted_as(self.registry, &runnable.call.name))
+            .collect();
+        tools.sort_unstable();
+        tools.dedup();
+        for tool in tools {
+            // The last limits the host gave the tool, whole.
+            let limits = self.tool_limits(&tool);
             if let Some(max) = limits.max_concurrent {
                 turn = turn.max_concurrent_for(tool.as_str(), max);
             }
-            if let Some(limit) = limits.timeout {
-                turn = turn.__tool_timeout(tool.as_str(), limit);
+            if let Some(limit) = limits.timeout.or_else(|| self.registry.timeout_of(&tool)) {
+                turn = turn.__tool_timeout(tool, limit);
             }
         }
         turn

@@ -351,6 +351,10 @@ impl<'r> TurnDispatch<'r> {
     /// while the others run. Dropping the [`EachCall`] drops the calls not
     /// yet ended, started or not.
     ///
+    /// # Panics
+    ///
+    /// When the turn was polled already (it is then its own future's).
+    ///
     /// ```
     /// use serde_json::json;
     /// use toolkit_core::{Registry, ToolCall, tool, tools};
@@ -382,10 +386,10 @@ impl<'r> TurnDispatch<'r> {
     pub fn each(mut self) -> EachCall<'r> {
         match std::mem::replace(&mut self.state, TurnState::Ended) {
             TurnState::Waiting(params) => EachCall::new(params),
-            // The builder is not a future yet: nothing polled it.
-            TurnState::Running(_) | TurnState::Ended => EachCall {
-                scheduler: Scheduler::new(Vec::new(), 1),
-            },
+            // As a future polled after it completed: its calls were taken.
+            TurnState::Running(_) | TurnState::Ended => {
+                panic!("`each` called on a TurnDispatch that was already polled")
+            }
         }
     }
 }

@@ -105,8 +105,11 @@ pub(crate) struct Scheduler<'a, T> {
 }
 
 enum Slot<'a, T> {
-    /// Not polled yet.
+    /// Not started.
     Waiting(Pending<'a, T>),
+    /// Started (it holds a place within the limits), not polled yet: it
+    /// has done nothing so far.
+    Started(Pending<'a, T>),
     /// Polled at least once, not done.
     Running(Pending<'a, T>),
     /// Done, its output given.
@@ -144,6 +147,13 @@ impl<'a, T> Scheduler<'a, T> {
         self.start_what_fits();
         let mut any = false;
         for index in 0..self.slots.len() {
+            if let Slot::Started(_) = &self.slots[index] {
+                let Slot::Started(future) = std::mem::replace(&mut self.slots[index], Slot::Ended)
+                else {
+                    unreachable!("matched above")
+                };
+                self.slots[index] = Slot::Running(future);
+            }
             let Slot::Running(future) = &mut self.slots[index] else {
                 continue;
             };
@@ -165,7 +175,8 @@ impl<'a, T> Scheduler<'a, T> {
         }
     }
 
-    /// Whether the future at `index` has started (it may have ended).
+    /// Whether the future at `index` has been polled (it may have ended):
+    /// one that was not has done nothing.
     pub(crate) fn has_started(&self, index: usize) -> bool {
         matches!(self.slots.get(index), Some(Slot::Running(_) | Slot::Ended))
     }
@@ -187,7 +198,7 @@ impl<'a, T> Scheduler<'a, T> {
                     else {
                         unreachable!("matched above")
                     };
-                    self.slots[index] = Slot::Running(future);
+                    self.slots[index] = Slot::Started(future);
                     self.running += 1;
                     if let Some(group) = group {
                         self.group_limits[group].1 += 1;

@@ -613,6 +613,13 @@ impl Registry {
         names.into_iter()
     }
 
+    /// The time limit the registry puts on each call of a tool (its own,
+    /// else the registry's default), by the name models call it; `None`
+    /// when it has none, or there is no such tool.
+    pub fn timeout_of(&self, name: &str) -> Option<Duration> {
+        self.with_entry(name, |entry| entry.and_then(|entry| entry.timeout))
+    }
+
     /// The definition of a registered tool, enabled or not, by the name
     /// models call it or its [original name](ToolDef::original_name).
     pub fn get(&self, name: &str) -> Option<ToolDef> {

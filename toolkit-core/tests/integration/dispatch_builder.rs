@@ -202,6 +202,19 @@ async fn a_tools_limit_holds_its_calls_while_others_start_and_calls_come_back_as
     );
     assert!(turn.results[0].result.is_error());
 
+    // A call that waits for a place has not started, and is told apart.
+    let calls = vec![slow_call("a", 10), slow_call("b", 10)];
+    let mut each = registry.dispatch_turn(&calls).max_concurrent(1).each();
+    assert!(
+        !each.has_started(0) && !each.has_started(1),
+        "nothing before it is polled"
+    );
+    let (first, _) = each.next().await.unwrap();
+    assert_eq!(first, 0);
+    assert!(each.has_started(0) && !each.has_started(1));
+    assert_eq!(each.next().await.map(|(index, _)| index), Some(1));
+    assert!(each.next().await.is_none());
+
     // Dropping the calls as they end stops the ones still running.
     let calls = vec![slow_call("a", 10), slow_call("b", 5_000)];
     let mut each = registry.dispatch_turn(&calls).each();
