@@ -196,7 +196,9 @@ pub(crate) fn fold_into_description(schema: &mut OrderedJson, folded: &[(String,
 
 // The bounds stand in `KEYWORD_ORDER` too, in the same order: that list
 // orders every keyword a schema is written with, this one names the ones
-// that bound a value; neither can be made from the other.
+// that bound a value; neither can be made from the other. The Anthropic
+// judge (`toolkit-tests`, `judges/anthropic_request.rs`) lists the same
+// words from the documentation, apart from this code, on purpose.
 /// The bounds a schema may put on a value: numeric ranges and steps,
 /// lengths of strings, sizes of arrays and objects. Dialects that cannot
 /// enforce them drop them (Anthropic's structured outputs refuse them);
