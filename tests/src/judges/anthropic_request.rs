@@ -117,8 +117,7 @@ pub enum OutputFormat {
 
 // Written from Anthropic's documentation, apart from the crates' own
 // lists (toolkit-core's keyword order and `BOUNDS`, which its Anthropic
-// lowering drops) on
-// purpose: a judge does not read the code it judges.
+// lowering drops) on purpose: a judge does not read the code it judges.
 /// Keywords the structured-output schema may not hold.
 const UNSUPPORTED_SCHEMA_KEYWORDS: &[&str] = &[
     "minimum",
