@@ -4,7 +4,6 @@ mod json_form;
 
 use std::ops::Range;
 
-use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use toolkit_core::emit::{EmitOptions, EmitProblem, Emitted};
 use toolkit_core::response::Turn;
@@ -16,24 +15,7 @@ use crate::answer::AnswerSchema;
 use crate::observation::Observation;
 use crate::providers::{Api, Dialect, Transcript};
 use crate::settings::Settings;
-
-/// Which calls the model may make.
-///
-/// Its JSON form is `"auto"`, `"none"`, `"required"` or `{"tool": name}`.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-#[non_exhaustive]
-pub enum ToolChoice {
-    /// The model decides (the providers' default).
-    #[default]
-    Auto,
-    /// No calls: the model answers in text.
-    None,
-    /// At least one call (`required`, Anthropic's `any`, Gemini's `ANY`).
-    Required,
-    /// A call of this tool.
-    Tool(String),
-}
+pub use crate::tool_choice::ToolChoice;
 
 /// A conversation in one provider: system instructions, user messages,
 /// assistant turns echoed as the provider requires, tool results and the
@@ -523,9 +505,4 @@ impl Conversation {
     pub(crate) fn tool_provider(&self) -> Provider {
         Api::of(self.provider).provider()
     }
-}
-
-/// Whether `item` is a user message.
-pub(crate) fn is_user(item: &Value) -> bool {
-    item.get("role").and_then(Value::as_str) == Some("user")
 }

@@ -73,6 +73,7 @@ mod settings;
 mod sse;
 mod store;
 pub mod telemetry;
+mod tool_choice;
 
 pub use agent::{
     Agent, AgentBuilder, AnswerMode, BuildError, Limits, Outcome, Run, RunError, SessionStateError,

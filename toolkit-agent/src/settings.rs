@@ -2,9 +2,6 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
-use toolkit_core::Provider;
-
-use crate::providers::Api;
 
 /// The output-token limit Anthropic gets when none is set: the API requires
 /// one, and this is a generous default a host can lower.
@@ -171,23 +168,6 @@ impl Settings {
     pub fn parallel_calls(mut self, parallel: bool) -> Self {
         self.parallel_calls = Some(parallel);
         self
-    }
-
-    /// The settings given here that `provider`'s API has no field for, by
-    /// their names in this struct; they are left out of its requests.
-    pub fn unsent(&self, provider: Provider) -> Vec<&'static str> {
-        let set = [
-            ("stop", !self.stop.is_empty()),
-            ("seed", self.seed.is_some()),
-            ("reasoning_effort", self.reasoning_effort.is_some()),
-            ("thinking_budget", self.thinking_budget.is_some()),
-            ("parallel_calls", self.parallel_calls.is_some()),
-        ];
-        let unsent = Api::of(provider).dialect().unsent();
-        set.into_iter()
-            .filter(|(name, given)| *given && unsent.contains(name))
-            .map(|(name, _)| name)
-            .collect()
     }
 
     /// The values no provider takes, one sentence each: a temperature or

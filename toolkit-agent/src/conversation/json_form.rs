@@ -12,8 +12,9 @@ use serde_json::{Map, Value};
 use toolkit_core::emit::EmitOptions;
 use toolkit_core::{History, Provider};
 
-use super::{Conversation, LatestResults, OtherMode, ShownObservation, ToolChoice, is_user};
+use super::{Conversation, LatestResults, OtherMode, ShownObservation, ToolChoice};
 use crate::answer::AnswerSchema;
+use crate::providers::is_user;
 use crate::settings::Settings;
 
 /// The form this crate writes, and the only one it reads.

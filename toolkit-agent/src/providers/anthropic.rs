@@ -6,11 +6,11 @@ use toolkit_core::emit::{self, EmitOptions, Emitted};
 use toolkit_core::{ToolCallResult, schema};
 
 use super::openai_chat::text_parts;
-use super::{Dialect, Endpoint, TraceTool, Transcript, str_of, tools_of, user_message};
+use super::trace::{message, other_part, text_part, tool_call, tool_response};
+use super::{Dialect, Endpoint, TraceTool, Transcript, is_user, str_of, tools_of, user_message};
 use crate::answer::AnswerSchema;
-use crate::conversation::{ToolChoice, is_user};
 use crate::settings::{ANTHROPIC_DEFAULT_MAX_TOKENS, Settings, member, put};
-use crate::telemetry::{message, other_part, text_part, tool_call, tool_response};
+use crate::tool_choice::ToolChoice;
 
 pub(super) struct Anthropic;
 

@@ -6,11 +6,11 @@ use serde_json::{Map, Value, json};
 use toolkit_core::ToolCallResult;
 use toolkit_core::emit::{self, EmitOptions, Emitted};
 
+use super::trace::{message, text_part, tool_call, tool_response};
 use super::{Dialect, Endpoint, TraceTool, Transcript, str_of, tools_of};
 use crate::answer::AnswerSchema;
-use crate::conversation::ToolChoice;
 use crate::settings::{Settings, member};
-use crate::telemetry::{message, text_part, tool_call, tool_response};
+use crate::tool_choice::ToolChoice;
 
 pub(super) struct Gemini;
 

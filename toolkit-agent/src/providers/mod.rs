@@ -18,6 +18,7 @@ mod anthropic;
 mod gemini;
 mod openai_chat;
 mod openai_responses;
+pub(crate) mod trace;
 
 use reqwest::RequestBuilder;
 use serde_json::{Map, Value, json};
@@ -25,8 +26,8 @@ use toolkit_core::emit::{EmitOptions, Emitted};
 use toolkit_core::{Provider, ToolCallResult};
 
 use crate::answer::AnswerSchema;
-use crate::conversation::ToolChoice;
 use crate::settings::Settings;
+use crate::tool_choice::ToolChoice;
 
 /// A model API: where a request goes and the form it takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -265,6 +266,32 @@ fn str_of<'v>(value: &'v Value, key: &str) -> &'v str {
 /// Responses and Anthropic share.
 fn user_message(text: String) -> Value {
     json!({"role": "user", "content": text})
+}
+
+// Here rather than in settings.rs: which settings an API takes is the
+// API's to say, and the settings module stays below the providers.
+impl Settings {
+    /// The settings given here that `provider`'s API has no field for, by
+    /// their names in this struct; they are left out of its requests.
+    pub fn unsent(&self, provider: Provider) -> Vec<&'static str> {
+        let set = [
+            ("stop", !self.stop.is_empty()),
+            ("seed", self.seed.is_some()),
+            ("reasoning_effort", self.reasoning_effort.is_some()),
+            ("thinking_budget", self.thinking_budget.is_some()),
+            ("parallel_calls", self.parallel_calls.is_some()),
+        ];
+        let unsent = Api::of(provider).dialect().unsent();
+        set.into_iter()
+            .filter(|(name, given)| *given && unsent.contains(name))
+            .map(|(name, _)| name)
+            .collect()
+    }
+}
+
+/// Whether `item` is a user message.
+pub(crate) fn is_user(item: &Value) -> bool {
+    item.get("role").and_then(Value::as_str) == Some("user")
 }
 
 #[cfg(test)]

@@ -6,11 +6,11 @@ use serde_json::{Map, Value, json};
 use toolkit_core::ToolCallResult;
 use toolkit_core::emit::{self, EmitOptions, Emitted};
 
+use super::trace::{message, tool_call, tool_response};
 use super::{Dialect, Endpoint, TraceTool, Transcript, str_of, tools_of, user_message};
 use crate::answer::AnswerSchema;
-use crate::conversation::ToolChoice;
 use crate::settings::{Settings, put};
-use crate::telemetry::{message, tool_call, tool_response};
+use crate::tool_choice::ToolChoice;
 
 pub(super) struct OpenAiChat;
 
@@ -197,7 +197,7 @@ pub(super) fn parallel_calls(settings: &Settings, body: &mut Map<String, Value>)
 /// Text or blocks with `text` (Chat, Responses, Anthropic), as the
 /// conventions' parts.
 pub(super) fn text_parts(value: &Value) -> Vec<Value> {
-    use crate::telemetry::{other_part, text_part};
+    use super::trace::{other_part, text_part};
     match value {
         Value::String(text) => vec![text_part(text)],
         Value::Array(blocks) => blocks

@@ -6,10 +6,10 @@ use toolkit_core::ToolCallResult;
 use toolkit_core::emit::{self, EmitOptions, Emitted};
 
 use super::openai_chat::{OPENAI, bearer, parallel_calls, put_sampling, put_tools, text_parts};
+use super::trace::{message, other_part, text_part, tool_call, tool_response};
 use super::{Dialect, Endpoint, TraceTool, Transcript, str_of, tools_of, user_message};
 use crate::answer::AnswerSchema;
 use crate::settings::{Settings, member};
-use crate::telemetry::{message, other_part, text_part, tool_call, tool_response};
 
 pub(super) struct OpenAiResponses;
 
