@@ -129,11 +129,6 @@ impl Approvals<'_> {
             None => Some(Decision::Defer),
         }
     }
-
-    /// The name a call's uses are counted by: its tool's registered name.
-    pub(crate) fn counted_as(&self, name: &str) -> String {
-        counted_as(self.registry, name)
-    }
 }
 
 /// The name a call's uses and failures are counted by: its tool's

@@ -108,7 +108,7 @@ impl<'r, M: Model> Driver<'r, M> {
             }
             if let Some(status) = decision.settle(&call, may_have_run) {
                 if may_have_run && matches!(status, CallStatus::Approved { .. }) {
-                    let tool = self.approvals().counted_as(&call.name);
+                    let tool = counted_as(&self.agent.registry, &call.name);
                     self.session.run.uncount(&tool);
                 }
                 self.calls_mut()[index].status = status;
