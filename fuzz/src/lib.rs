@@ -315,14 +315,14 @@ pub fn dispatch(data: &[u8]) -> Ran {
             0 => {
                 let (name, arguments) = tool_and_rest(rest);
                 let text = String::from_utf8_lossy(arguments);
-                let outcome = registry.call(name, text.as_ref()).await;
+                let outcome = registry.dispatch((name, text.as_ref())).await;
                 check_outcome(name, &outcome);
                 // Arguments accepted as text are accepted as the same
                 // value, with the same answer: the two ways in agree.
                 if !outcome.result.is_error()
                     && let Ok(value) = serde_json::from_str::<Value>(&text)
                 {
-                    let again = registry.call(name, &value).await;
+                    let again = registry.dispatch((name, &value)).await;
                     assert_eq!(
                         again.result.is_error(),
                         outcome.result.is_error(),
@@ -337,13 +337,13 @@ pub fn dispatch(data: &[u8]) -> Ran {
                 let Ok(value) = serde_json::from_slice::<Value>(arguments) else {
                     return Ran::default();
                 };
-                let outcome = registry.call(name, &value).await;
+                let outcome = registry.dispatch((name, &value)).await;
                 check_outcome(name, &outcome);
                 Ran::of([&outcome.result])
             }
             2 => {
                 let name = String::from_utf8_lossy(rest);
-                let outcome = registry.call(&name, "{}").await;
+                let outcome = registry.dispatch((name.as_ref(), "{}")).await;
                 check_outcome(&name, &outcome);
                 if !NAMES[..5].contains(&name.as_ref()) {
                     // An unknown name is answered briefly, however long.

@@ -605,9 +605,9 @@ pub async fn check_registry(registry: &Registry, seed: u64, cases: usize) -> Rep
                 for (way, outcome) in [
                     (
                         "text",
-                        registry.call(name, value.to_string().as_str()).await,
+                        registry.dispatch((name, value.to_string().as_str())).await,
                     ),
-                    ("value", registry.call(name, &value).await),
+                    ("value", registry.dispatch((name, &value)).await),
                 ] {
                     if let Some(error) = refused(&outcome) {
                         report.failures.push(format!(
@@ -628,9 +628,9 @@ pub async fn check_registry(registry: &Registry, seed: u64, cases: usize) -> Rep
                     for (way, outcome) in [
                         (
                             "text",
-                            registry.call(name, broken.to_string().as_str()).await,
+                            registry.dispatch((name, broken.to_string().as_str())).await,
                         ),
-                        ("value", registry.call(name, &broken).await),
+                        ("value", registry.dispatch((name, &broken)).await),
                     ] {
                         if refused(&outcome).is_none() {
                             report.failures.push(format!(

@@ -305,7 +305,7 @@ async fn the_final_answer_tool_takes_the_answer_as_its_arguments() {
     }
 
     let outcome = registry
-        .call(FINAL_ANSWER_TOOL, r#"{"name": "Oslo", "districts": []}"#)
+        .dispatch((FINAL_ANSWER_TOOL, r#"{"name": "Oslo", "districts": []}"#))
         .await;
     assert!(outcome.result.is_done());
     let text = outcome.result.as_text().unwrap();
@@ -313,7 +313,7 @@ async fn the_final_answer_tool_takes_the_answer_as_its_arguments() {
     assert_eq!(city.name, "Oslo");
 
     let wrong = registry
-        .call(FINAL_ANSWER_TOOL, r#"{"name": 3, "districts": {}}"#)
+        .dispatch((FINAL_ANSWER_TOOL, r#"{"name": 3, "districts": {}}"#))
         .await;
     let message = wrong.result.error_message().unwrap();
     assert!(!wrong.result.is_done());

@@ -225,7 +225,7 @@ fn run(c: &mut Criterion, executable: PathBuf, measuring: bool) {
     let touch = "document.body.dataset.version = String(Math.random()); 1";
     let read = |start: usize| -> Option<usize> {
         let args = serde_json::json!({ "start": start });
-        let outcome = rt.block_on(registry.call("extract", &args));
+        let outcome = rt.block_on(registry.dispatch(("extract", &args)));
         let text = outcome.result.to_text();
         assert!(!outcome.result.is_error(), "{text}");
         let next = text.rsplit("start=").next()?;

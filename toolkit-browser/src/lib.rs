@@ -18,7 +18,7 @@
 //! let browser = Browser::launch(BrowserConfig::default()).await?;
 //! let policy = SafetyPolicy::builder().allow_domains(["*.example.com"]).build()?;
 //! let registry = toolkit_browser::registry(browser.clone(), policy).build()?;
-//! registry.call("navigate", r#"{"url": "www.example.com"}"#).await;
+//! registry.dispatch(("navigate", r#"{"url": "www.example.com"}"#)).await;
 //! println!("{}", browser.page_map().await?.render());
 //! # Ok(())
 //! # }

@@ -40,7 +40,7 @@ async fn index(browser: &Browser, needle: &str) -> u32 {
 }
 
 async fn call(registry: &Registry, name: &str, arguments: Value) -> String {
-    let outcome = registry.call(name, &arguments).await;
+    let outcome = registry.dispatch((name, &arguments)).await;
     assert!(outcome.error.is_none(), "{name}: {:?}", outcome.error);
     assert!(
         !outcome.result.is_error(),

@@ -65,7 +65,7 @@ fn main() {
         .tool(runtime_tool())
         .build()
         .expect("the registry builds");
-    let outcome = runtime.block_on(shapes.call("book", BOOK_ARGUMENTS));
+    let outcome = runtime.block_on(shapes.dispatch(("book", BOOK_ARGUMENTS)));
     assert_eq!(outcome.result.as_text(), Ok(BOOKED));
     let hand = allocations_per_call(|| {
         runtime.block_on(async {
@@ -75,8 +75,9 @@ fn main() {
             }
         })
     });
-    let tool =
-        allocations_per_call(|| runtime.block_on(shapes.call("book", black_box(BOOK_ARGUMENTS))));
+    let tool = allocations_per_call(|| {
+        runtime.block_on(shapes.dispatch(("book", black_box(BOOK_ARGUMENTS))))
+    });
     report("#[tool] with a struct parameter", hand, tool);
 
     let hand = allocations_per_call(|| {
@@ -87,8 +88,9 @@ fn main() {
             }
         })
     });
-    let tool =
-        allocations_per_call(|| runtime.block_on(shapes.call("search_json", black_box(ARGUMENTS))));
+    let tool = allocations_per_call(|| {
+        runtime.block_on(shapes.dispatch(("search_json", black_box(ARGUMENTS))))
+    });
     report("run-time tool", hand, tool);
 }
 

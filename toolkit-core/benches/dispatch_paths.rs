@@ -83,13 +83,13 @@ fn main() {
     // Every path answers the same.
     runtime.block_on(async {
         assert_eq!(hand_written_body(ARGUMENTS).await, ANSWER);
-        let outcome = registry.call("search", ARGUMENTS).await;
+        let outcome = registry.dispatch(("search", ARGUMENTS)).await;
         assert_eq!(outcome.result.as_text(), Ok(ANSWER));
         let value: Value = serde_json::from_str(ARGUMENTS).unwrap();
         assert_eq!(search_json(value).await, ANSWER);
-        let outcome = registry.call("search_json", ARGUMENTS).await;
+        let outcome = registry.dispatch(("search_json", ARGUMENTS)).await;
         assert_eq!(outcome.result.as_text(), Ok(ANSWER), "{:?}", outcome.error);
-        let outcome = registry.call("book", BOOK_ARGUMENTS).await;
+        let outcome = registry.dispatch(("book", BOOK_ARGUMENTS)).await;
         assert_eq!(outcome.result.as_text(), Ok(BOOKED), "{:?}", outcome.error);
         let hand: BookArguments = serde_json::from_str(BOOK_ARGUMENTS).unwrap();
         assert_eq!(book(hand.room, hand.slot).await, BOOKED);
@@ -110,7 +110,7 @@ fn main() {
     let macro_tool: Path = Box::new(|| {
         timed(Box::pin(async {
             for _ in 0..calls {
-                black_box(registry.call("search", black_box(ARGUMENTS)).await);
+                black_box(registry.dispatch(("search", black_box(ARGUMENTS))).await);
             }
         }))
     });
@@ -128,7 +128,11 @@ fn main() {
     let runtime_tool: Path = Box::new(|| {
         timed(Box::pin(async {
             for _ in 0..calls {
-                black_box(registry.call("search_json", black_box(ARGUMENTS)).await);
+                black_box(
+                    registry
+                        .dispatch(("search_json", black_box(ARGUMENTS)))
+                        .await,
+                );
             }
         }))
     });
@@ -148,7 +152,7 @@ fn main() {
     let struct_tool: Path = Box::new(|| {
         timed(Box::pin(async {
             for _ in 0..calls {
-                black_box(registry.call("book", black_box(BOOK_ARGUMENTS)).await);
+                black_box(registry.dispatch(("book", black_box(BOOK_ARGUMENTS))).await);
             }
         }))
     });
@@ -159,7 +163,7 @@ fn main() {
             let _listening = tracing::subscriber::set_default(recorder.clone());
             timed(Box::pin(async {
                 for _ in 0..calls {
-                    black_box(registry.call("search", black_box(ARGUMENTS)).await);
+                    black_box(registry.dispatch(("search", black_box(ARGUMENTS))).await);
                 }
             }))
         };
@@ -173,7 +177,7 @@ fn main() {
         let _listening = tracing::subscriber::set_default(Listening);
         timed(Box::pin(async {
             for _ in 0..calls {
-                black_box(registry.call("search", black_box(ARGUMENTS)).await);
+                black_box(registry.dispatch(("search", black_box(ARGUMENTS))).await);
             }
         }))
     });

@@ -118,6 +118,7 @@ pub use call::host::CallHost;
 pub use call::log::{LogLevel, LogMessage, LogSink, UnknownLogLevel};
 pub use call::progress::{Progress, ProgressSink};
 pub use call::state::RunState;
+pub use call::target::IntoCall;
 pub use history::budget::{OutputBudget, Spilled};
 pub use history::{History, HistoryError};
 pub use provider::{Provider, UnknownProvider};

@@ -10,7 +10,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use toolkit_core::{
-    CallContext, CallError, Problem, Provider, Registry, ToolCall, ToolResult, tool, tools,
+    CallContext, CallError, CallOutcome, Problem, Provider, Registry, ToolCall, ToolResult, tool,
+    tools,
 };
 
 /// A nested argument.
@@ -121,7 +122,7 @@ async fn calls_with_text_or_value_arguments() {
     let registry = registry();
     assert_eq!(
         registry
-            .call("add", r#"{"a": 2, "b": 3}"#)
+            .dispatch(("add", r#"{"a": 2, "b": 3}"#))
             .await
             .result
             .as_text(),
@@ -129,19 +130,26 @@ async fn calls_with_text_or_value_arguments() {
     );
     assert_eq!(
         registry
-            .call("add", &json!({"a": 2}))
+            .dispatch(("add", &json!({"a": 2})))
             .await
             .result
             .as_text(),
         Ok("3")
     );
-    assert_eq!(registry.call("ping", "").await.result.as_text(), Ok("pong"));
     assert_eq!(
-        registry.call("ping", &Value::Null).await.result.as_text(),
+        registry.dispatch(("ping", "")).await.result.as_text(),
+        Ok("pong")
+    );
+    assert_eq!(
+        registry
+            .dispatch(("ping", &Value::Null))
+            .await
+            .result
+            .as_text(),
         Ok("pong")
     );
     let outcome = registry
-        .call("book", r#"{"window": {"start": {"minutes": 90}}}"#)
+        .dispatch(("book", r#"{"window": {"start": {"minutes": 90}}}"#))
         .await;
     assert_eq!(outcome.result.as_text(), Ok("booked at 90"));
     assert!(outcome.error.is_none());
@@ -149,7 +157,7 @@ async fn calls_with_text_or_value_arguments() {
 
 #[tokio::test]
 async fn malformed_json_is_an_error_result() {
-    let outcome = registry().call("add", r#"{"a": 2,"#).await;
+    let outcome = registry().dispatch(("add", r#"{"a": 2,"#)).await;
     assert!(
         error_text(&outcome).contains("not valid JSON"),
         "{outcome:?}"
@@ -163,19 +171,21 @@ async fn malformed_json_is_an_error_result() {
 #[tokio::test]
 async fn field_errors_name_the_path_the_expected_type_and_what_came() {
     let registry = registry();
-    let missing = registry.call("add", r#"{"b": 1}"#).await;
+    let missing = registry.dispatch(("add", r#"{"b": 1}"#)).await;
     assert_eq!(
         error_text(&missing),
         "invalid arguments for `add`: at `a`: missing required field: expected an integer"
     );
 
-    let unknown = registry.call("add", r#"{"a": 1, "b": 2, "c": 2}"#).await;
+    let unknown = registry
+        .dispatch(("add", r#"{"a": 1, "b": 2, "c": 2}"#))
+        .await;
     assert_eq!(
         error_text(&unknown),
         "invalid arguments for `add`: at `c`: unknown field; expected one of `a`, `b`"
     );
 
-    let mistyped = registry.call("add", r#"{"a": "two", "b": 2}"#).await;
+    let mistyped = registry.dispatch(("add", r#"{"a": "two", "b": 2}"#)).await;
     assert_eq!(
         error_text(&mistyped),
         "invalid arguments for `add`: at `a`: expected an integer, got \"two\""
@@ -186,7 +196,7 @@ async fn field_errors_name_the_path_the_expected_type_and_what_came() {
     assert_eq!(path.as_deref(), Some("a"));
 
     let nested = registry
-        .call("book", &json!({"window": {"start": {"minutes": -5}}}))
+        .dispatch(("book", &json!({"window": {"start": {"minutes": -5}}})))
         .await;
     assert!(
         error_text(&nested).contains("at `window.start.minutes`: expected at least 0, got -5"),
@@ -194,7 +204,7 @@ async fn field_errors_name_the_path_the_expected_type_and_what_came() {
     );
 
     // Every problem at once, each with its path.
-    let several = registry.call("add", r#"{"a": "two", "c": 3}"#).await;
+    let several = registry.dispatch(("add", r#"{"a": "two", "c": 3}"#)).await;
     assert_eq!(
         error_text(&several),
         "invalid arguments for `add`: 2 problems: at `a`: expected an integer, got \"two\"; \
@@ -204,7 +214,7 @@ async fn field_errors_name_the_path_the_expected_type_and_what_came() {
 
 #[tokio::test]
 async fn unknown_tools_list_the_closest_names() {
-    let outcome = registry().call("addd", "{}").await;
+    let outcome = registry().dispatch(("addd", "{}")).await;
     assert_eq!(
         error_text(&outcome),
         "there is no tool named `addd`; did you mean `add`?"
@@ -219,16 +229,20 @@ async fn unknown_tools_list_the_closest_names() {
 async fn a_panicking_tool_is_caught_and_the_registry_keeps_working() {
     let registry = registry();
     for name in ["explode", "explode_sync"] {
-        let outcome = registry.call(name, "{}").await;
+        let outcome = registry.dispatch((name, "{}")).await;
         assert!(
             error_text(&outcome).contains("failed unexpectedly"),
             "{outcome:?}"
         );
         assert!(matches!(outcome.error, Some(CallError::Panicked { .. })));
     }
-    assert!(error_text(&registry.call("explode", "{}").await).contains("the tool hit a bug"));
+    assert!(error_text(&registry.dispatch(("explode", "{}")).await).contains("the tool hit a bug"));
     assert_eq!(
-        registry.call("add", r#"{"a": 1}"#).await.result.as_text(),
+        registry
+            .dispatch(("add", r#"{"a": 1}"#))
+            .await
+            .result
+            .as_text(),
         Ok("2")
     );
 }
@@ -243,7 +257,7 @@ async fn a_tool_past_its_time_limit_is_stopped() {
         .build()
         .unwrap();
     let started = Instant::now();
-    let outcome = registry.call("hang", "{}").await;
+    let outcome = registry.dispatch(("hang", "{}")).await;
     assert!(started.elapsed() < Duration::from_secs(5));
     assert!(
         matches!(outcome.error, Some(CallError::TimedOut { .. })),
@@ -254,13 +268,17 @@ async fn a_tool_past_its_time_limit_is_stopped() {
         "{outcome:?}"
     );
 
-    let outcome = registry.call("slow_sync", r#"{"millis": 500}"#).await;
+    let outcome = registry.dispatch(("slow_sync", r#"{"millis": 500}"#)).await;
     assert!(
         matches!(outcome.error, Some(CallError::TimedOut { .. })),
         "{outcome:?}"
     );
     assert_eq!(
-        registry.call("add", r#"{"a": 1}"#).await.result.as_text(),
+        registry
+            .dispatch(("add", r#"{"a": 1}"#))
+            .await
+            .result
+            .as_text(),
         Ok("2")
     );
 }
@@ -288,8 +306,14 @@ async fn hidden_parameters_get_state_and_context() {
         .state(Arc::clone(&counter))
         .build()
         .unwrap();
-    assert_eq!(registry.call("count", "{}").await.result.as_text(), Ok("1"));
-    assert_eq!(registry.call("count", "{}").await.result.as_text(), Ok("2"));
+    assert_eq!(
+        registry.dispatch(("count", "{}")).await.result.as_text(),
+        Ok("1")
+    );
+    assert_eq!(
+        registry.dispatch(("count", "{}")).await.result.as_text(),
+        Ok("2")
+    );
     assert_eq!(counter.load(Ordering::SeqCst), 2);
 
     let call = ToolCall::new("call_42", "whoami", json!({}));
@@ -394,18 +418,18 @@ async fn excluded_and_disabled_tools() {
         .unwrap();
     assert_eq!(registry.names().collect::<Vec<_>>(), ["add", "ping"]);
     assert!(matches!(
-        registry.call("book", "{}").await.error,
+        registry.dispatch(("book", "{}")).await.error,
         Some(CallError::UnknownTool { .. })
     ));
 
     assert!(registry.set_enabled("ping", false));
     assert!(!registry.is_enabled("ping"));
-    let outcome = registry.call("ping", "{}").await;
+    let outcome = registry.dispatch(("ping", "{}")).await;
     assert_eq!(error_text(&outcome), "the tool `ping` is disabled");
     assert_eq!(registry.tool_list(Provider::OpenAi).unwrap().len(), 1);
     assert!(registry.set_enabled("ping", true));
     assert_eq!(
-        registry.call("ping", "{}").await.result.as_text(),
+        registry.dispatch(("ping", "{}")).await.result.as_text(),
         Ok("pong")
     );
     assert!(!registry.set_enabled("nope", true));
@@ -538,9 +562,8 @@ async fn action_model() {
         schema["properties"]["add"]["properties"]["a"]["type"],
         "integer"
     );
-    let outcome = registry
-        .call_action(&json!({"add": {"a": 1, "b": 2}}))
-        .await;
+    let action = json!({"add": {"a": 1, "b": 2}});
+    let outcome = registry.dispatch(registry.action(&action).unwrap()).await;
     assert_eq!(outcome.result.as_text(), Ok("3"));
     for bad in [
         json!({}),
@@ -548,11 +571,9 @@ async fn action_model() {
         json!([1]),
         json!("add"),
     ] {
-        let outcome = registry.call_action(&bad).await;
-        assert!(
-            matches!(outcome.error, Some(CallError::InvalidAction { .. })),
-            "{bad}"
-        );
+        let error = registry.action(&bad).unwrap_err();
+        assert!(matches!(error, CallError::InvalidAction { .. }), "{bad}");
+        let outcome = CallOutcome::failed(error);
         assert!(error_text(&outcome).contains("exactly one key"));
     }
 }
@@ -654,7 +675,7 @@ fn done() -> ToolResult {
 #[tokio::test]
 async fn a_returned_tool_result_keeps_every_field() {
     let registry = Registry::builder().tools(tools![done]).build().unwrap();
-    let result = registry.call("done", "{}").await.result;
+    let result = registry.dispatch(("done", "{}")).await.result;
     assert_eq!(result.success(), Some(true));
     assert_eq!(result.memory(), Some("Finished"));
     assert_eq!(result.attributes()["elapsed_ms"], 3);
@@ -688,13 +709,17 @@ async fn null_for_a_defaulted_field_means_absent() {
     let registry = Registry::builder().tools(tools![report]).build().unwrap();
     for arguments in [r#"{"options": {"verbose": null}}"#, r#"{"options": {}}"#] {
         assert_eq!(
-            registry.call("report", arguments).await.result.as_text(),
+            registry
+                .dispatch(("report", arguments))
+                .await
+                .result
+                .as_text(),
             Ok("verbose: false"),
             "{arguments}"
         );
     }
     let outcome = registry
-        .call("report", r#"{"options": {"verbose": "yes"}}"#)
+        .dispatch(("report", r#"{"options": {"verbose": "yes"}}"#))
         .await;
     assert!(
         error_text(&outcome).contains("at `options.verbose`"),

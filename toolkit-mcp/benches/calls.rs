@@ -631,12 +631,12 @@ async fn our_client(subject: &mut Subject, transport: &str) -> Arc<Registry> {
 async fn our_round(registry: Arc<Registry>, calls: usize) -> Round {
     let arguments = json!({"text": "hello"});
     // Warm up.
-    let _ = registry.call("bench_echo", &arguments).await;
+    let _ = registry.dispatch(("bench_echo", &arguments)).await;
     let mut latencies = Vec::with_capacity(calls);
     let started = Instant::now();
     for _ in 0..calls {
         let asked = Instant::now();
-        let outcome = registry.call("bench_echo", &arguments).await;
+        let outcome = registry.dispatch(("bench_echo", &arguments)).await;
         latencies.push(asked.elapsed());
         assert_eq!(outcome.result.to_text(), "hello", "{:?}", outcome.result);
     }

@@ -121,14 +121,18 @@ async fn run(
     // The calls the scenario asks for, in its order.
     for call in context["toolCalls"].as_array().into_iter().flatten() {
         let name = call["name"].as_str().unwrap_or_default();
-        let outcome = registry.call(name, &call["arguments"].to_string()).await;
+        let outcome = registry
+            .dispatch((name, &call["arguments"].to_string()))
+            .await;
         if let Some(error) = outcome.error {
             return Err(format!("{name} failed: {error}").into());
         }
     }
     match scenario {
         "tools_call" => {
-            let outcome = registry.call("add_numbers", r#"{"a": 2, "b": 3}"#).await;
+            let outcome = registry
+                .dispatch(("add_numbers", r#"{"a": 2, "b": 3}"#))
+                .await;
             if let Some(error) = outcome.error {
                 return Err(format!("add_numbers failed: {error}").into());
             }
@@ -137,7 +141,7 @@ async fn run(
         // The server asks a question with defaults while the tool runs.
         "elicitation-sep1034-client-defaults" => {
             let outcome = registry
-                .call("test_client_elicitation_defaults", "{}")
+                .dispatch(("test_client_elicitation_defaults", "{}"))
                 .await;
             if let Some(error) = outcome.error {
                 return Err(format!("test_client_elicitation_defaults failed: {error}").into());
@@ -147,10 +151,10 @@ async fn run(
         // input), called together.
         "sep-2322-client-request-state" => {
             let (a, b, c, d) = tokio::join!(
-                registry.call("test_mrtr_echo_state", "{}"),
-                registry.call("test_mrtr_no_state", "{}"),
-                registry.call("test_mrtr_unrelated", "{}"),
-                registry.call("test_mrtr_no_result_type", "{}"),
+                registry.dispatch(("test_mrtr_echo_state", "{}")),
+                registry.dispatch(("test_mrtr_no_state", "{}")),
+                registry.dispatch(("test_mrtr_unrelated", "{}")),
+                registry.dispatch(("test_mrtr_no_result_type", "{}")),
             );
             for outcome in [a, b, c, d] {
                 println!("{}", outcome.result.to_text());
@@ -159,7 +163,7 @@ async fn run(
         // The call's response stream is closed after its priming event: the
         // answer comes on the stream resumed after `retry`.
         "sse-retry" => {
-            let outcome = registry.call("test_reconnection", "{}").await;
+            let outcome = registry.dispatch(("test_reconnection", "{}")).await;
             if let Some(error) = outcome.error {
                 return Err(format!("test_reconnection failed: {error}").into());
             }
@@ -167,7 +171,7 @@ async fn run(
         // The one tool with a well-formed `x-mcp-header` parameter.
         "http-invalid-tool-headers" => {
             let outcome = registry
-                .call("valid_tool", r#"{"region": "us-west"}"#)
+                .dispatch(("valid_tool", r#"{"region": "us-west"}"#))
                 .await;
             if let Some(error) = outcome.error {
                 return Err(format!("valid_tool failed: {error}").into());
@@ -183,10 +187,10 @@ async fn run(
                 .ok_or("no json_schema_2020_12_tool")?;
             let schema: Value = serde_json::from_str(focal.schema().lowered(Provider::Mcp)?)?;
             let outcome = registry
-                .call(
+                .dispatch((
                     "json_schema_echo",
                     json!({"schema": schema}).to_string().as_str(),
-                )
+                ))
                 .await;
             if let Some(error) = outcome.error {
                 return Err(format!("json_schema_echo failed: {error}").into());
@@ -195,7 +199,7 @@ async fn run(
         // A request of every kind that carries `Mcp-Method` (and
         // `Mcp-Name`): a call, and the resources and prompts read.
         "http-standard-headers" => {
-            let outcome = registry.call("test_headers", "{}").await;
+            let outcome = registry.dispatch(("test_headers", "{}")).await;
             if let Some(error) = outcome.error {
                 return Err(format!("test_headers failed: {error}").into());
             }
@@ -211,7 +215,7 @@ async fn run(
         // An authorized call, after the authorized listing.
         _ if scenario.starts_with("auth/") => {
             let name = first.ok_or("the server listed no tool")?;
-            let outcome = registry.call(&name, "{}").await;
+            let outcome = registry.dispatch((&name, "{}")).await;
             if let Some(error) = outcome.error {
                 return Err(format!("{name} failed: {error}").into());
             }

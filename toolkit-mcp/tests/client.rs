@@ -29,7 +29,9 @@ fn names(registry: &Registry) -> Vec<String> {
 }
 
 async fn text(registry: &Registry, name: &str, arguments: Value) -> String {
-    let outcome = registry.call(name, arguments.to_string().as_str()).await;
+    let outcome = registry
+        .dispatch((name, arguments.to_string().as_str()))
+        .await;
     outcome.result.to_text()
 }
 
@@ -78,7 +80,7 @@ async fn exercise(client: &McpClient, prefix: &str) {
 
     assert_eq!(text(&registry, &add, json!({"a": 2, "b": 3})).await, "5");
     // Arguments are checked here, before the server sees them.
-    let wrong = registry.call(&add, r#"{"a": "two", "b": 1}"#).await;
+    let wrong = registry.dispatch((&add, r#"{"a": "two", "b": 1}"#)).await;
     assert!(wrong.result.is_error());
     assert!(
         wrong.result.to_text().contains("at `a`"),
@@ -86,17 +88,17 @@ async fn exercise(client: &McpClient, prefix: &str) {
         wrong.result.to_text()
     );
 
-    let failing = registry.call(&named("fail"), "{}").await.result;
+    let failing = registry.dispatch((&named("fail"), "{}")).await.result;
     assert_eq!(failing.error_message(), Some("Error: the disk is full"));
 
-    let pixel = registry.call(&named("pixel"), "{}").await.result;
+    let pixel = registry.dispatch((&named("pixel"), "{}")).await.result;
     assert!(matches!(
         pixel.content(),
         [Block::Text { .. }, Block::Image { .. }]
     ));
 
     let weather = registry
-        .call(&named("weather"), r#"{"city": "Oslo"}"#)
+        .dispatch((&named("weather"), r#"{"city": "Oslo"}"#))
         .await
         .result;
     assert!(
@@ -174,7 +176,10 @@ async fn restart(client: &McpClient, prefix: &str) {
         .expect("a registry");
     let whoami = format!("{prefix}_whoami");
     let before = text(&registry, &whoami, json!({})).await;
-    let crashed = registry.call(&format!("{prefix}_crash"), "{}").await.result;
+    let crashed = registry
+        .dispatch((&format!("{prefix}_crash"), "{}"))
+        .await
+        .result;
     assert!(crashed.is_error(), "{crashed:?}");
     assert!(
         crashed.to_text().contains("started again at the next call"),
@@ -193,7 +198,10 @@ async fn timeout(client: McpClient, prefix: &str) {
         .build()
         .expect("a registry");
     let started = Instant::now();
-    let slow = registry.call(&format!("{prefix}_slow"), "{}").await.result;
+    let slow = registry
+        .dispatch((&format!("{prefix}_slow"), "{}"))
+        .await
+        .result;
     assert!(started.elapsed() < Duration::from_secs(5));
     assert!(
         slow.to_text().contains("did not answer within 0.3 s"),

@@ -324,7 +324,9 @@ async fn greet(client: &McpClient) -> String {
         .tools(client.tools().await.expect("a tool list"))
         .build()
         .unwrap();
-    let outcome = registry.call("site_hello", r#"{"name": "Ada"}"#).await;
+    let outcome = registry
+        .dispatch(("site_hello", r#"{"name": "Ada"}"#))
+        .await;
     outcome.result.to_text()
 }
 

@@ -80,7 +80,9 @@ fn local(name: &str, answer: &'static str) -> ToolDef {
 }
 
 async fn text(registry: &Registry, name: &str, arguments: Value) -> String {
-    let outcome = registry.call(name, arguments.to_string().as_str()).await;
+    let outcome = registry
+        .dispatch((name, arguments.to_string().as_str()))
+        .await;
     outcome.result.to_text()
 }
 

@@ -33,7 +33,7 @@ fn module(path: &str) -> PathBuf {
 
 async fn text(registry: &Registry, name: &str, arguments: serde_json::Value) -> String {
     registry
-        .call(name, arguments.to_string().as_str())
+        .dispatch((name, arguments.to_string().as_str()))
         .await
         .result
         .to_text()
@@ -81,12 +81,12 @@ async fn everything(client: &McpClient) {
     assert!(sum.contains('5'), "{sum}");
     // Checked here before the server sees it.
     let wrong = registry
-        .call("everything_get-sum", r#"{"a": "two", "b": 3}"#)
+        .dispatch(("everything_get-sum", r#"{"a": "two", "b": 3}"#))
         .await;
     assert!(wrong.result.is_error());
 
     let image = registry
-        .call("everything_get-tiny-image", "{}")
+        .dispatch(("everything_get-tiny-image", "{}"))
         .await
         .result;
     assert!(
@@ -97,7 +97,7 @@ async fn everything(client: &McpClient) {
     );
 
     let links = registry
-        .call("everything_get-resource-links", r#"{"count": 2}"#)
+        .dispatch(("everything_get-resource-links", r#"{"count": 2}"#))
         .await
         .result;
     let uris: Vec<&str> = links
@@ -112,10 +112,10 @@ async fn everything(client: &McpClient) {
     assert!(uris.iter().all(|uri| !uri.is_empty()), "{links:?}");
 
     let embedded = registry
-        .call(
+        .dispatch((
             "everything_get-resource-reference",
             r#"{"resourceType": "Text", "resourceId": 1}"#,
-        )
+        ))
         .await
         .result;
     assert!(
@@ -125,10 +125,10 @@ async fn everything(client: &McpClient) {
         "{embedded:?}"
     );
     let blob = registry
-        .call(
+        .dispatch((
             "everything_get-resource-reference",
             r#"{"resourceType": "Blob", "resourceId": 2}"#,
-        )
+        ))
         .await
         .result;
     assert!(
@@ -140,10 +140,10 @@ async fn everything(client: &McpClient) {
     assert!(!blob.attributes().contains_key(UNSHOWN_CONTENT), "{blob:?}");
 
     let structured = registry
-        .call(
+        .dispatch((
             "everything_get-structured-content",
             r#"{"location": "Chicago"}"#,
-        )
+        ))
         .await
         .result;
     let value = match structured.content() {
@@ -284,12 +284,12 @@ async fn filesystem() {
     .await;
     assert!(notes.contains("milk\neggs"), "{notes}");
     let written = registry
-        .call(
+        .dispatch((
             "fs_write_file",
             json!({"path": path("plan.txt"), "content": "ship it"})
                 .to_string()
                 .as_str(),
-        )
+        ))
         .await;
     assert!(!written.result.is_error(), "{:?}", written.result);
     assert_eq!(
@@ -299,7 +299,7 @@ async fn filesystem() {
     // Outside the allowed folder: the server's error, as a result the model
     // reads.
     let outside = registry
-        .call("fs_read_text_file", r#"{"path": "/etc/passwd"}"#)
+        .dispatch(("fs_read_text_file", r#"{"path": "/etc/passwd"}"#))
         .await
         .result;
     assert!(outside.is_error(), "{outside:?}");

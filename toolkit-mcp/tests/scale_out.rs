@@ -85,13 +85,13 @@ async fn run() {
             .expect("a registry");
         for i in 0..6 {
             let sum = registry
-                .call("replicas_add", json!({"a": i, "b": 1}).to_string().as_str())
+                .dispatch(("replicas_add", json!({"a": i, "b": 1}).to_string().as_str()))
                 .await;
             assert_eq!(sum.result.to_text(), (i + 1).to_string());
         }
         let mut answered_by = Vec::new();
         for _ in 0..6 {
-            let who = registry.call("replicas_whoami", "{}").await;
+            let who = registry.dispatch(("replicas_whoami", "{}")).await;
             answered_by.push(who.result.to_text());
         }
         let distinct: BTreeSet<&String> = answered_by.iter().collect();

@@ -65,7 +65,7 @@ async fn over_http(exporter: &InMemorySpanExporter) {
     exporter.reset();
 
     let outcome = ours
-        .call("remote_weather", r#"{"city": "Paris"}"#)
+        .dispatch(("remote_weather", r#"{"city": "Paris"}"#))
         .instrument(tracing::info_span!("request"))
         .await;
     assert_eq!(outcome.result.as_text(), Ok("rainy in Paris"));
@@ -115,7 +115,7 @@ async fn over_http(exporter: &InMemorySpanExporter) {
 
     // A tool's error result is `tool_error` at both ends.
     exporter.reset();
-    let outcome = ours.call("remote_broken", "{}").await;
+    let outcome = ours.dispatch(("remote_broken", "{}")).await;
     assert!(outcome.result.is_error());
     let spans = exporter.get_finished_spans().expect("the spans");
     for kind in [SpanKind::Client, SpanKind::Server] {
@@ -137,7 +137,8 @@ async fn over_http(exporter: &InMemorySpanExporter) {
     // With content captured, the call's arguments and result are recorded.
     telemetry::capture_content(true);
     exporter.reset();
-    ours.call("remote_weather", r#"{"city": "Oslo"}"#).await;
+    ours.dispatch(("remote_weather", r#"{"city": "Oslo"}"#))
+        .await;
     telemetry::capture_content(false);
     let spans = exporter.get_finished_spans().expect("the spans");
     for kind in [SpanKind::Client, SpanKind::Server] {

@@ -137,7 +137,9 @@ async fn both_ends_over_http(recorder: &Recorder) {
         .build()
         .expect("valid tools");
     recorder.clear();
-    let outcome = ours.call("remote_weather", r#"{"city": "Oslo"}"#).await;
+    let outcome = ours
+        .dispatch(("remote_weather", r#"{"city": "Oslo"}"#))
+        .await;
     assert_eq!(outcome.result.as_text(), Ok("rainy in Oslo"));
     let spans = recorder.spans_named("tools/call weather");
     let kind = |kind: &str| {

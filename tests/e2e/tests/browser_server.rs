@@ -63,10 +63,10 @@ async fn run() {
     }
     let site = site();
     let opened = registry
-        .call(
+        .dispatch((
             "navigate",
             json!({"url": site.url("/")}).to_string().as_str(),
-        )
+        ))
         .await
         .result;
     assert!(!opened.is_error(), "{}", opened.to_text());
@@ -74,12 +74,12 @@ async fn run() {
     assert!(text.contains("Pantry"), "{text}");
     // The policy holds for MCP clients too.
     let refused = registry
-        .call("navigate", r#"{"url": "https://example.com"}"#)
+        .dispatch(("navigate", r#"{"url": "https://example.com"}"#))
         .await
         .result;
     assert!(refused.is_error(), "{}", refused.to_text());
     let found = registry
-        .call("find_text", r#"{"text": "honey"}"#)
+        .dispatch(("find_text", r#"{"text": "honey"}"#))
         .await
         .result;
     assert!(!found.is_error(), "{}", found.to_text());

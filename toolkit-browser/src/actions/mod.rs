@@ -151,7 +151,7 @@ pub const DEFAULT_ACTIONS: &[&str] = &[
 ///     .tools(tools![toolkit_browser::actions::evaluate]) // off unless added
 ///     .build()?;
 /// let outcome = registry
-///     .call("navigate", r#"{"url": "https://www.example.com"}"#)
+///     .dispatch(("navigate", r#"{"url": "https://www.example.com"}"#))
 ///     .await;
 /// println!("{}", outcome.result.to_text());
 /// println!("{}", browser.page_map().await?.render());

@@ -104,7 +104,7 @@ pub struct RecordFiles {
 /// let policy = SafetyPolicy::builder().allow_domains(["*.example.com"]).build()?;
 /// let recorder = Recorder::new("runs/today", browser.clone());
 /// let registry = recorder.wrap(toolkit_browser::registry(browser.clone(), policy).build()?)?;
-/// registry.call("navigate", r#"{"url": "https://www.example.com"}"#).await;
+/// registry.dispatch(("navigate", r#"{"url": "https://www.example.com"}"#)).await;
 /// // ... the run: give `registry` to the agent loop ...
 /// let files = recorder.finish().await?;
 /// println!("{} and {}", files.html.display(), files.gif.display());

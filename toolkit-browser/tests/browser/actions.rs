@@ -90,7 +90,7 @@ impl Agent {
 
     pub(crate) async fn call(&self, name: &str, args: Value) -> ToolResult {
         let started = Instant::now();
-        let outcome = self.registry.call(name, &args).await;
+        let outcome = self.registry.dispatch((name, &args)).await;
         let took = started.elapsed();
         if std::env::var_os("BROWSER_TRACE").is_some() {
             // What the model would read, for eyeballing the wording.
@@ -265,7 +265,10 @@ async fn schemas_suit_every_provider(browser: Browser, server: TestServer) {
         "{unknown}"
     );
     // A malformed call is an error result, not a panic.
-    let bad = agent.registry.call("click", r#"{"index": "five"}"#).await;
+    let bad = agent
+        .registry
+        .dispatch(("click", r#"{"index": "five"}"#))
+        .await;
     assert!(bad.result.is_error() && bad.error.is_some());
 }
 
@@ -962,10 +965,10 @@ async fn secrets_are_typed_but_never_shown(browser: Browser, server: TestServer)
         .build()
         .unwrap();
     let value = scripted
-        .call(
+        .dispatch((
             "evaluate",
             &json!({ "code": "({ v: document.getElementById('pw').value })" }),
-        )
+        ))
         .await
         .result;
     leaks("evaluate", &everything(&value));
@@ -975,10 +978,10 @@ async fn secrets_are_typed_but_never_shown(browser: Browser, server: TestServer)
         value.to_text()
     );
     let thrown = scripted
-        .call(
+        .dispatch((
             "evaluate",
             &json!({ "code": "(() => { throw new Error('pw ' + document.title) })()" }),
-        )
+        ))
         .await
         .result;
     leaks("an evaluate error", &everything(&thrown));
@@ -1066,7 +1069,7 @@ async fn evaluate_is_off_by_default(browser: Browser, server: TestServer) {
     assert!(!agent.registry.names().any(|n| n == "evaluate"));
     let outcome = agent
         .registry
-        .call("evaluate", r#"{"code": "1 + 1"}"#)
+        .dispatch(("evaluate", r#"{"code": "1 + 1"}"#))
         .await;
     assert!(
         outcome
@@ -1084,12 +1087,12 @@ async fn evaluate_is_off_by_default(browser: Browser, server: TestServer) {
         .unwrap();
     agent.go("/about").await;
     let result = with
-        .call("evaluate", r#"{"code": "document.title + ' ' + (6 * 7)"}"#)
+        .dispatch(("evaluate", r#"{"code": "document.title + ' ' + (6 * 7)"}"#))
         .await
         .result;
     assert_eq!(result.to_text(), "Result: About 42");
     let thrown = with
-        .call("evaluate", r#"{"code": "nope.nope"}"#)
+        .dispatch(("evaluate", r#"{"code": "nope.nope"}"#))
         .await
         .result;
     assert!(
@@ -1103,7 +1106,7 @@ async fn evaluate_is_off_by_default(browser: Browser, server: TestServer) {
     let away = json!({
         "code": format!("location.href = '{}'", server.url_as("localhost", "/docs")),
     });
-    let blocked = with.call("evaluate", &away).await.result;
+    let blocked = with.dispatch(("evaluate", &away)).await.result;
     assert!(
         blocked
             .error_message()

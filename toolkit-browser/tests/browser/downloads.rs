@@ -93,7 +93,7 @@ fn local_registry(browser: &Browser) -> Registry {
 }
 
 async fn call(registry: &Registry, name: &str, args: Value) -> toolkit_core::ToolResult {
-    let outcome = registry.call(name, &args).await;
+    let outcome = registry.dispatch((name, &args)).await;
     assert!(outcome.error.is_none(), "{name}({args}) did not run");
     outcome.result
 }

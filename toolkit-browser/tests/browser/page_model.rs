@@ -120,7 +120,7 @@ async fn actions_reach_into_frames_from_other_sites(browser: Browser, server: Te
     let call = |name: &'static str, args: String| {
         let registry = &registry;
         async move {
-            let result = registry.call(name, args.as_str()).await.result;
+            let result = registry.dispatch((name, args.as_str())).await.result;
             assert!(!result.is_error(), "{name} {args}: {}", result.to_text());
             result.to_text()
         }
@@ -175,7 +175,7 @@ async fn actions_reach_into_frames_from_other_sites(browser: Browser, server: Te
         .await
         .unwrap();
     let result = registry
-        .call("click", format!(r#"{{"index": {pay}}}"#).as_str())
+        .dispatch(("click", format!(r#"{{"index": {pay}}}"#).as_str()))
         .await
         .result;
     let message = result.to_text();
@@ -469,10 +469,10 @@ async fn orientation_texts_never_show_a_secret(browser: Browser, server: TestSer
     let map = browser.page_map().await.unwrap();
     let pw = find(&map, "name=pw").index;
     let typed = registry
-        .call(
+        .dispatch((
             "input",
             format!(r#"{{"index": {pw}, "text": "<secret>password</secret>"}}"#).as_str(),
-        )
+        ))
         .await
         .result;
     assert!(!typed.is_error(), "{}", typed.to_text());

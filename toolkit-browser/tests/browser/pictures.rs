@@ -213,7 +213,7 @@ async fn the_screenshot_action_draws_numbers_on_request(browser: Browser, server
         .build()
         .unwrap();
     let navigated = registry
-        .call("navigate", &json!({ "url": server.url("/form") }))
+        .dispatch(("navigate", &json!({ "url": server.url("/form") })))
         .await;
     assert!(
         !navigated.result.is_error(),
@@ -221,7 +221,7 @@ async fn the_screenshot_action_draws_numbers_on_request(browser: Browser, server
         navigated.result.to_text()
     );
     for (args, numbered) in [(json!({}), false), (json!({ "numbered": true }), true)] {
-        let outcome = registry.call("screenshot", &args).await;
+        let outcome = registry.dispatch(("screenshot", &args)).await;
         let result = outcome.result;
         assert!(!result.is_error(), "{}", result.to_text());
         let text = result.to_text();

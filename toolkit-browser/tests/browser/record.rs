@@ -27,7 +27,7 @@ fn policy() -> SafetyPolicy {
 }
 
 async fn call(registry: &Registry, name: &str, args: Value) -> String {
-    let outcome = registry.call(name, &args).await;
+    let outcome = registry.dispatch((name, &args)).await;
     assert!(outcome.error.is_none(), "{name} did not run: {outcome:?}");
     assert!(
         !outcome.result.is_error(),

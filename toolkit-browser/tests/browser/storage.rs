@@ -90,7 +90,7 @@ async fn index_of(browser: &Browser, label: &str) -> u32 {
 }
 
 async fn call(registry: &toolkit_core::Registry, name: &str, args: Value) -> String {
-    let outcome = registry.call(name, &args).await;
+    let outcome = registry.dispatch((name, &args)).await;
     let text = outcome.result.to_text();
     assert!(
         outcome.error.is_none() && !outcome.result.is_error(),

@@ -119,7 +119,7 @@ pub fn registry_call(
     registry: &toolkit_core::Registry,
     arguments: &str,
 ) -> toolkit_core::CallOutcome {
-    runtime.block_on(registry.call("search", arguments))
+    runtime.block_on(registry.dispatch(("search", arguments)))
 }
 
 /// Both paths give [`ANSWER`].

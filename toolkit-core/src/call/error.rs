@@ -58,7 +58,7 @@ pub enum CallError {
         /// The limit.
         after: Duration,
     },
-    /// An action (see [`Registry::call_action`](crate::Registry::call_action))
+    /// An action (see [`Registry::action`](crate::Registry::action))
     /// that is not an object with exactly one key.
     InvalidAction {
         /// What was expected, and what came.
@@ -87,7 +87,7 @@ impl CallError {
     /// ```
     /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
     /// let registry = toolkit_core::Registry::builder().build().unwrap();
-    /// let outcome = registry.call("missing", "{}").await;
+    /// let outcome = registry.dispatch(("missing", "{}")).await;
     /// assert_eq!(outcome.error.unwrap().kind(), "unknown_tool");
     /// # });
     /// ```
@@ -222,7 +222,7 @@ impl CallOutcome {
     ///
     /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
     /// let registry = Registry::builder().tools(tools![balance]).build()?;
-    /// let outcome = registry.call("balance", "{}").await;
+    /// let outcome = registry.dispatch(("balance", "{}")).await;
     /// assert_eq!(outcome.result.error_message(), Some("the ledger did not answer"));
     /// let error = outcome.downcast_error::<std::io::Error>().unwrap();
     /// assert_eq!(error.kind(), std::io::ErrorKind::TimedOut);
@@ -242,7 +242,19 @@ impl CallOutcome {
         }
     }
 
-    pub(crate) fn failed(error: CallError) -> Self {
+    /// A call that failed outside the tool's own logic: the error result
+    /// the model reads, written from `error`, and `error` for the host.
+    ///
+    /// ```
+    /// use toolkit_core::{CallError, CallOutcome};
+    ///
+    /// let outcome = CallOutcome::failed(CallError::InvalidAction {
+    ///     message: "expected one key".into(),
+    /// });
+    /// assert!(outcome.result.is_error());
+    /// assert!(outcome.error.is_some());
+    /// ```
+    pub fn failed(error: CallError) -> Self {
         Self {
             result: error.to_result(),
             error: Some(error),

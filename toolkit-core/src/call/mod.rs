@@ -14,6 +14,7 @@ pub(crate) mod log;
 pub(crate) mod progress;
 mod questions;
 pub(crate) mod state;
+pub(crate) mod target;
 
 use std::sync::OnceLock;
 

@@ -13,8 +13,8 @@ impl Registry {
     /// One schema for every enabled tool: an object with exactly one
     /// property, named for the tool, whose value is the tool's arguments
     /// (`{"click": {"index": 5}}`). Each property carries its tool's
-    /// description. Ask the model for JSON of this shape, then run it with
-    /// [`call_action`](Self::call_action).
+    /// description. Ask the model for JSON of this shape, then read it with
+    /// [`action`](Self::action) and run it with [`dispatch`](Self::dispatch).
     ///
     /// Fails, like [`tool_list`](Self::tool_list), for a tool whose
     /// schema cannot be built.
@@ -66,21 +66,47 @@ impl Registry {
         Ok(schema.to_json_string())
     }
 
-    /// Runs one action of the [action schema](Self::action_schema): an
+    /// Reads one action of the [action schema](Self::action_schema): an
     /// object with exactly one key, the tool's name, holding its arguments.
-    /// Anything else is an error result saying what was expected.
-    pub async fn call_action(&self, action: &Value) -> CallOutcome {
-        match action
-            .as_object()
-            .map(|object| object.iter().collect::<Vec<_>>())
-        {
-            Some(entries) if entries.len() == 1 => {
-                let (name, arguments) = entries[0];
-                self.call(name, arguments).await
+    /// What it gives is run like any call, with [`dispatch`](Self::dispatch);
+    /// anything else is a [`CallError::InvalidAction`] saying what was
+    /// expected, for [`CallOutcome::failed`] to give the model.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use toolkit_core::{CallOutcome, Registry, tool, tools};
+    ///
+    /// /// Adds two numbers.
+    /// #[tool]
+    /// fn add(
+    ///     /// The first number.
+    ///     a: i64,
+    ///     /// The second number.
+    ///     b: i64,
+    /// ) -> i64 {
+    ///     a + b
+    /// }
+    ///
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// let registry = Registry::builder().tools(tools![add]).build()?;
+    /// let action = json!({"add": {"a": 1, "b": 2}});
+    /// let outcome = match registry.action(&action) {
+    ///     Ok(call) => registry.dispatch(call).await,
+    ///     Err(error) => CallOutcome::failed(error),
+    /// };
+    /// assert_eq!(outcome.result.to_text(), "3");
+    /// # Ok::<(), toolkit_core::RegistryError>(())
+    /// # }).unwrap();
+    /// ```
+    pub fn action<'v>(&self, action: &'v Value) -> Result<(&'v str, &'v Value), CallError> {
+        match action.as_object() {
+            Some(object) if object.len() == 1 => {
+                let (name, arguments) = object.iter().next().expect("one entry");
+                Ok((name, arguments))
             }
             _ => {
                 let names: Vec<String> = self.names().collect();
-                CallOutcome::failed(CallError::InvalidAction {
+                Err(CallError::InvalidAction {
                     message: format!(
                         "an action is an object with exactly one key, the action's name ({}), holding its arguments; got {}",
                         names.join(", "),
@@ -88,6 +114,18 @@ impl Registry {
                     ),
                 })
             }
+        }
+    }
+
+    /// Runs one action of the [action schema](Self::action_schema).
+    #[deprecated(
+        since = "0.2.0",
+        note = "use `registry.action(&value)` and `registry.dispatch(call)`, or `CallOutcome::failed(error)`"
+    )]
+    pub async fn call_action(&self, action: &Value) -> CallOutcome {
+        match self.action(action) {
+            Ok(call) => self.dispatch(call).await,
+            Err(error) => CallOutcome::failed(error),
         }
     }
 

@@ -27,15 +27,15 @@ use crate::call::state::{RunState, StateMap};
 use crate::hash::Fnv1a;
 use crate::telemetry;
 use crate::{
-    Arguments, CallError, CallOutcome, Cancellation, Problem, RegistryBuilder, RegistryError,
-    ToolCall, ToolCallResult, ToolDef,
+    Arguments, CallError, CallOutcome, Cancellation, IntoCall, Problem, RegistryBuilder,
+    RegistryError, ToolCall, ToolCallResult, ToolDef,
 };
 
 /// A set of tools, looked up by name, and the host state they share.
 ///
 /// Built with [`Registry::builder`]. A registry is `Send + Sync`: share it
 /// (in an `Arc`) between tasks. Calls never panic and never lose an error:
-/// see [`call`](Self::call).
+/// see [`dispatch`](Self::dispatch).
 ///
 /// ```
 /// use toolkit_core::{Registry, tool, tools};
@@ -53,10 +53,10 @@ use crate::{
 ///
 /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
 /// let registry = Registry::builder().tools(tools![add]).build()?;
-/// let outcome = registry.call("add", r#"{"a": 2, "b": 3}"#).await;
+/// let outcome = registry.dispatch(("add", r#"{"a": 2, "b": 3}"#)).await;
 /// assert_eq!(outcome.result.as_text(), Ok("5"));
 ///
-/// let typo = registry.call("ad", "{}").await;
+/// let typo = registry.dispatch(("ad", "{}")).await;
 /// assert_eq!(
 ///     typo.result.error_message(),
 ///     Some("there is no tool named `ad`; did you mean `add`?")
@@ -280,9 +280,11 @@ impl Registry {
         self.changes.send_modify(|version| *version += 1);
     }
 
-    /// Runs one call the model made: await what this gives, or first give
-    /// it a cancellation signal, the run's own values, or what the host
-    /// offers the call ([`Dispatch`]).
+    /// Runs one call: a [`ToolCall`] the model made (`&call`), or a tool's
+    /// name and arguments the host gives (`(name, arguments)`, see
+    /// [`IntoCall`]). Await what this gives, or first give it a
+    /// cancellation signal, the run's own values, or what the host offers
+    /// the call ([`Dispatch`]).
     ///
     /// Never panics and never loses an error. Malformed JSON; a missing,
     /// unknown or mistyped field (named with its path, the expected type and
@@ -311,8 +313,9 @@ impl Registry {
     /// # Ok::<(), toolkit_core::RegistryError>(())
     /// # }).unwrap();
     /// ```
-    pub fn dispatch<'r>(&'r self, call: &'r ToolCall) -> Dispatch<'r> {
-        Dispatch::new(self, &call.id, &call.name, call.dispatch_arguments())
+    pub fn dispatch<'r>(&'r self, call: impl IntoCall<'r>) -> Dispatch<'r> {
+        let (id, name, arguments) = call.into_call();
+        Dispatch::new(self, id, name, arguments)
     }
 
     /// Runs one turn's calls concurrently and gives their results in call
@@ -325,11 +328,10 @@ impl Registry {
     }
 
     /// Calls the tool `name` with `arguments` (JSON text or a parsed
-    /// value), as the host rather than the model: [`dispatch`](Self::dispatch)
-    /// of a call without an id, for a host that has a name and arguments
-    /// rather than a [`ToolCall`]. The same [`Dispatch`] to await.
+    /// value), as the host rather than the model.
+    #[deprecated(since = "0.2.0", note = "use `registry.dispatch((name, arguments))`")]
     pub fn call<'a>(&'a self, name: &'a str, arguments: impl Into<Arguments<'a>>) -> Dispatch<'a> {
-        Dispatch::new(self, "", name, arguments.into())
+        self.dispatch((name, arguments))
     }
 
     /// Runs one call the model made, with a cancellation signal the host can

@@ -47,7 +47,7 @@
 ///
 /// let registry = Registry::builder().tools(tools![search]).build().unwrap();
 /// let outcome = registry
-///     .call("search", r#"{"query": "rust", "tags": [], "order": "newest"}"#)
+///     .dispatch(("search", r#"{"query": "rust", "tags": [], "order": "newest"}"#))
 ///     .await;
 /// assert_eq!(outcome.result.as_text(), Ok("rust: no hits"));
 /// # Ok::<(), std::io::Error>(())

@@ -45,10 +45,10 @@ type Handler = dyn Fn(Value, CallContext) -> ToolFuture + Send + Sync;
 ///
 /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
 /// let registry = Registry::builder().tool(echo).build()?;
-/// let outcome = registry.call("echo", r#"{"text": "hi"}"#).await;
+/// let outcome = registry.dispatch(("echo", r#"{"text": "hi"}"#)).await;
 /// assert_eq!(outcome.result.as_text(), Ok("hi"));
 ///
-/// let wrong = registry.call("echo", r#"{"text": 5}"#).await;
+/// let wrong = registry.dispatch(("echo", r#"{"text": 5}"#)).await;
 /// assert_eq!(
 ///     wrong.result.error_message(),
 ///     Some("invalid arguments for `echo`: at `text`: expected a string, got 5")
@@ -115,7 +115,7 @@ impl ToolBuilder {
     /// let registry = Registry::builder().tool(factorial).build()?;
     /// let list = registry.tool_list(Provider::OpenAi)?.to_value();
     /// assert_eq!(list[0]["function"]["name"], "math_factorial");
-    /// assert_eq!(registry.call("math_factorial", "{}").await.result.as_text(), Ok("120"));
+    /// assert_eq!(registry.dispatch(("math_factorial", "{}")).await.result.as_text(), Ok("120"));
     /// assert_eq!(registry.get("math.factorial").unwrap().name(), "math_factorial");
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// # }).unwrap();

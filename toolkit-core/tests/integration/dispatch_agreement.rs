@@ -15,9 +15,9 @@ use toolkit_core::{CallError, Provider, Registry, ToolDef, tool, tools};
 
 /// The error message the model reads, or `None` if the tool ran.
 async fn refusal(registry: &Registry, tool: &str, arguments: &str) -> Option<String> {
-    let as_text = registry.call(tool, arguments).await;
+    let as_text = registry.dispatch((tool, arguments)).await;
     let value: Value = serde_json::from_str(arguments).unwrap();
-    let as_value = registry.call(tool, &value).await;
+    let as_value = registry.dispatch((tool, &value)).await;
     let text_refused = matches!(as_text.error, Some(CallError::InvalidArguments { .. }));
     let value_refused = matches!(as_value.error, Some(CallError::InvalidArguments { .. }));
     assert_eq!(
@@ -29,9 +29,9 @@ async fn refusal(registry: &Registry, tool: &str, arguments: &str) -> Option<Str
 
 /// What the tool answered (it must have run).
 async fn answer(registry: &Registry, tool: &str, arguments: &str) -> String {
-    let as_text = registry.call(tool, arguments).await;
+    let as_text = registry.dispatch((tool, arguments)).await;
     let value: Value = serde_json::from_str(arguments).unwrap();
-    let as_value = registry.call(tool, &value).await;
+    let as_value = registry.dispatch((tool, &value)).await;
     let text = as_text.result.as_text().map(str::to_owned);
     assert_eq!(
         text,
@@ -512,7 +512,7 @@ async fn repeated_keys_are_refused() {
 /// The refusal of arguments sent as text only (a parsed value cannot
 /// repeat a key).
 async fn refusal_text(registry: &Registry, tool: &str, arguments: &str) -> String {
-    let outcome = registry.call(tool, arguments).await;
+    let outcome = registry.dispatch((tool, arguments)).await;
     assert!(
         matches!(outcome.error, Some(CallError::InvalidArguments { .. })),
         "{outcome:?}"
@@ -738,9 +738,9 @@ async fn no_generated_name_reaches_the_model() {
     for tool in registry.names().chain(["echo".to_owned()]) {
         for input in bad_inputs {
             let outcome = if tool == "echo" {
-                runtime.call(&tool, input).await
+                runtime.dispatch((&tool, input)).await
             } else {
-                registry.call(&tool, input).await
+                registry.dispatch((&tool, input)).await
             };
             if let Some(message) = outcome.result.error_message() {
                 assert!(!message.contains("__"), "{tool} with {input}: {message}");
@@ -748,7 +748,9 @@ async fn no_generated_name_reaches_the_model() {
             }
         }
     }
-    let outcome = registry.call("word_count", double_encoded.as_str()).await;
+    let outcome = registry
+        .dispatch(("word_count", double_encoded.as_str()))
+        .await;
     let message = outcome.result.error_message().unwrap();
     assert!(message.contains("a string holding JSON"), "{message}");
 }
@@ -922,7 +924,7 @@ fn shapes_registry() -> Registry {
 /// The message a call given as text is refused with, or `None` if the tool
 /// ran.
 async fn text_refusal(registry: &Registry, tool: &str, text: &str) -> Option<String> {
-    let outcome = registry.call(tool, text).await;
+    let outcome = registry.dispatch((tool, text)).await;
     matches!(outcome.error, Some(CallError::InvalidArguments { .. }))
         .then(|| outcome.result.error_message().unwrap().to_owned())
 }
@@ -952,7 +954,7 @@ async fn the_one_pass_read_refuses_what_the_slow_way_refuses() {
     for text in &bad_bookings {
         let from_text = text_refusal(&registry, "book", text).await;
         let value: Value = serde_json::from_str(text).unwrap();
-        let from_value = registry.call("book", &value).await;
+        let from_value = registry.dispatch(("book", &value)).await;
         // A repeated key is lost in the `Value` itself: only the text can
         // be refused for it.
         if !text.contains(r#""room": "B""#) && !text.contains(r#""day": "Tue", "hour""#) {
@@ -979,7 +981,7 @@ async fn the_one_pass_read_refuses_what_the_slow_way_refuses() {
         assert!(from_text.is_some(), "{text} was taken");
         if !text.contains(r#""query": "r""#) {
             let value: Value = serde_json::from_str(text).unwrap();
-            let from_value = registry.call("lookup", &value).await;
+            let from_value = registry.dispatch(("lookup", &value)).await;
             assert_eq!(
                 from_text.as_deref(),
                 from_value.result.error_message(),
@@ -1009,7 +1011,7 @@ async fn the_one_pass_read_refuses_what_the_slow_way_refuses() {
         "[".repeat(200),
         "]".repeat(200)
     );
-    let outcome = registry.call("lookup", deep.as_str()).await;
+    let outcome = registry.dispatch(("lookup", deep.as_str())).await;
     let message = outcome.result.error_message().unwrap();
     assert!(message.contains("more than 127 levels deep"), "{message}");
 }

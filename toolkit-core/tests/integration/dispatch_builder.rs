@@ -93,7 +93,7 @@ async fn what_a_call_is_given_reaches_its_tool() {
     );
 
     // By name, as the host: the same builder.
-    let outcome = registry.call("observe", "{}").state(&state).await;
+    let outcome = registry.dispatch(("observe", "{}")).state(&state).await;
     assert_eq!(outcome.result.to_text(), "cancelled: false, user: ada");
 }
 
@@ -116,7 +116,7 @@ fn calls_and_turns_can_move_between_threads() {
     let calls = [ToolCall::new("c1", "observe", json!({}))];
     sendable(&registry.dispatch(&calls[0]));
     sendable(&registry.dispatch_turn(&calls));
-    sendable(&registry.call("observe", "{}"));
+    sendable(&registry.dispatch(("observe", "{}")));
 }
 
 /// Waits `ms` milliseconds, counting how many of its calls wait at once.

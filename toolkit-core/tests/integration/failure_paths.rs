@@ -34,7 +34,7 @@ async fn an_absurd_tool_name_is_answered_briefly() {
     // A million characters that hold a real name: no suggestion, and the
     // name comes back cut.
     let huge = format!("search{}", "x".repeat(1_000_000));
-    let outcome = registry.call(&huge, "{}").await;
+    let outcome = registry.dispatch((&huge, "{}")).await;
     let message = outcome.result.error_message().unwrap().to_owned();
     assert!(message.len() < 300, "{} characters", message.len());
     assert!(
@@ -52,7 +52,7 @@ async fn an_absurd_tool_name_is_answered_briefly() {
 
     // Multi-byte characters are cut on a character boundary.
     let wide = "é".repeat(10_000);
-    let outcome = registry.call(&wide, "{}").await;
+    let outcome = registry.dispatch((&wide, "{}")).await;
     let message = outcome.result.error_message().unwrap();
     assert!(message.chars().count() < 200, "{message}");
 
@@ -62,13 +62,13 @@ async fn an_absurd_tool_name_is_answered_briefly() {
     assert!(chat.to_string().len() < 400, "{chat}");
 
     // Names of a plausible length still get suggestions.
-    let typo = registry.call("serach", "{}").await;
+    let typo = registry.dispatch(("serach", "{}")).await;
     assert_eq!(
         typo.result.error_message(),
         Some("there is no tool named `serach`; did you mean `search`?")
     );
     let long_typo = format!("{}search", "x".repeat(60));
-    let outcome = registry.call(&long_typo, "{}").await;
+    let outcome = registry.dispatch((&long_typo, "{}")).await;
     assert!(
         outcome.result.error_message().unwrap().contains("`search`"),
         "{:?}",

@@ -9,7 +9,8 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 use toolkit_core::schema::Dialect;
 use toolkit_core::{
-    CallContext, Problem, Provider, Registry, ToolBuilder, ToolCall, ToolDef, name, tool, tools,
+    CallContext, CallOutcome, Problem, Provider, Registry, ToolBuilder, ToolCall, ToolDef, name,
+    tool, tools,
 };
 use toolkit_tests::judges::gemini_schema;
 
@@ -79,7 +80,7 @@ async fn a_dotted_name_is_sent_portable_and_maps_back_both_ways() {
     }
     // A call by the wire name reaches the tool; so does one by the original.
     for called in ["ChaDri_change_drink", original] {
-        let outcome = registry.call(called, r#"{"drink": "tea"}"#).await;
+        let outcome = registry.dispatch((called, r#"{"drink": "tea"}"#)).await;
         assert_eq!(
             outcome.result.as_text(),
             Ok(r#"{"drink":"tea"}"#),
@@ -233,7 +234,9 @@ async fn an_object_left_open_stays_open_and_a_closed_one_closed() {
 
     // The author left `open` open: an extra argument reaches the handler,
     // and the schemas that can say so say so.
-    let outcome = registry.call("open", r#"{"q": "a", "page": 2}"#).await;
+    let outcome = registry
+        .dispatch(("open", r#"{"q": "a", "page": 2}"#))
+        .await;
     // Compared as JSON: serde_json's key order depends on whether another
     // crate of the build turns on `preserve_order`.
     let received: Value = serde_json::from_str(outcome.result.as_text().unwrap()).unwrap();
@@ -274,7 +277,9 @@ async fn an_object_left_open_stays_open_and_a_closed_one_closed() {
     );
 
     // The closed one refuses the extra argument, naming it.
-    let outcome = registry.call("closed", r#"{"q": "a", "page": 2}"#).await;
+    let outcome = registry
+        .dispatch(("closed", r#"{"q": "a", "page": 2}"#))
+        .await;
     let message = outcome.result.error_message().unwrap();
     assert!(message.contains("page"), "{message}");
 }
@@ -339,7 +344,7 @@ async fn arguments_a_million_levels_deep_are_refused_without_a_crash() {
             let mut messages = Vec::new();
             for tool in ["inspect", "store"] {
                 let arguments = argument(nested(LEVELS));
-                let outcome = registry.call(tool, &arguments).await;
+                let outcome = registry.dispatch((tool, &arguments)).await;
                 messages.push(outcome.result.error_message().map(str::to_owned));
                 assert!(
                     outcome.error.is_some(),
@@ -355,7 +360,10 @@ async fn arguments_a_million_levels_deep_are_refused_without_a_crash() {
             // An action that is not an object of one key is described in
             // its refusal without being written out.
             let action = nested(LEVELS);
-            let outcome = registry.call_action(&action).await;
+            let outcome = match registry.action(&action) {
+                Ok(call) => registry.dispatch(call).await,
+                Err(error) => CallOutcome::failed(error),
+            };
             messages.push(outcome.result.error_message().map(str::to_owned));
             dismantle(action);
             messages
@@ -376,7 +384,9 @@ async fn arguments_a_million_levels_deep_are_refused_without_a_crash() {
     );
 
     // The registry still works.
-    let outcome = registry.call("inspect", r#"{"value": [1, [2]]}"#).await;
+    let outcome = registry
+        .dispatch(("inspect", r#"{"value": [1, [2]]}"#))
+        .await;
     assert_eq!(outcome.result.as_text(), Ok("[1,[2]]"));
 }
 
@@ -408,8 +418,8 @@ async fn text_and_values_meet_one_depth_limit() {
         for depth in [limit - 1, limit, limit + 1] {
             // The object around the value is one level.
             let levels = depth - 1;
-            let text = registry.call(tool, &nested_text(levels)).await;
-            let value = registry.call(tool, &argument(nested(levels))).await;
+            let text = registry.dispatch((tool, &nested_text(levels))).await;
+            let value = registry.dispatch((tool, &argument(nested(levels)))).await;
             for (form, outcome) in [("text", &text), ("value", &value)] {
                 let accepted = outcome.error.is_none();
                 assert_eq!(

@@ -206,7 +206,7 @@ async fn the_model_reads_a_saved_output_back_page_by_page() {
         .unwrap();
     let read = |args: serde_json::Value| {
         let registry = &registry;
-        async move { registry.call("read_output", &args).await.result }
+        async move { registry.dispatch(("read_output", &args)).await.result }
     };
     let first = read(serde_json::json!({"file": name})).await;
     assert_eq!(

@@ -110,7 +110,7 @@ async fn f32_and_f64_are_sent_as_written_by_every_provider() {
         "3.4028235e38",
     ];
     for name in ["rate", "rate_json", "rate_or_fail"] {
-        let outcome = registry.call(name, "{}").await;
+        let outcome = registry.dispatch((name, "{}")).await;
         assert!(!outcome.result.is_error(), "{name}: {:?}", outcome.result);
         let turn = [ToolCallResult::new("call_1", name, outcome.result)];
         for (provider, emitted) in emit_everywhere(&turn) {
@@ -277,7 +277,7 @@ async fn the_model_reads_the_cause_and_the_host_gets_the_typed_error() {
         "post_entry_receipt",
         "post_entry_runtime",
     ] {
-        let outcome = registry.call(name, r#"{"amount": 5}"#).await;
+        let outcome = registry.dispatch((name, r#"{"amount": 5}"#)).await;
         assert_eq!(outcome.result.error_message(), Some(CHAIN), "{name}");
         // The tool ran as designed: not a dispatch failure.
         assert!(outcome.error.is_none(), "{name}");
@@ -300,14 +300,16 @@ async fn the_model_reads_the_cause_and_the_host_gets_the_typed_error() {
         }
     }
 
-    let refused = registry.call("post_entry", r#"{"amount": 0}"#).await;
+    let refused = registry.dispatch(("post_entry", r#"{"amount": 0}"#)).await;
     assert_eq!(refused.result.error_message(), Some("the entry is refused"));
     assert!(matches!(
         refused.downcast_error::<LedgerError>(),
         Some(LedgerError::Refused)
     ));
 
-    let chained = registry.call("post_entry_anyhow", r#"{"amount": 5}"#).await;
+    let chained = registry
+        .dispatch(("post_entry_anyhow", r#"{"amount": 5}"#))
+        .await;
     assert_eq!(
         chained.result.error_message(),
         Some(format!("posting the entry failed: {CHAIN}").as_str())
@@ -320,7 +322,7 @@ async fn the_model_reads_the_cause_and_the_host_gets_the_typed_error() {
         .tools(tools![post_entry_closed])
         .build()
         .unwrap()
-        .call("post_entry_closed", r#"{"amount": 5}"#)
+        .dispatch(("post_entry_closed", r#"{"amount": 5}"#))
         .await;
     assert_eq!(
         closed.result.error_message(),
@@ -329,7 +331,7 @@ async fn the_model_reads_the_cause_and_the_host_gets_the_typed_error() {
     assert!(closed.error.is_none() && closed.tool_error().is_none());
 
     // A failure outside the tool has no tool error.
-    let unknown = registry.call("post_entri", "{}").await;
+    let unknown = registry.dispatch(("post_entri", "{}")).await;
     assert!(unknown.error.is_some());
     assert!(unknown.tool_error().is_none());
 }

@@ -107,10 +107,10 @@ fn registry() -> Registry {
 async fn arguments_are_checked_against_the_given_schema() {
     let registry = registry();
     let ok = registry
-        .call(
+        .dispatch((
             "create_event",
             r#"{"title": "standup", "minutes": 15, "attendees": [{"name": "Ada", "email": "ada@example.com"}]}"#,
-        )
+        ))
         .await;
     assert!(ok.error.is_none(), "{:?}", ok.result);
     assert_eq!(
@@ -120,10 +120,10 @@ async fn arguments_are_checked_against_the_given_schema() {
 
     // A misspelt nested field is refused, not dropped, with every problem.
     let typo = registry
-        .call(
+        .dispatch((
             "create_event",
             &json!({"title": "standup", "minutes": 2, "attendees": [{"name": "Ada", "emial": "ada@example.com"}]}),
-        )
+        ))
         .await;
     let message = typo.result.error_message().unwrap();
     assert_eq!(
@@ -137,7 +137,7 @@ async fn arguments_are_checked_against_the_given_schema() {
     ));
 
     let one = registry
-        .call("create_event", r#"{"title": 7, "minutes": 10}"#)
+        .dispatch(("create_event", r#"{"title": 7, "minutes": 10}"#))
         .await;
     assert_eq!(
         one.error,
@@ -160,7 +160,7 @@ async fn arguments_are_checked_against_the_given_schema() {
             "expected one of \"public\", \"private\"",
         ),
     ] {
-        let outcome = registry.call("create_event", arguments).await;
+        let outcome = registry.dispatch(("create_event", arguments)).await;
         let message = outcome.result.error_message().unwrap_or_default();
         assert!(message.contains(expected), "{arguments}: {message}");
         assert!(outcome.error.is_some(), "{arguments}");
@@ -170,7 +170,7 @@ async fn arguments_are_checked_against_the_given_schema() {
 #[tokio::test]
 async fn panics_timeouts_and_cancellation_are_results() {
     let registry = registry();
-    let panicked = registry.call("explode", "").await;
+    let panicked = registry.dispatch(("explode", "")).await;
     assert_eq!(
         panicked.result.error_message(),
         Some("the tool `explode` failed unexpectedly: the tool panicked: boom at run time")
@@ -179,14 +179,14 @@ async fn panics_timeouts_and_cancellation_are_results() {
     // The registry keeps working after a panic.
     assert_eq!(
         registry
-            .call("hello", r#"{"name": "Ada"}"#)
+            .dispatch(("hello", r#"{"name": "Ada"}"#))
             .await
             .result
             .as_text(),
         Ok("hello Ada")
     );
 
-    let late = registry.call("sleep", r#"{"ms": 5000}"#).await;
+    let late = registry.dispatch(("sleep", r#"{"ms": 5000}"#)).await;
     assert!(
         matches!(late.error, Some(CallError::TimedOut { ref tool, .. }) if tool == "sleep"),
         "{:?}",
@@ -285,7 +285,7 @@ async fn mcp_definitions_carry_title_annotations_and_output_schema() {
     let output_schema = &event["outputSchema"];
     assert_valid_2020_12(output_schema);
     let outcome = registry
-        .call("create_event", r#"{"title": "review", "minutes": 30}"#)
+        .dispatch(("create_event", r#"{"title": "review", "minutes": 30}"#))
         .await;
     let turn = [toolkit_core::ToolCallResult::new(
         "1",
@@ -324,7 +324,7 @@ async fn tools_come_and_go_at_run_time() {
     assert!(changes.changed().await);
     assert_eq!(
         registry
-            .call("echo", r#"{"text": "hi"}"#)
+            .dispatch(("echo", r#"{"text": "hi"}"#))
             .await
             .result
             .as_text(),
@@ -347,12 +347,12 @@ async fn tools_come_and_go_at_run_time() {
     assert!(registry.remove("echo"));
     assert!(changes.changed().await);
     assert!(!registry.remove("echo"));
-    let gone = registry.call("echo", "{}").await;
+    let gone = registry.dispatch(("echo", "{}")).await;
     assert!(matches!(gone.error, Some(CallError::UnknownTool { .. })));
     // Tools added later still dispatch with the index intact.
     assert_eq!(
         registry
-            .call("hello", r#"{"name": "Bo"}"#)
+            .dispatch(("hello", r#"{"name": "Bo"}"#))
             .await
             .result
             .as_text(),
@@ -423,7 +423,7 @@ async fn mcp_lists_a_given_schema_as_written_and_the_others_their_lowering() {
     }
     // Arguments are still checked against the schema.
     let outcome = registry
-        .call("plan_route", r#"{"from": "", "to": "Lyon"}"#)
+        .dispatch(("plan_route", r#"{"from": "", "to": "Lyon"}"#))
         .await;
     assert!(outcome.result.is_error(), "{:?}", outcome.result);
 }
@@ -492,7 +492,9 @@ async fn huge_and_hostile_arguments_stay_bounded() {
     for i in 0..10_000 {
         fields.insert(format!("extra{i}"), json!(i));
     }
-    let outcome = registry.call("create_event", &Value::Object(fields)).await;
+    let outcome = registry
+        .dispatch(("create_event", &Value::Object(fields)))
+        .await;
     let message = outcome.result.error_message().unwrap();
     assert!(
         message.starts_with("invalid arguments for `create_event`: 10 problems"),
@@ -507,7 +509,7 @@ async fn huge_and_hostile_arguments_stay_bounded() {
     let flag = Arc::new(AtomicBool::new(false));
     let registry = Registry::builder().tool(looping).build();
     if let Ok(registry) = registry {
-        let outcome = registry.call("loop", r#"{"a": 1}"#).await;
+        let outcome = registry.dispatch(("loop", r#"{"a": 1}"#)).await;
         flag.store(outcome.error.is_some(), Ordering::Relaxed);
     } else {
         flag.store(true, Ordering::Relaxed);
@@ -538,12 +540,12 @@ async fn a_tool_added_later_may_change_the_registry_it_runs_in() {
     });
     registry.add(grow).unwrap();
 
-    let outcome = tokio::time::timeout(Duration::from_secs(5), registry.call("grow", "{}"))
+    let outcome = tokio::time::timeout(Duration::from_secs(5), registry.dispatch(("grow", "{}")))
         .await
         .expect("no deadlock");
     assert_eq!(outcome.result.as_text(), Ok("grew"));
     assert_eq!(
-        registry.call("leaf", "{}").await.result.as_text(),
+        registry.dispatch(("leaf", "{}")).await.result.as_text(),
         Ok("leaf")
     );
     // The cycle through the slot is broken so the registry is dropped.

@@ -199,7 +199,7 @@ async fn structured_content_validates_against_the_output_schema() {
             .unwrap()
             .to_value();
         let validator = jsonschema::draft202012::new(&schema).unwrap();
-        let outcome = registry.call(name, arguments).await;
+        let outcome = registry.dispatch((name, arguments)).await;
         let emitted = emit::mcp(
             &[ToolCallResult::new("1", name, outcome.result)],
             &EmitOptions::default(),
@@ -244,11 +244,11 @@ async fn the_example_registry_s_structured_result_validates_against_its_output_s
     let schema = &create["outputSchema"];
     assert_valid_2020_12(schema);
     let outcome = registry
-        .call(
+        .dispatch((
             "create_event",
             r#"{"event": {"title": "Sync", "slot": {"start": "2026-11-23T10:00", "minutes": 30},
                 "attendees": [{"name": "Ada", "email": null}]}}"#,
-        )
+        ))
         .await;
     assert!(outcome.error.is_none(), "{:?}", outcome.result);
     let turn = [ToolCallResult::new("c1", "create_event", outcome.result)];

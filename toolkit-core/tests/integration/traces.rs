@@ -96,7 +96,7 @@ async fn every_dispatch_path_is_traced_and_the_tools_spans_are_its_children() {
     let call = ToolCall::new("c1", "nested", "{}".into());
     let cancellation = Cancellation::new();
 
-    registry.call("nested", "{}").await;
+    registry.dispatch(("nested", "{}")).await;
     registry.dispatch(&call).cancellation(&cancellation).await;
     registry
         .dispatch(&call)
@@ -115,13 +115,13 @@ async fn every_dispatch_path_is_traced_and_the_tools_spans_are_its_children() {
         .state(&RunState::new())
         .await;
     registry.dispatch_turn(&[call.clone(), call.clone()]).await;
-    registry
-        .call_action(&serde_json::json!({"nested": {}}))
-        .await;
+    let action = serde_json::json!({"nested": {}});
+    registry.dispatch(registry.action(&action).unwrap()).await;
 
     let calls = recorder.spans_named("execute_tool nested");
     assert_eq!(calls.len(), 8, "one span per call");
-    // `call` and `call_action` have no call id; the others carry the model's.
+    // A host's call by name and an action have no call id; the others
+    // carry the model's.
     let with_id = calls
         .iter()
         .filter(|s| s.field(attr::TOOL_CALL_ID) == Some("c1"));
@@ -162,11 +162,11 @@ async fn each_failure_sets_error_type_to_its_kind() {
         ("refuse", "{}", "tool_error"),
     ];
     for (name, arguments, _) in cases {
-        let outcome = registry.call(name, arguments).await;
+        let outcome = registry.dispatch((name, arguments)).await;
         assert!(outcome.result.is_error(), "{name}");
     }
     registry.set_enabled("weather", false);
-    registry.call("weather", r#"{"city": "Oslo"}"#).await;
+    registry.dispatch(("weather", r#"{"city": "Oslo"}"#)).await;
 
     let spans = recorder.spans();
     let kinds: Vec<(&str, Option<&str>)> = spans
@@ -185,7 +185,7 @@ async fn each_failure_sets_error_type_to_its_kind() {
 
     // A name of a million characters is cut in the span, as in the error.
     let huge = format!("weather{}", "x".repeat(1_000_000));
-    let outcome = registry.call(&huge, "{}").await;
+    let outcome = registry.dispatch((&huge, "{}")).await;
     assert_eq!(outcome.error.unwrap().kind(), "unknown_tool");
     let span = recorder.spans().pop().unwrap();
     let name = span.field(attr::TOOL_NAME).unwrap();
@@ -209,11 +209,11 @@ async fn arguments_and_results_are_recorded_only_while_capture_is_on() {
     {
         let _default = tracing::subscriber::set_default(recorder.clone());
         assert!(!telemetry::captures_content(), "off by default");
-        let outcome = registry.call("weather", &arguments).await;
+        let outcome = registry.dispatch(("weather", &arguments)).await;
         assert!(outcome.result.as_text().unwrap().contains(SECRET));
         let value = serde_json::json!({"city": SECRET});
-        registry.call("weather", &value).await;
-        registry.call("weather", r#"{"city": 3}"#).await;
+        registry.dispatch(("weather", &value)).await;
+        registry.dispatch(("weather", r#"{"city": 3}"#)).await;
     }
     let span = &recorder.spans_named("execute_tool weather")[0];
     assert_eq!(span.field(attr::TOOL_CALL_ARGUMENTS), None);
@@ -225,10 +225,10 @@ async fn arguments_and_results_are_recorded_only_while_capture_is_on() {
     telemetry::capture_content(true);
     {
         let _default = tracing::subscriber::set_default(recorder.clone());
-        registry.call("weather", &arguments).await;
+        registry.dispatch(("weather", &arguments)).await;
         let value = serde_json::json!({"city": SECRET});
-        registry.call("weather", &value).await;
-        registry.call("refuse", "{}").await;
+        registry.dispatch(("weather", &value)).await;
+        registry.dispatch(("refuse", "{}")).await;
     }
     telemetry::capture_content(false);
     let spans = recorder.spans_named("execute_tool weather");
@@ -260,13 +260,13 @@ async fn arguments_and_results_are_recorded_only_while_capture_is_on() {
     telemetry::capture_content(true);
     {
         let _default = tracing::subscriber::set_default(recorder.clone());
-        let outcome = redacting.call("weather", &arguments).await;
+        let outcome = redacting.dispatch(("weather", &arguments)).await;
         assert_eq!(
             outcome.result.as_text(),
             Ok(format!("sunny in {SECRET}").as_str())
         );
         redacting
-            .call("weather", &serde_json::json!({"city": SECRET}))
+            .dispatch(("weather", &serde_json::json!({"city": SECRET})))
             .await;
     }
     telemetry::capture_content(false);
@@ -291,13 +291,13 @@ async fn arguments_and_results_are_recorded_only_while_capture_is_on() {
 async fn a_tool_records_the_address_it_acted_on_only_on_a_recorded_call() {
     let visits = Registry::builder().tools(tools![visit]).build().unwrap();
     let arguments = serde_json::json!({"url": "https://example.com/a?q=1"});
-    let outcome = visits.call("visit", &arguments).await;
+    let outcome = visits.dispatch(("visit", &arguments)).await;
     assert_eq!(outcome.result.as_text(), Ok("recorded: false"));
 
     let recorder = Recorder::default();
     {
         let _default = tracing::subscriber::set_default(recorder.clone());
-        let outcome = visits.call("visit", &arguments).await;
+        let outcome = visits.dispatch(("visit", &arguments)).await;
         assert_eq!(outcome.result.as_text(), Ok("recorded: true"));
         // Outside any call: nothing to record on, and no span made.
         telemetry::record_url("https://example.com/outside");
@@ -313,7 +313,9 @@ async fn a_tool_records_the_address_it_acted_on_only_on_a_recorded_call() {
     let recorder = Recorder::default();
     {
         let _default = tracing::subscriber::set_default(recorder.clone());
-        registry().call("weather", r#"{"city": "Oslo"}"#).await;
+        registry()
+            .dispatch(("weather", r#"{"city": "Oslo"}"#))
+            .await;
     }
     assert_eq!(
         recorder.span("execute_tool weather").field(attr::URL_FULL),
@@ -324,8 +326,8 @@ async fn a_tool_records_the_address_it_acted_on_only_on_a_recorded_call() {
 #[tokio::test]
 async fn without_a_subscriber_calls_are_unchanged() {
     let registry = registry();
-    let outcome = registry.call("weather", r#"{"city": "Oslo"}"#).await;
+    let outcome = registry.dispatch(("weather", r#"{"city": "Oslo"}"#)).await;
     assert_eq!(outcome.result.as_text(), Ok("sunny in Oslo"));
-    let outcome = registry.call("explode", "{}").await;
+    let outcome = registry.dispatch(("explode", "{}")).await;
     assert_eq!(outcome.error.unwrap().kind(), "panic");
 }

@@ -167,22 +167,22 @@ fn main() {
         let arguments = r#"{"query": "rust", "order": "newest", "filter": {"tags": []},
             "type": "post", "drafts": false}"#;
         assert_eq!(
-            json(registry.call("search", arguments).await),
+            json(registry.dispatch(("search", arguments)).await),
             serde_json::json!([{"title": "rust in docs", "score": 1.0}])
         );
         assert_eq!(
-            json(registry.call("lookup-doc", r#"{"id": 7}"#).await),
+            json(registry.dispatch(("lookup-doc", r#"{"id": 7}"#)).await),
             serde_json::json!({"title": "7 in docs", "score": 0.5})
         );
         assert_eq!(
-            json(registry.call("best", "{}").await),
+            json(registry.dispatch(("best", "{}")).await),
             serde_json::json!({"title": "best of docs", "score": 2.0})
         );
         assert_eq!(
-            text(registry.call("hello", r#"{"name": "you"}"#).await),
+            text(registry.dispatch(("hello", r#"{"name": "you"}"#)).await),
             "hello, you"
         );
-        let failed = registry.call("fallible", r#"{"fail": true}"#).await;
+        let failed = registry.dispatch(("fallible", r#"{"fail": true}"#)).await;
         assert_eq!(failed.result.error_message(), Some("failed"));
     });
 }

@@ -77,7 +77,7 @@ pub use self::synced::{Refused, Synced};
 ///     .await?;
 /// let registry = Arc::new(Registry::builder().tools(files.tools().await?).build()?);
 /// files.watch(&registry); // tools the server adds or removes later follow
-/// let listing = registry.call("fs_list_directory", r#"{"path": "/tmp"}"#).await;
+/// let listing = registry.dispatch(("fs_list_directory", r#"{"path": "/tmp"}"#)).await;
 /// println!("{}", listing.result.to_text());
 /// # Ok(())
 /// # }

@@ -37,7 +37,7 @@ mod tests {
     #[tokio::test]
     async fn tools_work_through_the_reexport() {
         let registry = registry();
-        let outcome = registry.call("add", r#"{"a": 2, "b": 40}"#).await;
+        let outcome = registry.dispatch(("add", r#"{"a": 2, "b": 40}"#)).await;
         assert_eq!(outcome.result.as_text(), Ok("42"));
         let definitions = registry
             .tool_list(agents::Provider::Mcp)
