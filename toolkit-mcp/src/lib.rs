@@ -136,6 +136,10 @@ pub use client::{
 };
 #[cfg(any(feature = "client", feature = "server"))]
 pub use role::Role;
+#[cfg(feature = "server-auth")]
+pub use server::auth::jwt::{JwksError, JwtValidator};
+#[cfg(feature = "server-auth")]
+pub use server::auth::{Authorization, Grant, RefusalKind, TokenRefusal, TokenValidator};
 #[cfg(all(feature = "server", feature = "http-server"))]
 pub use server::http::{HttpOptions, serve_http};
 #[cfg(feature = "server")]

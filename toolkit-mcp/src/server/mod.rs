@@ -1,6 +1,8 @@
 //! Serving a registry: the protocol handler, and the transports it runs on.
 
 mod asking;
+#[cfg(feature = "server-auth")]
+pub(crate) mod auth;
 mod forward;
 #[cfg(feature = "http-server")]
 pub(crate) mod http;
@@ -41,7 +43,7 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncBufRead, AsyncWrite};
 use toolkit_core::emit::{self, EmitOptions, McpRevision};
 use toolkit_core::{
-    CallHost, Cancellation, LogLevel, Registry, ToolCall, ToolCallResult, ToolListChanges,
+    CallHost, Cancellation, LogLevel, Registry, RunState, ToolCall, ToolCallResult, ToolListChanges,
 };
 
 use self::listing::Listing;
@@ -85,6 +87,10 @@ pub struct McpServer {
     /// How the requests come, as the spans name it: unknown when a host
     /// runs the handler on a transport of its own.
     pub(crate) transport: Option<Transport>,
+    /// Bearer tokens required, over HTTP: the tools a request's grant
+    /// lists and calls.
+    #[cfg(feature = "server-auth")]
+    pub(crate) authorization: Option<Arc<auth::Authorization>>,
 }
 
 /// Why serving stopped.
@@ -135,6 +141,8 @@ impl McpServer {
             subscriptions: Arc::default(),
             list_watch: Arc::default(),
             transport: None,
+            #[cfg(feature = "server-auth")]
+            authorization: None,
         }
     }
 
@@ -362,9 +370,25 @@ impl ServerHandler for McpServer {
     ) -> Result<ListToolsResult, ErrorData> {
         let span = telemetry::server_span(&About::new("tools/list"), &context, self.transport);
         serve!(span, async {
-            Ok(ListToolsResult::with_all_items(
-                self.listing.tools()?.to_vec(),
-            ))
+            let tools = self.listing.tools()?;
+            #[cfg(feature = "server-auth")]
+            if let Some(authorization) = &self.authorization {
+                // No grant: a request that did not pass the guard sees
+                // nothing.
+                let grant = auth::grant_of(&context);
+                return Ok(ListToolsResult::with_all_items(
+                    tools
+                        .iter()
+                        .filter(|tool| {
+                            grant
+                                .as_ref()
+                                .is_some_and(|grant| authorization.allows_tool(grant, &tool.name))
+                        })
+                        .cloned()
+                        .collect(),
+                ));
+            }
+            Ok(ListToolsResult::with_all_items(tools.to_vec()))
         })
     }
 
@@ -577,12 +601,37 @@ impl McpServer {
         Ok(result)
     }
 
+    /// The values a call of `name` runs with: the request's grant when
+    /// tokens are required, the call refused when that grant does not
+    /// allow the tool (checked on the name the call uses).
+    fn call_state(
+        &self,
+        name: &str,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<Option<RunState>, ErrorData> {
+        #[cfg(feature = "server-auth")]
+        if let Some(authorization) = &self.authorization {
+            let grant = auth::grant_of(context)
+                .filter(|grant| authorization.allows_tool(grant, name))
+                .ok_or_else(|| {
+                    ErrorData::invalid_request(
+                        format!("the token does not allow calling `{name}`"),
+                        None,
+                    )
+                })?;
+            return Ok(Some(RunState::new().with(grant)));
+        }
+        let _ = (name, context);
+        Ok(None)
+    }
+
     async fn serve_call(
         &self,
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let name = request.name.to_string();
+        let state = self.call_state(&name, &context)?;
         // MCP reports an unknown tool as a protocol error, not a result.
         if !self.registry.is_enabled(&name) {
             return Err(ErrorData::invalid_params(
@@ -616,11 +665,14 @@ impl McpServer {
             host = host.log(logger.sink().clone());
         }
         let outcome = {
-            let run = self
+            let mut run = self
                 .registry
                 .dispatch(&call)
                 .cancellation(&cancellation)
                 .host(&host);
+            if let Some(state) = &state {
+                run = run.state(state);
+            }
             unless_cancelled(run, &context, &cancellation).await
         };
         // Progress reports reach the client before the result that ends
