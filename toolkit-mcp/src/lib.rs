@@ -147,6 +147,8 @@ pub use server::prompt_context::PromptContext;
 #[cfg(feature = "server")]
 pub use server::prompts::{Prompt, PromptContent, PromptError, PromptMessage};
 #[cfg(feature = "server")]
+pub use server::publish::{SERVER_JSON_SCHEMA, ServerJson, ServerJsonError};
+#[cfg(feature = "server")]
 pub use server::resources::{
     Resource, ResourceContents, ResourceError, ResourceTemplate, ResourceUpdates,
 };

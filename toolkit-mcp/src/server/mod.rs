@@ -14,6 +14,7 @@ mod pipes;
 mod progress;
 pub(crate) mod prompt_context;
 pub(crate) mod prompts;
+pub(crate) mod publish;
 pub(crate) mod resources;
 mod rounds;
 pub(crate) mod stdio;
@@ -207,7 +208,28 @@ impl McpServer {
 
     /// The name and version the server gives clients (`serverInfo`).
     pub fn identity(mut self, name: impl Into<String>, version: impl Into<String>) -> Self {
-        self.identity = Arc::new(Implementation::new(name.into(), version.into()));
+        let identity = Arc::make_mut(&mut self.identity);
+        identity.name = name.into();
+        identity.version = version.into();
+        self
+    }
+
+    /// What the server does, in a sentence: given to clients in
+    /// `serverInfo`, and written in its [`server_json`](Self::server_json).
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        Arc::make_mut(&mut self.identity).description = Some(description.into());
+        self
+    }
+
+    /// A name to show people (`serverInfo.title`).
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        Arc::make_mut(&mut self.identity).title = Some(title.into());
+        self
+    }
+
+    /// The server's website (`serverInfo.websiteUrl`).
+    pub fn website_url(mut self, url: impl Into<String>) -> Self {
+        Arc::make_mut(&mut self.identity).website_url = Some(url.into());
         self
     }
 
