@@ -19,6 +19,16 @@
 //! `--capture-content` records arguments and results in them. Built with
 //! the crate's `opentelemetry` feature (`--features opentelemetry`), a
 //! served call's spans continue the trace of the client that sent it.
+//!
+//! `--server-json NAME` prints the `server.json` the MCP Registry takes
+//! for this server under `NAME` (`io.github.you/assistant`), instead of
+//! serving: `--package TYPE:IDENTIFIER` (`oci:ghcr.io/you/assistant:0.1.0`),
+//! `--remote URL` and `--repository URL` say where to get or reach it.
+//!
+//! ```text
+//! cargo run -q -p toolkit-mcp --example serve -- --server-json io.github.you/assistant \
+//!     --remote https://assistant.example.com/mcp > server.json
+//! ```
 
 use std::net::SocketAddr;
 use std::process::ExitCode;
@@ -26,14 +36,18 @@ use std::sync::Arc;
 
 use toolkit_mcp::{HttpOptions, McpServer};
 
-const USAGE: &str =
-    "usage: serve [--http ADDRESS:PORT [--stateless]] [--otlp URL] [--capture-content]";
+const USAGE: &str = "usage: serve [--http ADDRESS:PORT [--stateless]] [--otlp URL] [--capture-content]
+       serve --server-json NAME [--package TYPE:IDENTIFIER]... [--remote URL]... [--repository URL]";
 
 #[tokio::main]
 async fn main() -> ExitCode {
     let mut http: Option<SocketAddr> = None;
     let mut stateless = false;
     let mut otlp: Option<String> = None;
+    let mut entry: Option<String> = None;
+    let mut packages: Vec<(String, String)> = Vec::new();
+    let mut remotes: Vec<String> = Vec::new();
+    let mut repository: Option<String> = None;
     let mut arguments = std::env::args().skip(1);
     while let Some(argument) = arguments.next() {
         match argument.as_str() {
@@ -53,6 +67,26 @@ async fn main() -> ExitCode {
                 }
             },
             "--capture-content" => toolkit_core::telemetry::capture_content(true),
+            "--server-json" | "--package" | "--remote" | "--repository" => {
+                let Some(value) = arguments.next() else {
+                    eprintln!("serve: {argument} takes a value\n{USAGE}");
+                    return ExitCode::from(2);
+                };
+                match argument.as_str() {
+                    "--server-json" => entry = Some(value),
+                    "--remote" => remotes.push(value),
+                    "--repository" => repository = Some(value),
+                    _ => match value.split_once(':') {
+                        Some((kind, identifier)) => {
+                            packages.push((kind.to_owned(), identifier.to_owned()));
+                        }
+                        None => {
+                            eprintln!("serve: --package takes TYPE:IDENTIFIER\n{USAGE}");
+                            return ExitCode::from(2);
+                        }
+                    },
+                }
+            }
             _ => {
                 eprintln!("serve: unknown argument `{argument}`\n{USAGE}");
                 return ExitCode::from(2);
@@ -78,7 +112,32 @@ async fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let server = McpServer::new(registry);
+    let server = McpServer::new(registry)
+        .identity("toolkit-assistant", env!("CARGO_PKG_VERSION"))
+        .title("Documents and calendar")
+        .description("Reads documents and books meetings: the toolkit's example tools");
+    if let Some(name) = entry {
+        let mut entry = server.server_json(name);
+        for (kind, identifier) in packages {
+            entry = entry.package(kind, identifier);
+        }
+        for url in remotes {
+            entry = entry.remote(url);
+        }
+        if let Some(url) = repository {
+            entry = entry.repository(url, "github");
+        }
+        return match entry.to_json() {
+            Ok(json) => {
+                println!("{json:#}");
+                ExitCode::SUCCESS
+            }
+            Err(error) => {
+                eprintln!("serve: {error}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     let served = match http {
         Some(address) => {
             let listener = match tokio::net::TcpListener::bind(address).await {

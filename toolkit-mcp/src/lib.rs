@@ -136,12 +136,18 @@ pub use client::{
 };
 #[cfg(any(feature = "client", feature = "server"))]
 pub use role::Role;
+#[cfg(feature = "server-auth")]
+pub use server::auth::jwt::{JwksError, JwtValidator};
+#[cfg(feature = "server-auth")]
+pub use server::auth::{Authorization, Grant, RefusalKind, TokenRefusal, TokenValidator};
 #[cfg(all(feature = "server", feature = "http-server"))]
 pub use server::http::{HttpOptions, serve_http};
 #[cfg(feature = "server")]
 pub use server::prompt_context::PromptContext;
 #[cfg(feature = "server")]
 pub use server::prompts::{Prompt, PromptContent, PromptError, PromptMessage};
+#[cfg(feature = "server")]
+pub use server::publish::{SERVER_JSON_SCHEMA, ServerJson, ServerJsonError};
 #[cfg(feature = "server")]
 pub use server::resources::{
     Resource, ResourceContents, ResourceError, ResourceTemplate, ResourceUpdates,

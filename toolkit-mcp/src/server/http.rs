@@ -24,6 +24,8 @@ use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::net::TcpListener;
 
 use super::McpServer;
+#[cfg(feature = "server-auth")]
+use super::auth::Authorization;
 use super::malformed::{is_plain_call, read_message};
 use crate::ServeError;
 
@@ -55,6 +57,8 @@ pub struct HttpOptions {
     stateless: bool,
     allowed_hosts: Option<Vec<String>>,
     keep_alive: Option<Duration>,
+    #[cfg(feature = "server-auth")]
+    authorization: Option<Arc<Authorization>>,
 }
 
 impl Default for HttpOptions {
@@ -73,6 +77,8 @@ impl HttpOptions {
             stateless: false,
             allowed_hosts: None,
             keep_alive: Some(Duration::from_secs(15)),
+            #[cfg(feature = "server-auth")]
+            authorization: None,
         }
     }
 
@@ -106,6 +112,16 @@ impl HttpOptions {
         self
     }
 
+    /// Requires a bearer token on every request, checked as
+    /// `authorization` says, and serves the protected-resource metadata
+    /// that tells clients where to get one.
+    #[cfg(feature = "server-auth")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "server-auth")))]
+    pub fn authorization(mut self, authorization: Authorization) -> Self {
+        self.authorization = Some(Arc::new(authorization));
+        self
+    }
+
     fn config(&self, max_request_bytes: usize) -> StreamableHttpServerConfig {
         let mut config = StreamableHttpServerConfig::default()
             .with_legacy_session_mode(!self.stateless)
@@ -125,6 +141,10 @@ impl McpServer {
     pub fn router(mut self, options: &HttpOptions) -> Router {
         self.stateless = options.stateless;
         self.transport = Some(crate::telemetry::Transport::Tcp);
+        #[cfg(feature = "server-auth")]
+        {
+            self.authorization = options.authorization.clone();
+        }
         let config = options.config(self.max_request_bytes);
         let limit = self.max_request_bytes;
         let service = StreamableHttpService::new(
@@ -136,6 +156,10 @@ impl McpServer {
         // a middleware layer would each clone or box per request what is
         // shared here.
         let service = Arc::new(service);
+        #[cfg(feature = "server-auth")]
+        if let Some(authorization) = options.authorization.clone() {
+            return guarded(service, limit, authorization, &options.path);
+        }
         Router::new().route(
             &options.path,
             any(move |request: Request| {
@@ -284,4 +308,215 @@ pub async fn serve_http(
     McpServer::new(registry)
         .serve_http(listener, &HttpOptions::new())
         .await
+}
+
+/// The router of an endpoint that requires bearer tokens: the endpoint,
+/// guarded, and the protected-resource metadata, open to all.
+#[cfg(feature = "server-auth")]
+fn guarded(
+    service: Arc<Service>,
+    limit: usize,
+    authorization: Arc<Authorization>,
+    path: &str,
+) -> Router {
+    use axum::routing::get;
+
+    let document = Arc::new(authorization.metadata().to_string());
+    let metadata = move || {
+        let document = Arc::clone(&document);
+        async move {
+            (
+                [(header::CONTENT_TYPE, "application/json")],
+                document.as_str().to_owned(),
+            )
+        }
+    };
+    let metadata_url = super::auth::metadata_url(&authorization.resource, path);
+    let guard = Arc::new(Guard {
+        authorization,
+        metadata_url,
+        limit,
+    });
+    let mut router = Router::new()
+        .route(
+            path,
+            any(move |request: Request| {
+                let service = Arc::clone(&service);
+                let guard = Arc::clone(&guard);
+                async move {
+                    match guard.admit(&service, request).await {
+                        Ok(request) => answer(&service, limit, request).await,
+                        Err(refusal) => refusal,
+                    }
+                }
+            }),
+        )
+        .route(&super::auth::metadata_path(path), get(metadata.clone()));
+    // Clients that find no document under the endpoint's path look at the
+    // root (RFC 9728, section 3.1, and MCP's discovery order).
+    if super::auth::metadata_path(path) != super::auth::metadata_path("") {
+        router = router.route(&super::auth::metadata_path(""), get(metadata));
+    }
+    router
+}
+
+/// Admits requests whose token the validator accepts, and whose grant
+/// has the scopes the request needs.
+#[cfg(feature = "server-auth")]
+struct Guard {
+    authorization: Arc<Authorization>,
+    metadata_url: String,
+    /// The server's limit on a request's size.
+    limit: usize,
+}
+
+#[cfg(feature = "server-auth")]
+impl Guard {
+    async fn admit(&self, service: &Service, request: Request) -> Result<Request, Response> {
+        use super::auth::{Grant, challenge};
+
+        let token = request
+            .headers()
+            .get(header::AUTHORIZATION)
+            .and_then(|value| value.to_str().ok())
+            .and_then(|value| {
+                let (scheme, token) = value.split_once(' ')?;
+                scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
+            })
+            .filter(|token| !token.is_empty());
+        let required = join(&self.authorization.required);
+        let refused = |status: StatusCode, parameters: Vec<(&str, &str)>| {
+            let mut all = vec![("resource_metadata", self.metadata_url.as_str())];
+            all.extend(parameters);
+            (
+                status,
+                [(header::WWW_AUTHENTICATE, challenge(&all))],
+                status.canonical_reason().unwrap_or_default().to_owned(),
+            )
+                .into_response()
+        };
+        let Some(token) = token else {
+            // A request refused for its headers (a DNS-rebinding page) is
+            // told nothing more about the endpoint.
+            let (parts, body) = request.into_parts();
+            if let Some(refusal) = refused_headers(service, &parts).await {
+                return Err(refusal);
+            }
+            drop(body);
+            let mut parameters = Vec::new();
+            if !required.is_empty() {
+                parameters.push(("scope", required.as_str()));
+            }
+            return Err(refused(StatusCode::UNAUTHORIZED, parameters));
+        };
+        let grant: Grant = match self.authorization.validator.validate(token).await {
+            Ok(grant) => grant,
+            Err(refusal) => {
+                tracing::debug!(reason = %refusal, "a bearer token was refused");
+                let reason = refusal.to_string();
+                return Err(refused(
+                    StatusCode::UNAUTHORIZED,
+                    vec![
+                        ("error", "invalid_token"),
+                        ("error_description", reason.as_str()),
+                    ],
+                ));
+            }
+        };
+        if !grant.has_all(&self.authorization.required) {
+            return Err(refused(
+                StatusCode::FORBIDDEN,
+                vec![
+                    ("error", "insufficient_scope"),
+                    ("scope", required.as_str()),
+                    (
+                        "error_description",
+                        "the token lacks scopes every request needs",
+                    ),
+                ],
+            ));
+        }
+        let (mut parts, body) = request.into_parts();
+        let request = if parts.method == Method::POST && !self.authorization.tools.is_empty() {
+            // The tool a call names is checked here, where a refusal can
+            // be the 403 a client steps up from; the handler checks it
+            // again on the same bytes rmcp reads.
+            let limit = self.limit;
+            let bytes = match axum::body::to_bytes(body, limit).await {
+                Ok(bytes) => bytes,
+                Err(_) => {
+                    return Err((
+                        StatusCode::PAYLOAD_TOO_LARGE,
+                        format!("Payload Too Large: request body exceeds {limit} bytes"),
+                    )
+                        .into_response());
+                }
+            };
+            for name in called_tools(&bytes) {
+                if !self.authorization.allows_tool(&grant, &name) {
+                    let scopes = join(&self.authorization.scopes_for_tool(&name));
+                    let description = format!("calling `{name}` needs the scopes: {scopes}");
+                    return Err(refused(
+                        StatusCode::FORBIDDEN,
+                        vec![
+                            ("error", "insufficient_scope"),
+                            ("scope", scopes.as_str()),
+                            ("error_description", description.as_str()),
+                        ],
+                    ));
+                }
+            }
+            parts.extensions.insert(grant);
+            Request::from_parts(parts, Body::from(bytes))
+        } else {
+            parts.extensions.insert(grant);
+            Request::from_parts(parts, body)
+        };
+        Ok(request)
+    }
+}
+
+#[cfg(feature = "server-auth")]
+fn join(scopes: &std::collections::BTreeSet<String>) -> String {
+    scopes
+        .iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The tools a body calls: one for a `tools/call` request, each of a
+/// batch's; none for a body that is not JSON-RPC (rmcp refuses it).
+#[cfg(feature = "server-auth")]
+fn called_tools(bytes: &[u8]) -> Vec<String> {
+    #[derive(serde::Deserialize)]
+    struct Message {
+        method: Option<String>,
+        params: Option<Params>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Params {
+        name: Option<String>,
+    }
+    #[derive(serde::Deserialize)]
+    #[serde(untagged)]
+    enum Body {
+        One(Message),
+        Many(Vec<Message>),
+    }
+    let messages = match serde_json::from_slice::<Body>(bytes) {
+        Ok(Body::One(message)) => vec![message],
+        Ok(Body::Many(messages)) => messages,
+        Err(_) => return Vec::new(),
+    };
+    messages
+        .into_iter()
+        .filter(|message| message.method.as_deref() == Some("tools/call"))
+        .map(|message| {
+            message
+                .params
+                .and_then(|params| params.name)
+                .unwrap_or_default()
+        })
+        .collect()
 }

@@ -1,6 +1,8 @@
 //! Serving a registry: the protocol handler, and the transports it runs on.
 
 mod asking;
+#[cfg(feature = "server-auth")]
+pub(crate) mod auth;
 mod forward;
 #[cfg(feature = "http-server")]
 pub(crate) mod http;
@@ -12,6 +14,7 @@ mod pipes;
 mod progress;
 pub(crate) mod prompt_context;
 pub(crate) mod prompts;
+pub(crate) mod publish;
 pub(crate) mod resources;
 mod rounds;
 pub(crate) mod stdio;
@@ -41,7 +44,7 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncBufRead, AsyncWrite};
 use toolkit_core::emit::{self, EmitOptions, McpRevision};
 use toolkit_core::{
-    CallHost, Cancellation, LogLevel, Registry, ToolCall, ToolCallResult, ToolListChanges,
+    CallHost, Cancellation, LogLevel, Registry, RunState, ToolCall, ToolCallResult, ToolListChanges,
 };
 
 use self::listing::Listing;
@@ -85,6 +88,10 @@ pub struct McpServer {
     /// How the requests come, as the spans name it: unknown when a host
     /// runs the handler on a transport of its own.
     pub(crate) transport: Option<Transport>,
+    /// Bearer tokens required, over HTTP: the tools a request's grant
+    /// lists and calls.
+    #[cfg(feature = "server-auth")]
+    pub(crate) authorization: Option<Arc<auth::Authorization>>,
 }
 
 /// Why serving stopped.
@@ -135,6 +142,8 @@ impl McpServer {
             subscriptions: Arc::default(),
             list_watch: Arc::default(),
             transport: None,
+            #[cfg(feature = "server-auth")]
+            authorization: None,
         }
     }
 
@@ -199,7 +208,28 @@ impl McpServer {
 
     /// The name and version the server gives clients (`serverInfo`).
     pub fn identity(mut self, name: impl Into<String>, version: impl Into<String>) -> Self {
-        self.identity = Arc::new(Implementation::new(name.into(), version.into()));
+        let identity = Arc::make_mut(&mut self.identity);
+        identity.name = name.into();
+        identity.version = version.into();
+        self
+    }
+
+    /// What the server does, in a sentence: given to clients in
+    /// `serverInfo`, and written in its [`server_json`](Self::server_json).
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        Arc::make_mut(&mut self.identity).description = Some(description.into());
+        self
+    }
+
+    /// A name to show people (`serverInfo.title`).
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        Arc::make_mut(&mut self.identity).title = Some(title.into());
+        self
+    }
+
+    /// The server's website (`serverInfo.websiteUrl`).
+    pub fn website_url(mut self, url: impl Into<String>) -> Self {
+        Arc::make_mut(&mut self.identity).website_url = Some(url.into());
         self
     }
 
@@ -362,9 +392,25 @@ impl ServerHandler for McpServer {
     ) -> Result<ListToolsResult, ErrorData> {
         let span = telemetry::server_span(&About::new("tools/list"), &context, self.transport);
         serve!(span, async {
-            Ok(ListToolsResult::with_all_items(
-                self.listing.tools()?.to_vec(),
-            ))
+            let tools = self.listing.tools()?;
+            #[cfg(feature = "server-auth")]
+            if let Some(authorization) = &self.authorization {
+                // No grant: a request that did not pass the guard sees
+                // nothing.
+                let grant = auth::grant_of(&context);
+                return Ok(ListToolsResult::with_all_items(
+                    tools
+                        .iter()
+                        .filter(|tool| {
+                            grant
+                                .as_ref()
+                                .is_some_and(|grant| authorization.allows_tool(grant, &tool.name))
+                        })
+                        .cloned()
+                        .collect(),
+                ));
+            }
+            Ok(ListToolsResult::with_all_items(tools.to_vec()))
         })
     }
 
@@ -577,12 +623,37 @@ impl McpServer {
         Ok(result)
     }
 
+    /// The values a call of `name` runs with: the request's grant when
+    /// tokens are required, the call refused when that grant does not
+    /// allow the tool (checked on the name the call uses).
+    fn call_state(
+        &self,
+        name: &str,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<Option<RunState>, ErrorData> {
+        #[cfg(feature = "server-auth")]
+        if let Some(authorization) = &self.authorization {
+            let grant = auth::grant_of(context)
+                .filter(|grant| authorization.allows_tool(grant, name))
+                .ok_or_else(|| {
+                    ErrorData::invalid_request(
+                        format!("the token does not allow calling `{name}`"),
+                        None,
+                    )
+                })?;
+            return Ok(Some(RunState::new().with(grant)));
+        }
+        let _ = (name, context);
+        Ok(None)
+    }
+
     async fn serve_call(
         &self,
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let name = request.name.to_string();
+        let state = self.call_state(&name, &context)?;
         // MCP reports an unknown tool as a protocol error, not a result.
         if !self.registry.is_enabled(&name) {
             return Err(ErrorData::invalid_params(
@@ -616,11 +687,14 @@ impl McpServer {
             host = host.log(logger.sink().clone());
         }
         let outcome = {
-            let run = self
+            let mut run = self
                 .registry
                 .dispatch(&call)
                 .cancellation(&cancellation)
                 .host(&host);
+            if let Some(state) = &state {
+                run = run.state(state);
+            }
             unless_cancelled(run, &context, &cancellation).await
         };
         // Progress reports reach the client before the result that ends
