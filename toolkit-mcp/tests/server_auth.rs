@@ -446,6 +446,63 @@ async fn keys_are_fetched_and_rotated() {
     assert_eq!(fetched(), 3);
 }
 
+/// Claims of a signed token that the validator must read as RFC 7519
+/// says: times are numbers, integer or not; a `crit` header it does not
+/// understand refuses the token.
+async fn claims_are_read_strictly() {
+    use toolkit_mcp::TokenValidator as _;
+    let signer = Signer::es256("k1");
+    let resource = "https://tools.example.test/mcp";
+    let validator = JwtValidator::new(ISSUER, resource)
+        .keys(&key_set(&[&signer]))
+        .expect("keys");
+    let with = |name: &str, value: Value| {
+        let mut claims = claims(resource, "notes:read");
+        claims[name] = value;
+        signer.sign(&claims)
+    };
+    let later = (now() + 3600) as f64 + 0.5;
+    for (case, token) in [
+        ("nbf a float, an hour ahead", with("nbf", json!(later))),
+        (
+            "nbf a string",
+            with("nbf", json!((now() + 3600).to_string())),
+        ),
+        (
+            "exp a string",
+            with("exp", json!((now() + 3600).to_string())),
+        ),
+        ("exp negative", with("exp", json!(-1))),
+        ("exp missing", with("exp", Value::Null)),
+    ] {
+        assert!(validator.validate(&token).await.is_err(), "{case} passed");
+    }
+    // A fractional expiry an hour ahead is a valid NumericDate.
+    let token = with("exp", json!(later));
+    assert!(
+        validator.validate(&token).await.is_ok(),
+        "a fractional exp was refused"
+    );
+    // A critical header extension the validator does not know.
+    let critical = {
+        let token = signer.sign(&claims(resource, "notes:read"));
+        let header = json!({"alg": "ES256", "kid": "k1", "crit": ["exp-bound"], "exp-bound": 1});
+        let payload = token.split('.').nth(1).unwrap().to_owned();
+        let signed = format!("{}.{payload}", URL_SAFE_NO_PAD.encode(header.to_string()));
+        let Signer::Es256(pair, _) = &signer else {
+            unreachable!()
+        };
+        let signature = pair
+            .sign(&SystemRandom::new(), signed.as_bytes())
+            .expect("a signature");
+        format!("{signed}.{}", URL_SAFE_NO_PAD.encode(signature.as_ref()))
+    };
+    assert!(
+        validator.validate(&critical).await.is_err(),
+        "a token with an unknown critical header passed"
+    );
+}
+
 fn main() -> ExitCode {
     runner::run(vec![
         Test::new("tokens_decide_what_is_listed_and_called", || {
@@ -456,6 +513,9 @@ fn main() -> ExitCode {
         }),
         Test::new("keys_are_fetched_and_rotated", || {
             block_on(keys_are_fetched_and_rotated())
+        }),
+        Test::new("claims_are_read_strictly", || {
+            block_on(claims_are_read_strictly())
         }),
     ])
 }
