@@ -446,6 +446,304 @@ async fn keys_are_fetched_and_rotated() {
     assert_eq!(fetched(), 3);
 }
 
+/// A POST of `body` with `token`, in session `session`, as a client of
+/// `version` sends it; `extra` headers are added.
+async fn send(
+    url: &str,
+    token: Option<&str>,
+    session: Option<&str>,
+    body: &Value,
+    extra: &[(&str, &str)],
+) -> reqwest::Response {
+    let version = if session.is_some() || body["method"] == "initialize" {
+        "2025-11-25"
+    } else {
+        "2026-07-28"
+    };
+    let mut request = plain_http()
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", version)
+        .body(body.to_string());
+    if let Some(token) = token {
+        request = request.bearer_auth(token);
+    }
+    if let Some(session) = session {
+        request = request.header("mcp-session-id", session);
+    }
+    for (name, value) in extra {
+        request = request.header(*name, *value);
+    }
+    request.send().await.expect("an answer")
+}
+
+fn initialize() -> Value {
+    json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"}}})
+}
+
+/// A session of 2025-11-25 serves the holder of the token that opened
+/// it: another holder's valid token, on the same session id, neither
+/// reads its stream, lists, calls nor ends it (the id may have leaked).
+async fn a_session_serves_only_its_holder() {
+    let signer = Signer::es256("k1");
+    let served = serve_with(&|resource| {
+        JwtValidator::new(ISSUER, resource)
+            .keys(&key_set(&[&signer]))
+            .expect("keys")
+    })
+    .await;
+    let ada = signer.sign(&claims(&served.resource, "notes:read"));
+    let mallory = {
+        let mut claims = claims(&served.resource, "notes:read");
+        claims["sub"] = json!("mallory");
+        claims["client_id"] = json!("another-client");
+        signer.sign(&claims)
+    };
+    let opened = send(&served.url, Some(&ada), None, &initialize(), &[]).await;
+    assert_eq!(opened.status().as_u16(), 200);
+    let session = opened.headers()["mcp-session-id"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let answer = send(&served.url, Some(&ada), Some(&session), &initialized, &[]).await;
+    assert_eq!(answer.status().as_u16(), 202);
+    let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"});
+    let answer = send(&served.url, Some(&ada), Some(&session), &list, &[]).await;
+    assert_eq!(answer.status().as_u16(), 200);
+
+    // Another holder's token on Ada's session: as if there were none.
+    let answer = send(&served.url, Some(&mallory), Some(&session), &list, &[]).await;
+    assert_eq!(
+        answer.status().as_u16(),
+        404,
+        "another holder used the session"
+    );
+    let call = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+        "params": {"name": "read_notes", "arguments": {}}});
+    let answer = send(&served.url, Some(&mallory), Some(&session), &call, &[]).await;
+    assert_eq!(
+        answer.status().as_u16(),
+        404,
+        "another holder called in the session"
+    );
+    let stream = plain_http()
+        .get(&served.url)
+        .bearer_auth(&mallory)
+        .header("accept", "text/event-stream")
+        .header("mcp-protocol-version", "2025-11-25")
+        .header("mcp-session-id", &session)
+        .send()
+        .await
+        .expect("an answer");
+    assert_eq!(
+        stream.status().as_u16(),
+        404,
+        "another holder read the stream"
+    );
+    for token in [Some(mallory.as_str()), None] {
+        let ended = plain_http()
+            .delete(&served.url)
+            .header("mcp-protocol-version", "2025-11-25")
+            .header("mcp-session-id", &session);
+        let ended = match token {
+            Some(token) => ended.bearer_auth(token),
+            None => ended,
+        };
+        let status = ended.send().await.expect("an answer").status().as_u16();
+        assert!(
+            status == 404 || status == 401,
+            "{token:?} ended it: {status}"
+        );
+    }
+    // Ada's session lives on, and a new token of hers (a refresh) keeps it.
+    let refreshed = {
+        let mut claims = claims(&served.resource, "notes:read");
+        claims["exp"] = json!(now() + 7200);
+        signer.sign(&claims)
+    };
+    let answer = send(&served.url, Some(&refreshed), Some(&session), &list, &[]).await;
+    assert_eq!(answer.status().as_u16(), 200);
+}
+
+/// A page reached through DNS rebinding is refused for its `Host` before
+/// anything of its token is looked at or told: the same answer with a
+/// forged token, a malformed one, or none.
+async fn a_foreign_host_is_refused_before_the_token() {
+    let signer = Signer::es256("k1");
+    let served = serve_with(&|resource| {
+        JwtValidator::new(ISSUER, resource)
+            .keys(&key_set(&[&signer]))
+            .expect("keys")
+    })
+    .await;
+    let foreign = [("host", "attacker.example")];
+    let forged = Signer::es256("k1").sign(&claims(&served.resource, "notes:read"));
+    let no_scope = signer.sign(&claims(&served.resource, "profile"));
+    let bare = send(&served.url, None, None, &initialize(), &foreign).await;
+    assert_eq!(bare.status().as_u16(), 403);
+    assert!(bare.headers().get("www-authenticate").is_none());
+    for (case, token) in [
+        ("forged", forged.as_str()),
+        ("not a JWT", "opaque"),
+        ("without the scope", &no_scope),
+    ] {
+        let answer = send(&served.url, Some(token), None, &initialize(), &foreign).await;
+        assert_eq!(answer.status().as_u16(), 403, "{case}");
+        assert!(
+            answer.headers().get("www-authenticate").is_none(),
+            "{case}: the token was judged for a foreign host: {:?}",
+            answer.headers().get("www-authenticate")
+        );
+    }
+}
+
+/// Two `Authorization` headers are a malformed request (400,
+/// `invalid_request`): which of them a proxy in front checked is unknown.
+async fn two_authorizations_are_malformed() {
+    let signer = Signer::es256("k1");
+    let served = serve_with(&|resource| {
+        JwtValidator::new(ISSUER, resource)
+            .keys(&key_set(&[&signer]))
+            .expect("keys")
+    })
+    .await;
+    let valid = signer.sign(&claims(&served.resource, "notes:read"));
+    let answer = plain_http()
+        .post(&served.url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("authorization", format!("Bearer {valid}"))
+        .header("authorization", "Bearer something-else")
+        .body(initialize().to_string())
+        .send()
+        .await
+        .expect("an answer");
+    assert_eq!(answer.status().as_u16(), 400);
+    let challenge = answer.headers()["www-authenticate"].to_str().unwrap();
+    assert!(
+        challenge.contains(r#"error="invalid_request""#),
+        "{challenge}"
+    );
+}
+
+/// No spelling of a call reaches a tool the token lacks the scope for:
+/// escapes, case, spaces, a batch, the method's casing.
+async fn no_spelling_of_a_call_passes_the_scope() {
+    let signer = Signer::es256("k1");
+    let served = serve_with(&|resource| {
+        JwtValidator::new(ISSUER, resource)
+            .keys(&key_set(&[&signer]))
+            .expect("keys")
+    })
+    .await;
+    let reader = signer.sign(&claims(&served.resource, "notes:read"));
+    let call = |name: &str| {
+        format!(
+            r#"{{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {{"name": {name}, "arguments": {{}}}}}}"#
+        )
+    };
+    let mut bodies = vec![
+        call(r#""delete\u005fnotes""#),
+        call(r#""\u0064elete_notes""#),
+        call(r#""Delete_Notes""#),
+        call(r#"" delete_notes""#),
+        call(r#""delete_notes ""#),
+        call(r#""delete_notes\u0000""#),
+        format!("[{}]", call(r#""delete_notes""#)),
+        format!(
+            "[{}, {}]",
+            call(r#""read_notes""#),
+            call(r#""delete_notes""#)
+        ),
+        call(r#""delete_notes""#).replace("tools/call", "Tools/call"),
+        call(r#""delete_notes""#).replace(r#""name""#, r#""n\u0061me""#),
+    ];
+    bodies.push(
+        r#"{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "delete_notes", "name": "read_notes", "arguments": {}}}"#.to_owned(),
+    );
+    for body in bodies {
+        for version in ["2026-07-28", "2025-11-25"] {
+            let answer = plain_http()
+                .post(&served.url)
+                .bearer_auth(&reader)
+                .header("content-type", "application/json")
+                .header("accept", "application/json, text/event-stream")
+                .header("mcp-protocol-version", version)
+                .body(body.clone())
+                .send()
+                .await
+                .expect("an answer");
+            let status = answer.status().as_u16();
+            let text = answer.text().await.unwrap_or_default();
+            assert!(
+                !text.contains("deleted"),
+                "{version} {body}: a reader deleted the notes ({status}): {text}"
+            );
+        }
+    }
+}
+
+/// Claims of a signed token that the validator must read as RFC 7519
+/// says: times are numbers, integer or not; a `crit` header it does not
+/// understand refuses the token.
+async fn claims_are_read_strictly() {
+    use toolkit_mcp::TokenValidator as _;
+    let signer = Signer::es256("k1");
+    let resource = "https://tools.example.test/mcp";
+    let validator = JwtValidator::new(ISSUER, resource)
+        .keys(&key_set(&[&signer]))
+        .expect("keys");
+    let with = |name: &str, value: Value| {
+        let mut claims = claims(resource, "notes:read");
+        claims[name] = value;
+        signer.sign(&claims)
+    };
+    let later = (now() + 3600) as f64 + 0.5;
+    for (case, token) in [
+        ("nbf a float, an hour ahead", with("nbf", json!(later))),
+        (
+            "nbf a string",
+            with("nbf", json!((now() + 3600).to_string())),
+        ),
+        (
+            "exp a string",
+            with("exp", json!((now() + 3600).to_string())),
+        ),
+        ("exp negative", with("exp", json!(-1))),
+        ("exp missing", with("exp", Value::Null)),
+    ] {
+        assert!(validator.validate(&token).await.is_err(), "{case} passed");
+    }
+    // A fractional expiry an hour ahead is a valid NumericDate.
+    let token = with("exp", json!(later));
+    assert!(
+        validator.validate(&token).await.is_ok(),
+        "a fractional exp was refused"
+    );
+    // A critical header extension the validator does not know.
+    let critical = {
+        let token = signer.sign(&claims(resource, "notes:read"));
+        let header = json!({"alg": "ES256", "kid": "k1", "crit": ["exp-bound"], "exp-bound": 1});
+        let payload = token.split('.').nth(1).unwrap().to_owned();
+        let signed = format!("{}.{payload}", URL_SAFE_NO_PAD.encode(header.to_string()));
+        let Signer::Es256(pair, _) = &signer else {
+            unreachable!()
+        };
+        let signature = pair
+            .sign(&SystemRandom::new(), signed.as_bytes())
+            .expect("a signature");
+        format!("{signed}.{}", URL_SAFE_NO_PAD.encode(signature.as_ref()))
+    };
+    assert!(
+        validator.validate(&critical).await.is_err(),
+        "a token with an unknown critical header passed"
+    );
+}
+
 fn main() -> ExitCode {
     runner::run(vec![
         Test::new("tokens_decide_what_is_listed_and_called", || {
@@ -456,6 +754,21 @@ fn main() -> ExitCode {
         }),
         Test::new("keys_are_fetched_and_rotated", || {
             block_on(keys_are_fetched_and_rotated())
+        }),
+        Test::new("a_session_serves_only_its_holder", || {
+            block_on(a_session_serves_only_its_holder())
+        }),
+        Test::new("a_foreign_host_is_refused_before_the_token", || {
+            block_on(a_foreign_host_is_refused_before_the_token())
+        }),
+        Test::new("two_authorizations_are_malformed", || {
+            block_on(two_authorizations_are_malformed())
+        }),
+        Test::new("no_spelling_of_a_call_passes_the_scope", || {
+            block_on(no_spelling_of_a_call_passes_the_scope())
+        }),
+        Test::new("claims_are_read_strictly", || {
+            block_on(claims_are_read_strictly())
         }),
     ])
 }

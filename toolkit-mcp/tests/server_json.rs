@@ -139,6 +139,62 @@ fn refused_entries_are_refused_by_the_registry_schema_too() {
     assert!(!errors(&judge, &latest).is_empty());
 }
 
+/// Whatever `to_json` writes, the schema takes: an entry it cannot take
+/// is refused here, with a reason, rather than written.
+fn nothing_written_is_refused_by_the_schema() {
+    let judge = judge();
+    let entries = [
+        (
+            "a remote with a space",
+            server()
+                .server_json("io.github.example/assistant")
+                .remote("https://assistant.example.com/m cp"),
+        ),
+        (
+            "a bare scheme as remote",
+            server()
+                .server_json("io.github.example/assistant")
+                .remote("https://"),
+        ),
+        (
+            "a repository that is no URL",
+            server()
+                .server_json("io.github.example/assistant")
+                .repository("not a url", "github"),
+        ),
+        (
+            "a website with a space",
+            McpServer::new(Arc::new(Registry::builder().build().expect("a registry")))
+                .identity("assistant", "1.0.0")
+                .description("Something")
+                .website_url("https://assistant example.com")
+                .server_json("io.github.example/assistant"),
+        ),
+        (
+            "an empty package",
+            server()
+                .server_json("io.github.example/assistant")
+                .package("", ""),
+        ),
+        (
+            "a version with a newline",
+            McpServer::new(Arc::new(Registry::builder().build().expect("a registry")))
+                .identity("assistant", "1.0.0\n")
+                .description("Something")
+                .server_json("io.github.example/assistant"),
+        ),
+    ];
+    for (case, entry) in entries {
+        if let Ok(json) = entry.to_json() {
+            assert_eq!(
+                errors(&judge, &json),
+                Vec::<String>::new(),
+                "{case}: written {json:#}"
+            );
+        }
+    }
+}
+
 fn main() -> ExitCode {
     runner::run(vec![
         Test::new(
@@ -148,6 +204,10 @@ fn main() -> ExitCode {
         Test::new(
             "refused_entries_are_refused_by_the_registry_schema_too",
             refused_entries_are_refused_by_the_registry_schema_too,
+        ),
+        Test::new(
+            "nothing_written_is_refused_by_the_schema",
+            nothing_written_is_refused_by_the_schema,
         ),
     ])
 }

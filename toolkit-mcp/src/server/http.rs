@@ -147,9 +147,10 @@ impl McpServer {
         }
         let config = options.config(self.max_request_bytes);
         let limit = self.max_request_bytes;
+        let sessions = Arc::new(LocalSessionManager::default());
         let service = StreamableHttpService::new(
             move || Ok(self.for_session()),
-            Arc::new(LocalSessionManager::default()),
+            Arc::clone(&sessions),
             config,
         );
         // One handler, holding rmcp's service: rmcp's own tower `call` and
@@ -158,7 +159,8 @@ impl McpServer {
         let service = Arc::new(service);
         #[cfg(feature = "server-auth")]
         if let Some(authorization) = options.authorization.clone() {
-            return guarded(service, limit, authorization, &options.path);
+            let sessions = (!options.stateless).then_some(sessions);
+            return guarded(service, sessions, limit, authorization, &options.path);
         }
         Router::new().route(
             &options.path,
@@ -315,6 +317,7 @@ pub async fn serve_http(
 #[cfg(feature = "server-auth")]
 fn guarded(
     service: Arc<Service>,
+    sessions: Option<Arc<LocalSessionManager>>,
     limit: usize,
     authorization: Arc<Authorization>,
     path: &str,
@@ -336,6 +339,7 @@ fn guarded(
         authorization,
         metadata_url,
         limit,
+        sessions: sessions.map(Holders::new),
     });
     let mut router = Router::new()
         .route(
@@ -345,7 +349,7 @@ fn guarded(
                 let guard = Arc::clone(&guard);
                 async move {
                     match guard.admit(&service, request).await {
-                        Ok(request) => answer(&service, limit, request).await,
+                        Ok((request, holder)) => guard.serve(&service, request, holder).await,
                         Err(refusal) => refusal,
                     }
                 }
@@ -360,6 +364,14 @@ fn guarded(
     router
 }
 
+/// Whom a token speaks for, as far as a session goes: its subject and
+/// the client it was issued to.
+#[cfg(feature = "server-auth")]
+type Holder = (Option<String>, Option<String>);
+
+#[cfg(feature = "server-auth")]
+const SESSION_ID: &str = "mcp-session-id";
+
 /// Admits requests whose token the validator accepts, and whose grant
 /// has the scopes the request needs.
 #[cfg(feature = "server-auth")]
@@ -368,22 +380,98 @@ struct Guard {
     metadata_url: String,
     /// The server's limit on a request's size.
     limit: usize,
+    /// Who opened each session (none when the server is stateless).
+    sessions: Option<Holders>,
+}
+
+/// The holder of each open session. A session id travels in a header
+/// and can leak (a log, a proxy); bound to the token that opened it, it
+/// serves no one else's token (MCP's security best practices, "Session
+/// Hijacking").
+#[cfg(feature = "server-auth")]
+struct Holders {
+    manager: Arc<LocalSessionManager>,
+    by_session: std::sync::Mutex<std::collections::HashMap<String, Holder>>,
+    /// How many entries there may be before those of sessions rmcp has
+    /// since ended (idle, or their client gone) are dropped.
+    prune_at: std::sync::atomic::AtomicUsize,
+}
+
+#[cfg(feature = "server-auth")]
+impl Holders {
+    const FIRST_PRUNE: usize = 1024;
+
+    fn new(manager: Arc<LocalSessionManager>) -> Self {
+        Self {
+            manager,
+            by_session: std::sync::Mutex::default(),
+            prune_at: std::sync::atomic::AtomicUsize::new(Self::FIRST_PRUNE),
+        }
+    }
+
+    fn holder(&self, session: &str) -> Option<Holder> {
+        self.by_session
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(session)
+            .cloned()
+    }
+
+    fn end(&self, session: &str) {
+        self.by_session
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(session);
+    }
+
+    async fn bind(&self, session: String, holder: Holder) {
+        use rmcp::transport::streamable_http_server::SessionManager as _;
+        use std::sync::atomic::Ordering;
+
+        let sessions: Vec<String> = {
+            let mut by_session = self.by_session.lock().unwrap_or_else(|e| e.into_inner());
+            by_session.insert(session, holder);
+            if by_session.len() < self.prune_at.load(Ordering::Relaxed) {
+                return;
+            }
+            by_session.keys().cloned().collect()
+        };
+        let mut ended = Vec::new();
+        for session in sessions {
+            let id: rmcp::transport::streamable_http_server::SessionId = session.as_str().into();
+            if !self.manager.has_session(&id).await.unwrap_or(true) {
+                ended.push(session);
+            }
+        }
+        let mut by_session = self.by_session.lock().unwrap_or_else(|e| e.into_inner());
+        for session in ended {
+            by_session.remove(&session);
+        }
+        self.prune_at.store(
+            (by_session.len() * 2).max(Self::FIRST_PRUNE),
+            Ordering::Relaxed,
+        );
+    }
 }
 
 #[cfg(feature = "server-auth")]
 impl Guard {
-    async fn admit(&self, service: &Service, request: Request) -> Result<Request, Response> {
+    /// The request, with its grant, and who it comes from; or the answer
+    /// refusing it.
+    async fn admit(
+        &self,
+        service: &Service,
+        request: Request,
+    ) -> Result<(Request, Holder), Response> {
         use super::auth::{Grant, challenge};
 
-        let token = request
-            .headers()
-            .get(header::AUTHORIZATION)
-            .and_then(|value| value.to_str().ok())
-            .and_then(|value| {
-                let (scheme, token) = value.split_once(' ')?;
-                scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
-            })
-            .filter(|token| !token.is_empty());
+        let (mut parts, body) = request.into_parts();
+        // Whatever is wrong with the token, a request refused for its
+        // headers (a DNS-rebinding page) gets that refusal, and is told
+        // nothing about the endpoint or its token.
+        let refuse = async |parts: &Parts, refusal: Response| {
+            refused_headers(service, parts).await.unwrap_or(refusal)
+        };
         let required = join(&self.authorization.required);
         let refused = |status: StatusCode, parameters: Vec<(&str, &str)>| {
             let mut all = vec![("resource_metadata", self.metadata_url.as_str())];
@@ -395,36 +483,51 @@ impl Guard {
             )
                 .into_response()
         };
+        let mut authorizations = parts.headers.get_all(header::AUTHORIZATION).iter();
+        let (first, second) = (authorizations.next(), authorizations.next());
+        if second.is_some() {
+            // Which of them a proxy in front checked is unknown.
+            let refusal = refused(
+                StatusCode::BAD_REQUEST,
+                vec![
+                    ("error", "invalid_request"),
+                    ("error_description", "more than one Authorization header"),
+                ],
+            );
+            return Err(refuse(&parts, refusal).await);
+        }
+        let token = first
+            .and_then(|value| value.to_str().ok())
+            .and_then(|value| {
+                let (scheme, token) = value.split_once(' ')?;
+                scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
+            })
+            .filter(|token| !token.is_empty());
         let Some(token) = token else {
-            // A request refused for its headers (a DNS-rebinding page) is
-            // told nothing more about the endpoint.
-            let (parts, body) = request.into_parts();
-            if let Some(refusal) = refused_headers(service, &parts).await {
-                return Err(refusal);
-            }
-            drop(body);
             let mut parameters = Vec::new();
             if !required.is_empty() {
                 parameters.push(("scope", required.as_str()));
             }
-            return Err(refused(StatusCode::UNAUTHORIZED, parameters));
+            let refusal = refused(StatusCode::UNAUTHORIZED, parameters);
+            return Err(refuse(&parts, refusal).await);
         };
         let grant: Grant = match self.authorization.validator.validate(token).await {
             Ok(grant) => grant,
             Err(refusal) => {
                 tracing::debug!(reason = %refusal, "a bearer token was refused");
                 let reason = refusal.to_string();
-                return Err(refused(
+                let refusal = refused(
                     StatusCode::UNAUTHORIZED,
                     vec![
                         ("error", "invalid_token"),
                         ("error_description", reason.as_str()),
                     ],
-                ));
+                );
+                return Err(refuse(&parts, refusal).await);
             }
         };
         if !grant.has_all(&self.authorization.required) {
-            return Err(refused(
+            let refusal = refused(
                 StatusCode::FORBIDDEN,
                 vec![
                     ("error", "insufficient_scope"),
@@ -434,9 +537,22 @@ impl Guard {
                         "the token lacks scopes every request needs",
                     ),
                 ],
-            ));
+            );
+            return Err(refuse(&parts, refusal).await);
         }
-        let (mut parts, body) = request.into_parts();
+        let holder: Holder = (grant.subject.clone(), grant.client_id.clone());
+        if let Some(sessions) = &self.sessions
+            && let Some(session) = parts.headers.get(SESSION_ID)
+        {
+            // Every session was opened through here: one with no holder
+            // was never opened, or has ended.
+            let session = session.to_str().unwrap_or_default();
+            if sessions.holder(session).as_ref() != Some(&holder) {
+                let refusal =
+                    (StatusCode::NOT_FOUND, "Not Found: Session not found").into_response();
+                return Err(refuse(&parts, refusal).await);
+            }
+        }
         let request = if parts.method == Method::POST && !self.authorization.tools.is_empty() {
             // The tool a call names is checked here, where a refusal can
             // be the 403 a client steps up from; the handler checks it
@@ -445,25 +561,27 @@ impl Guard {
             let bytes = match axum::body::to_bytes(body, limit).await {
                 Ok(bytes) => bytes,
                 Err(_) => {
-                    return Err((
+                    let refusal = (
                         StatusCode::PAYLOAD_TOO_LARGE,
                         format!("Payload Too Large: request body exceeds {limit} bytes"),
                     )
-                        .into_response());
+                        .into_response();
+                    return Err(refuse(&parts, refusal).await);
                 }
             };
             for name in called_tools(&bytes) {
                 if !self.authorization.allows_tool(&grant, &name) {
                     let scopes = join(&self.authorization.scopes_for_tool(&name));
                     let description = format!("calling `{name}` needs the scopes: {scopes}");
-                    return Err(refused(
+                    let refusal = refused(
                         StatusCode::FORBIDDEN,
                         vec![
                             ("error", "insufficient_scope"),
                             ("scope", scopes.as_str()),
                             ("error_description", description.as_str()),
                         ],
-                    ));
+                    );
+                    return Err(refuse(&parts, refusal).await);
                 }
             }
             parts.extensions.insert(grant);
@@ -472,7 +590,36 @@ impl Guard {
             parts.extensions.insert(grant);
             Request::from_parts(parts, body)
         };
-        Ok(request)
+        Ok((request, holder))
+    }
+
+    /// rmcp's answer to an admitted request, noting who opens a session
+    /// and forgetting one that ends.
+    async fn serve(&self, service: &Service, request: Request, holder: Holder) -> Response {
+        let Some(sessions) = &self.sessions else {
+            return answer(service, self.limit, request).await;
+        };
+        let session = request
+            .headers()
+            .get(SESSION_ID)
+            .and_then(|id| id.to_str().ok())
+            .map(str::to_owned);
+        let ending = request.method() == Method::DELETE;
+        let response = answer(service, self.limit, request).await;
+        match session {
+            None => {
+                if let Some(opened) = response
+                    .headers()
+                    .get(SESSION_ID)
+                    .and_then(|id| id.to_str().ok())
+                {
+                    sessions.bind(opened.to_owned(), holder).await;
+                }
+            }
+            Some(session) if ending && response.status().is_success() => sessions.end(&session),
+            Some(_) => {}
+        }
+        response
     }
 }
 

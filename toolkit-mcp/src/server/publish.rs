@@ -177,8 +177,19 @@ impl ServerJson {
                 self.version
             ));
         }
-        for url in self.remotes.iter().chain(self.website_url.iter()) {
-            if !url.starts_with("https://") && !url.starts_with("http://") {
+        let repository = self.repository.iter().map(|(url, _)| url);
+        for url in self
+            .remotes
+            .iter()
+            .chain(&self.website_url)
+            .chain(repository)
+        {
+            // The schema's own rule for a remote: a scheme, then at least
+            // one character and no whitespace.
+            let rest = url
+                .strip_prefix("https://")
+                .or_else(|| url.strip_prefix("http://"));
+            if rest.is_none_or(|rest| rest.is_empty() || rest.contains(char::is_whitespace)) {
                 problems.push(format!("`{url}` is not an HTTP URL"));
             }
         }

@@ -156,6 +156,13 @@ impl JwtValidator {
                 "algorithm `{algorithm}` is not accepted"
             ))));
         };
+        // A critical extension must be understood (RFC 7515, 4.1.11), and
+        // none is here.
+        if header.contains_key("crit") {
+            return Err(Checked::Refused(TokenRefusal::malformed(
+                "a critical header extension is not understood",
+            )));
+        }
         let kid = header.get("kid").and_then(Value::as_str);
         let signature = URL_SAFE_NO_PAD
             .decode(signature)
@@ -184,13 +191,13 @@ impl JwtValidator {
 
     fn claims(&self, claims: Map<String, Value>, now: u64) -> Result<Grant, TokenRefusal> {
         let leeway = self.leeway.as_secs();
-        let Some(expires) = claims.get("exp").and_then(Value::as_u64) else {
+        let Some(expires) = numeric_date(&claims, "exp")? else {
             return Err(TokenRefusal::malformed("no `exp` claim"));
         };
         if now > expires.saturating_add(leeway) {
             return Err(TokenRefusal::expired());
         }
-        if let Some(not_before) = claims.get("nbf").and_then(Value::as_u64)
+        if let Some(not_before) = numeric_date(&claims, "nbf")?
             && now.saturating_add(leeway) < not_before
         {
             return Err(TokenRefusal::not_yet_valid());
@@ -304,6 +311,25 @@ fn seconds_now() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |since| since.as_secs())
+}
+
+/// The NumericDate claim `name` in whole seconds (RFC 7519 allows a
+/// fraction, dropped here: a fraction of a second is within any leeway).
+/// A claim that is not a non-negative number refuses the token rather
+/// than being ignored, so that a `nbf` written as a string still holds.
+fn numeric_date(claims: &Map<String, Value>, name: &str) -> Result<Option<u64>, TokenRefusal> {
+    let Some(value) = claims.get(name) else {
+        return Ok(None);
+    };
+    if let Some(whole) = value.as_u64() {
+        return Ok(Some(whole));
+    }
+    match value.as_f64() {
+        Some(seconds) if seconds.is_finite() && seconds >= 0.0 => Ok(Some(seconds as u64)),
+        _ => Err(TokenRefusal::malformed(format!(
+            "`{name}` is not a date (seconds since 1970)"
+        ))),
+    }
 }
 
 fn header_and_payload_len(token: &str) -> usize {

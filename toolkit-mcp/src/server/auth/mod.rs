@@ -167,7 +167,8 @@ pub trait TokenValidator: Send + Sync {
 /// [`tool_scopes`](Self::tool_scopes) for one tool, which a token
 /// without them neither lists nor calls (a call is answered 403 with
 /// `error="insufficient_scope"` and the scopes to ask for, so that a
-/// client can step up).
+/// client can step up). A session serves only the subject and client
+/// of the grant whose token opened it.
 ///
 /// ```
 /// use toolkit_mcp::{Authorization, HttpOptions, JwtValidator};
