@@ -126,16 +126,21 @@ struct Served {
     resource: String,
 }
 
+/// A POST of JSON-RPC to the endpoint at `url`, taking either answer.
+fn mcp_post(url: &str) -> reqwest::RequestBuilder {
+    plain_http()
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+}
+
 fn plain_http() -> reqwest::Client {
     support::plain_http_client()
 }
 
 /// What a bare `tools/list` POST with `token` is answered.
 async fn answer_to(url: &str, token: Option<&str>) -> (u16, String) {
-    let mut request = plain_http()
-        .post(url)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
+    let mut request = mcp_post(url)
         .header("mcp-protocol-version", "2025-11-25")
         .body(
             json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
@@ -202,11 +207,8 @@ async fn tokens_decide_what_is_listed_and_called() {
 
     // A reader's call of the writer's tool, sent as a client would: 403
     // with the scopes to step up to.
-    let response = plain_http()
-        .post(&served.url)
+    let response = mcp_post(&served.url)
         .bearer_auth(&reader)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
         .header("mcp-protocol-version", "2026-07-28")
         .body(
             json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
@@ -233,11 +235,8 @@ async fn tokens_decide_what_is_listed_and_called() {
     // A body naming the tool twice is refused on the name rmcp reads, by
     // the handler, whatever the guard made of it.
     let twice = r#"{"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "read_notes", "arguments": {}, "name": "delete_notes"}}"#;
-    let response = plain_http()
-        .post(&served.url)
+    let response = mcp_post(&served.url)
         .bearer_auth(&reader)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
         .header("mcp-protocol-version", "2026-07-28")
         .body(twice)
         .send()
@@ -460,10 +459,7 @@ async fn send(
     } else {
         "2026-07-28"
     };
-    let mut request = plain_http()
-        .post(url)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
+    let mut request = mcp_post(url)
         .header("mcp-protocol-version", version)
         .body(body.to_string());
     if let Some(token) = token {
@@ -612,10 +608,7 @@ async fn two_authorizations_are_malformed() {
     })
     .await;
     let valid = signer.sign(&claims(&served.resource, "notes:read"));
-    let answer = plain_http()
-        .post(&served.url)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
+    let answer = mcp_post(&served.url)
         .header("authorization", format!("Bearer {valid}"))
         .header("authorization", "Bearer something-else")
         .body(initialize().to_string())
@@ -667,11 +660,8 @@ async fn no_spelling_of_a_call_passes_the_scope() {
     );
     for body in bodies {
         for version in ["2026-07-28", "2025-11-25"] {
-            let answer = plain_http()
-                .post(&served.url)
+            let answer = mcp_post(&served.url)
                 .bearer_auth(&reader)
-                .header("content-type", "application/json")
-                .header("accept", "application/json, text/event-stream")
                 .header("mcp-protocol-version", version)
                 .body(body.clone())
                 .send()

@@ -324,6 +324,15 @@ fn guarded(
 ) -> Router {
     use axum::routing::get;
 
+    // The specification has the metadata name at least one; without one a
+    // client that meets the 401 has nowhere to get a token.
+    if authorization.servers.is_empty() {
+        tracing::warn!(
+            resource = %authorization.resource,
+            "tokens are required but no authorization server is named: clients cannot find where to get one"
+        );
+    }
+
     let document = Arc::new(authorization.metadata().to_string());
     let metadata = move || {
         let document = Arc::clone(&document);
