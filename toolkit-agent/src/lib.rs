@@ -87,10 +87,11 @@ pub use model::{Model, ModelError, ModelFuture, OnProgress, TimeoutLimit};
 pub use observation::Observation;
 pub use retry::RetryPolicy;
 pub use session::{
-    CallStatus, DecideError, Decision, PendingCall, SESSION_VERSION, Session, SessionError,
+    CallStatus, DecideError, Decision, PendingCall, SESSION_VERSION, Session, SessionChanges,
+    SessionError,
 };
 pub use settings::{ANTHROPIC_DEFAULT_MAX_TOKENS, ReasoningEffort, Settings};
-pub use store::{FileStore, STALE_TEMPORARY_AGE, SessionStore, StoreError};
+pub use store::{FileStore, STALE_TEMPORARY_AGE, STORE_FORMAT, SessionStore, StoreError};
 pub use toolkit_core::Provider;
 pub use toolkit_core::response::Turn;
 
