@@ -102,6 +102,12 @@ pub use toolkit_core::response::Turn;
 #[doc = include_str!("../../docs/round-trip.md")]
 pub struct RoundTripGuide;
 
+/// The guide's page on what the store writes (`docs/durable.md`): its
+/// host's store is compiled and run as a doc test.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/durable.md")]
+pub struct DurableGuide;
+
 /// The guide's chapter on traces (`docs/observability.md`), compiled here,
 /// where both crates whose spans it shows are dependencies.
 #[cfg(doctest)]
