@@ -34,7 +34,10 @@ const STEPS: usize = 200;
 
 /// The page's text: about 50 KB.
 fn page_text(page: u32) -> String {
-    format!("page {page}: {}", "Some readable text of the page. ".repeat(1600))
+    format!(
+        "page {page}: {}",
+        "Some readable text of the page. ".repeat(1600)
+    )
 }
 
 /// Reads a page of about 50 KB.
@@ -46,23 +49,38 @@ async fn read_page(
     page_text(page)
 }
 
-fn registry() -> Registry {
-    Registry::builder().tools(tools![read_page]).build().unwrap()
+/// Reads a page of about 50 KB, and says it changes nothing: its calls
+/// are not recorded as started, one save a step.
+#[tool(read_only)]
+async fn look_at_page(
+    /** The page. */
+    page: u32,
+) -> String {
+    page_text(page)
 }
 
-/// The model's turn at `step`: one call of `read_page`.
-fn call_turn(step: usize) -> Turn {
+fn registry() -> Registry {
+    Registry::builder()
+        .tools(tools![read_page, look_at_page])
+        .build()
+        .unwrap()
+}
+
+/// The model's turn at `step`: one call of `tool`.
+fn call_turn(step: usize, tool: &str) -> Turn {
     let body = json!({"choices": [{"index": 0, "finish_reason": "tool_calls", "message": {
         "role": "assistant", "content": null, "tool_calls": [
             {"id": format!("call_{step}"), "type": "function",
-             "function": {"name": "read_page", "arguments": format!("{{\"page\":{step}}}")}}
+             "function": {"name": tool, "arguments": format!("{{\"page\":{step}}}")}}
         ]}}], "usage": {"prompt_tokens": 1000, "completion_tokens": 40}});
     Provider::OpenAi.read(&body).unwrap()
 }
 
-/// Answers at once: `steps - 1` turns of one call, then an answer.
+/// Answers at once: `steps - 1` turns of one call of `tool`, then an
+/// answer.
 struct Prepared {
     steps: usize,
+    tool: &'static str,
     next: AtomicUsize,
 }
 
@@ -74,7 +92,7 @@ impl Model for Prepared {
     fn complete<'a>(&'a self, _request: &'a Value) -> ModelFuture<'a> {
         let at = self.next.fetch_add(1, Ordering::Relaxed) % self.steps;
         let turn = if at + 1 < self.steps {
-            call_turn(at)
+            call_turn(at, self.tool)
         } else {
             let answer = json!({"choices": [{"index": 0, "finish_reason": "stop",
                 "message": {"role": "assistant", "content": "Done."}}]});
@@ -138,7 +156,8 @@ impl<S: SessionStore> SessionStore for Measured<S> {
             self.inner.save_changes(changes).await?;
             let time = start.elapsed();
             let (snapshot_after, journal_after) = files(&self.folder, id);
-            let rewritten = snapshot_after.map(|(ino, _)| ino) != snapshot_before.map(|(ino, _)| ino);
+            let rewritten =
+                snapshot_after.map(|(ino, _)| ino) != snapshot_before.map(|(ino, _)| ino);
             let written = if rewritten {
                 snapshot_after.map_or(0, |(_, len)| len) + journal_after
             } else {
@@ -174,30 +193,37 @@ fn ms(time: Duration) -> f64 {
     time.as_secs_f64() * 1000.0
 }
 
-/// Runs the 200-step run once through `store` (measured) and prints what
-/// its saves cost.
+/// Runs the 200-step run once, calling `tool`, through `store`
+/// (measured) or none; prints what its saves cost, and gives the run's
+/// time.
 fn measure_run<S: SessionStore + 'static>(
     runtime: &tokio::runtime::Runtime,
     name: &str,
+    tool: &'static str,
     folder: &Path,
-    store: S,
-) {
-    let measured = std::sync::Arc::new(Measured {
-        inner: store,
-        folder: folder.to_owned(),
-        saves: Mutex::new(Vec::new()),
+    store: Option<S>,
+    bare: Option<Duration>,
+) -> Duration {
+    let measured = store.map(|store| {
+        std::sync::Arc::new(Measured {
+            inner: store,
+            folder: folder.to_owned(),
+            saves: Mutex::new(Vec::new()),
+        })
     });
-    let agent = Agent::builder(
+    let mut builder = Agent::builder(
         Prepared {
             steps: STEPS + 1,
+            tool,
             next: AtomicUsize::new(0),
         },
         registry(),
     )
-    .store(Shared(std::sync::Arc::clone(&measured)))
-    .limits(Limits::default().max_steps(STEPS + 1))
-    .build()
-    .unwrap();
+    .limits(Limits::default().max_steps(STEPS + 1));
+    if let Some(measured) = &measured {
+        builder = builder.store(Shared(std::sync::Arc::clone(measured)));
+    }
+    let agent = builder.build().unwrap();
     let mut session = agent.session();
     session.set_id("long").unwrap();
     let start = Instant::now();
@@ -205,54 +231,64 @@ fn measure_run<S: SessionStore + 'static>(
         .block_on(agent.send(&mut session, "Read every page.").into_future())
         .unwrap();
     let run = start.elapsed();
+    let Some(measured) = measured else {
+        eprintln!(
+            "journal/{name}: {STEPS} steps in {:.0} ms ({:.2} ms a step), no store",
+            ms(run),
+            ms(run) / STEPS as f64
+        );
+        return run;
+    };
     let saves = measured.saves.lock().unwrap();
     let (snapshot, journal) = files(folder, "long");
     let stored = snapshot.map_or(0, |(_, len)| len) + journal;
     let written: u64 = saves.iter().map(|save| save.written).sum();
-    let appended: Vec<&Save> = saves.iter().filter(|save| !save.snapshot).collect();
-    let at = |steps: std::ops::RangeInclusive<usize>, all: bool| {
-        median(
-            saves
-                .iter()
-                .filter(|save| steps.contains(&save.step) && (all || !save.snapshot))
-                .map(|save| save.time)
-                .collect(),
-        )
+    let snapshots: Vec<&Save> = saves.iter().filter(|save| save.snapshot).collect();
+    // The store's time at each step: its saves', summed. A step whose
+    // saves include a snapshot is counted apart.
+    let per_step = |steps: std::ops::RangeInclusive<usize>| {
+        let times: Vec<Duration> = steps
+            .filter(|step| !saves.iter().any(|save| save.step == *step && save.snapshot))
+            .map(|step| {
+                saves
+                    .iter()
+                    .filter(|save| save.step == step)
+                    .map(|save| save.time)
+                    .sum()
+            })
+            .collect();
+        median(times)
     };
-    let rewrites: Vec<&Save> = saves.iter().filter(|save| save.snapshot).collect();
-    let session_bytes = session.to_json().unwrap().len();
+    let store_time: Duration = saves.iter().map(|save| save.time).sum();
+    let (early, late) = (per_step(2..=21), per_step(181..=200));
     eprintln!(
-        "journal/{name}: {} saves over {STEPS} steps in {:.0} ms ({:.2} ms a step); \
-         median save at steps 1-3 {:.2} ms, at steps 198-200 {:.2} ms (appends only: {:.2} / {:.2} ms); \
-         {} snapshots written (largest {:.1} ms); max save {:.1} ms; \
+        "journal/{name}: {} saves over {STEPS} steps, run {:.0} ms ({:.2} ms a step{}); \
+         the store's time a step: {:.2} ms on average, median {:.2} ms at steps 2-21 and {:.2} ms at steps 181-200 (x{:.2}); \
+         {} snapshots ({:.0} ms together, largest {:.1} ms); \
          bytes written {:.1} MB, stored at the end {:.1} MB (session {:.1} MB): x{:.2}",
         saves.len(),
         ms(run),
         ms(run) / STEPS as f64,
-        ms(at(1..=3, true)),
-        ms(at(198..=200, true)),
-        ms(at(1..=3, false)),
-        ms(at(198..=200, false)),
-        rewrites.len(),
-        rewrites
+        bare.map_or(String::new(), |bare| format!(
+            ", {:.2} ms more than with no store",
+            (ms(run) - ms(bare)) / STEPS as f64
+        )),
+        ms(store_time) / STEPS as f64,
+        ms(early),
+        ms(late),
+        late.as_secs_f64() / early.as_secs_f64(),
+        snapshots.len(),
+        snapshots.iter().map(|save| ms(save.time)).sum::<f64>(),
+        snapshots
             .iter()
             .map(|save| ms(save.time))
             .fold(0.0, f64::max),
-        saves.iter().map(|save| ms(save.time)).fold(0.0, f64::max),
         written as f64 / 1e6,
         stored as f64 / 1e6,
-        session_bytes as f64 / 1e6,
+        session.to_json().unwrap().len() as f64 / 1e6,
         written as f64 / stored as f64,
     );
-    if !appended.is_empty() {
-        let mean = appended.iter().map(|save| save.time).sum::<Duration>() / appended.len() as u32;
-        eprintln!(
-            "journal/{name}: {} appends, mean {:.2} ms, median {:.2} ms",
-            appended.len(),
-            ms(mean),
-            ms(median(appended.iter().map(|save| save.time).collect()))
-        );
-    }
+    run
 }
 
 /// The measured store, shared with the bench to read its saves.
@@ -285,6 +321,7 @@ fn stored_session(
     let agent = Agent::builder(
         Prepared {
             steps: steps + 1,
+            tool: "read_page",
             next: AtomicUsize::new(0),
         },
         registry(),
@@ -311,7 +348,7 @@ fn stored_session(
 
 /// One step more: the model's turn and its 50 KB result.
 fn add_step(session: &mut Session, step: usize) {
-    let turn = call_turn(step);
+    let turn = call_turn(step, "read_page");
     let conversation = session.conversation_mut();
     conversation.push_turn(&turn);
     conversation.push_results(
@@ -330,22 +367,38 @@ fn bench(c: &mut Criterion) {
         .build()
         .unwrap();
 
-    // Once: a whole run through each store, every save measured.
-    let journaled = folder("journal-run");
-    measure_run(
-        &runtime,
-        "journal_run",
-        &journaled,
-        FileStore::new(&journaled).unwrap(),
-    );
-    let whole = folder("whole-run");
-    measure_run(
-        &runtime,
-        "whole_run",
-        &whole,
-        Whole(FileStore::new(&whole).unwrap()),
-    );
-    let _ = fs::remove_dir_all(&whole);
+    // Once: a whole run through each store, every save measured; the
+    // same run with no store, for what the store adds to a step.
+    for (tool, kind) in [("look_at_page", "read_only"), ("read_page", "side_effects")] {
+        let bare = measure_run::<FileStore>(
+            &runtime,
+            &format!("{kind}_no_store"),
+            tool,
+            Path::new(""),
+            None,
+            None,
+        );
+        let journaled = folder(&format!("journal-run-{kind}"));
+        measure_run(
+            &runtime,
+            &format!("{kind}_journal"),
+            tool,
+            &journaled,
+            Some(FileStore::new(&journaled).unwrap()),
+            Some(bare),
+        );
+        let _ = fs::remove_dir_all(&journaled);
+        let whole = folder(&format!("whole-run-{kind}"));
+        measure_run(
+            &runtime,
+            &format!("{kind}_whole"),
+            tool,
+            &whole,
+            Some(Whole(FileStore::new(&whole).unwrap())),
+            Some(bare),
+        );
+        let _ = fs::remove_dir_all(&whole);
+    }
 
     let mut group = c.benchmark_group("journal");
     group.sample_size(20);
@@ -362,8 +415,20 @@ fn bench(c: &mut Criterion) {
         // The store as the run left it, the session loaded from it, one
         // more step added: the save is what is timed.
         let ready = |store: &FileStore| {
+            // Put back and flushed: the save flushes its own bytes only.
+            // An append is taken back by cutting the journal to its length
+            // (the snapshot as it was); anything else, by writing both back.
+            let snapshot = &files[0];
+            let unchanged = fs::read(&snapshot.0).is_ok_and(|bytes| bytes == snapshot.1);
             for (path, bytes) in &files {
-                fs::write(path, bytes).unwrap();
+                if unchanged && path.extension().is_some_and(|ext| ext == "log") {
+                    let file = OpenOptions::new().write(true).open(path).unwrap();
+                    file.set_len(bytes.len() as u64).unwrap();
+                    file.sync_all().unwrap();
+                } else if !unchanged {
+                    fs::write(path, bytes).unwrap();
+                    fs::File::open(path).unwrap().sync_all().unwrap();
+                }
             }
             let mut session = runtime.block_on(store.load("grown")).unwrap().unwrap();
             add_step(&mut session, steps);
@@ -397,6 +462,12 @@ fn bench(c: &mut Criterion) {
                 total
             })
         });
+        // The save's own work before the disk: the changes taken and
+        // written as JSON.
+        let session = ready(&store);
+        group.bench_function(format!("record_at_step_{steps}"), |b| {
+            b.iter(|| black_box(session.changes().to_json().unwrap()))
+        });
         group.bench_function(format!("whole_save_at_step_{steps}"), |b| {
             b.iter_custom(|iters| {
                 let mut total = Duration::ZERO;
@@ -412,7 +483,8 @@ fn bench(c: &mut Criterion) {
         let _ = fs::remove_dir_all(&folder);
     }
 
-    // The flush a save cannot do without: 4 KB appended, `fdatasync`.
+    // The flush a save cannot do without: a step's record (100 KB)
+    // appended, `fdatasync`.
     let flushed = folder("journal-flush");
     fs::create_dir_all(&flushed).unwrap();
     let mut file = OpenOptions::new()
@@ -420,8 +492,8 @@ fn bench(c: &mut Criterion) {
         .append(true)
         .open(flushed.join("flush.log"))
         .unwrap();
-    let block = vec![b'x'; 4096];
-    group.bench_function("append_4k_fdatasync", |b| {
+    let block = vec![b'x'; 100 * 1024];
+    group.bench_function("append_100k_fdatasync", |b| {
         b.iter(|| {
             file.write_all(black_box(&block)).unwrap();
             file.sync_data().unwrap();
@@ -429,7 +501,6 @@ fn bench(c: &mut Criterion) {
     });
     group.finish();
     let _ = fs::remove_dir_all(&flushed);
-    let _ = fs::remove_dir_all(&journaled);
 }
 
 criterion_group!(benches, bench);

@@ -31,7 +31,7 @@ const JOURNAL_FACTOR: u64 = 2;
 
 /// Below this, a journal grows before it is folded into a snapshot:
 /// small sessions are not rewritten at every save.
-const MIN_JOURNAL: u64 = 256 * 1024;
+const MIN_JOURNAL: u64 = 1024 * 1024;
 
 /// Sessions as files in a folder: each a snapshot, `{id}.json`, and a
 /// journal, `{id}.log`, of what each save added since.
