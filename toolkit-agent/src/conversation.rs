@@ -2,6 +2,10 @@
 
 mod json_form;
 
+pub(crate) use self::json_form::{
+    Changes as ConversationChanges, ReadChanges as ReadConversationChanges,
+};
+
 use std::ops::Range;
 
 use serde_json::{Map, Value};
@@ -96,6 +100,23 @@ pub struct Conversation {
     latest: Option<LatestResults>,
     /// Where the latest observation sits in `items`, and what it becomes.
     observation: Option<ShownObservation>,
+    /// What changed since the session was last saved. Every change to
+    /// `items` goes through [`touch`](Self::touch) (an item missed there is
+    /// an item a journaled store loses); the history only grows.
+    pub(crate) tracker: Tracker,
+}
+
+/// Where a conversation stands against its last save, so that a store
+/// writes what a step added, not the whole transcript again.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Tracker {
+    /// The save the positions below are counted from; `None`: never
+    /// saved, or made or loaded without a store: all of it is new.
+    pub(crate) base: Option<u64>,
+    /// The lowest item changed (replaced, added, removed) since.
+    pub(crate) items_from: usize,
+    /// The history's steps then.
+    pub(crate) steps_from: usize,
 }
 
 /// The Chat Completions tool list in the mode not in use.
@@ -160,7 +181,23 @@ impl Conversation {
             history: History::new(),
             latest: None,
             observation: None,
+            tracker: Tracker::default(),
         }
+    }
+
+    /// Notes that the items from `index` on changed since the last save.
+    fn touch(&mut self, index: usize) {
+        self.tracker.items_from = self.tracker.items_from.min(index);
+    }
+
+    /// Counts the changes from here: the state the store now holds, as
+    /// saved under `mark`.
+    pub(crate) fn mark_saved(&mut self, mark: u64) {
+        self.tracker = Tracker {
+            base: Some(mark),
+            items_from: self.items.len(),
+            steps_from: self.history.len(),
+        };
     }
 
     /// The provider.
@@ -328,6 +365,7 @@ impl Conversation {
     /// Adds a user message.
     pub fn push_user(&mut self, text: impl Into<String>) {
         let item = self.user_item(text.into());
+        self.touch(self.items.len());
         self.items.push(item);
     }
 
@@ -335,6 +373,7 @@ impl Conversation {
     /// before it is replaced by its [`later`](Observation::later) line.
     pub fn push_observation(&mut self, observation: Observation) {
         if let Some(previous) = self.observation.take() {
+            self.touch(previous.item);
             self.items[previous.item] = self.user_item(previous.later);
         }
         let (text, later) = observation.into_parts();
@@ -363,6 +402,8 @@ impl Conversation {
             .filter(|(_, info)| info.malformed.is_some())
             .map(|(call, _)| call.id.as_str())
             .collect();
+        // A dialect only adds the turn's items after the others.
+        self.touch(self.items.len());
         self.dialect()
             .push_echo(&mut self.items, turn.echo.clone(), &malformed);
     }
@@ -405,6 +446,7 @@ impl Conversation {
             _ => self.emit(&self.history.view(step), gemini_ids),
         };
         let start = self.items.len();
+        self.touch(start);
         self.items.extend(emitted.items);
         self.latest = Some(LatestResults {
             step,
@@ -434,6 +476,7 @@ impl Conversation {
     /// positions recorded after it right.
     fn replace(&mut self, range: Range<usize>, items: Vec<Value>) {
         let (start, removed, added) = (range.start, range.len(), items.len());
+        self.touch(start);
         self.items.splice(range, items);
         if let Some(observation) = &mut self.observation
             && observation.item >= start + removed

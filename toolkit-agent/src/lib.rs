@@ -87,10 +87,11 @@ pub use model::{Model, ModelError, ModelFuture, OnProgress, TimeoutLimit};
 pub use observation::Observation;
 pub use retry::RetryPolicy;
 pub use session::{
-    CallStatus, DecideError, Decision, PendingCall, SESSION_VERSION, Session, SessionError,
+    CallStatus, DecideError, Decision, PendingCall, SESSION_VERSION, Session, SessionChanges,
+    SessionError,
 };
 pub use settings::{ANTHROPIC_DEFAULT_MAX_TOKENS, ReasoningEffort, Settings};
-pub use store::{FileStore, STALE_TEMPORARY_AGE, SessionStore, StoreError};
+pub use store::{FileStore, STALE_TEMPORARY_AGE, STORE_FORMAT, SessionStore, StoreError};
 pub use toolkit_core::Provider;
 pub use toolkit_core::response::Turn;
 
@@ -100,6 +101,12 @@ pub use toolkit_core::response::Turn;
 #[cfg(doctest)]
 #[doc = include_str!("../../docs/round-trip.md")]
 pub struct RoundTripGuide;
+
+/// The guide's page on what the store writes (`docs/durable.md`): its
+/// host's store is compiled and run as a doc test.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/durable.md")]
+pub struct DurableGuide;
 
 /// The guide's chapter on traces (`docs/observability.md`), compiled here,
 /// where both crates whose spans it shows are dependencies.

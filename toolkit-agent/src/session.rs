@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use toolkit_core::response::Usage;
 use toolkit_core::{RunState, ToolCall, ToolResult};
 
-use crate::conversation::Conversation;
+use crate::conversation::{Conversation, ConversationChanges, ReadConversationChanges};
 
 /// The version of the JSON form [`Session`] is saved as.
 pub const SESSION_VERSION: u32 = 1;
@@ -417,6 +417,57 @@ impl Session {
         Ok(session)
     }
 
+    /// What changed since the session was last saved through the agent's
+    /// journal: what a [store](crate::SessionStore) appends, in place of
+    /// the whole session, in
+    /// [`save_changes`](crate::SessionStore::save_changes).
+    ///
+    /// Taking it costs what the changes are, not what the session is: the
+    /// transcript's items and steps are counted from the last save, and
+    /// only those after it are written, with the small parts (where the
+    /// run stands, the pending calls, the settings) whole.
+    pub fn changes(&self) -> SessionChanges<'_> {
+        SessionChanges {
+            session: self,
+            base: self.conversation.tracker.base,
+            mark: new_mark(),
+        }
+    }
+
+    /// Applies changes [taken](Self::changes) from this session as it
+    /// was saved, and [written](SessionChanges::to_json) since: what a
+    /// store that keeps a journal does when it loads, record after record.
+    ///
+    /// As with [`from_json`](Self::from_json), calls the record has as
+    /// started, without a result, come back as
+    /// [`CallStatus::MayHaveRun`]. Fails, leaving the session as it was
+    /// or partly changed, for a record that does not follow it (items or
+    /// steps it does not have): the store's journal is broken.
+    pub fn apply_changes(&mut self, record: &str) -> Result<(), SessionError> {
+        let read: ReadChanges = serde_json::from_str(record).map_err(SessionError::Json)?;
+        if read.version > SESSION_VERSION {
+            return Err(SessionError::Version(read.version));
+        }
+        if !is_valid_id(&read.id) {
+            return Err(SessionError::Id(read.id));
+        }
+        self.conversation
+            .apply(read.conversation)
+            .map_err(|problem| SessionError::Json(serde::de::Error::custom(problem)))?;
+        self.version = read.version;
+        self.id = read.id;
+        self.run = read.run;
+        self.turn = read.turn;
+        self.loaded();
+        Ok(())
+    }
+
+    /// Counts changes from here: the store holds the session as it is, as
+    /// saved under `mark`.
+    pub(crate) fn mark_saved(&mut self, mark: u64) {
+        self.conversation.mark_saved(mark);
+    }
+
     /// What loading does to a run cut short: a call that was running may
     /// have run.
     pub(crate) fn loaded(&mut self) {
@@ -426,6 +477,106 @@ impl Session {
             }
         }
     }
+}
+
+/// What changed in a [`Session`] since it was last saved: made by
+/// [`Session::changes`], given to
+/// [`SessionStore::save_changes`](crate::SessionStore::save_changes).
+///
+/// A store that keeps a journal appends [`to_json`](Self::to_json) when
+/// [`base`](Self::base) is the mark of the last thing it stored for this
+/// session, and stores the whole [`session`](Self::session) otherwise.
+/// Loading, it reads the whole session and applies the records after it
+/// in order with [`Session::apply_changes`].
+#[derive(Debug, Clone)]
+pub struct SessionChanges<'a> {
+    session: &'a Session,
+    base: Option<u64>,
+    mark: u64,
+}
+
+impl<'a> SessionChanges<'a> {
+    /// The session, as it is now.
+    pub fn session(&self) -> &'a Session {
+        self.session
+    }
+
+    /// The mark of the save these changes follow: `None` when the session
+    /// was never saved through the journal in this process (made here, or
+    /// loaded without one), and must be stored whole.
+    pub fn base(&self) -> Option<u64> {
+        self.base
+    }
+
+    /// The mark the session has once these changes are stored: the
+    /// [`base`](Self::base) of the next. Unique to this save, across
+    /// processes.
+    pub fn mark(&self) -> u64 {
+        self.mark
+    }
+
+    /// The changes as JSON, to append after what was stored at
+    /// [`base`](Self::base) (with no base, the whole session, in a form
+    /// [`Session::apply_changes`] reads): `{"version", "id", "run",
+    /// "turn", "conversation": {"items_from", "steps_from",
+    /// "conversation"}}`, the conversation in its own form with only its
+    /// items from `items_from` on and its history's steps after
+    /// `steps_from`.
+    pub fn to_json(&self) -> Result<String, SessionError> {
+        let session = self.session;
+        WrittenChanges {
+            version: session.version,
+            id: &session.id,
+            run: &session.run,
+            turn: &session.turn,
+            conversation: ConversationChanges::of(&session.conversation, self.base.is_none()),
+        }
+        .to_json()
+    }
+}
+
+#[derive(Serialize)]
+struct WrittenChanges<'a> {
+    version: u32,
+    id: &'a str,
+    run: &'a RunProgress,
+    turn: &'a Option<PendingTurn>,
+    conversation: ConversationChanges<'a>,
+}
+
+impl WrittenChanges<'_> {
+    fn to_json(&self) -> Result<String, SessionError> {
+        serde_json::to_string(self).map_err(SessionError::Json)
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ReadChanges {
+    version: u32,
+    id: String,
+    run: RunProgress,
+    turn: Option<PendingTurn>,
+    conversation: ReadConversationChanges,
+}
+
+/// A mark no other save has, in this process or another: the clock, the
+/// process id and a counter, mixed (no random source needed).
+pub(crate) fn new_mark() -> u64 {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |elapsed| elapsed.as_nanos() as u64);
+    let count = COUNTER.fetch_add(1, Ordering::Relaxed);
+    mix(nanos ^ mix(u64::from(std::process::id()) << 32 ^ count))
+}
+
+/// SplitMix64's finalizer: nearby inputs give unrelated outputs.
+pub(crate) fn mix(mut value: u64) -> u64 {
+    value = value.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    value = (value ^ (value >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    value = (value ^ (value >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    value ^ (value >> 31)
 }
 
 impl fmt::Debug for Session {

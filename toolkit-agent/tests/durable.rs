@@ -381,8 +381,14 @@ fn check_run(dir: &Path) -> usize {
     }
     // Nothing committed was lost: the saved session holds every step's
     // results, in order, and its run ended with the answer.
-    let saved = fs::read_to_string(dir.join("sessions").join("crash.json")).unwrap();
-    let session = toolkit_agent::Session::from_json(&saved).unwrap();
+    // Read as a new process would: the snapshot and the journal after it.
+    let store = FileStore::new(dir.join("sessions")).unwrap();
+    let session = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap()
+        .block_on(toolkit_agent::SessionStore::load(&store, "crash"))
+        .unwrap()
+        .expect("the session is stored");
     assert!(session.is_ended());
     let request = session.conversation().request();
     let messages = request["messages"].as_array().unwrap();

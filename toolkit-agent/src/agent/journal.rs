@@ -23,10 +23,17 @@ impl<'a> Journal<'a> {
         Self { store }
     }
 
-    /// Saves the session as it is.
-    pub(crate) async fn save(&self, session: &Session) -> Result<(), RunError> {
+    /// Saves the session as it is: what changed since the last save, for
+    /// a store that keeps a journal.
+    pub(crate) async fn save(&self, session: &mut Session) -> Result<(), RunError> {
         if let Some(store) = self.store {
-            store.save(session).await?;
+            let changes = session.changes();
+            store.save_changes(&changes).await?;
+            let mark = changes.mark();
+            // Changes are counted from what the store now holds. After a
+            // failed save they still count from the save before, so the
+            // next one carries them too.
+            session.mark_saved(mark);
         }
         Ok(())
     }

@@ -270,7 +270,7 @@ impl<M: Model> Driver<'_, M> {
     }
 
     /// Saves the session, when the agent has a store.
-    pub(super) async fn save(&self) -> Result<(), RunError> {
+    pub(super) async fn save(&mut self) -> Result<(), RunError> {
         self.journal().save(self.session).await
     }
 

@@ -121,12 +121,22 @@ impl<'de> Deserialize<'de> for Version {
 /// "observation"?}`.
 impl Serialize for Conversation {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.written(&self.items, &self.history)
+            .serialize(serializer)
+    }
+}
+
+impl Conversation {
+    /// The form, with `items` and `history` in place of the
+    /// conversation's own: whole, or a journal's record of what changed.
+    fn written<'a>(&'a self, items: &'a [Value], history: &'a History) -> Written<'a> {
         // Every field named: one added to the conversation must be given a
         // place in the form (or a reason to stay out of it) here.
         let Conversation {
             provider,
             instructions,
-            items,
+            // Given: whole, or those changed.
+            items: _,
             tools,
             other_mode_tools,
             tool_choice,
@@ -134,9 +144,11 @@ impl Serialize for Conversation {
             answer,
             options,
             settings,
-            history,
+            history: _,
             latest,
             observation,
+            // Where this process's store stands, not the conversation's.
+            tracker: _,
         } = self;
         Written {
             version: VERSION,
@@ -162,14 +174,20 @@ impl Serialize for Conversation {
                 later: shown.later.clone(),
             }),
         }
-        .serialize(serializer)
     }
 }
 
 impl<'de> Deserialize<'de> for Conversation {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let read = Read::deserialize(deserializer)?;
-        let conversation = Conversation {
+        let conversation = Conversation::from_read(Read::deserialize(deserializer)?);
+        conversation.check().map_err(D::Error::custom)?;
+        Ok(conversation)
+    }
+}
+
+impl Conversation {
+    fn from_read(read: Read) -> Self {
+        Conversation {
             provider: read.provider,
             instructions: read.instructions,
             items: read.items,
@@ -190,9 +208,107 @@ impl<'de> Deserialize<'de> for Conversation {
                 item: shown.item,
                 later: shown.later,
             }),
+            tracker: super::Tracker::default(),
+        }
+    }
+}
+
+/// What changed in a conversation since its last save: the form, its
+/// items from `items_from` on and its history's steps after `steps_from`.
+/// Everything else is small, and written whole.
+pub(crate) struct Changes<'a> {
+    conversation: &'a Conversation,
+    items_from: usize,
+    history: History,
+}
+
+impl<'a> Changes<'a> {
+    /// The changes since the save the tracker counts from; all of it
+    /// when `whole`.
+    pub(crate) fn of(conversation: &'a Conversation, whole: bool) -> Self {
+        let (items_from, steps_from) = if whole {
+            (0, 0)
+        } else {
+            let tracker = &conversation.tracker;
+            (
+                tracker.items_from.min(conversation.items.len()),
+                tracker.steps_from.min(conversation.history.len()),
+            )
         };
-        conversation.check().map_err(D::Error::custom)?;
-        Ok(conversation)
+        Changes {
+            conversation,
+            items_from,
+            history: conversation.history.since(steps_from),
+        }
+    }
+}
+
+/// `{"items_from", "steps_from", "conversation": form}`.
+impl Serialize for Changes<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Form<'a> {
+            items_from: usize,
+            steps_from: usize,
+            conversation: Written<'a>,
+        }
+        let conversation = self.conversation;
+        Form {
+            items_from: self.items_from,
+            steps_from: conversation.history.len() - self.history.len(),
+            conversation: conversation
+                .written(&conversation.items[self.items_from..], &self.history),
+        }
+        .serialize(serializer)
+    }
+}
+
+/// [`Changes`] as read back, to apply to the conversation they were
+/// taken from.
+#[derive(Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a conversation's changes: {\"items_from\", \"steps_from\", \"conversation\"}"
+)]
+pub(crate) struct ReadChanges {
+    items_from: usize,
+    steps_from: usize,
+    conversation: Read,
+}
+
+impl Conversation {
+    /// Applies `changes` taken from this conversation as it is now.
+    pub(crate) fn apply(&mut self, changes: ReadChanges) -> Result<(), String> {
+        let ReadChanges {
+            items_from,
+            steps_from,
+            conversation,
+        } = changes;
+        if items_from > self.items.len() {
+            return Err(format!(
+                "the changes start at item {items_from}, but there are {} items",
+                self.items.len()
+            ));
+        }
+        if steps_from != 0 && steps_from != self.history.len() {
+            return Err(format!(
+                "the changes add steps after step {steps_from}, but the history has {}",
+                self.history.len()
+            ));
+        }
+        let mut later = Conversation::from_read(conversation);
+        let mut items = std::mem::take(&mut self.items);
+        items.truncate(items_from);
+        items.append(&mut later.items);
+        later.items = items;
+        if steps_from != 0 {
+            let mut history = std::mem::take(&mut self.history);
+            history.append(later.history);
+            later.history = history;
+        }
+        later.check()?;
+        *self = later;
+        Ok(())
     }
 }
 

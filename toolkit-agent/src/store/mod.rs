@@ -7,8 +7,8 @@ use std::io;
 
 use futures_util::future::BoxFuture;
 
-pub use self::file::{FileStore, STALE_TEMPORARY_AGE};
-use crate::session::{Session, SessionError};
+pub use self::file::{FileStore, STALE_TEMPORARY_AGE, STORE_FORMAT};
+use crate::session::{Session, SessionChanges, SessionError};
 
 /// Where an agent keeps its sessions: saved at every step boundary, and
 /// before and after every call with side effects, so that a process that
@@ -18,10 +18,32 @@ use crate::session::{Session, SessionError};
 /// state implements the two methods. A save must be atomic and durable
 /// before it returns: a later load sees this session whole, or the one
 /// before it whole, never a mix.
+///
+/// The agent saves through [`save_changes`](Self::save_changes), which
+/// a store that keeps a journal implements to append what each step
+/// added (as [`FileStore`] does) rather than write the whole session each
+/// time; by default it is [`save`](Self::save).
 pub trait SessionStore: Send + Sync {
     /// Saves `session` under its [id](Session::id), replacing the one
     /// there.
     fn save<'a>(&'a self, session: &'a Session) -> BoxFuture<'a, Result<(), StoreError>>;
+
+    /// Saves what changed in a session since it was last saved, as
+    /// atomically and durably as [`save`](Self::save): a later load sees
+    /// the session with these changes, or as it was before them, never a
+    /// mix.
+    ///
+    /// A store may append [`changes.to_json()`](SessionChanges::to_json)
+    /// when [`changes.base()`](SessionChanges::base) is the mark of what
+    /// it holds for this session, and must store the whole
+    /// [`changes.session()`](SessionChanges::session) otherwise (no base,
+    /// or another). By default, the whole session is saved.
+    fn save_changes<'a>(
+        &'a self,
+        changes: &'a SessionChanges<'a>,
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
+        self.save(changes.session())
+    }
 
     /// The session saved under `id`, if there is one.
     fn load<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<Session>, StoreError>>;
@@ -42,6 +64,15 @@ pub enum StoreError {
     },
     /// What was stored is not a session this version can use.
     Session(SessionError),
+    /// The session was stored in a store format later than this version
+    /// reads ([`STORE_FORMAT`]): a newer version wrote it, and this one
+    /// leaves it as it is.
+    Format {
+        /// Where it is stored.
+        what: String,
+        /// The format it was stored in.
+        found: u32,
+    },
     /// A store of the host's failed.
     Other(Box<dyn std::error::Error + Send + Sync>),
 }
@@ -51,6 +82,10 @@ impl fmt::Display for StoreError {
         match self {
             Self::Io { what, .. } => write!(f, "{what} failed"),
             Self::Session(_) => f.write_str("the stored session cannot be used"),
+            Self::Format { what, found } => write!(
+                f,
+                "{what} was written in store format {found}; this version reads format {STORE_FORMAT} and earlier"
+            ),
             Self::Other(_) => f.write_str("the host's session store failed"),
         }
     }
@@ -61,6 +96,7 @@ impl std::error::Error for StoreError {
         match self {
             Self::Io { source, .. } => Some(source),
             Self::Session(error) => Some(error),
+            Self::Format { .. } => None,
             Self::Other(error) => Some(&**error),
         }
     }

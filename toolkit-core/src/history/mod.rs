@@ -148,6 +148,36 @@ impl History {
         self.steps.is_empty()
     }
 
+    /// The steps recorded after the first `steps`, with this history's
+    /// budget: what a store appends when it keeps a history as a journal
+    /// rather than whole at every save. Steps, once recorded, never change,
+    /// so these and the ones before are the whole history.
+    ///
+    /// ```
+    /// use toolkit_core::{History, ToolCallResult, ToolResult};
+    ///
+    /// let mut history = History::new();
+    /// history.record(vec![ToolCallResult::new("c1", "a", ToolResult::text("one"))])?;
+    /// let mut copy = history.clone();
+    /// history.record(vec![ToolCallResult::new("c2", "b", ToolResult::text("two"))])?;
+    /// copy.append(history.since(1));
+    /// assert_eq!(copy.render(), history.render());
+    /// # Ok::<(), toolkit_core::HistoryError>(())
+    /// ```
+    pub fn since(&self, steps: usize) -> History {
+        History {
+            steps: self.steps.get(steps..).unwrap_or_default().to_vec(),
+            budget: self.budget.clone(),
+        }
+    }
+
+    /// Adds `later`'s steps after this history's, and takes its budget:
+    /// the inverse of [`since`](Self::since).
+    pub fn append(&mut self, later: History) {
+        self.steps.extend(later.steps);
+        self.budget = later.budget;
+    }
+
     /// The results of step `number` (from 1), whole, as recorded.
     pub fn step(&self, number: usize) -> Option<&[ToolCallResult]> {
         Some(&self.steps.get(number.checked_sub(1)?)?.calls)
