@@ -1,6 +1,7 @@
 //! The transcript of a run, rendered as each provider's request body.
 
 mod json_form;
+mod search;
 
 use std::ops::Range;
 
@@ -96,6 +97,8 @@ pub struct Conversation {
     latest: Option<LatestResults>,
     /// Where the latest observation sits in `items`, and what it becomes.
     observation: Option<ShownObservation>,
+    /// Deferred tools, and those the model found.
+    search: search::SearchState,
 }
 
 /// The Chat Completions tool list in the mode not in use.
@@ -160,6 +163,7 @@ impl Conversation {
             history: History::new(),
             latest: None,
             observation: None,
+            search: search::SearchState::default(),
         }
     }
 
@@ -187,6 +191,7 @@ impl Conversation {
                 .map(|list| (!list.is_empty()).then(|| list.to_value()))
         };
         self.tools = list(api)?;
+        self.read_deferred(registry);
         let other = api.other_mode().map(list);
         self.other_mode_tools = other.map(|other| match other {
             Ok(tools) => OtherMode::Tools(tools),
@@ -455,26 +460,13 @@ impl Conversation {
     }
 
     fn render_request(&self, overlay: &Overlay) -> Value {
-        let merged;
-        let tools = match (&overlay.tools, self.tools.as_ref()) {
-            (Some(extra), Some(Value::Array(own))) => {
-                let mut all = own.clone();
-                all.extend(extra.iter().cloned());
-                merged = Value::Array(all);
-                Some(&merged)
-            }
-            (Some(extra), _) => {
-                merged = Value::Array(extra.clone());
-                Some(&merged)
-            }
-            (None, own) => own,
-        };
+        let tools = self.offered_tools(overlay.tools.as_ref());
         let tool_choice = overlay.tool_choice.as_ref().unwrap_or(&self.tool_choice);
         let dialect = self.dialect();
         let mut body = dialect.body(Transcript {
             instructions: self.instructions.as_deref(),
             items: &self.items,
-            tools,
+            tools: tools.as_ref(),
             tool_choice,
         });
         dialect.settings(&self.typed, &mut body);

@@ -68,6 +68,7 @@ mod model;
 mod observation;
 mod providers;
 mod retry;
+mod search;
 mod session;
 mod settings;
 mod sse;
@@ -86,6 +87,7 @@ pub use http::{HttpModel, HttpModelBuilder};
 pub use model::{Model, ModelError, ModelFuture, OnProgress, TimeoutLimit};
 pub use observation::Observation;
 pub use retry::RetryPolicy;
+pub use search::{DEFAULT_MAX_RESULTS, NativeSearch, TOOL_SEARCH_TOOL, ToolSearch};
 pub use session::{
     CallStatus, DecideError, Decision, PendingCall, SESSION_VERSION, Session, SessionError,
 };
