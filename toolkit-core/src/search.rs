@@ -55,7 +55,8 @@ const STOP_WORDS: &[&str] = &[
     "a", "about", "all", "an", "and", "any", "are", "as", "at", "be", "by", "can", "do", "for",
     "from", "have", "i", "if", "in", "into", "is", "it", "its", "me", "my", "need", "of", "on",
     "or", "our", "please", "so", "some", "that", "the", "their", "them", "then", "this", "to",
-    "up", "us", "want", "was", "we", "what", "when", "which", "will", "with", "would", "you", "your",
+    "up", "us", "want", "was", "we", "what", "when", "which", "will", "with", "would", "you",
+    "your",
 ];
 
 /// Verbs for the same action, each to the word tools' descriptions use
@@ -284,10 +285,12 @@ fn push_word(words: &mut Vec<String>, word: &mut String) {
         return;
     }
     let word = stem(taken);
-    words.push(match ACTIONS.binary_search_by(|(variant, _)| (*variant).cmp(word.as_str())) {
-        Ok(at) => ACTIONS[at].1.to_owned(),
-        Err(_) => word,
-    });
+    words.push(
+        match ACTIONS.binary_search_by(|(variant, _)| (*variant).cmp(word.as_str())) {
+            Ok(at) => ACTIONS[at].1.to_owned(),
+            Err(_) => word,
+        },
+    );
 }
 
 /// The singular of a plural, roughly: `repositories` and `repository`,
@@ -305,8 +308,7 @@ fn stem(mut word: String) -> String {
             || word.ends_with("xes"))
     {
         word.truncate(word.len() - 2);
-    } else if chars > 3 && word.ends_with('s') && !word.ends_with("ss") && !word.ends_with("us")
-    {
+    } else if chars > 3 && word.ends_with('s') && !word.ends_with("ss") && !word.ends_with("us") {
         word.truncate(word.len() - 1);
     }
     word
@@ -380,7 +382,11 @@ mod tests {
         for name in ["second_copy", "first_copy", "third_copy"] {
             index.add(name, "Copies.", &Value::Null);
         }
-        let names: Vec<String> = index.search("copy", 3).into_iter().map(|m| m.name).collect();
+        let names: Vec<String> = index
+            .search("copy", 3)
+            .into_iter()
+            .map(|m| m.name)
+            .collect();
         assert_eq!(names, ["second_copy", "first_copy", "third_copy"]);
     }
 
