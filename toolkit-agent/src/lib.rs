@@ -103,6 +103,12 @@ pub use toolkit_core::response::Turn;
 #[doc = include_str!("../../docs/round-trip.md")]
 pub struct RoundTripGuide;
 
+/// The guide's chapter on tool search (`docs/tool-search.md`), compiled
+/// and run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/tool-search.md")]
+pub struct ToolSearchGuide;
+
 /// The guide's chapter on traces (`docs/observability.md`), compiled here,
 /// where both crates whose spans it shows are dependencies.
 #[cfg(doctest)]
