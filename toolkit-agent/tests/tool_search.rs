@@ -508,3 +508,51 @@ async fn responses_searches_on_the_server() {
         .unwrap();
     assert_eq!(output["output"], "issues/create ran");
 }
+
+/// The Anthropic judge is no pushover about tool search: deferred tools
+/// without a search tool, a search tool misnamed or deferred, and every
+/// tool deferred are refused.
+#[test]
+fn the_anthropic_judge_refuses_broken_tool_search() {
+    let mut conversation = Conversation::new(Provider::Anthropic);
+    conversation.set_tools(&issue_and_pull_tools(true)).unwrap();
+    conversation.push_user("File the crash.");
+    let mut good = conversation.request();
+    good["model"] = json!("m");
+    anthropic_request::check_request(&good).unwrap();
+    let broken = |change: &dyn Fn(&mut Value)| {
+        let mut body = good.clone();
+        change(&mut body);
+        anthropic_request::check_request(&body).unwrap_err()
+    };
+    let no_search = broken(&|body| {
+        body["tools"].as_array_mut().unwrap().remove(0);
+    });
+    assert!(no_search.contains("need a tool search tool"), "{no_search}");
+    let misnamed = broken(&|body| body["tools"][0]["name"] = json!("search"));
+    assert!(misnamed.contains("is named"), "{misnamed}");
+    let deferred = broken(&|body| body["tools"][0]["defer_loading"] = json!(true));
+    assert!(deferred.contains("never deferred"), "{deferred}");
+}
+
+#[test]
+fn an_agent_refuses_a_tool_search_naming_no_tool() {
+    let model = HttpModel::openai_chat("m").no_key().build().unwrap();
+    let built = Agent::builder(model, issue_and_pull_tools(false))
+        .tool_search(ToolSearch::new().defer("issues_craete"))
+        .build();
+    let error = built.err().expect("a typo is refused").to_string();
+    assert!(
+        error.contains("`tool_search` names `issues_craete`"),
+        "{error}"
+    );
+    // The original name is a tool's name too.
+    let model = HttpModel::openai_chat("m").no_key().build().unwrap();
+    let agent = Agent::builder(model, issue_and_pull_tools(false))
+        .tool_search(ToolSearch::new().defer("issues/create"))
+        .build()
+        .unwrap();
+    let conversation = agent.conversation("File the crash.").unwrap();
+    assert!(conversation.is_deferred("issues_create"));
+    assert!(!conversation.is_deferred("issues_list"));
+}

@@ -176,7 +176,7 @@ impl<'r, M: Model> Driver<'r, M> {
                 let result = self
                     .session
                     .conversation
-                    .answer_search(&runnable.call.arguments());
+                    .answer_search(runnable.call.arguments());
                 self.ended(&runnable, result, false).await?;
                 continue;
             }

@@ -1,6 +1,7 @@
 //! A conversation's tool search: which tools its requests leave out, the
 //! search that finds them, and the tools found so far.
 
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
@@ -20,7 +21,7 @@ pub(super) struct SearchState {
     pub(super) config: Option<ToolSearch>,
     /// The tools deferred on themselves, as the registry said when the
     /// tool list was set.
-    pub(super) flagged: Vec<String>,
+    pub(super) flagged: BTreeSet<String>,
     /// The tools the model found, in the order first found: they follow
     /// the tools sent from the start, so each request's tool list is the
     /// one before with tools appended.
@@ -36,8 +37,8 @@ pub(super) struct SearchState {
 pub(super) struct SearchForm {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     config: Option<ToolSearch>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    deferred_tools: Vec<String>,
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    deferred_tools: BTreeSet<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     found: Vec<String>,
 }
@@ -99,7 +100,7 @@ impl Conversation {
         let config = self.search.config.as_ref();
         match config.and_then(|config| config.defers(&[name])) {
             Some(deferred) => deferred,
-            None => self.search.flagged.iter().any(|flagged| flagged == name),
+            None => self.search.flagged.contains(name),
         }
     }
 
