@@ -126,9 +126,12 @@ fn the_right_tool_is_in_the_top_five_for_nine_requests_in_ten() {
     assert!(recall >= 0.9, "recall@5 {recall:.3}");
 }
 
-/// The `tools` of a request body, as JSON text.
+/// The tool list of a request body, as JSON text (Gemini's within its
+/// one `functionDeclarations` entry).
 fn tools_text(body: &Value) -> String {
-    body.get("tools").map(Value::to_string).unwrap_or_default()
+    let tools = body.get("tools");
+    let gemini = tools.and_then(|tools| tools.pointer("/0/functionDeclarations"));
+    gemini.or(tools).map(Value::to_string).unwrap_or_default()
 }
 
 /// The first request of a conversation over the catalog, every tool
@@ -151,14 +154,16 @@ const PROVIDERS: [Provider; 4] = [
 
 #[test]
 fn the_first_request_carries_at_most_five_percent_of_the_tool_section() {
+    // The `tools` field as sent.
+    let section = |body: &Value| body["tools"].to_string().len();
     for provider in PROVIDERS {
-        let full = tools_text(&first_request(provider, false, None)).len();
+        let full = section(&first_request(provider, false, None));
         let local = first_request(
             provider,
             true,
             Some(ToolSearch::new().native(NativeSearch::Off)),
         );
-        let sent = tools_text(&local).len();
+        let sent = section(&local);
         eprintln!(
             "{provider}: tool section {full} bytes whole, {sent} bytes deferred ({:.2}%)",
             100.0 * sent as f64 / full as f64
@@ -398,6 +403,33 @@ fn local_requests_are_judged_by_the_providers_types() {
                 gemini_request::check_request(&body).unwrap();
             }
         }
+    }
+}
+
+/// In every provider's form, each search appends what it found and
+/// nothing else: the tool list of a request is the one before's with tools
+/// added at its end.
+#[test]
+fn found_tools_are_appended_in_every_provider() {
+    for provider in PROVIDERS {
+        let registry = registry_for(provider, true);
+        let mut conversation = Conversation::new(provider);
+        conversation.set_tool_search(Some(ToolSearch::new().native(NativeSearch::Off)));
+        conversation.set_tools(&registry).unwrap();
+        conversation.push_user("Triage the repository.");
+        let mut bodies = vec![conversation.request()];
+        for query in [
+            "list the open issues of a repository",
+            "add labels to an issue",
+            "list the open issues of a repository",
+            "lock an issue",
+        ] {
+            conversation.search_tools(query);
+            bodies.push(conversation.request());
+        }
+        assert_tools_only_grow(&bodies);
+        assert_eq!(tools_text(&bodies[3]), tools_text(&bodies[2]), "{provider}");
+        assert!(tools_text(&bodies[4]).len() > tools_text(&bodies[3]).len());
     }
 }
 
