@@ -573,7 +573,7 @@ fn an_agent_refuses_a_tool_search_naming_no_tool() {
     let built = Agent::builder(model, issue_and_pull_tools(false))
         .tool_search(ToolSearch::new().defer("issues_craete"))
         .build();
-    let error = built.err().expect("a typo is refused").to_string();
+    let error = built.expect_err("a typo is refused").to_string();
     assert!(
         error.contains("`tool_search` names `issues_craete`"),
         "{error}"
