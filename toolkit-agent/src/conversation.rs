@@ -466,7 +466,7 @@ impl Conversation {
         let mut body = dialect.body(Transcript {
             instructions: self.instructions.as_deref(),
             items: &self.items,
-            tools: tools.as_ref(),
+            tools: tools.as_deref(),
             tool_choice,
         });
         dialect.settings(&self.typed, &mut body);

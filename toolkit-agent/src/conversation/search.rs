@@ -1,6 +1,7 @@
 //! A conversation's tool search: which tools its requests leave out, the
 //! search that finds them, and the tools found so far.
 
+use std::borrow::Cow;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
@@ -222,7 +223,12 @@ impl Conversation {
     /// each marked; or those sent from the start, `extra`, the
     /// conversation's search tool and the tools found, in the order first
     /// found.
-    pub(super) fn offered_tools(&self, extra: Option<&Vec<Value>>) -> Option<Value> {
+    pub(super) fn offered_tools(&self, extra: Option<&Vec<Value>>) -> Option<Cow<'_, Value>> {
+        let nothing_deferred = self.search.config.is_none() && self.search.flagged.is_empty();
+        if extra.is_none() && nothing_deferred {
+            // The list as it is, without a copy: the common case.
+            return self.tools.as_ref().map(Cow::Borrowed);
+        }
         let own = self.tools.as_ref().and_then(Value::as_array);
         if own.is_none() && extra.is_none() {
             return None;
@@ -238,7 +244,7 @@ impl Conversation {
         if !deferred.contains(&true) {
             out.extend(own.iter().cloned());
             out.extend(extra.iter().cloned());
-            return Some(Value::Array(out));
+            return Some(Cow::Owned(Value::Array(out)));
         }
         if let Some(native) = self.native_tool(dialect) {
             out.push(native);
@@ -250,7 +256,7 @@ impl Conversation {
                 out.push(tool);
             }
             out.extend(extra.iter().cloned());
-            return Some(Value::Array(out));
+            return Some(Cow::Owned(Value::Array(out)));
         }
         let sent = own.iter().zip(&deferred);
         out.extend(
@@ -272,7 +278,7 @@ impl Conversation {
                 out.push(tool.clone());
             }
         }
-        Some(Value::Array(out))
+        Some(Cow::Owned(Value::Array(out)))
     }
 
     /// Reads which of `registry`'s tools are deferred on themselves; the
