@@ -1,6 +1,7 @@
 //! The transcript of a run, rendered as each provider's request body.
 
 mod json_form;
+mod search;
 
 pub(crate) use self::json_form::{
     Changes as ConversationChanges, ReadChanges as ReadConversationChanges,
@@ -100,6 +101,8 @@ pub struct Conversation {
     latest: Option<LatestResults>,
     /// Where the latest observation sits in `items`, and what it becomes.
     observation: Option<ShownObservation>,
+    /// Deferred tools, and those the model found.
+    search: search::SearchState,
     /// What changed since the session was last saved. Every change to
     /// `items` goes through [`touch`](Self::touch) (an item missed there is
     /// an item a journaled store loses); the history only grows.
@@ -182,6 +185,7 @@ impl Conversation {
             latest: None,
             observation: None,
             tracker: Tracker::default(),
+            search: search::SearchState::default(),
         }
     }
 
@@ -224,6 +228,7 @@ impl Conversation {
                 .map(|list| (!list.is_empty()).then(|| list.to_value()))
         };
         self.tools = list(api)?;
+        self.read_deferred(registry);
         let other = api.other_mode().map(list);
         self.other_mode_tools = other.map(|other| match other {
             Ok(tools) => OtherMode::Tools(tools),
@@ -498,26 +503,13 @@ impl Conversation {
     }
 
     fn render_request(&self, overlay: &Overlay) -> Value {
-        let merged;
-        let tools = match (&overlay.tools, self.tools.as_ref()) {
-            (Some(extra), Some(Value::Array(own))) => {
-                let mut all = own.clone();
-                all.extend(extra.iter().cloned());
-                merged = Value::Array(all);
-                Some(&merged)
-            }
-            (Some(extra), _) => {
-                merged = Value::Array(extra.clone());
-                Some(&merged)
-            }
-            (None, own) => own,
-        };
+        let tools = self.offered_tools(overlay.tools.as_ref());
         let tool_choice = overlay.tool_choice.as_ref().unwrap_or(&self.tool_choice);
         let dialect = self.dialect();
         let mut body = dialect.body(Transcript {
             instructions: self.instructions.as_deref(),
             items: &self.items,
-            tools,
+            tools: tools.as_deref(),
             tool_choice,
         });
         dialect.settings(&self.typed, &mut body);

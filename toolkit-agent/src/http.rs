@@ -223,7 +223,10 @@ impl HttpModel {
 
     fn request(&self, body: &Value, stream: bool) -> reqwest::RequestBuilder {
         let request = self.client.post(self.full_url(stream)).json(body);
-        let request = self.dialect().headers(request, self.key.as_deref());
+        let mut request = self.dialect().headers(request, self.key.as_deref());
+        for (name, value) in self.dialect().body_headers(body) {
+            request = request.header(name, value);
+        }
         // Last, so that an extra header replaces one of the same name.
         request.headers(self.headers.clone())
     }

@@ -68,6 +68,7 @@ mod model;
 mod observation;
 mod providers;
 mod retry;
+mod search;
 mod session;
 mod settings;
 mod sse;
@@ -86,6 +87,7 @@ pub use http::{HttpModel, HttpModelBuilder};
 pub use model::{Model, ModelError, ModelFuture, OnProgress, TimeoutLimit};
 pub use observation::Observation;
 pub use retry::RetryPolicy;
+pub use search::{DEFAULT_MAX_RESULTS, NativeSearch, TOOL_SEARCH_TOOL, ToolSearch};
 pub use session::{
     CallStatus, DecideError, Decision, PendingCall, SESSION_VERSION, Session, SessionChanges,
     SessionError,
@@ -107,6 +109,12 @@ pub struct RoundTripGuide;
 #[cfg(doctest)]
 #[doc = include_str!("../../docs/durable.md")]
 pub struct DurableGuide;
+
+/// The guide's chapter on tool search (`docs/tool-search.md`), compiled
+/// and run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/tool-search.md")]
+pub struct ToolSearchGuide;
 
 /// The guide's chapter on traces (`docs/observability.md`), compiled here,
 /// where both crates whose spans it shows are dependencies.

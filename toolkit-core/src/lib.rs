@@ -93,6 +93,7 @@ pub mod emit;
 pub mod name;
 pub mod response;
 pub mod schema;
+pub mod search;
 pub mod telemetry;
 pub mod text;
 

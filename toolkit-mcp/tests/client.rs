@@ -252,6 +252,25 @@ async fn collision() {
     dotted.close().await;
 }
 
+/// A server's tools deferred by its client: each is a deferred tool, and
+/// an agent then leaves it out of requests until the model finds it; the
+/// same server's tools are not deferred otherwise.
+async fn deferred() {
+    let lazy = ours_over_stdio("lazy")
+        .defer_tools(true)
+        .connect()
+        .await
+        .expect("lazy");
+    let tools = lazy.tools().await.expect("tools");
+    assert!(!tools.is_empty());
+    assert!(tools.iter().all(ToolDef::is_deferred));
+    let eager = ours_over_stdio("eager").connect().await.expect("eager");
+    let tools = eager.tools().await.expect("tools");
+    assert!(!tools.iter().any(ToolDef::is_deferred));
+    lazy.close().await;
+    eager.close().await;
+}
+
 /// The server's questions reach the host's asker, and its answers the
 /// server's tools: as requests of their own (stdio, 2025-11-25), or in the
 /// call's answer and the call made again (stateless HTTP, 2026-07-28).
@@ -480,6 +499,7 @@ fn main() -> ExitCode {
         Test::new("stdio", || block_on(over_stdio())),
         Test::new("stdio_timeout", || block_on(timeouts())),
         Test::new("name_collision", || block_on(collision())),
+        Test::new("deferred_tools", || block_on(deferred())),
         Test::new("questions", || block_on(questions())),
         Test::new("http_with_a_session", || block_on(over_http())),
         Test::new("http_without_offers", || block_on(no_offers())),

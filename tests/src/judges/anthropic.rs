@@ -17,8 +17,13 @@
 //! Only the blocks a tool-calling client sends are modelled (thinking
 //! blocks included: a client echoes them back, with their signatures, in
 //! assistant messages, and documents inside a `tool_result`); documents
-//! elsewhere and server-tool blocks are rejected as unknown on purpose, so
-//! an emitter that starts writing them has to extend this judge first.
+//! elsewhere and server-tool blocks other than tool search's are rejected
+//! as unknown on purpose, so an emitter that starts writing them has to
+//! extend this judge first. Tool search's blocks (a `server_tool_use` of a
+//! tool search tool, then its `tool_search_tool_result` holding
+//! `tool_reference` blocks) come from
+//! <https://platform.claude.com/docs/en/agents-and-tools/tool-use/tool-search-tool>:
+//! a client echoes them back in the assistant message as it got them.
 
 use super::check_base64_payload;
 use serde::Deserialize;
@@ -105,6 +110,64 @@ pub enum ContentBlockParam {
     /// `{"type":"redacted_thinking"}`, encrypted reasoning echoed back
     /// unchanged.
     RedactedThinking(RedactedThinkingBlockParam),
+    /// `{"type":"server_tool_use"}`: a search the server ran, echoed back.
+    ServerToolUse(ServerToolUseBlockParam),
+    /// `{"type":"tool_search_tool_result"}`: what that search found.
+    ToolSearchToolResult(ToolSearchResultBlockParam),
+}
+
+/// A server tool's use, echoed back: only tool search's is modelled.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ServerToolUseBlockParam {
+    /// The id its result refers to.
+    pub id: String,
+    /// `tool_search_tool_bm25` or `tool_search_tool_regex`.
+    pub name: String,
+    /// The search's input.
+    pub input: Map<String, Value>,
+    /// Prompt-caching breakpoint.
+    pub cache_control: Option<CacheControl>,
+}
+
+/// A tool search's result, echoed back.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ToolSearchResultBlockParam {
+    /// The `server_tool_use` it answers.
+    pub tool_use_id: String,
+    /// `{"type":"tool_search_tool_search_result","tool_references":[...]}`
+    /// or an error.
+    pub content: ToolSearchContent,
+    /// Prompt-caching breakpoint.
+    pub cache_control: Option<CacheControl>,
+}
+
+/// What a tool search gave.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ToolSearchContent {
+    /// The tools found.
+    ToolSearchToolSearchResult {
+        /// Each `{"type":"tool_reference","tool_name"}`.
+        tool_references: Vec<ToolReference>,
+    },
+    /// The search failed.
+    ToolSearchToolResultError {
+        /// Why.
+        error_code: String,
+    },
+}
+
+/// A tool the search found, by name.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ToolReference {
+    /// `{"type":"tool_reference","tool_name"}`.
+    ToolReference {
+        /// A deferred tool of the request.
+        tool_name: String,
+    },
 }
 
 /// Reasoning Claude wrote, as a client sends it back
@@ -346,6 +409,13 @@ pub fn check_message(value: &Value) -> Result<MessageParam, String> {
             ContentBlockParam::Text(text) => check_text(&text.text, &path)?,
             ContentBlockParam::Image(image) => check_image(image, &path)?,
             ContentBlockParam::ToolUse(_) => {}
+            ContentBlockParam::ServerToolUse(_) | ContentBlockParam::ToolSearchToolResult(_) => {
+                if message.role != Role::Assistant {
+                    return Err(format!(
+                        "{path}: server tool blocks belong in an assistant message"
+                    ));
+                }
+            }
             ContentBlockParam::Thinking(_) | ContentBlockParam::RedactedThinking(_) => {
                 if message.role != Role::Assistant {
                     return Err(format!("{path}: thinking belongs in an assistant message"));

@@ -20,6 +20,11 @@
 //! - <https://platform.claude.com/docs/en/build-with-claude/extended-thinking>
 //!   (`thinking`: `{"type":"enabled","budget_tokens"}`, at least 1024 and
 //!   below `max_tokens`, or `{"type":"disabled"}`);
+//! - <https://platform.claude.com/docs/en/agents-and-tools/tool-use/tool-search-tool>
+//!   (the tool search tools `{"type":"tool_search_tool_bm25_20251119",
+//!   "name":"tool_search_tool_bm25"}` and the `_regex_` one; `defer_loading`
+//!   on client tools; the search tool itself never deferred, and at least
+//!   one tool not deferred);
 //! - API errors quoted in public issues: "`tool_use` ids were found without
 //!   `tool_result` blocks immediately after", "unexpected `tool_use_id`
 //!   found in `tool_result` blocks", "messages: first message must use the
@@ -155,19 +160,21 @@ pub enum SystemBlock {
     },
 }
 
-/// A client tool's definition.
+/// A client tool's definition, or a tool search tool.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ToolParam {
-    /// `custom` when given.
+    /// `custom` when given, for a client tool; a tool search tool's type.
     #[serde(rename = "type")]
     pub kind: Option<String>,
     /// `^[a-zA-Z0-9_-]{1,128}$`.
     pub name: String,
     /// What the tool does.
     pub description: Option<String>,
-    /// A JSON Schema whose root is `{"type":"object"}`.
-    pub input_schema: Map<String, Value>,
+    /// A JSON Schema whose root is `{"type":"object"}` (client tools only).
+    pub input_schema: Option<Map<String, Value>>,
+    /// Left out of the context until a tool search finds it.
+    pub defer_loading: Option<bool>,
     /// Strict tool use.
     pub strict: Option<bool>,
     /// Prompt-caching breakpoint.
@@ -311,16 +318,55 @@ fn check_tools(tools: &[ToolParam]) -> Result<HashSet<&str>, String> {
         if !names.insert(tool.name.as_str()) {
             return Err(format!("tools[{i}].name: {:?} defined twice", tool.name));
         }
+        if let Some(search) = tool.kind.as_deref().and_then(search_tool_name) {
+            if tool.name != search {
+                return Err(format!(
+                    "tools[{i}].name: this tool search tool is named {search:?}"
+                ));
+            }
+            if tool.input_schema.is_some() || tool.defer_loading.is_some() {
+                return Err(format!(
+                    "tools[{i}]: a tool search tool takes no input_schema and is never deferred"
+                ));
+            }
+            continue;
+        }
         if tool.kind.as_deref().is_some_and(|kind| kind != "custom") {
             return Err(format!("tools[{i}].type: client tools are \"custom\""));
         }
-        if tool.input_schema.get("type") != Some(&Value::String("object".into())) {
+        let object = tool
+            .input_schema
+            .as_ref()
+            .is_some_and(|schema| schema.get("type") == Some(&Value::String("object".into())));
+        if !object {
             return Err(format!(
                 "tools[{i}].input_schema: the root must be {{\"type\":\"object\"}}"
             ));
         }
     }
+    let deferred = tools
+        .iter()
+        .filter(|tool| tool.defer_loading == Some(true))
+        .count();
+    let searches = tools
+        .iter()
+        .any(|tool| tool.kind.as_deref().and_then(search_tool_name).is_some());
+    if deferred > 0 && !searches {
+        return Err("tools: deferred tools need a tool search tool".into());
+    }
+    if deferred > 0 && deferred == tools.len() {
+        return Err("tools: every tool is deferred; at least one must not be".into());
+    }
     Ok(names)
+}
+
+/// The name a tool search tool of type `kind` must have.
+fn search_tool_name(kind: &str) -> Option<&'static str> {
+    match kind {
+        "tool_search_tool_bm25_20251119" => Some("tool_search_tool_bm25"),
+        "tool_search_tool_regex_20251119" => Some("tool_search_tool_regex"),
+        _ => None,
+    }
 }
 
 fn blocks(message: &MessageParam) -> &[ContentBlockParam] {

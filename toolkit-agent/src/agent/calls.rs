@@ -11,6 +11,7 @@ use super::scheduler::{self, Runnable, Scheduler};
 use crate::answer::FINAL_ANSWER_TOOL;
 use crate::event::Event;
 use crate::model::Model;
+use crate::search::TOOL_SEARCH_TOOL;
 use crate::session::CallStatus;
 use crate::telemetry;
 
@@ -54,11 +55,20 @@ impl<'r, M: Model> Driver<'r, M> {
         Journal::new(agent.store.as_ref())
     }
 
-    /// Whether `name` calls a typed run's own final-answer tool.
+    /// Whether `name` calls a tool the run answers itself: a typed run's
+    /// own final-answer tool, or the conversation's tool search.
     fn answers(&self, name: &str) -> bool {
         self.answer
             .as_ref()
             .is_some_and(|policy| policy.own_tool(name, &self.agent.registry).is_some())
+            || self.searches(name)
+    }
+
+    /// Whether `name` calls the conversation's own tool search.
+    fn searches(&self, name: &str) -> bool {
+        name == TOOL_SEARCH_TOOL
+            && self.agent.registry.get(name).is_none()
+            && self.session.conversation.offers_own_search()
     }
 
     /// Gives each new call its first status, and each call that may have
@@ -157,10 +167,19 @@ impl<'r, M: Model> Driver<'r, M> {
         admitted
     }
 
-    /// A typed run's final answers, checked by the run's own tool: nothing
-    /// to journal, settled before the turn.
+    /// A typed run's final answers, checked by the run's own tool, and
+    /// tool searches, answered by the conversation: nothing to journal,
+    /// settled before the turn.
     async fn check_answers(&mut self, answers: Vec<Runnable>) -> Result<(), RunError> {
         for runnable in answers {
+            if self.searches(&runnable.call.name) {
+                let result = self
+                    .session
+                    .conversation
+                    .answer_search(runnable.call.arguments());
+                self.ended(&runnable, result, false).await?;
+                continue;
+            }
             let own = self
                 .answer
                 .as_ref()

@@ -25,6 +25,7 @@ pub use self::typed::{AnswerMode, Typed, TypedRun};
 use crate::conversation::{Conversation, ToolChoice};
 use crate::model::Model;
 use crate::observation::Observation;
+use crate::search::ToolSearch;
 use crate::session::{Decision, PendingCall, Session};
 use crate::settings::Settings;
 use crate::store::SessionStore;
@@ -71,6 +72,7 @@ pub struct Agent<M> {
     settings: Option<Settings>,
     strict: Option<bool>,
     host: Option<CallHost>,
+    tool_search: Option<ToolSearch>,
 }
 
 impl<M> fmt::Debug for Agent<M> {
@@ -98,7 +100,8 @@ pub enum BuildError {
     /// A rule names a tool the registry does not have (a typo would
     /// otherwise leave the real tool without the rule).
     UnknownTool {
-        /// The rule: `needs_approval`, `trust`, `stop_after`, `tool_limits`.
+        /// The rule: `needs_approval`, `trust`, `stop_after`, `tool_limits`,
+        /// `tool_search`.
         rule: &'static str,
         /// The name given.
         name: String,
@@ -145,6 +148,7 @@ impl<M: Model> Agent<M> {
             settings: None,
             strict: None,
             host: None,
+            tool_search: None,
         }
     }
 
@@ -187,6 +191,9 @@ impl<M: Model> Agent<M> {
         }
         if let Some(budget) = &self.budget {
             conversation.set_output_budget(budget.clone());
+        }
+        if self.tool_search.is_some() {
+            conversation.set_tool_search(self.tool_search.clone());
         }
         if let Some(configure) = &self.configure {
             configure(&mut conversation);
@@ -388,6 +395,19 @@ impl<M: Model> AgentBuilder<M> {
         self
     }
 
+    /// Defers tools and says how the model finds them (the guide's "Tool
+    /// search" chapter): a deferred tool's definition is left out of
+    /// requests until the model looks for it, with the provider's own
+    /// tool search where it has one (Anthropic, OpenAI Responses) and the
+    /// agent's [`search_tools`](crate::TOOL_SEARCH_TOOL) elsewhere. Tools
+    /// [deferred on themselves](toolkit_core::ToolDef::is_deferred) are
+    /// deferred without it. Each name given must be a tool of the
+    /// registry.
+    pub fn tool_search(mut self, search: ToolSearch) -> Self {
+        self.agent.tool_search = Some(search);
+        self
+    }
+
     /// Streams each model turn: the same turns, and, in a run with events
     /// ([`Run::events`]), the model's text, reasoning and call arguments as
     /// they arrive ([`Event::TextDelta`](crate::Event::TextDelta),
@@ -464,6 +484,11 @@ impl<M: Model> AgentBuilder<M> {
         }
         for (name, _) in &mut agent.tool_limits {
             resolve("tool_limits", name)?;
+        }
+        if let Some(search) = &mut agent.tool_search {
+            for name in search.names_mut() {
+                resolve("tool_search", name)?;
+            }
         }
         Ok(agent)
     }

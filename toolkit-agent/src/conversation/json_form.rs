@@ -12,6 +12,7 @@ use serde_json::{Map, Value};
 use toolkit_core::emit::EmitOptions;
 use toolkit_core::{History, Provider};
 
+use super::search::{SearchForm, SearchState};
 use super::{Conversation, LatestResults, OtherMode, ShownObservation, ToolChoice};
 use crate::answer::AnswerSchema;
 use crate::providers::is_user;
@@ -42,6 +43,8 @@ struct Written<'a> {
     latest_results: Option<LatestForm>,
     #[serde(skip_serializing_if = "Option::is_none")]
     observation: Option<ObservationForm>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tool_search: Option<SearchForm>,
 }
 
 #[derive(Deserialize)]
@@ -78,6 +81,8 @@ struct Read {
     latest_results: Option<LatestForm>,
     #[serde(default)]
     observation: Option<ObservationForm>,
+    #[serde(default)]
+    tool_search: Option<SearchForm>,
 }
 
 /// Where the latest step's results sit: items `start..end`.
@@ -118,7 +123,7 @@ impl<'de> Deserialize<'de> for Version {
 /// `{"version": 1, "provider", "instructions"?, "items", "tools"?,
 /// "other_mode_tools"?, "tool_choice", "settings", "answer_schema"?,
 /// "emit_options", "raw_settings", "history", "latest_results"?,
-/// "observation"?}`.
+/// "observation"?, "tool_search"?}`.
 impl Serialize for Conversation {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         self.written(&self.items, &self.history)
@@ -149,6 +154,7 @@ impl Conversation {
             observation,
             // Where this process's store stands, not the conversation's.
             tracker: _,
+            search,
         } = self;
         Written {
             version: VERSION,
@@ -173,6 +179,7 @@ impl Conversation {
                 item: shown.item,
                 later: shown.later.clone(),
             }),
+            tool_search: search.form(),
         }
     }
 }
@@ -208,6 +215,7 @@ impl Conversation {
                 item: shown.item,
                 later: shown.later,
             }),
+            search: SearchState::from_form(read.tool_search),
             tracker: super::Tracker::default(),
         }
     }

@@ -9,10 +9,18 @@ use super::openai_chat::text_parts;
 use super::trace::{message, other_part, text_part, tool_call, tool_response};
 use super::{Dialect, Endpoint, TraceTool, Transcript, is_user, str_of, tools_of, user_message};
 use crate::answer::AnswerSchema;
+use crate::search::NativeSearch;
 use crate::settings::{ANTHROPIC_DEFAULT_MAX_TOKENS, Settings, member, put};
 use crate::tool_choice::ToolChoice;
 
 pub(super) struct Anthropic;
+
+/// The tool search tools' types, in the version this crate targets
+/// (docs/tool-search.md).
+const TOOL_SEARCH_BM25: &str = "tool_search_tool_bm25_20251119";
+const TOOL_SEARCH_REGEX: &str = "tool_search_tool_regex_20251119";
+/// The beta that tool search belongs to, sent as `anthropic-beta`.
+const ADVANCED_TOOL_USE: &str = "advanced-tool-use-2025-11-20";
 
 impl Dialect for Anthropic {
     fn user_item(&self, text: String) -> Value {
@@ -46,6 +54,29 @@ impl Dialect for Anthropic {
             body.insert("tool_choice".into(), choice);
         }
         body
+    }
+
+    fn tool_name<'v>(&self, tool: &'v Value) -> &'v str {
+        str_of(tool, "name")
+    }
+
+    fn native_search(&self, kind: NativeSearch) -> Option<Value> {
+        let (kind, name) = match kind {
+            NativeSearch::Bm25 => (TOOL_SEARCH_BM25, "tool_search_tool_bm25"),
+            NativeSearch::Regex => (TOOL_SEARCH_REGEX, "tool_search_tool_regex"),
+            NativeSearch::Off => return None,
+        };
+        Some(json!({"type": kind, "name": name}))
+    }
+
+    fn body_headers(&self, body: &Value) -> Vec<(&'static str, &'static str)> {
+        let searches = tools_of(body)
+            .any(|tool| matches!(str_of(tool, "type"), TOOL_SEARCH_BM25 | TOOL_SEARCH_REGEX));
+        if searches {
+            vec![("anthropic-beta", ADVANCED_TOOL_USE)]
+        } else {
+            Vec::new()
+        }
     }
 
     fn settings(&self, settings: &Settings, body: &mut Map<String, Value>) {

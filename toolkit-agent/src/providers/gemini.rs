@@ -9,6 +9,7 @@ use toolkit_core::emit::{self, EmitOptions, Emitted};
 use super::trace::{message, text_part, tool_call, tool_response};
 use super::{Dialect, Endpoint, TraceTool, Transcript, str_of, tools_of};
 use crate::answer::AnswerSchema;
+use crate::search::NativeSearch;
 use crate::settings::{Settings, member};
 use crate::tool_choice::ToolChoice;
 
@@ -64,6 +65,18 @@ impl Dialect for Gemini {
             );
         }
         body
+    }
+
+    fn tool_name<'v>(&self, tool: &'v Value) -> &'v str {
+        str_of(tool, "name")
+    }
+
+    fn native_search(&self, _kind: NativeSearch) -> Option<Value> {
+        None
+    }
+
+    fn body_headers(&self, _body: &Value) -> Vec<(&'static str, &'static str)> {
+        Vec::new()
     }
 
     fn settings(&self, settings: &Settings, body: &mut Map<String, Value>) {

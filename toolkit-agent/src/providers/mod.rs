@@ -26,6 +26,7 @@ use toolkit_core::emit::{EmitOptions, Emitted};
 use toolkit_core::{Provider, ToolCallResult};
 
 use crate::answer::AnswerSchema;
+use crate::search::NativeSearch;
 use crate::settings::Settings;
 use crate::tool_choice::ToolChoice;
 
@@ -180,6 +181,19 @@ pub(crate) trait Dialect: Sync {
     /// The request body: instructions, items, tools and tool choice in the
     /// API's fields.
     fn body(&self, transcript: Transcript<'_>) -> Map<String, Value>;
+
+    // Tool search (docs/tool-search.md).
+
+    /// A tool definition's name, in the API's form.
+    fn tool_name<'v>(&self, tool: &'v Value) -> &'v str;
+
+    /// The API's own tool search tool of `kind`, when it has one: the
+    /// deferred definitions sent beside it carry `"defer_loading": true`.
+    fn native_search(&self, kind: NativeSearch) -> Option<Value>;
+
+    /// The headers a request body needs besides the API's own: those of a
+    /// beta feature it uses.
+    fn body_headers(&self, body: &Value) -> Vec<(&'static str, &'static str)>;
 
     // Settings and structured output.
 

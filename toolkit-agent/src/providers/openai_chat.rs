@@ -9,6 +9,7 @@ use toolkit_core::emit::{self, EmitOptions, Emitted};
 use super::trace::{message, tool_call, tool_response};
 use super::{Dialect, Endpoint, TraceTool, Transcript, str_of, tools_of, user_message};
 use crate::answer::AnswerSchema;
+use crate::search::NativeSearch;
 use crate::settings::{Settings, put};
 use crate::tool_choice::ToolChoice;
 
@@ -45,6 +46,19 @@ impl Dialect for OpenAiChat {
         body.insert("messages".into(), Value::Array(messages));
         put_tools(&mut body, &transcript, true);
         body
+    }
+
+    fn tool_name<'v>(&self, tool: &'v Value) -> &'v str {
+        tool.get("function")
+            .map_or("", |function| str_of(function, "name"))
+    }
+
+    fn native_search(&self, _kind: NativeSearch) -> Option<Value> {
+        None
+    }
+
+    fn body_headers(&self, _body: &Value) -> Vec<(&'static str, &'static str)> {
+        Vec::new()
     }
 
     fn settings(&self, settings: &Settings, body: &mut Map<String, Value>) {

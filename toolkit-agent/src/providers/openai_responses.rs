@@ -9,6 +9,7 @@ use super::openai_chat::{OPENAI, bearer, parallel_calls, put_sampling, put_tools
 use super::trace::{message, other_part, text_part, tool_call, tool_response};
 use super::{Dialect, Endpoint, TraceTool, Transcript, str_of, tools_of, user_message};
 use crate::answer::AnswerSchema;
+use crate::search::NativeSearch;
 use crate::settings::{Settings, member};
 
 pub(super) struct OpenAiResponses;
@@ -46,6 +47,24 @@ impl Dialect for OpenAiResponses {
         body.insert("input".into(), Value::Array(transcript.items.to_vec()));
         put_tools(&mut body, &transcript, false);
         body
+    }
+
+    fn tool_name<'v>(&self, tool: &'v Value) -> &'v str {
+        str_of(tool, "name")
+    }
+
+    fn native_search(&self, kind: NativeSearch) -> Option<Value> {
+        // Hosted: the server searches the deferred definitions itself, and
+        // its `tool_search_call` and `tool_search_output` items travel in
+        // the echo.
+        match kind {
+            NativeSearch::Bm25 | NativeSearch::Regex => Some(json!({"type": "tool_search"})),
+            NativeSearch::Off => None,
+        }
+    }
+
+    fn body_headers(&self, _body: &Value) -> Vec<(&'static str, &'static str)> {
+        Vec::new()
     }
 
     fn settings(&self, settings: &Settings, body: &mut Map<String, Value>) {

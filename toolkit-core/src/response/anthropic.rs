@@ -60,6 +60,9 @@ pub(super) struct Stream {
     blocks: Vec<(u64, Value)>,
     /// `index` of each call's block, position for position.
     call_indices: Vec<u64>,
+    /// The input text of each server tool's block (a tool search's
+    /// `server_tool_use`), by `index`: parsed into the block for the echo.
+    server_inputs: Vec<(u64, String)>,
     stop_reason: Option<String>,
     usage: Usage,
     has_usage: bool,
@@ -119,6 +122,9 @@ impl Stream {
                     // The input arrives as JSON text; it replaces this.
                     block["input"] = json!({});
                 }
+                if str_at(&block, "type") == "server_tool_use" {
+                    self.server_inputs.push((index, String::new()));
+                }
                 match str_at(&block, "type") {
                     "text" => self.text.push_str(str_at(&block, "text")),
                     "thinking" => self.reasoning.push_str(str_at(&block, "thinking")),
@@ -131,10 +137,17 @@ impl Stream {
                 let delta = event.get("delta").unwrap_or(&Value::Null);
                 match str_at(delta, "type") {
                     "input_json_delta" => {
-                        let position = self.call_position(index)?;
-                        self.calls[position]
-                            .arguments
-                            .push_str(str_at(delta, "partial_json"));
+                        let piece = str_at(delta, "partial_json");
+                        if let Some((_, input)) = self
+                            .server_inputs
+                            .iter_mut()
+                            .find(|(known, _)| *known == index)
+                        {
+                            input.push_str(piece);
+                        } else {
+                            let position = self.call_position(index)?;
+                            self.calls[position].arguments.push_str(piece);
+                        }
                     }
                     "text_delta" => {
                         let piece = str_at(delta, "text");
@@ -242,6 +255,16 @@ impl Stream {
                 block["input"] = input.clone();
             }
             malformed.push((input, problem));
+        }
+        for (index, text) in &self.server_inputs {
+            // Not the model's call to answer: an input that does not parse
+            // is sent back as `{}`, the only form the API takes back.
+            let Ok(input) = serde_json::from_str::<Value>(text) else {
+                continue;
+            };
+            if let Some((_, block)) = self.blocks.iter_mut().find(|(known, _)| known == index) {
+                block["input"] = input;
+            }
         }
         let content: Vec<Value> = self.blocks.into_iter().map(|(_, block)| block).collect();
         let mut body = Map::new();
@@ -392,5 +415,42 @@ mod tests {
         assert!(turn.calls[0].is_malformed());
         assert!(turn.call_info[0].malformed.is_some());
         assert_eq!(turn.echo[3]["input"], json!({}));
+    }
+
+    /// A tool search the server ran streams its input as a call's does;
+    /// it is no call, and goes back whole in the echo.
+    #[test]
+    fn stream_with_a_server_tool_search_echoes_it_whole() {
+        let events = [
+            json!({"type": "content_block_start", "index": 0, "content_block":
+                {"type": "server_tool_use", "id": "srvtoolu_1", "name": "tool_search_tool_bm25", "input": {}}}),
+            json!({"type": "content_block_delta", "index": 0, "delta":
+                {"type": "input_json_delta", "partial_json": "{\"query\": \"wea"}}),
+            json!({"type": "content_block_delta", "index": 0, "delta":
+                {"type": "input_json_delta", "partial_json": "ther\"}"}}),
+            json!({"type": "content_block_stop", "index": 0}),
+            json!({"type": "content_block_start", "index": 1, "content_block":
+                {"type": "tool_search_tool_result", "tool_use_id": "srvtoolu_1", "content":
+                    {"type": "tool_search_tool_search_result",
+                     "tool_references": [{"type": "tool_reference", "tool_name": "get_weather"}]}}}),
+            json!({"type": "content_block_stop", "index": 1}),
+            json!({"type": "content_block_start", "index": 2, "content_block":
+                {"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": {}}}),
+            json!({"type": "content_block_delta", "index": 2, "delta":
+                {"type": "input_json_delta", "partial_json": "{\"city\": \"Oslo\"}"}}),
+            json!({"type": "content_block_stop", "index": 2}),
+            json!({"type": "message_delta", "delta": {"stop_reason": "tool_use"}}),
+        ];
+        let mut stream = PROVIDER.accumulator();
+        for event in &events {
+            stream.push(event).unwrap();
+        }
+        let turn = stream.finish().unwrap();
+        assert_eq!(turn.calls.len(), 1);
+        assert_eq!(turn.calls[0].name, "get_weather");
+        assert_eq!(*turn.calls[0].arguments(), json!({"city": "Oslo"}));
+        assert_eq!(turn.echo[0]["input"], json!({"query": "weather"}));
+        assert_eq!(turn.echo[1]["tool_use_id"], "srvtoolu_1");
+        assert_eq!(turn.echo[2]["input"], json!({"city": "Oslo"}));
     }
 }

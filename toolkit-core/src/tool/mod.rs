@@ -195,6 +195,17 @@ impl ToolDef {
         }
     }
 
+    /// Whether the tool's definition is left out of an agent's requests
+    /// until the model finds it with tool search:
+    /// [`ToolBuilder::deferred`]. A `#[tool]` is deferred by name, on the
+    /// agent (`toolkit_agent::ToolSearch::defer`).
+    pub fn is_deferred(&self) -> bool {
+        match &self.0 {
+            Kind::Static(_) => false,
+            Kind::Runtime(def) => def.deferred,
+        }
+    }
+
     /// Where the tool is defined: a `#[tool]`'s function, or a run-time
     /// tool's [source](ToolBuilder::source).
     pub fn origin(&self) -> Origin<'_> {

@@ -64,6 +64,7 @@ pub struct ToolBuilder {
     description: String,
     annotations: Annotations,
     needs_approval: bool,
+    deferred: bool,
     source: String,
     input_schema: Value,
     param_order: Option<Vec<String>>,
@@ -79,6 +80,7 @@ impl ToolBuilder {
             description: String::new(),
             annotations: Annotations::new(),
             needs_approval: false,
+            deferred: false,
             source: String::new(),
             input_schema: serde_json::json!({"type": "object", "properties": {}}),
             param_order: None,
@@ -131,6 +133,14 @@ impl ToolBuilder {
     /// the host says otherwise.
     pub fn needs_approval(mut self, value: bool) -> Self {
         self.needs_approval = value;
+        self
+    }
+
+    /// Whether the tool's definition is left out of an agent's requests
+    /// until the model looks for it (a catalog of hundreds of tools): see
+    /// [`ToolDef::is_deferred`].
+    pub fn deferred(mut self, value: bool) -> Self {
+        self.deferred = value;
         self
     }
 
@@ -263,6 +273,7 @@ impl ToolBuilder {
             description: self.description,
             annotations: self.annotations,
             needs_approval: self.needs_approval,
+            deferred: self.deferred,
             source: self.source,
             params,
             schema,
@@ -292,6 +303,7 @@ pub(crate) struct RuntimeDef {
     pub(crate) description: String,
     pub(crate) annotations: Annotations,
     pub(crate) needs_approval: bool,
+    pub(crate) deferred: bool,
     pub(crate) source: String,
     pub(crate) params: Vec<String>,
     /// The arguments are checked against its canonical form: what every

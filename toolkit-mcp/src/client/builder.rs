@@ -37,6 +37,7 @@ pub struct McpClientBuilder {
     timeout: Option<Duration>,
     connect_timeout: Duration,
     stateless: bool,
+    defer_tools: bool,
     asker: Option<questions::HostAsker>,
 }
 
@@ -49,6 +50,7 @@ impl McpClientBuilder {
             timeout: None,
             connect_timeout: Duration::from_secs(60),
             stateless: false,
+            defer_tools: false,
             asker: None,
         }
     }
@@ -179,6 +181,14 @@ impl McpClientBuilder {
         self
     }
 
+    /// Defers every tool of the server: an agent leaves their definitions
+    /// out of its requests until the model finds them with tool search
+    /// ([`ToolDef::is_deferred`](toolkit_core::ToolDef::is_deferred)).
+    pub fn defer_tools(mut self, defer: bool) -> Self {
+        self.defer_tools = defer;
+        self
+    }
+
     /// Starts (or reaches) the server and opens the connection.
     pub async fn connect(self) -> Result<McpClient, ClientError> {
         let prefix = self.prefix.unwrap_or_else(|| names::prefix(&self.name));
@@ -205,6 +215,7 @@ impl McpClientBuilder {
             timeout: self.timeout,
             connect_timeout: self.connect_timeout,
             stateless: self.stateless,
+            defer_tools: self.defer_tools,
             handler: Handler::answering(self.asker.map(|asker| questions::Questions {
                 asker: asker.0,
                 within: self.timeout.unwrap_or(questions::DEFAULT_WITHIN),

@@ -51,6 +51,8 @@ pub(super) struct Shared {
     pub(super) timeout: Option<Duration>,
     pub(super) connect_timeout: Duration,
     pub(super) stateless: bool,
+    /// Whether the server's tools are deferred (tool search).
+    pub(super) defer_tools: bool,
     pub(super) handler: Handler,
     pub(super) live: Mutex<Option<Live>>,
     pub(super) generations: AtomicU64,

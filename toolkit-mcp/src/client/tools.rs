@@ -113,7 +113,8 @@ impl Shared {
         let original = text("name").unwrap_or_default().to_owned();
         let mut builder = ToolDef::builder(names::tool_name(&self.prefix, &original))
             .description(text("description").unwrap_or_default())
-            .source(format!("MCP server `{}`, tool `{original}`", self.name));
+            .source(format!("MCP server `{}`, tool `{original}`", self.name))
+            .deferred(self.defer_tools);
         if let Some(schema) = raw.get("inputSchema") {
             builder = builder.input_schema(schema.clone());
         }
