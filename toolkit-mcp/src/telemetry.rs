@@ -68,6 +68,12 @@ pub const SERVER_SPAN: &str = "mcp.server";
 /// The static name of a client's span.
 pub const CLIENT_SPAN: &str = "mcp.client";
 
+/// The static name of the span of a client's opening of a connection: the
+/// handshake, with the probe of the server's revision when the client
+/// finds it itself. It records `mcp.protocol.version` agreed, or on
+/// failure `error.type` (`unreachable`, `incompatible`).
+pub const CONNECT_SPAN: &str = "mcp.client.connect";
+
 /// Whether this build carries W3C trace context in `params._meta` (the
 /// crate's `opentelemetry` feature).
 pub const PROPAGATES: bool = cfg!(feature = "opentelemetry");
@@ -417,6 +423,34 @@ pub(crate) fn record_answer(span: &Span, answer: &Result<ServerResult, rmcp::Ser
         Ok(_) => {}
         Err(error) => record_failure(span, error),
     }
+}
+
+/// The span of opening a connection to a server.
+#[cfg(feature = "client")]
+pub(crate) fn connect_span(peer: &Peer) -> Span {
+    tracing::info_span!(
+        target: "toolkit_mcp::telemetry",
+        "mcp.client.connect",
+        "otel.kind" = "client",
+        "otel.status_code" = Empty,
+        "mcp.protocol.version" = Empty,
+        "network.transport" = peer.transport.name(),
+        "network.protocol.name" = peer.transport.protocol(),
+        "server.address" = peer.address.as_ref().map(|(host, _)| host.as_str()),
+        "server.port" = peer.address.as_ref().map(|(_, port)| *port),
+        "error.type" = Empty,
+    )
+}
+
+/// Records why a connection could not be opened.
+#[cfg(feature = "client")]
+pub(crate) fn record_connect_failure(span: &Span, kind: crate::ClientErrorKind) {
+    let kind = match kind {
+        crate::ClientErrorKind::Unreachable => "unreachable",
+        crate::ClientErrorKind::Incompatible => "incompatible",
+        _ => "other",
+    };
+    record_abandoned(span, kind);
 }
 
 /// Records why a request the client sent got no answer.

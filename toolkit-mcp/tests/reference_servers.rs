@@ -323,6 +323,8 @@ async fn everything_over_stdio() {
     .connect()
     .await
     .expect("server-everything starts");
+    // A 2025-11-25 server: `server/discover` refused, a session opened.
+    assert_eq!(stdio.revision().await.as_deref(), Some("2025-11-25"));
     everything(&stdio).await;
     stdio.close().await;
 }
@@ -354,11 +356,27 @@ async fn everything_over_http() {
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    let http = McpClient::http("everything", format!("http://127.0.0.1:{port}/mcp"))
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let http = McpClient::http("everything", &url)
         .connect()
         .await
         .expect("server-everything over HTTP");
+    // A 2025-11-25 server: `server/discover` answered with a `4xx`, a
+    // session opened.
+    assert_eq!(http.revision().await.as_deref(), Some("2025-11-25"));
     everything(&http).await;
+    // Told to speak 2026-07-28, the client does not fall back, and says
+    // the server answered but cannot be spoken to.
+    let modern = McpClient::http("everything", &url)
+        .stateless(true)
+        .connect()
+        .await
+        .expect_err("a 2025-11-25 server");
+    assert_eq!(
+        modern.kind(),
+        toolkit_mcp::ClientErrorKind::Incompatible,
+        "{modern}"
+    );
     http.close().await;
     let _ = node.kill().await;
 }

@@ -127,7 +127,9 @@ async fn both_ends_over_http(recorder: &Recorder) {
     let address = listener.local_addr().expect("an address");
     let app = server().router(&HttpOptions::new());
     tokio::spawn(async move { axum::serve(listener, app).await });
+    // A session, whose id the server's span records.
     let client = McpClient::http("remote", format!("http://{address}/mcp"))
+        .stateless(false)
         .connect()
         .await
         .expect("connected");

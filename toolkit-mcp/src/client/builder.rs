@@ -36,7 +36,7 @@ pub struct McpClientBuilder {
     target: Target,
     timeout: Option<Duration>,
     connect_timeout: Duration,
-    stateless: bool,
+    stateless: Option<bool>,
     asker: Option<questions::HostAsker>,
 }
 
@@ -48,7 +48,7 @@ impl McpClientBuilder {
             target,
             timeout: None,
             connect_timeout: Duration::from_secs(60),
-            stateless: false,
+            stateless: None,
             asker: None,
         }
     }
@@ -170,12 +170,25 @@ impl McpClientBuilder {
         self
     }
 
-    /// Speaks revision 2026-07-28 without sessions (`server/discover`, then
-    /// every request on its own), for servers that have it: any replica
-    /// behind a load balancer may answer each request. By default the
-    /// client opens a session with `initialize`, which every server takes.
+    /// Chooses the revision instead of finding it: `true` speaks 2026-07-28
+    /// without sessions (`server/discover`, then every request on its own,
+    /// so that any replica behind a load balancer may answer each), `false`
+    /// opens a 2025-11-25 session with `initialize`, even with a server
+    /// that speaks 2026-07-28 too.
+    ///
+    /// Unless set, the client finds the revision itself when it first
+    /// connects: it asks `server/discover`, and opens a session with
+    /// `initialize` when the server answers as only a 2025-11-25 (or older)
+    /// server does, a JSON-RPC error that is not a 2026-07-28 refusal (over
+    /// HTTP, a `4xx`), or over stdio silence for ten seconds. A server that
+    /// cannot be reached or fails mid-way is an error of kind
+    /// [`Unreachable`](crate::ClientErrorKind::Unreachable), never taken
+    /// for an old one. What it learned (the server's era) is kept for the
+    /// client's life, across restarts of the server's process and
+    /// reconnections, and dropped to probe again when the server stops
+    /// answering as that era does.
     pub fn stateless(mut self, stateless: bool) -> Self {
-        self.stateless = stateless;
+        self.stateless = Some(stateless);
         self
     }
 
@@ -205,6 +218,7 @@ impl McpClientBuilder {
             timeout: self.timeout,
             connect_timeout: self.connect_timeout,
             stateless: self.stateless,
+            era: StdMutex::new(None),
             handler: Handler::answering(self.asker.map(|asker| questions::Questions {
                 asker: asker.0,
                 within: self.timeout.unwrap_or(questions::DEFAULT_WITHIN),

@@ -7,14 +7,16 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex as StdMutex, PoisonError};
 use std::time::Duration;
 
-use rmcp::model::{ProtocolVersion, ServerNotification, SubscriptionFilter};
-use rmcp::service::{ClientLifecycleMode, ClientServiceExt, Peer, RoleClient, RunningService};
+use rmcp::model::{ErrorCode, ProtocolVersion, ServerNotification, SubscriptionFilter};
+use rmcp::service::{
+    ClientInitializeError, ClientLifecycleMode, ClientServiceExt, Peer, RoleClient, RunningService,
+};
 use rmcp::transport::TokioChildProcess;
 use serde_json::Value;
 use tokio::sync::{Mutex, watch};
 use tokio_util::sync::CancellationToken;
 
-use super::error::ClientError;
+use super::error::{ClientError, ClientErrorKind};
 use super::handler::Handler;
 #[cfg(feature = "http-client")]
 use super::http::HttpAccess;
@@ -30,6 +32,67 @@ pub(super) enum Offer {
 }
 
 pub(super) type Running = RunningService<RoleClient, Handler>;
+
+/// Which of MCP's two eras a server speaks, learned from how it answered
+/// the opening of a connection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Era {
+    /// 2026-07-28: `server/discover`, then every request on its own.
+    Modern,
+    /// 2025-11-25 and before: a session opened with `initialize`.
+    Legacy,
+}
+
+impl Era {
+    fn lifecycle(self) -> ClientLifecycleMode {
+        match self {
+            Self::Modern => ClientLifecycleMode::Discover {
+                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+            },
+            Self::Legacy => ClientLifecycleMode::Initialize,
+        }
+    }
+
+    /// The era a running connection speaks.
+    fn of(running: &Running) -> Self {
+        match running.peer().peer_info() {
+            Some(info) if !info.protocol_version.has_initialize() => Self::Modern,
+            _ => Self::Legacy,
+        }
+    }
+}
+
+/// Whether a failed `server/discover` was answered as only a legacy server
+/// answers it: with a complete JSON-RPC error (on HTTP, rmcp's transport
+/// makes one of a `4xx` that has none) that is not one of the errors a
+/// modern server refuses a request with, or with a result that is not a
+/// `DiscoverResult` (some answer any method they do not know with an empty
+/// result), which a modern server, bound to implement `server/discover`,
+/// never gives. A transport failure, a closed connection, a `5xx` or
+/// silence is not an answer, and says nothing of the era.
+fn answered_as_legacy(error: &ClientInitializeError) -> bool {
+    match error {
+        ClientInitializeError::JsonRpcError(data) => !matches!(
+            data.code,
+            ErrorCode::UNSUPPORTED_PROTOCOL_VERSION
+                | ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY
+                | ErrorCode::HEADER_MISMATCH
+        ),
+        ClientInitializeError::ExpectedInitResult(Some(_)) => true,
+        _ => false,
+    }
+}
+
+/// What kind of failure a handshake's is.
+fn kind_of(error: &ClientInitializeError) -> ClientErrorKind {
+    match error {
+        ClientInitializeError::ConnectionClosed(_)
+        | ClientInitializeError::TransportError { .. }
+        | ClientInitializeError::Cancelled => ClientErrorKind::Unreachable,
+        ClientInitializeError::LegacyFallbackFailed { fallback, .. } => kind_of(fallback),
+        _ => ClientErrorKind::Incompatible,
+    }
+}
 
 /// A running connection, numbered so that a call which saw it fail drops
 /// that one and not a newer one another call opened meanwhile.
@@ -50,7 +113,12 @@ pub(super) struct Shared {
     pub(super) target: Target,
     pub(super) timeout: Option<Duration>,
     pub(super) connect_timeout: Duration,
-    pub(super) stateless: bool,
+    /// The host's choice of era (`.stateless(..)`), if it made one.
+    pub(super) stateless: Option<bool>,
+    /// The era the server spoke at the last opening, kept for the client's
+    /// life (across restarts and reconnections) and probed again only when
+    /// the server stops answering as that era does.
+    pub(super) era: StdMutex<Option<Era>>,
     pub(super) handler: Handler,
     pub(super) live: Mutex<Option<Live>>,
     pub(super) generations: AtomicU64,
@@ -101,6 +169,7 @@ impl Shared {
                     "no answer within {} s of starting",
                     self.connect_timeout.as_secs()
                 ))
+                .kind_of(ClientErrorKind::Unreachable)
             })??;
         let peer = running.peer().clone();
         self.listen_for_changes(&peer);
@@ -115,17 +184,137 @@ impl Shared {
         Ok((peer, generation))
     }
 
-    /// Starts the server (or reaches it) and makes the handshake.
+    /// The era learned last, if any.
+    fn era(&self) -> std::sync::MutexGuard<'_, Option<Era>> {
+        self.era.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Starts the server (or reaches it) and makes the handshake of the
+    /// era the host chose, else of the era learned before, else of the one
+    /// a probe finds. A server that no longer answers as the era learned
+    /// before is probed again.
     async fn start(&self) -> Result<Running, ClientError> {
-        let lifecycle = if self.stateless {
-            ClientLifecycleMode::Discover {
-                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+        let span = telemetry::connect_span(&self.traced);
+        let started = async {
+            let era = match self.stateless {
+                Some(true) => Some(Era::Modern),
+                Some(false) => Some(Era::Legacy),
+                None => *self.era(),
+            };
+            let Some(era) = era else {
+                return self.probe().await;
+            };
+            match self.open(era.lifecycle()).await? {
+                Ok(running) => Ok(running),
+                // Refused as only a server of the other era refuses: it was
+                // replaced, or its configuration changed.
+                Err(error)
+                    if self.stateless.is_none()
+                        && match era {
+                            Era::Modern => answered_as_legacy(&error),
+                            Era::Legacy => matches!(error, ClientInitializeError::JsonRpcError(_)),
+                        } =>
+                {
+                    tracing::debug!(
+                        server = %self.name,
+                        ?era,
+                        %error,
+                        "the server no longer answers as the era it spoke; probing again"
+                    );
+                    *self.era() = None;
+                    self.probe().await
+                }
+                Err(error) => Err(self.handshake_failed(error)),
             }
-        } else {
-            ClientLifecycleMode::Initialize
         };
+        let started = tracing::Instrument::instrument(started, span.clone()).await;
+        match &started {
+            Ok(running) => {
+                if let Some(info) = running.peer().peer_info() {
+                    telemetry::record_version(&span, info.protocol_version.as_str());
+                }
+            }
+            Err(error) => telemetry::record_connect_failure(&span, error.kind()),
+        }
+        started
+    }
+
+    /// Finds the server's era and opens the connection in it: asks
+    /// `server/discover` (2026-07-28), and opens a session with
+    /// `initialize` when the server answers the way only a 2025-11-25 (or
+    /// older) server does. Over stdio one process is asked both, as rmcp's
+    /// `Auto` lifecycle does: a complete JSON-RPC error that is not a
+    /// modern refusal, or silence past its ten seconds, is the old era;
+    /// over HTTP the opening is made again on a new transport, only after
+    /// an answer (a `4xx` or a JSON-RPC error), never after silence or a
+    /// failed connection.
+    async fn probe(&self) -> Result<Running, ClientError> {
+        let running = match &self.target {
+            Target::Command { .. } => {
+                let auto = ClientLifecycleMode::Auto {
+                    preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+                    legacy_version: None,
+                };
+                match self.open(auto).await? {
+                    Ok(running) => running,
+                    // rmcp's probe falls back on errors only; an answer that
+                    // is a result of another kind says the same, and the
+                    // process that gave it is left for a new one.
+                    Err(discover @ ClientInitializeError::ExpectedInitResult(Some(_))) => {
+                        self.fall_back(discover).await?
+                    }
+                    Err(error) => return Err(self.handshake_failed(error)),
+                }
+            }
+            #[cfg(feature = "http-client")]
+            Target::Http { .. } => match self.open(Era::Modern.lifecycle()).await? {
+                Ok(running) => running,
+                Err(discover) if answered_as_legacy(&discover) => self.fall_back(discover).await?,
+                Err(error) => return Err(self.handshake_failed(error)),
+            },
+        };
+        *self.era() = Some(Era::of(&running));
+        Ok(running)
+    }
+
+    /// Opens a 2025-11-25 session after `server/discover` was answered as
+    /// only an older server answers it.
+    async fn fall_back(&self, discover: ClientInitializeError) -> Result<Running, ClientError> {
+        tracing::debug!(
+            server = %self.name,
+            answer = %discover,
+            "server/discover answered as by a 2025-11-25 server; opening a session"
+        );
+        self.open(Era::Legacy.lifecycle())
+            .await?
+            .map_err(|fallback| {
+                self.handshake_failed(ClientInitializeError::LegacyFallbackFailed {
+                    discover: Box::new(discover),
+                    fallback: Box::new(fallback),
+                })
+            })
+    }
+
+    /// A failed handshake as this server's error, of its kind.
+    fn handshake_failed(&self, error: ClientInitializeError) -> ClientError {
+        let kind = kind_of(&error);
+        let told = match &error {
+            ClientInitializeError::LegacyFallbackFailed { discover, fallback } => format!(
+                "the handshake failed: server/discover: {discover}; then initialize: {fallback}"
+            ),
+            _ => format!("the handshake failed: {error}"),
+        };
+        self.error(told).kind_of(kind)
+    }
+
+    /// Starts the server (or reaches it) and makes the handshake `lifecycle`
+    /// says; the outer error is a server that could not be started.
+    async fn open(
+        &self,
+        lifecycle: ClientLifecycleMode,
+    ) -> Result<Result<Running, ClientInitializeError>, ClientError> {
         let handler = self.handler.clone();
-        let started = match &self.target {
+        Ok(match &self.target {
             Target::Command {
                 program,
                 args,
@@ -145,6 +334,7 @@ impl Shared {
                             "cannot start {}: {error}",
                             program.to_string_lossy()
                         ))
+                        .kind_of(ClientErrorKind::Unreachable)
                     })?;
                 handler.serve_with_lifecycle(transport, lifecycle).await
             }
@@ -158,8 +348,7 @@ impl Shared {
                     .serve_with_lifecycle(access.transport(url), lifecycle)
                     .await
             }
-        };
-        started.map_err(|error| self.error(format!("the handshake failed: {error}")))
+        })
     }
 
     /// On revision 2026-07-28 a client hears of list changes only on a
