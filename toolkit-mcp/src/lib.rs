@@ -131,9 +131,9 @@ pub mod telemetry;
 pub use client::{AddressClass, AddressPolicy, Authorizer, Authorizing, EndpointRefused, OAuth};
 #[cfg(feature = "client")]
 pub use client::{
-    ClientError, ClientErrorKind, FilledMessage, FilledPrompt, ListedArgument, ListedPrompt,
-    ListedTemplate, McpClient, McpClientBuilder, Refused, STRUCTURED_CONTENT, Synced,
-    UNSHOWN_CONTENT,
+    ClientError, ClientErrorKind, FilledMessage, FilledPrompt, Held, HeldReason, ListedArgument,
+    ListedPrompt, ListedTemplate, McpClient, McpClientBuilder, Refused, STRUCTURED_CONTENT, Synced,
+    ToolPart, UNSHOWN_CONTENT,
 };
 #[cfg(any(feature = "client", feature = "server"))]
 pub use role::Role;

@@ -19,6 +19,7 @@ use super::error::ClientError;
 use super::handler::Handler;
 #[cfg(feature = "http-client")]
 use super::http::HttpAccess;
+use super::pins::Pins;
 #[cfg(feature = "http-client")]
 use super::target::Given;
 use super::target::Target;
@@ -37,6 +38,7 @@ pub struct McpClientBuilder {
     timeout: Option<Duration>,
     connect_timeout: Duration,
     stateless: Option<bool>,
+    pins: Option<PathBuf>,
     asker: Option<questions::HostAsker>,
 }
 
@@ -49,6 +51,7 @@ impl McpClientBuilder {
             timeout: None,
             connect_timeout: Duration::from_secs(60),
             stateless: None,
+            pins: None,
             asker: None,
         }
     }
@@ -192,9 +195,61 @@ impl McpClientBuilder {
         self
     }
 
+    /// Pins the server's tools in the lock file at `path`, which the host
+    /// keeps (in its repository, beside its configuration): a fingerprint
+    /// of each tool's name, description, input and output schemas and
+    /// annotations, under the server's name (the one given to
+    /// [`McpClient::command`] or [`McpClient::http`]), so that one file can
+    /// pin several servers.
+    ///
+    /// The first listing of a server the file holds nothing for is pinned
+    /// as it is, and written (trust on first use). From then on a tool that
+    /// is new, or whose fingerprint differs from the pinned one, is held
+    /// back: never handed to a registry, and reported in
+    /// [`Synced::held`](crate::Synced::held) with the reason (new, or the
+    /// parts that changed), until [`McpClient::pin`] pins the server's list
+    /// again. A tool the server drops is simply gone. A lock file that
+    /// cannot be read, or is of another format, makes
+    /// [`connect`](Self::connect) fail; the file is never written in part
+    /// (a new one is written beside it and renamed over it).
+    ///
+    /// The file is JSON, `"format": "toolkit-mcp.pins"`, `"version": 1`,
+    /// then `"servers"` → server name → `"tools"` → tool name →
+    /// `"fingerprint"` (`sha256:` and 64 hex digits) and `"parts"` (the same
+    /// for each part, by its MCP key). A fingerprint is SHA-256 over the
+    /// canonical JSON (keys sorted by UTF-16 code units, no spaces) of
+    /// the five parts, an absent part counted as `null`.
+    ///
+    /// ```no_run
+    /// use toolkit_mcp::McpClient;
+    ///
+    /// # async fn run(registry: std::sync::Arc<toolkit_core::Registry>) -> Result<(), toolkit_mcp::ClientError> {
+    /// let files = McpClient::command("fs", "mcp-server-filesystem", ["/srv/notes"])
+    ///     .pinned("mcp-tools.lock")
+    ///     .connect()
+    ///     .await?;
+    /// let synced = files.attach(&registry).await?;
+    /// for held in &synced.held {
+    ///     eprintln!("`{}` held back: {}", held.original, held.reason);
+    /// }
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn pinned(mut self, path: impl Into<PathBuf>) -> Self {
+        self.pins = Some(path.into());
+        self
+    }
+
     /// Starts (or reaches) the server and opens the connection.
     pub async fn connect(self) -> Result<McpClient, ClientError> {
         let prefix = self.prefix.unwrap_or_else(|| names::prefix(&self.name));
+        let pins = match self.pins {
+            Some(path) => Some(
+                Pins::load(path, &self.name)
+                    .map_err(|error| ClientError::new(&self.name, error))?,
+            ),
+            None => None,
+        };
         #[cfg(feature = "http-client")]
         let http = match &self.target {
             Target::Http { url, access } => Some(
@@ -227,6 +282,10 @@ impl McpClientBuilder {
             generations: AtomicU64::new(0),
             known: StdMutex::new(HashMap::new()),
             synced: watch::Sender::new(Synced::default()),
+            pins,
+            attached: StdMutex::new(None),
+            listing: StdMutex::new(None),
+            listening: StdMutex::new(None),
             closed: CancellationToken::new(),
         });
         shared.peer().await?;

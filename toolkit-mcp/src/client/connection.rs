@@ -4,8 +4,8 @@
 use std::collections::HashMap;
 use std::process::Stdio;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex as StdMutex, PoisonError};
-use std::time::Duration;
+use std::sync::{Mutex as StdMutex, PoisonError, Weak};
+use std::time::{Duration, Instant};
 
 use rmcp::model::{ErrorCode, ProtocolVersion, ServerNotification, SubscriptionFilter};
 use rmcp::service::{
@@ -15,11 +15,13 @@ use rmcp::transport::TokioChildProcess;
 use serde_json::Value;
 use tokio::sync::{Mutex, watch};
 use tokio_util::sync::CancellationToken;
+use toolkit_core::Registry;
 
 use super::error::{ClientError, ClientErrorKind};
 use super::handler::Handler;
 #[cfg(feature = "http-client")]
 use super::http::HttpAccess;
+use super::pins::Pins;
 use super::synced::Synced;
 use super::target::Target;
 use crate::telemetry;
@@ -94,6 +96,17 @@ fn kind_of(error: &ClientInitializeError) -> ClientErrorKind {
     }
 }
 
+/// A tool list kept: the server's tools by our name, as it described them,
+/// and until when it may be used.
+pub(super) struct Listing {
+    pub(super) tools: Vec<(String, Value)>,
+    pub(super) fresh_until: Instant,
+    /// The connection it was listed on, and the count of list changes
+    /// then: another connection, or a change since, makes it stale.
+    pub(super) generation: u64,
+    pub(super) changes: u64,
+}
+
 /// A running connection, numbered so that a call which saw it fail drops
 /// that one and not a newer one another call opened meanwhile.
 pub(super) struct Live {
@@ -127,6 +140,14 @@ pub(super) struct Shared {
     pub(super) known: StdMutex<HashMap<String, Value>>,
     /// What the latest sync did.
     pub(super) synced: watch::Sender<Synced>,
+    /// The tools pinned, when the host keeps a lock file.
+    pub(super) pins: Option<Pins>,
+    /// The registry the tools follow (`watch`), if any.
+    pub(super) attached: StdMutex<Option<Weak<Registry>>>,
+    /// The task holding the 2026-07-28 `subscriptions/listen` request open.
+    pub(super) listening: StdMutex<Option<tokio::task::JoinHandle<()>>>,
+    /// The tool list kept while the server says it is fresh (`ttlMs`).
+    pub(super) listing: StdMutex<Option<Listing>>,
     pub(super) closed: CancellationToken,
 }
 
@@ -172,14 +193,14 @@ impl Shared {
                 .kind_of(ClientErrorKind::Unreachable)
             })??;
         let peer = running.peer().clone();
-        self.listen_for_changes(&peer);
+        self.listen_for_changes(&peer).await;
         *live = Some(Live {
             running,
             generation,
         });
         if generation > 0 {
             // A server started again may have other tools.
-            self.handler.list_changed.notify_one();
+            self.handler.tools_changed();
         }
         Ok((peer, generation))
     }
@@ -353,7 +374,9 @@ impl Shared {
 
     /// On revision 2026-07-28 a client hears of list changes only on a
     /// `subscriptions/listen` request it holds open.
-    fn listen_for_changes(&self, peer: &Peer<RoleClient>) {
+    /// The subscription is acknowledged before the connection is used, so
+    /// that no change made after the first listing is missed.
+    async fn listen_for_changes(&self, peer: &Peer<RoleClient>) {
         let Some(info) = peer.peer_info() else { return };
         let announces = info
             .capabilities
@@ -364,22 +387,53 @@ impl Shared {
         if info.protocol_version.has_initialize() || !announces {
             return;
         }
-        let peer = peer.clone();
-        let changed = Arc::clone(&self.handler.list_changed);
-        tokio::spawn(async move {
-            let filter = SubscriptionFilter::builder().tools_list_changed().build();
-            let Ok(mut subscription) = peer.listen(filter).await else {
+        let filter = SubscriptionFilter::builder().tools_list_changed().build();
+        let mut subscription = match tokio::time::timeout(self.connect_timeout, peer.listen(filter))
+            .await
+        {
+            Ok(Ok(subscription)) => subscription,
+            Ok(Err(error)) => {
+                tracing::warn!(
+                    server = %self.name,
+                    %error,
+                    "subscriptions/listen was refused; changes of the tool list are not followed"
+                );
                 return;
-            };
-            while let Ok(Some(notification)) = subscription.next().await {
-                if matches!(
-                    notification,
-                    ServerNotification::ToolListChangedNotification(_)
-                ) {
-                    changed.notify_one();
+            }
+            Err(_) => {
+                tracing::warn!(
+                    server = %self.name,
+                    "subscriptions/listen was not acknowledged in time; changes of the tool list are not followed"
+                );
+                return;
+            }
+        };
+        let handler = self.handler.clone();
+        let closed = self.closed.clone();
+        let task = tokio::spawn(async move {
+            loop {
+                tokio::select! {
+                    // Told to the server, which otherwise holds the request
+                    // open: a server on stdio would not end when its input
+                    // does, and the client's close would wait for it.
+                    () = closed.cancelled() => {
+                        let _ = subscription.cancel().await;
+                        return;
+                    }
+                    next = subscription.next() => match next {
+                        Ok(Some(ServerNotification::ToolListChangedNotification(_))) => {
+                            handler.tools_changed();
+                        }
+                        Ok(Some(_)) => {}
+                        _ => return,
+                    },
                 }
             }
         });
+        *self
+            .listening
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some(task);
     }
 
     /// Drops connection `generation` if it is still the live one.
@@ -421,6 +475,15 @@ impl Shared {
     /// Ends the connection, and the following of list changes.
     pub(super) async fn close(&self) {
         self.closed.cancel();
+        let listening = self
+            .listening
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        if let Some(listening) = listening {
+            // The subscription's end told before the connection ends.
+            let _ = tokio::time::timeout(Duration::from_secs(1), listening).await;
+        }
         if let Some(live) = self.live.lock().await.take() {
             let _ = live.running.cancel().await;
         }

@@ -20,6 +20,7 @@ mod handler;
 mod http;
 mod names;
 mod offers;
+mod pins;
 mod questions;
 mod requests;
 mod synced;
@@ -38,6 +39,7 @@ use self::connection::Shared;
 pub use self::content::{STRUCTURED_CONTENT, UNSHOWN_CONTENT};
 pub use self::error::{ClientError, ClientErrorKind};
 pub use self::offers::{FilledMessage, FilledPrompt, ListedArgument, ListedPrompt, ListedTemplate};
+pub use self::pins::{Held, HeldReason, ToolPart};
 pub use self::synced::{Refused, Synced};
 
 /// A connection to an MCP server, whose tools become tools of a
