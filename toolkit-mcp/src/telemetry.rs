@@ -292,8 +292,8 @@ fn session_id(_context: &RequestContext<RoleServer>) -> Option<String> {
     None
 }
 
-/// Records the revision an `initialize` agreed on.
-#[cfg(feature = "server")]
+/// Records the revision an `initialize` (or a client's opening) agreed on.
+#[cfg(any(feature = "client", feature = "server"))]
 pub(crate) fn record_version(span: &Span, version: &str) {
     span.record(attr::PROTOCOL_VERSION, version);
 }
