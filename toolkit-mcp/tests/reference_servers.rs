@@ -8,13 +8,17 @@
 //! them); the test fails when they are missing, unless
 //! `TOOLKIT_SKIP_MCP_TESTS=1`.
 
+mod support;
+
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use toolkit_core::{Block, Cancellation, Progress, ProgressSink, Provider, Registry, ToolCall};
+use toolkit_core::{
+    Block, Cancellation, Progress, ProgressSink, Provider, Registry, ToolCall, ToolDef,
+};
 use toolkit_mcp::{McpClient, UNSHOWN_CONTENT};
 use toolkit_tests::runner::{self, Test};
 
@@ -381,6 +385,59 @@ async fn everything_over_http() {
     let _ = node.kill().await;
 }
 
+/// A server replaced by one of the other era between two runs of its
+/// command: our server (2026-07-28) first, then, once a marker file
+/// exists, server-everything (2025-11-25). After ours crashes, the client's
+/// `server/discover` to the new process is refused, so it drops the era it
+/// had learned, probes again and opens a session; calls reach the new
+/// server.
+async fn era_probed_again() {
+    let everything_js = module("@modelcontextprotocol/server-everything/dist/index.js");
+    let folder = std::env::temp_dir().join(format!("toolkit-mcp-swap-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&folder);
+    std::fs::create_dir_all(&folder).expect("a temporary folder");
+    let marker = folder.join("legacy");
+    let me = std::env::current_exe().expect("the test's own path");
+    let script = format!(
+        "if [ -e '{}' ]; then exec node '{}' stdio; else exec '{}'; fi",
+        marker.display(),
+        everything_js.display(),
+        me.display()
+    );
+    let client = McpClient::command("swap", "sh", ["-c", script.as_str()])
+        .env("TOOLKIT_MCP_TEST_SERVE", "1")
+        .connect()
+        .await
+        .expect("our server starts");
+    assert_eq!(client.revision().await.as_deref(), Some("2026-07-28"));
+    let registry = Registry::builder()
+        .tools(client.tools().await.expect("our tools"))
+        .build()
+        .expect("a registry");
+    std::fs::write(&marker, "").expect("the marker");
+    let crashed = registry.call("swap_crash", "{}").await.result;
+    assert!(crashed.is_error(), "{crashed:?}");
+    let tools = client.tools().await.expect("the new server's tools");
+    assert_eq!(client.revision().await.as_deref(), Some("2025-11-25"));
+    assert!(
+        tools
+            .iter()
+            .any(|tool| tool.name() == "swap_get-tiny-image"),
+        "{:?}",
+        tools.iter().map(ToolDef::name).collect::<Vec<_>>()
+    );
+    let registry = Registry::builder()
+        .tools(tools)
+        .build()
+        .expect("a registry");
+    assert_eq!(
+        text(&registry, "swap_echo", json!({"message": "again"})).await,
+        "Echo: again"
+    );
+    client.close().await;
+    let _ = std::fs::remove_dir_all(&folder);
+}
+
 /// The scenarios on a runtime each (multi-threaded, as a host's): a failed
 /// scenario's children and connections end with it.
 fn block_on(future: impl std::future::Future<Output = ()>) {
@@ -390,6 +447,9 @@ fn block_on(future: impl std::future::Future<Output = ()>) {
 }
 
 fn main() -> ExitCode {
+    if support::serve_if_asked() {
+        return ExitCode::SUCCESS;
+    }
     const SKIP: &str = "TOOLKIT_SKIP_MCP_TESTS";
     runner::run(vec![
         Test::new(
@@ -399,5 +459,6 @@ fn main() -> ExitCode {
         .skip_when(SKIP),
         Test::new("everything_over_http", || block_on(everything_over_http())).skip_when(SKIP),
         Test::new("filesystem", || block_on(filesystem())).skip_when(SKIP),
+        Test::new("era_probed_again", || block_on(era_probed_again())).skip_when(SKIP),
     ])
 }

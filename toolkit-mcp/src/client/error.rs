@@ -82,7 +82,9 @@ pub enum ClientErrorKind {
     /// its process could not start or exited, its connection failed or
     /// broke, an HTTP status said it is unwell (`5xx`, `429`), or no
     /// answer came in time. Nothing was learned of the server, and the
-    /// revision it speaks is not guessed from it.
+    /// revision it speaks is not guessed from it. (An HTTP request refused
+    /// for want of authorization, which the transport reports as its own
+    /// failure, is of this kind too.)
     Unreachable,
     /// The server answered the opening handshake but cannot be spoken
     /// to: no revision both sides speak, or it refused both
