@@ -3,7 +3,9 @@
 //!
 //! Every request the server handles runs in a span of kind server, static
 //! name `mcp.server`; every request an [`McpClient`](crate::McpClient)
-//! sends runs in one of kind client, static name `mcp.client`. Both carry
+//! sends runs in one of kind client, static name `mcp.client`, and its
+//! opening of a connection (the handshake, with the probe of the server's
+//! revision) in one of static name `mcp.client.connect`. Both carry
 //! the conventions' name in `otel.name`: `{mcp.method.name} {target}`, the
 //! target being the tool's or the prompt's name (`tools/call get_weather`,
 //! `prompts/get greet`), the method alone otherwise (`tools/list`). The
