@@ -5,8 +5,8 @@
 //! name `mcp.server`; every request an [`McpClient`](crate::McpClient)
 //! sends runs in one of kind client, static name `mcp.client`, and its
 //! opening of a connection (the handshake, with the probe of the server's
-//! revision) in one of static name `mcp.client.connect`. Both carry
-//! the conventions' name in `otel.name`: `{mcp.method.name} {target}`, the
+//! revision) in one of static name `mcp.client.connect`. The request
+//! spans carry the conventions' name in `otel.name`: `{mcp.method.name} {target}`, the
 //! target being the tool's or the prompt's name (`tools/call get_weather`,
 //! `prompts/get greet`), the method alone otherwise (`tools/list`). The
 //! registry's `execute_tool` span of a served call is a child of the
