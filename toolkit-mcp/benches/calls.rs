@@ -621,7 +621,9 @@ async fn our_client(subject: &mut Subject, transport: &str) -> Arc<Registry> {
     } else {
         toolkit_mcp::McpClient::http("bench", subject.start_http().await)
     };
-    let client = builder.connect().await.expect("connected");
+    // The revision the figures have always been taken in: a 2025-11-25
+    // session, not the one the client would find.
+    let client = builder.stateless(false).connect().await.expect("connected");
     let registry = Arc::new(Registry::builder().build().expect("empty"));
     let attached = client.attach(&registry).await.expect("listed");
     assert_eq!(attached.added, ["bench_echo"], "{:?}", attached.refused);

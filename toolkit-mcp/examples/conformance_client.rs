@@ -5,11 +5,13 @@
 //!
 //! ```text
 //! cargo run -q -p toolkit-mcp --example conformance_client -- http://127.0.0.1:8080/mcp
-//! cargo run -q -p toolkit-mcp --example conformance_client -- --stateless http://127.0.0.1:8080/mcp
 //! ```
 //!
-//! `--stateless` speaks revision 2026-07-28 (`server/discover`, no
-//! session) instead of opening a session with `initialize`.
+//! Given the URL alone, the client finds the revision the server speaks
+//! (`server/discover`, falling back to `initialize` for a 2025-11-25
+//! server), as any host's `McpClient` does. `--stateless` (2026-07-28
+//! without asking) and `--session` (a 2025-11-25 session) choose it
+//! instead, as `McpClientBuilder::stateless` does.
 //!
 //! `scripts/conformance` runs it through `conformance client --command`,
 //! which starts it once per scenario with the mock server's URL. Every
@@ -34,8 +36,7 @@ use serde_json::{Value, json};
 use toolkit_core::{Asker, Asking, ElicitAction, ElicitRequest, Elicited, Provider, Registry};
 use toolkit_mcp::{Authorizer, Authorizing, McpClient, OAuth};
 
-const USAGE: &str =
-    "usage: conformance_client [--stateless] URL   (the scenario in MCP_CONFORMANCE_SCENARIO)";
+const USAGE: &str = "usage: conformance_client [--stateless | --session] URL   (the scenario in MCP_CONFORMANCE_SCENARIO)";
 
 /// Accepts every question without filling anything in: the client then
 /// answers with the defaults the question's schema gives.
@@ -85,7 +86,7 @@ const CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadat
 
 async fn run(
     url: String,
-    stateless: bool,
+    stateless: Option<bool>,
     scenario: &str,
 ) -> Result<(), Box<dyn std::error::Error>> {
     // What the scenario gives the client: pre-registered credentials, the
@@ -94,9 +95,11 @@ async fn run(
         .ok()
         .and_then(|context| serde_json::from_str(&context).ok())
         .unwrap_or_default();
-    let mut builder = McpClient::http("conformance", url)
-        .prefix("")
-        .stateless(stateless)
+    let mut builder = McpClient::http("conformance", url).prefix("");
+    if let Some(stateless) = stateless {
+        builder = builder.stateless(stateless);
+    }
+    let mut builder = builder
         .asker(AcceptDefaults)
         .timeout(Duration::from_secs(20));
     if scenario.starts_with("auth/") {
@@ -229,11 +232,13 @@ async fn run(
 #[tokio::main]
 async fn main() -> ExitCode {
     let mut arguments: Vec<String> = std::env::args().skip(1).collect();
-    // 2026-07-28 (`server/discover`, no session) rather than `initialize`.
-    let stateless = arguments
-        .first()
-        .is_some_and(|first| first == "--stateless");
-    if stateless {
+    // The revision chosen rather than found.
+    let stateless = match arguments.first().map(String::as_str) {
+        Some("--stateless") => Some(true),
+        Some("--session") => Some(false),
+        _ => None,
+    };
+    if stateless.is_some() {
         arguments.remove(0);
     }
     let [url] = <[String; 1]>::try_from(arguments).unwrap_or_else(|_| {

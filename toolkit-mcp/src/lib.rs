@@ -90,12 +90,15 @@
 //! # Consuming
 //!
 //! [`McpClient`] connects to a server (a child process over stdio, or a
-//! Streamable HTTP endpoint) and turns its tools into run-time tools of a
-//! registry: names prefixed and cleaned to what every provider accepts,
+//! Streamable HTTP endpoint), finding the revision it speaks
+//! (`server/discover`, else a 2025-11-25 session), and turns its tools into
+//! run-time tools of a registry: names prefixed and cleaned to what every provider accepts,
 //! schemas checked like any tool's, calls forwarded with their
 //! cancellation and progress, results mapped to our blocks, a dead server
 //! restarted at the next call, list changes followed, and a tool the
-//! registry refuses reported in a [`Synced`] rather than dropped. Given an
+//! registry refuses reported in a [`Synced`] rather than dropped; with
+//! [pinned](McpClientBuilder::pinned) tools, a tool that changed or
+//! appeared is held back until the host pins it again. Given an
 //! asker ([`McpClientBuilder::asker`]), it answers the server's questions
 //! (elicitation, sampling) too. An HTTP server may be given a bearer token
 //! and headers ([`McpClientBuilder::bearer`], [`McpClientBuilder::header`]),
@@ -131,8 +134,9 @@ pub mod telemetry;
 pub use client::{AddressClass, AddressPolicy, Authorizer, Authorizing, EndpointRefused, OAuth};
 #[cfg(feature = "client")]
 pub use client::{
-    ClientError, FilledMessage, FilledPrompt, ListedArgument, ListedPrompt, ListedTemplate,
-    McpClient, McpClientBuilder, Refused, STRUCTURED_CONTENT, Synced, UNSHOWN_CONTENT,
+    ClientError, ClientErrorKind, FilledMessage, FilledPrompt, Held, HeldReason, ListedArgument,
+    ListedPrompt, ListedTemplate, McpClient, McpClientBuilder, Refused, STRUCTURED_CONTENT, Synced,
+    ToolPart, UNSHOWN_CONTENT,
 };
 #[cfg(any(feature = "client", feature = "server"))]
 pub use role::Role;

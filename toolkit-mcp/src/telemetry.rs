@@ -3,8 +3,10 @@
 //!
 //! Every request the server handles runs in a span of kind server, static
 //! name `mcp.server`; every request an [`McpClient`](crate::McpClient)
-//! sends runs in one of kind client, static name `mcp.client`. Both carry
-//! the conventions' name in `otel.name`: `{mcp.method.name} {target}`, the
+//! sends runs in one of kind client, static name `mcp.client`, and its
+//! opening of a connection (the handshake, with the probe of the server's
+//! revision) in one of static name `mcp.client.connect`. The request
+//! spans carry the conventions' name in `otel.name`: `{mcp.method.name} {target}`, the
 //! target being the tool's or the prompt's name (`tools/call get_weather`,
 //! `prompts/get greet`), the method alone otherwise (`tools/list`). The
 //! registry's `execute_tool` span of a served call is a child of the
@@ -67,6 +69,12 @@ pub const SERVER_SPAN: &str = "mcp.server";
 
 /// The static name of a client's span.
 pub const CLIENT_SPAN: &str = "mcp.client";
+
+/// The static name of the span of a client's opening of a connection: the
+/// handshake, with the probe of the server's revision when the client
+/// finds it itself. It records `mcp.protocol.version` agreed, or on
+/// failure `error.type` (`unreachable`, `incompatible`).
+pub const CONNECT_SPAN: &str = "mcp.client.connect";
 
 /// Whether this build carries W3C trace context in `params._meta` (the
 /// crate's `opentelemetry` feature).
@@ -286,8 +294,8 @@ fn session_id(_context: &RequestContext<RoleServer>) -> Option<String> {
     None
 }
 
-/// Records the revision an `initialize` agreed on.
-#[cfg(feature = "server")]
+/// Records the revision an `initialize` (or a client's opening) agreed on.
+#[cfg(any(feature = "client", feature = "server"))]
 pub(crate) fn record_version(span: &Span, version: &str) {
     span.record(attr::PROTOCOL_VERSION, version);
 }
@@ -417,6 +425,34 @@ pub(crate) fn record_answer(span: &Span, answer: &Result<ServerResult, rmcp::Ser
         Ok(_) => {}
         Err(error) => record_failure(span, error),
     }
+}
+
+/// The span of opening a connection to a server.
+#[cfg(feature = "client")]
+pub(crate) fn connect_span(peer: &Peer) -> Span {
+    tracing::info_span!(
+        target: "toolkit_mcp::telemetry",
+        "mcp.client.connect",
+        "otel.kind" = "client",
+        "otel.status_code" = Empty,
+        "mcp.protocol.version" = Empty,
+        "network.transport" = peer.transport.name(),
+        "network.protocol.name" = peer.transport.protocol(),
+        "server.address" = peer.address.as_ref().map(|(host, _)| host.as_str()),
+        "server.port" = peer.address.as_ref().map(|(_, port)| *port),
+        "error.type" = Empty,
+    )
+}
+
+/// Records why a connection could not be opened.
+#[cfg(feature = "client")]
+pub(crate) fn record_connect_failure(span: &Span, kind: crate::ClientErrorKind) {
+    let kind = match kind {
+        crate::ClientErrorKind::Unreachable => "unreachable",
+        crate::ClientErrorKind::Incompatible => "incompatible",
+        _ => "other",
+    };
+    record_abandoned(span, kind);
 }
 
 /// Records why a request the client sent got no answer.

@@ -277,11 +277,12 @@ async fn deferred() {
 /// Without an asker, the client lacks the capabilities: the tools' questions
 /// are refused, naming them.
 async fn questions() {
-    answered(ours_over_stdio("asks")).await;
+    answered(ours_over_stdio("asks").stateless(false)).await;
     let server = HttpServer::start(false);
     answered(McpClient::http("asks", &server.url).stateless(true)).await;
 
     let silent = ours_over_stdio("silent")
+        .stateless(false)
         .connect()
         .await
         .expect("connected");
@@ -464,13 +465,15 @@ async fn timeouts() {
     timeout(limited, "limited").await;
 }
 
-/// Our server over Streamable HTTP with a session.
+/// Our server over Streamable HTTP with a session, which the host chose.
 async fn over_http() {
     let server = HttpServer::start(false);
     let http = McpClient::http("web", &server.url)
+        .stateless(false)
         .connect()
         .await
         .expect("connected over HTTP");
+    assert_eq!(http.revision().await.as_deref(), Some("2025-11-25"));
     exercise(&http, "web").await;
     offers(&http).await;
     list_changes(&http, "web").await;
@@ -485,10 +488,95 @@ async fn over_stateless_http() {
         .connect()
         .await
         .expect("connected over stateless HTTP");
+    assert_eq!(stateless.revision().await.as_deref(), Some("2026-07-28"));
     exercise(&stateless, "web").await;
     offers(&stateless).await;
     list_changes(&stateless, "web").await;
     stateless.close().await;
+}
+
+/// Given the address alone, the client finds that our server speaks
+/// 2026-07-28, over stdio and over HTTP in both of the server's modes, and
+/// keeps speaking it after the server's process is started again.
+async fn revision_found() {
+    let stdio = ours_over_stdio("ours").connect().await.expect("connected");
+    assert_eq!(stdio.revision().await.as_deref(), Some("2026-07-28"));
+    restart(&stdio, "ours").await;
+    assert_eq!(stdio.revision().await.as_deref(), Some("2026-07-28"));
+    stdio.close().await;
+    assert_eq!(stdio.revision().await, None);
+    for stateless in [false, true] {
+        let server = HttpServer::start(stateless);
+        let http = McpClient::http("web", &server.url)
+            .connect()
+            .await
+            .expect("connected over HTTP");
+        assert_eq!(
+            http.revision().await.as_deref(),
+            Some("2026-07-28"),
+            "stateless server: {stateless}"
+        );
+        exercise(&http, "web").await;
+        http.close().await;
+    }
+}
+
+/// A server that cannot be reached, dies at once, never answers or
+/// answers `500` is an error of kind `Unreachable`, within the connect
+/// time limit: never taken for a 2025-11-25 server, never a hang.
+async fn unreachable_is_not_old() {
+    use toolkit_mcp::ClientErrorKind;
+    let limit = Duration::from_secs(2);
+    let closed = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .expect("a free port");
+    // An HTTP server that fails every request.
+    let failing = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("a free port");
+    let failing_url = format!("http://{}/mcp", failing.local_addr().expect("an address"));
+    let app = axum::Router::new().fallback(|| async {
+        (
+            axum::http::StatusCode::INTERNAL_SERVER_ERROR,
+            "the disk is full",
+        )
+    });
+    let serving = tokio::spawn(async move { axum::serve(failing, app).await });
+    let builders = [
+        (
+            "closed port",
+            McpClient::http("closed", format!("http://{closed}/mcp")),
+        ),
+        ("HTTP 500", McpClient::http("failing", &failing_url)),
+        (
+            "exits at once",
+            McpClient::command("exits", "true", Vec::<String>::new()),
+        ),
+        (
+            "no such program",
+            McpClient::command("nothing", "/nonexistent/mcp-server", Vec::<String>::new()),
+        ),
+        ("silent", McpClient::command("silent", "sleep", ["30"])),
+    ];
+    for (what, builder) in builders {
+        let started = Instant::now();
+        let error = builder
+            .connect_timeout(limit)
+            .connect()
+            .await
+            .expect_err(what);
+        assert_eq!(
+            error.kind(),
+            ClientErrorKind::Unreachable,
+            "{what}: {error}"
+        );
+        assert!(
+            started.elapsed() < limit + Duration::from_secs(2),
+            "{what}: {:?}",
+            started.elapsed()
+        );
+    }
+    serving.abort();
 }
 
 fn main() -> ExitCode {
@@ -504,5 +592,9 @@ fn main() -> ExitCode {
         Test::new("http_with_a_session", || block_on(over_http())),
         Test::new("http_without_offers", || block_on(no_offers())),
         Test::new("http_stateless", || block_on(over_stateless_http())),
+        Test::new("revision_found", || block_on(revision_found())),
+        Test::new("unreachable_is_not_old", || {
+            block_on(unreachable_is_not_old())
+        }),
     ])
 }

@@ -8,13 +8,17 @@
 //! them); the test fails when they are missing, unless
 //! `TOOLKIT_SKIP_MCP_TESTS=1`.
 
+mod support;
+
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use toolkit_core::{Block, Cancellation, Progress, ProgressSink, Provider, Registry, ToolCall};
+use toolkit_core::{
+    Block, Cancellation, Progress, ProgressSink, Provider, Registry, ToolCall, ToolDef,
+};
 use toolkit_mcp::{McpClient, UNSHOWN_CONTENT};
 use toolkit_tests::runner::{self, Test};
 
@@ -323,6 +327,8 @@ async fn everything_over_stdio() {
     .connect()
     .await
     .expect("server-everything starts");
+    // A 2025-11-25 server: `server/discover` refused, a session opened.
+    assert_eq!(stdio.revision().await.as_deref(), Some("2025-11-25"));
     everything(&stdio).await;
     stdio.close().await;
 }
@@ -354,13 +360,82 @@ async fn everything_over_http() {
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    let http = McpClient::http("everything", format!("http://127.0.0.1:{port}/mcp"))
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let http = McpClient::http("everything", &url)
         .connect()
         .await
         .expect("server-everything over HTTP");
+    // A 2025-11-25 server: `server/discover` answered with a `4xx`, a
+    // session opened.
+    assert_eq!(http.revision().await.as_deref(), Some("2025-11-25"));
     everything(&http).await;
+    // Told to speak 2026-07-28, the client does not fall back, and says
+    // the server answered but cannot be spoken to.
+    let modern = McpClient::http("everything", &url)
+        .stateless(true)
+        .connect()
+        .await
+        .expect_err("a 2025-11-25 server");
+    assert_eq!(
+        modern.kind(),
+        toolkit_mcp::ClientErrorKind::Incompatible,
+        "{modern}"
+    );
     http.close().await;
     let _ = node.kill().await;
+}
+
+/// A server replaced by one of the other era between two runs of its
+/// command: our server (2026-07-28) first, then, once a marker file
+/// exists, server-everything (2025-11-25). After ours crashes, the client's
+/// `server/discover` to the new process is refused, so it drops the era it
+/// had learned, probes again and opens a session; calls reach the new
+/// server.
+async fn era_probed_again() {
+    let everything_js = module("@modelcontextprotocol/server-everything/dist/index.js");
+    let folder = std::env::temp_dir().join(format!("toolkit-mcp-swap-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&folder);
+    std::fs::create_dir_all(&folder).expect("a temporary folder");
+    let marker = folder.join("legacy");
+    let me = std::env::current_exe().expect("the test's own path");
+    let script = format!(
+        "if [ -e '{}' ]; then exec node '{}' stdio; else exec '{}'; fi",
+        marker.display(),
+        everything_js.display(),
+        me.display()
+    );
+    let client = McpClient::command("swap", "sh", ["-c", script.as_str()])
+        .env("TOOLKIT_MCP_TEST_SERVE", "1")
+        .connect()
+        .await
+        .expect("our server starts");
+    assert_eq!(client.revision().await.as_deref(), Some("2026-07-28"));
+    let registry = Registry::builder()
+        .tools(client.tools().await.expect("our tools"))
+        .build()
+        .expect("a registry");
+    std::fs::write(&marker, "").expect("the marker");
+    let crashed = registry.dispatch(("swap_crash", "{}")).await.result;
+    assert!(crashed.is_error(), "{crashed:?}");
+    let tools = client.tools().await.expect("the new server's tools");
+    assert_eq!(client.revision().await.as_deref(), Some("2025-11-25"));
+    assert!(
+        tools
+            .iter()
+            .any(|tool| tool.name() == "swap_get-tiny-image"),
+        "{:?}",
+        tools.iter().map(ToolDef::name).collect::<Vec<_>>()
+    );
+    let registry = Registry::builder()
+        .tools(tools)
+        .build()
+        .expect("a registry");
+    assert_eq!(
+        text(&registry, "swap_echo", json!({"message": "again"})).await,
+        "Echo: again"
+    );
+    client.close().await;
+    let _ = std::fs::remove_dir_all(&folder);
 }
 
 /// The scenarios on a runtime each (multi-threaded, as a host's): a failed
@@ -372,6 +447,9 @@ fn block_on(future: impl std::future::Future<Output = ()>) {
 }
 
 fn main() -> ExitCode {
+    if support::serve_if_asked() {
+        return ExitCode::SUCCESS;
+    }
     const SKIP: &str = "TOOLKIT_SKIP_MCP_TESTS";
     runner::run(vec![
         Test::new(
@@ -381,5 +459,6 @@ fn main() -> ExitCode {
         .skip_when(SKIP),
         Test::new("everything_over_http", || block_on(everything_over_http())).skip_when(SKIP),
         Test::new("filesystem", || block_on(filesystem())).skip_when(SKIP),
+        Test::new("era_probed_again", || block_on(era_probed_again())).skip_when(SKIP),
     ])
 }

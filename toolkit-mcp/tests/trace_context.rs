@@ -52,7 +52,9 @@ async fn over_http(exporter: &InMemorySpanExporter) {
     let url = format!("http://{}/mcp", listener.local_addr().expect("an address"));
     let app = McpServer::new(registry()).router(&HttpOptions::new());
     tokio::spawn(async move { axum::serve(listener, app).await });
+    // A session, whose id the server's span records.
     let client = McpClient::http("remote", &url)
+        .stateless(false)
         .connect()
         .await
         .expect("connected");

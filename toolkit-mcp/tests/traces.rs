@@ -127,15 +127,35 @@ async fn both_ends_over_http(recorder: &Recorder) {
     let address = listener.local_addr().expect("an address");
     let app = server().router(&HttpOptions::new());
     tokio::spawn(async move { axum::serve(listener, app).await });
+    // A session, whose id the server's span records.
     let client = McpClient::http("remote", format!("http://{address}/mcp"))
+        .stateless(false)
         .connect()
         .await
         .expect("connected");
+    // The opening of the connection, in a span of its own.
+    let opened = recorder.span(toolkit_mcp::telemetry::CONNECT_SPAN);
+    assert_eq!(opened.field("otel.kind"), Some("client"));
+    assert_eq!(opened.field("mcp.protocol.version"), Some("2025-11-25"));
+    assert_eq!(opened.field("network.transport"), Some("tcp"));
+    assert_eq!(opened.field("error.type"), None);
     let tools = client.tools().await.expect("its tools");
     let ours = Registry::builder()
         .tools(tools)
         .build()
         .expect("valid tools");
+    recorder.clear();
+    // A server that cannot be reached: the span says so.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .expect("a free port");
+    McpClient::http("gone", format!("http://{closed}/mcp"))
+        .connect()
+        .await
+        .expect_err("nothing listens");
+    let failed = recorder.span(toolkit_mcp::telemetry::CONNECT_SPAN);
+    assert_eq!(failed.field("error.type"), Some("unreachable"));
+    assert_eq!(failed.field("otel.status_code"), Some("ERROR"));
     recorder.clear();
     let outcome = ours
         .dispatch(("remote_weather", r#"{"city": "Oslo"}"#))

@@ -19,6 +19,7 @@ use super::error::ClientError;
 use super::handler::Handler;
 #[cfg(feature = "http-client")]
 use super::http::HttpAccess;
+use super::pins::Pins;
 #[cfg(feature = "http-client")]
 use super::target::Given;
 use super::target::Target;
@@ -36,7 +37,8 @@ pub struct McpClientBuilder {
     target: Target,
     timeout: Option<Duration>,
     connect_timeout: Duration,
-    stateless: bool,
+    stateless: Option<bool>,
+    pins: Option<PathBuf>,
     defer_tools: bool,
     asker: Option<questions::HostAsker>,
 }
@@ -49,7 +51,8 @@ impl McpClientBuilder {
             target,
             timeout: None,
             connect_timeout: Duration::from_secs(60),
-            stateless: false,
+            stateless: None,
+            pins: None,
             defer_tools: false,
             asker: None,
         }
@@ -172,12 +175,70 @@ impl McpClientBuilder {
         self
     }
 
-    /// Speaks revision 2026-07-28 without sessions (`server/discover`, then
-    /// every request on its own), for servers that have it: any replica
-    /// behind a load balancer may answer each request. By default the
-    /// client opens a session with `initialize`, which every server takes.
+    /// Chooses the revision instead of finding it: `true` speaks 2026-07-28
+    /// without sessions (`server/discover`, then every request on its own,
+    /// so that any replica behind a load balancer may answer each), `false`
+    /// opens a 2025-11-25 session with `initialize`, even with a server
+    /// that speaks 2026-07-28 too.
+    ///
+    /// Unless set, the client finds the revision itself when it first
+    /// connects: it asks `server/discover`, and opens a session with
+    /// `initialize` when the server answers as only a 2025-11-25 (or older)
+    /// server does, a JSON-RPC error that is not a 2026-07-28 refusal (over
+    /// HTTP, a `4xx`), or over stdio silence for ten seconds. A server that
+    /// cannot be reached or fails mid-way is an error of kind
+    /// [`Unreachable`](crate::ClientErrorKind::Unreachable), never taken
+    /// for an old one. What it learned (the server's era) is kept for the
+    /// client's life, across restarts of the server's process and
+    /// reconnections, and dropped to probe again when the server stops
+    /// answering as that era does.
     pub fn stateless(mut self, stateless: bool) -> Self {
-        self.stateless = stateless;
+        self.stateless = Some(stateless);
+        self
+    }
+
+    /// Pins the server's tools in the lock file at `path`, which the host
+    /// keeps (in its repository, beside its configuration): a fingerprint
+    /// of each tool's name, description, input and output schemas and
+    /// annotations, under the server's name (the one given to
+    /// [`McpClient::command`] or [`McpClient::http`]), so that one file can
+    /// pin several servers.
+    ///
+    /// The first listing of a server the file holds nothing for is pinned
+    /// as it is, and written (trust on first use). From then on a tool that
+    /// is new, or whose fingerprint differs from the pinned one, is held
+    /// back: never handed to a registry, and reported in
+    /// [`Synced::held`](crate::Synced::held) with the reason (new, or the
+    /// parts that changed), until [`McpClient::pin`] pins the server's list
+    /// again. A tool the server drops is simply gone. A lock file that
+    /// cannot be read, or is of another format, makes
+    /// [`connect`](Self::connect) fail; the file is never written in part
+    /// (a new one is written beside it and renamed over it).
+    ///
+    /// The file is JSON, `"format": "toolkit-mcp.pins"`, `"version": 1`,
+    /// then `"servers"` → server name → `"tools"` → tool name →
+    /// `"fingerprint"` (`sha256:` and 64 hex digits) and `"parts"` (the same
+    /// for each part, by its MCP key). A fingerprint is SHA-256 over the
+    /// canonical JSON (keys sorted by UTF-16 code units, no spaces) of
+    /// the five parts, an absent part counted as `null`.
+    ///
+    /// ```no_run
+    /// use toolkit_mcp::McpClient;
+    ///
+    /// # async fn run(registry: std::sync::Arc<toolkit_core::Registry>) -> Result<(), toolkit_mcp::ClientError> {
+    /// let files = McpClient::command("fs", "mcp-server-filesystem", ["/srv/notes"])
+    ///     .pinned("mcp-tools.lock")
+    ///     .connect()
+    ///     .await?;
+    /// let synced = files.attach(&registry).await?;
+    /// for held in &synced.held {
+    ///     eprintln!("`{}` held back: {}", held.original, held.reason);
+    /// }
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn pinned(mut self, path: impl Into<PathBuf>) -> Self {
+        self.pins = Some(path.into());
         self
     }
 
@@ -192,6 +253,13 @@ impl McpClientBuilder {
     /// Starts (or reaches) the server and opens the connection.
     pub async fn connect(self) -> Result<McpClient, ClientError> {
         let prefix = self.prefix.unwrap_or_else(|| names::prefix(&self.name));
+        let pins = match self.pins {
+            Some(path) => Some(
+                Pins::load(path, &self.name)
+                    .map_err(|error| ClientError::new(&self.name, error))?,
+            ),
+            None => None,
+        };
         #[cfg(feature = "http-client")]
         let http = match &self.target {
             Target::Http { url, access } => Some(
@@ -216,6 +284,7 @@ impl McpClientBuilder {
             connect_timeout: self.connect_timeout,
             stateless: self.stateless,
             defer_tools: self.defer_tools,
+            era: StdMutex::new(None),
             handler: Handler::answering(self.asker.map(|asker| questions::Questions {
                 asker: asker.0,
                 within: self.timeout.unwrap_or(questions::DEFAULT_WITHIN),
@@ -224,6 +293,10 @@ impl McpClientBuilder {
             generations: AtomicU64::new(0),
             known: StdMutex::new(HashMap::new()),
             synced: watch::Sender::new(Synced::default()),
+            pins,
+            attached: StdMutex::new(None),
+            listing: StdMutex::new(None),
+            listening: StdMutex::new(None),
             closed: CancellationToken::new(),
         });
         shared.peer().await?;

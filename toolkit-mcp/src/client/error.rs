@@ -14,6 +14,7 @@ use super::auth::Authorization;
 pub struct ClientError {
     server: String,
     message: String,
+    kind: ClientErrorKind,
     #[cfg(feature = "auth")]
     refused: Option<EndpointRefused>,
 }
@@ -23,9 +24,22 @@ impl ClientError {
         Self {
             server: server.to_owned(),
             message: message.into(),
+            kind: ClientErrorKind::Other,
             #[cfg(feature = "auth")]
             refused: None,
         }
+    }
+
+    /// This error, of `kind`.
+    pub(super) fn kind_of(mut self, kind: ClientErrorKind) -> Self {
+        self.kind = kind;
+        self
+    }
+
+    /// What kind of failure it is: a server that could not be reached
+    /// is told apart from one that answered and could not be spoken to.
+    pub fn kind(&self) -> ClientErrorKind {
+        self.kind
     }
 
     /// This error, told as the refusal of an OAuth endpoint when the
@@ -57,6 +71,29 @@ impl ClientError {
     pub fn endpoint_refused(&self) -> Option<&EndpointRefused> {
         self.refused.as_ref()
     }
+}
+
+/// What kind of failure a [`ClientError`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+#[cfg_attr(docsrs, doc(cfg(feature = "client")))]
+pub enum ClientErrorKind {
+    /// The server could not be started or reached, or stopped answering:
+    /// its process could not start or exited, its connection failed or
+    /// broke, an HTTP status said it is unwell (`5xx`, `429`), or no
+    /// answer came in time. Nothing was learned of the server, and the
+    /// revision it speaks is not guessed from it. (An HTTP request refused
+    /// for want of authorization, which the transport reports as its own
+    /// failure, is of this kind too.)
+    Unreachable,
+    /// The server answered the opening handshake but cannot be spoken
+    /// to: no revision both sides speak, or it refused both
+    /// `server/discover` and `initialize`.
+    Incompatible,
+    /// Any other failure: a request the server refused, an answer that
+    /// could not be read, a lock file of pinned tools that could not be
+    /// read or written.
+    Other,
 }
 
 impl fmt::Display for ClientError {

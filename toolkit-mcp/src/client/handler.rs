@@ -24,6 +24,9 @@ use super::questions::Questions;
 #[derive(Clone, Default)]
 pub(crate) struct Handler {
     pub(crate) list_changed: Arc<Notify>,
+    /// How many times the tool list changed (or the server was started
+    /// again): a tool list kept from before a change is stale.
+    pub(crate) changes: Arc<std::sync::atomic::AtomicU64>,
     progress: Arc<Mutex<HashMap<String, Arc<Tracked>>>>,
     /// Who answers the server's questions, when the host said.
     questions: Option<Questions>,
@@ -41,6 +44,19 @@ struct Tracked {
 }
 
 impl Handler {
+    /// Says the tool list changed: the list kept is stale, and the
+    /// registry following it is synced again.
+    pub(crate) fn tools_changed(&self) {
+        self.changes
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.list_changed.notify_one();
+    }
+
+    /// How many times the tool list changed so far.
+    pub(crate) fn changes(&self) -> u64 {
+        self.changes.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
     /// Who answers the server's questions, if anyone.
     pub(crate) fn questions(&self) -> Option<&Questions> {
         self.questions.as_ref()
@@ -155,7 +171,7 @@ impl ClientHandler for Handler {
     }
 
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
-        self.list_changed.notify_one();
+        self.tools_changed();
     }
 
     async fn on_progress(

@@ -20,6 +20,7 @@ mod handler;
 mod http;
 mod names;
 mod offers;
+mod pins;
 mod questions;
 mod requests;
 mod synced;
@@ -36,8 +37,9 @@ pub use self::auth::{Authorizer, Authorizing, OAuth};
 pub use self::builder::McpClientBuilder;
 use self::connection::Shared;
 pub use self::content::{STRUCTURED_CONTENT, UNSHOWN_CONTENT};
-pub use self::error::ClientError;
+pub use self::error::{ClientError, ClientErrorKind};
 pub use self::offers::{FilledMessage, FilledPrompt, ListedArgument, ListedPrompt, ListedTemplate};
+pub use self::pins::{Held, HeldReason, ToolPart};
 pub use self::synced::{Refused, Synced};
 
 /// A connection to an MCP server, whose tools become tools of a
@@ -92,6 +94,20 @@ impl McpClient {
     /// The server's name, as given.
     pub fn name(&self) -> &str {
         &self.shared.name
+    }
+
+    /// The MCP revision the open connection speaks (`2026-07-28`,
+    /// `2025-11-25`, ...), as found when connecting or chosen with
+    /// [`stateless`](McpClientBuilder::stateless); `None` while no
+    /// connection is open (the server died, or the client was closed).
+    pub async fn revision(&self) -> Option<String> {
+        let live = self.shared.live.lock().await;
+        let running = &live.as_ref()?.running;
+        if running.is_closed() {
+            return None;
+        }
+        let info = running.peer().peer_info()?;
+        Some(info.protocol_version.as_str().to_owned())
     }
 
     /// Ends the connection (a child process is stopped); later calls of the

@@ -67,7 +67,7 @@ pub(super) type Page<T> = (Vec<T>, Option<String>);
 
 /// The most pages a listing reads: a server that never stops giving a
 /// next cursor gets an error rather than a client that loops forever.
-const MAX_PAGES: usize = 10_000;
+pub(super) const MAX_PAGES: usize = 10_000;
 
 pub(super) fn list_tools(params: PaginatedRequestParams) -> ClientRequest {
     ClientRequest::ListToolsRequest(ListToolsRequest::with_param(params))

@@ -2,13 +2,16 @@
 
 use toolkit_core::RegistryError;
 
+use super::pins::Held;
+
 /// What one sync of a registry with the server's tool list did: the one
 /// [`attach`](super::McpClient::attach) makes, or one after a list change
 /// the client [follows](super::McpClient::watch).
 ///
 /// [`McpClient::synced`](super::McpClient::synced) holds the latest. A
-/// refused tool is offered again at every later sync, so `refused` names
-/// every tool of the server the registry does not hold.
+/// refused tool is offered again at every later sync, and a held one
+/// vetted again, so `refused` and `held` together name every tool of the
+/// server the registry does not hold.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 #[non_exhaustive]
 #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
@@ -20,6 +23,11 @@ pub struct Synced {
     pub removed: Vec<String>,
     /// The tools the registry refused, left out of it.
     pub refused: Vec<Refused>,
+    /// The tools held back because they are not the ones pinned (see
+    /// [`McpClientBuilder::pinned`](super::McpClientBuilder::pinned)), in
+    /// the server's order: new, or changed since they were pinned. Never
+    /// offered to the registry until [pinned](super::McpClient::pin) again.
+    pub held: Vec<Held>,
 }
 
 /// A server's tool the registry refused: its name is taken, or its schema

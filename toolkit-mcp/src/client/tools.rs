@@ -2,34 +2,95 @@
 //! and kept in line with the server's list.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::{Arc, Weak};
+use std::sync::{Arc, PoisonError, Weak};
+use std::time::{Duration, Instant};
 
-use rmcp::model::ServerResult;
+use rmcp::model::{PaginatedRequestParams, ServerResult, Tool};
+use rmcp::service::{Peer, RoleClient};
 use serde_json::Value;
 use tokio::sync::watch;
 use toolkit_core::{CallContext, Registry, ToolDef};
 
-use super::connection::Shared;
+use super::connection::{Listing, Shared};
 use super::error::ClientError;
-use super::requests::list_tools;
+use super::pins::Held;
+use super::requests::{MAX_PAGES, list_tools};
 use super::synced::{Refused, Synced};
 use super::{McpClient, names};
 
 impl McpClient {
     /// The server's tools, as run-time tools for a registry, in the
     /// server's order.
+    ///
+    /// With [pinned](crate::McpClientBuilder::pinned) tools, a tool that is new or
+    /// changed is left out, and named in [`synced`](Self::synced)'s
+    /// `held`.
     pub async fn tools(&self) -> Result<Vec<ToolDef>, ClientError> {
         let listed = self.shared.list().await?;
+        let (listed, held) = self.shared.vet(listed);
         let mut known = self.shared.known();
         known.clear();
-        Ok(listed
+        let mut added = Vec::new();
+        let defs = listed
             .into_iter()
             .map(|(name, raw)| {
                 let def = self.shared.tool_def(&raw);
+                added.push(name.clone());
                 known.insert(name, raw);
                 def
             })
-            .collect())
+            .collect();
+        drop(known);
+        if self.shared.pins.is_some() {
+            self.shared.synced.send_replace(Synced {
+                added,
+                held,
+                ..Synced::default()
+            });
+        }
+        Ok(defs)
+    }
+
+    /// Pins the server's tools as it lists them now (see
+    /// [`McpClientBuilder::pinned`](crate::McpClientBuilder::pinned)): writes their fingerprints to the lock
+    /// file, replacing the server's pins, and brings the registry the tools
+    /// follow ([`attach`](Self::attach), [`watch`](Self::watch)) in line,
+    /// the tools held back before admitted. Returns what that sync did
+    /// (empty when no registry follows; [`tools`](Self::tools) then lists
+    /// them all). The host calls it once a person (or a policy) approved
+    /// the tools as [`synced`](Self::synced) reported them.
+    ///
+    /// ```no_run
+    /// # async fn run(client: toolkit_mcp::McpClient) -> Result<(), toolkit_mcp::ClientError> {
+    /// let held = client.synced().borrow().held.clone();
+    /// if !held.is_empty() /* and the user approved them */ {
+    ///     let synced = client.pin().await?;
+    ///     println!("admitted: {:?}", synced.added);
+    /// }
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn pin(&self) -> Result<Synced, ClientError> {
+        let Some(pins) = &self.shared.pins else {
+            return Err(self
+                .shared
+                .error("no tools are pinned: the client was built without `pinned`"));
+        };
+        self.shared.forget_listing();
+        let listed = self.shared.list().await?;
+        pins.pin(listed.iter().map(|(_, raw)| raw))
+            .map_err(|error| self.shared.error(error))?;
+        let registry = self
+            .shared
+            .attached
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .as_ref()
+            .and_then(Weak::upgrade);
+        Ok(match registry {
+            Some(registry) => self.shared.sync(&registry, listed),
+            None => Synced::default(),
+        })
     }
 
     /// Adds the server's tools to `registry` and keeps them following the
@@ -57,6 +118,10 @@ impl McpClient {
     pub fn watch(&self, registry: &Arc<Registry>) {
         let shared = Arc::clone(&self.shared);
         let registry = Arc::downgrade(registry);
+        *shared
+            .attached
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some(registry.clone());
         tokio::spawn(async move { shared.follow(registry).await });
     }
 
@@ -83,28 +148,129 @@ impl McpClient {
 }
 
 impl Shared {
-    /// The server's tools, by our name, as the server described them.
+    /// The server's tools, by our name, as the server described them: the
+    /// list kept, while the server said it is fresh, else a new one. The
+    /// first list of a server a lock file holds nothing for is pinned.
     pub(super) async fn list(&self) -> Result<Vec<(String, Value)>, ClientError> {
+        if let Some(kept) = self.kept_listing() {
+            return Ok(kept);
+        }
         let (peer, generation) = self.peer().await?;
-        let listed = self.list_all(&peer, list_tools, |answer| match answer {
-            ServerResult::ListToolsResult(page) => Some((page.tools, page.next_cursor)),
-            _ => None,
-        });
-        let tools = match listed.await {
-            Ok(tools) => tools,
+        let changes = self.handler.changes();
+        let (tools, ttl) = match self.list_pages(&peer).await {
+            Ok(listed) => listed,
             Err(error) => {
                 self.forget(generation).await;
                 return Err(self.error(format!("listing its tools failed: {error}")));
             }
         };
-        tools
+        let listed: Vec<(String, Value)> = tools
             .iter()
             .map(|tool| {
                 let raw = serde_json::to_value(tool)
                     .map_err(|error| self.error(format!("a tool it listed: {error}")))?;
                 Ok((names::tool_name(&self.prefix, &tool.name), raw))
             })
-            .collect()
+            .collect::<Result<_, ClientError>>()?;
+        if let Some(pins) = &self.pins
+            && !pins.holds_server()
+        {
+            pins.pin(listed.iter().map(|(_, raw)| raw))
+                .map_err(|error| self.error(error))?;
+        }
+        if !ttl.is_zero() {
+            *self.listing.lock().unwrap_or_else(PoisonError::into_inner) = Some(Listing {
+                tools: listed.clone(),
+                fresh_until: Instant::now() + ttl,
+                generation,
+                changes,
+            });
+        }
+        Ok(listed)
+    }
+
+    /// The list kept, if the server still holds it fresh: within its
+    /// `ttlMs`, on the same connection, with no list change heard since.
+    /// Both of 2026-07-28's `cacheScope`s are kept in this client alone,
+    /// one authorization context, never shared with another client: what
+    /// `private` requires and `public` allows.
+    fn kept_listing(&self) -> Option<Vec<(String, Value)>> {
+        let mut kept = self.listing.lock().unwrap_or_else(PoisonError::into_inner);
+        let listing = kept.as_ref()?;
+        let current = self
+            .generations
+            .load(std::sync::atomic::Ordering::Relaxed)
+            .checked_sub(1);
+        if Instant::now() < listing.fresh_until
+            && current == Some(listing.generation)
+            && listing.changes == self.handler.changes()
+        {
+            return Some(listing.tools.clone());
+        }
+        *kept = None;
+        None
+    }
+
+    /// Drops the list kept, so that the next is asked of the server.
+    pub(super) fn forget_listing(&self) {
+        *self.listing.lock().unwrap_or_else(PoisonError::into_inner) = None;
+    }
+
+    /// Every page of the tool list, and how long the server says it stays
+    /// fresh: the shortest `ttlMs` of its pages, zero when a page has none
+    /// (2025-11-25).
+    async fn list_pages(
+        &self,
+        peer: &Peer<RoleClient>,
+    ) -> Result<(Vec<Tool>, Duration), rmcp::ServiceError> {
+        let mut tools = Vec::new();
+        let mut cursor = None;
+        let mut ttl = u64::MAX;
+        for _ in 0..MAX_PAGES {
+            let params = PaginatedRequestParams::default().with_cursor(cursor);
+            let ServerResult::ListToolsResult(page) = self.send(peer, list_tools(params)).await?
+            else {
+                return Err(rmcp::ServiceError::UnexpectedResponse);
+            };
+            ttl = ttl.min(page.ttl_ms.unwrap_or(0));
+            tools.extend(page.tools);
+            cursor = page.next_cursor;
+            if cursor.is_none() {
+                return Ok((tools, Duration::from_millis(ttl)));
+            }
+        }
+        Err(rmcp::ServiceError::UnexpectedResponse)
+    }
+
+    /// The listed tools the pins admit, and those they hold back (all are
+    /// admitted when nothing is pinned).
+    pub(super) fn vet(&self, listed: Vec<(String, Value)>) -> (Vec<(String, Value)>, Vec<Held>) {
+        let Some(pins) = &self.pins else {
+            return (listed, Vec::new());
+        };
+        let mut held = Vec::new();
+        let admitted = listed
+            .into_iter()
+            .filter(|(name, raw)| {
+                let original = raw["name"].as_str().unwrap_or_default();
+                let Some(reason) = pins.vet(original, raw) else {
+                    return true;
+                };
+                tracing::warn!(
+                    server = %self.name,
+                    tool = %original,
+                    %reason,
+                    "a tool of the MCP server is not the one pinned; it is held back until pinned again"
+                );
+                held.push(Held {
+                    name: name.clone(),
+                    original: original.to_owned(),
+                    reason,
+                });
+                false
+            })
+            .collect();
+        (admitted, held)
     }
 
     /// One of the server's tools (as it described it) as a run-time tool.
@@ -186,7 +352,11 @@ impl Shared {
         registry: &Registry,
         listed: Vec<(String, Value)>,
     ) -> Synced {
-        let mut synced = Synced::default();
+        let (listed, held) = self.vet(listed);
+        let mut synced = Synced {
+            held,
+            ..Synced::default()
+        };
         let mut known = self.known();
         // Of two tools listed under one name the first counts; the second
         // is offered, and refused as a duplicate.

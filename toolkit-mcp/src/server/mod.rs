@@ -28,14 +28,14 @@ use rmcp::handler::server::ServerHandler;
 #[allow(deprecated)] // logging: deprecated by SEP-2577, part of both revisions served
 use rmcp::model::SetLevelRequestParams;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, CancelledNotificationParam,
-    GetPromptRequestParams, GetPromptResponse, GetPromptResult, Implementation,
-    InitializeRequestParams, InitializeResult, InputRequiredResult, ListPromptsRequestMethod,
-    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
-    PaginatedRequestParams, ProgressNotificationParam, ProtocolVersion, ReadResourceRequestParams,
-    ReadResourceResponse, ReadResourceResult, ResultType, ServerCapabilities, ServerConfig,
-    SubscribeRequestMethod, SubscribeRequestParams, SubscriptionFilter, Tool,
-    UnsubscribeRequestMethod, UnsubscribeRequestParams,
+    CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult,
+    CancelledNotificationParam, GetPromptRequestParams, GetPromptResponse, GetPromptResult,
+    Implementation, InitializeRequestParams, InitializeResult, InputRequiredResult,
+    ListPromptsRequestMethod, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ProtocolVersion,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ResultType,
+    ServerCapabilities, ServerConfig, SubscribeRequestMethod, SubscribeRequestParams,
+    SubscriptionFilter, Tool, UnsubscribeRequestMethod, UnsubscribeRequestParams,
 };
 use rmcp::service::{
     NotificationContext, Peer, RequestContext, RoleServer, ServiceExt, SubscriptionContext,
@@ -68,6 +68,8 @@ pub struct McpServer {
     listing: Arc<Listing>,
     identity: Arc<Implementation>,
     max_request_bytes: usize,
+    /// How long a 2026-07-28 client may keep the tool list (`ttlMs`).
+    tools_ttl: Duration,
     /// Served over stateless HTTP: a client that opened with `initialize`
     /// has no session, so nothing can reach it between its requests.
     stateless: bool,
@@ -135,6 +137,7 @@ impl McpServer {
                 env!("CARGO_PKG_VERSION"),
             )),
             max_request_bytes: DEFAULT_MAX_REQUEST_BYTES,
+            tools_ttl: Duration::ZERO,
             stateless: false,
             log_level: Arc::default(),
             resources: Arc::default(),
@@ -164,6 +167,16 @@ impl McpServer {
     /// the server goes on serving.
     pub fn max_request_bytes(mut self, limit: usize) -> Self {
         self.max_request_bytes = limit;
+        self
+    }
+
+    /// How long a 2026-07-28 client may keep the tool list before asking
+    /// again (its `ttlMs`, with `cacheScope` `private`: the list is the
+    /// registry's enabled tools, which a host may vary by client); zero
+    /// (every list is stale at once) unless set. A change of the list is
+    /// still announced to the clients that listen.
+    pub fn tools_ttl(mut self, ttl: Duration) -> Self {
+        self.tools_ttl = ttl;
         self
     }
 
@@ -394,11 +407,11 @@ impl ServerHandler for McpServer {
         serve!(span, async {
             let tools = self.listing.tools()?;
             #[cfg(feature = "server-auth")]
-            if let Some(authorization) = &self.authorization {
+            let tools: Vec<Tool> = match &self.authorization {
                 // No grant: a request that did not pass the guard sees
                 // nothing.
-                let grant = auth::grant_of(&context);
-                return Ok(ListToolsResult::with_all_items(
+                Some(authorization) => {
+                    let grant = auth::grant_of(&context);
                     tools
                         .iter()
                         .filter(|tool| {
@@ -407,10 +420,21 @@ impl ServerHandler for McpServer {
                                 .is_some_and(|grant| authorization.allows_tool(grant, &tool.name))
                         })
                         .cloned()
-                        .collect(),
-                ));
-            }
-            Ok(ListToolsResult::with_all_items(tools.to_vec()))
+                        .collect()
+                }
+                None => tools.to_vec(),
+            };
+            #[cfg(not(feature = "server-auth"))]
+            let tools: Vec<Tool> = tools.to_vec();
+            let listed = ListToolsResult::with_all_items(tools);
+            Ok(if self.tools_ttl.is_zero() {
+                listed
+            } else {
+                let ttl = u64::try_from(self.tools_ttl.as_millis()).unwrap_or(u64::MAX);
+                listed
+                    .with_ttl_ms(ttl)
+                    .with_cache_scope(CacheScope::Private)
+            })
         })
     }
 
