@@ -481,6 +481,9 @@ impl<'a> Run<'a> {
         let abort = Arc::new(Abort::new());
         let (sender, receiver) = tokio::sync::oneshot::channel();
         let thread_abort = abort.clone();
+        // The caller's subscriber, which may be its thread's own: the
+        // program's calls are traced where the caller's spans are.
+        let dispatch = tracing::dispatcher::get_default(Clone::clone);
         let spawned = std::thread::Builder::new()
             .name("toolkit-code".into())
             // Room for the engine's stack limit and the host's frames
@@ -488,7 +491,7 @@ impl<'a> Run<'a> {
             .stack_size(inner.limits.stack + (4 << 20))
             .spawn(move || {
                 let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    sandbox::run(job, thread_abort)
+                    tracing::dispatcher::with_default(&dispatch, || sandbox::run(job, thread_abort))
                 }))
                 .unwrap_or_else(|_| failed(CodeError::Engine("the sandbox panicked".into())));
                 let _ = sender.send(outcome);
