@@ -57,7 +57,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use toolkit_core::{CallContext, Cancellation, Registry, RunState, ToolDef, ToolResult};
+use toolkit_core::{
+    CallContext, Cancellation, Registry, RegistryBuilder, RunState, ToolDef, ToolResult,
+};
 
 use crate::sandbox::{Abort, Job};
 
@@ -262,6 +264,18 @@ impl fmt::Display for Limit {
     }
 }
 
+/// What an agent offers its model ([`CodeMode::offered`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Offer {
+    /// The `run_code` tool alone: every call goes through a program.
+    CodeOnly,
+    /// The tools alone, called the plain way.
+    ToolsOnly,
+    /// The tools and `run_code`: the model chooses, call by call.
+    Both,
+}
+
 /// Code mode over a registry: declarations of its tools, the `run_code`
 /// tool, and the sandbox that runs programs. Cloning is cheap.
 #[derive(Clone)]
@@ -414,6 +428,40 @@ impl CodeMode {
                     }
                 }
             })
+    }
+
+    /// A builder of the registry an agent offers its model: the
+    /// `run_code` tool only, the tools only, or both (see [`Offer`]).
+    /// Calls of `run_code` go to the tools of this code mode's registry;
+    /// give the builder the host state and time limits the offered
+    /// registry needs, as for any registry.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use toolkit_code::{CodeMode, Offer};
+    /// use toolkit_core::{Registry, tool, tools};
+    ///
+    /// /// Says hello.
+    /// #[tool]
+    /// fn hello() -> &'static str {
+    ///     "hello"
+    /// }
+    ///
+    /// let registry = Arc::new(Registry::builder().tools(tools![hello]).build()?);
+    /// let code = CodeMode::new(registry);
+    /// let names = |offer| code.offered(offer).build().map(|r| r.names().collect::<Vec<_>>());
+    /// assert_eq!(names(Offer::CodeOnly)?, ["run_code"]);
+    /// assert_eq!(names(Offer::ToolsOnly)?, ["hello"]);
+    /// assert_eq!(names(Offer::Both)?, ["hello", "run_code"]);
+    /// # Ok::<(), toolkit_core::RegistryError>(())
+    /// ```
+    pub fn offered(&self, offer: Offer) -> RegistryBuilder {
+        let builder = Registry::builder();
+        match offer {
+            Offer::CodeOnly => builder.tool(self.tool()),
+            Offer::ToolsOnly => builder.tools(self.inner.registry.tools()),
+            Offer::Both => builder.tools(self.inner.registry.tools()).tool(self.tool()),
+        }
     }
 
     /// A run of `code`: await it, or first give it the run's values or a

@@ -516,3 +516,64 @@ async fn runs_on_a_current_thread_runtime_too() {
         .await;
     assert_eq!(outcome.value, Some(json!(["a", "134"])), "{outcome:?}");
 }
+
+/// A forecast.
+#[derive(serde::Serialize, schemars::JsonSchema)]
+struct Forecast {
+    /// Degrees Celsius.
+    celsius: f64,
+    /// The sky.
+    sky: String,
+}
+
+/// Tomorrow's forecast for a city.
+#[tool]
+fn forecast(
+    /// The city.
+    city: String,
+) -> Forecast {
+    Forecast {
+        celsius: city.len() as f64 + 0.5,
+        sky: "clear".into(),
+    }
+}
+
+#[tokio::test]
+async fn a_tool_with_an_output_schema_gives_its_value_and_declares_its_type() {
+    let registry = Arc::new(Registry::builder().tools(tools![forecast]).build().unwrap());
+    let mode = CodeMode::new(registry);
+    let declarations = mode.declarations();
+    assert!(
+        declarations.contains("}): Promise<{\n    /** Degrees Celsius. */\n    celsius: number;"),
+        "{declarations}"
+    );
+    let outcome = mode
+        .run(
+            "const f = await tools.forecast({ city: 'Oslo' }); return f.celsius * 2 + ' ' + f.sky;",
+        )
+        .await;
+    assert_eq!(outcome.value, Some(json!("9 clear")), "{outcome:?}");
+}
+
+#[tokio::test]
+async fn tools_that_need_approval_are_neither_declared_nor_callable() {
+    let guarded = ToolDef::builder("delete_all")
+        .description("Deletes everything.")
+        .needs_approval(true)
+        .input_schema(json!({"type": "object", "properties": {}}))
+        .handler(|_: Value, _: CallContext| async { "deleted" });
+    let registry = Arc::new(
+        Registry::builder()
+            .tools(tools![population])
+            .tool(guarded)
+            .build()
+            .unwrap(),
+    );
+    let mode = CodeMode::new(registry);
+    assert!(!mode.declarations().contains("delete_all"));
+    let outcome = mode.run("return await tools.delete_all();").await;
+    assert!(
+        outcome.to_text().contains("TypeError: not a function"),
+        "{outcome:?}"
+    );
+}
