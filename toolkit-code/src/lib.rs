@@ -420,7 +420,13 @@ impl CodeMode {
                         .and_then(Value::as_str)
                         .unwrap_or_default()
                         .to_owned();
-                    let outcome = mode.run(&code).cancellation(context.cancellation()).await;
+                    // The program's calls are calls of the same run: they
+                    // see its values.
+                    let mut run = mode.run(&code).cancellation(context.cancellation());
+                    if let Some(state) = context.run_state() {
+                        run = run.state(state);
+                    }
+                    let outcome = run.await;
                     if outcome.is_ok() {
                         ToolResult::text(outcome.to_text())
                     } else {

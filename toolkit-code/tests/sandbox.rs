@@ -285,6 +285,23 @@ async fn calls_read_the_run_state() {
 }
 
 #[tokio::test]
+async fn the_run_code_tool_passes_its_run_state_on() {
+    // `run_code` called as a model calls it, in a run with its own values:
+    // the program's calls see them.
+    let offered = Registry::builder()
+        .tool(mode().tool())
+        .build()
+        .expect("a registry");
+    let state = RunState::new().with(Tenant("acme"));
+    let arguments = json!({"code": "return await tools.whoami();"});
+    let outcome = offered
+        .dispatch(("run_code", &arguments))
+        .state(&state)
+        .await;
+    assert!(outcome.result.to_text().contains("acme"), "{outcome:?}");
+}
+
+#[tokio::test]
 async fn an_endless_loop_reaches_the_time_limit_with_its_output() {
     let mode =
         CodeMode::new(registry()).limits(Limits::default().with_time(Duration::from_millis(300)));

@@ -125,6 +125,14 @@ impl CallContext {
             .or_else(|| self.state.get::<T>())
     }
 
+    /// The run's own values, when the call is part of a run that gives
+    /// them ([`Dispatch::state`](crate::Dispatch::state)): for a tool that
+    /// makes calls of its own in the same run (a program's calls in code
+    /// mode, a sub-agent's), so that those calls see the same values.
+    pub fn run_state(&self) -> Option<&RunState> {
+        self.run.as_ref()
+    }
+
     /// Reports how far the call has come: `done` of `total` (when known),
     /// with a message for people. The report reaches the host when it
     /// listens ([`Registry::run_reporting`](crate::Registry::run_reporting);
