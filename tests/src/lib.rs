@@ -12,6 +12,7 @@ pub mod fixtures;
 pub mod http;
 pub mod judges;
 pub mod meta_schema;
+pub mod postgres;
 pub mod runner;
 pub mod sdk_judges;
 pub mod skip;
