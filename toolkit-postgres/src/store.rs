@@ -123,10 +123,10 @@ impl PgStore {
     /// none or it was lost.
     pub(crate) async fn connection(&self) -> Result<Arc<Connection>, PgError> {
         let mut slot = self.inner.connection.lock().await;
-        if let Some(connection) = &*slot {
-            if !connection.client.is_closed() {
-                return Ok(Arc::clone(connection));
-            }
+        if let Some(connection) = &*slot
+            && !connection.client.is_closed()
+        {
+            return Ok(Arc::clone(connection));
         }
         *slot = None;
         let made = async {
