@@ -49,7 +49,7 @@ fn main() -> ExitCode {
                 restarted,
             ),
             Test::new("newer_forms_are_refused", newer_forms),
-            Test::new("a_step_costs_one_commit", step_cost),
+            Test::new("a_step_costs_one_round_trip_and_one_commit", step_cost),
         ]
         .into_iter()
         .map(|test| test.skip_when(SKIP))
@@ -738,17 +738,83 @@ impl SessionStore for CountedStore {
     }
 }
 
+/// A TCP relay to the server that counts round trips: each time the
+/// client speaks after the server did (or first), one more.
+struct Relay {
+    port: u16,
+    exchanges: Arc<AtomicUsize>,
+}
+
+impl Relay {
+    fn start(server: u16) -> Self {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let exchanges = Arc::new(AtomicUsize::new(0));
+        let counted = Arc::clone(&exchanges);
+        std::thread::spawn(move || {
+            for client in listener.incoming() {
+                let Ok(client) = client else { return };
+                let Ok(upstream) = std::net::TcpStream::connect(("127.0.0.1", server)) else {
+                    return;
+                };
+                // Who spoke last on this connection: the client (true) or
+                // the server.
+                let client_spoke = Arc::new(AtomicBool::new(false));
+                let pipe = |mut from: std::net::TcpStream,
+                            mut to: std::net::TcpStream,
+                            is_client: bool| {
+                    let client_spoke = Arc::clone(&client_spoke);
+                    let counted = Arc::clone(&counted);
+                    std::thread::spawn(move || {
+                        let mut buffer = vec![0; 1 << 16];
+                        loop {
+                            let read = match std::io::Read::read(&mut from, &mut buffer) {
+                                Ok(0) | Err(_) => break,
+                                Ok(read) => read,
+                            };
+                            let before = client_spoke.swap(is_client, Ordering::SeqCst);
+                            if is_client && !before {
+                                counted.fetch_add(1, Ordering::SeqCst);
+                            }
+                            if to.write_all(&buffer[..read]).is_err() {
+                                break;
+                            }
+                        }
+                        let _ = to.shutdown(std::net::Shutdown::Both);
+                    });
+                };
+                pipe(
+                    client.try_clone().unwrap(),
+                    upstream.try_clone().unwrap(),
+                    true,
+                );
+                pipe(upstream, client, false);
+            }
+        });
+        Self { port, exchanges }
+    }
+
+    fn exchanges(&self) -> usize {
+        self.exchanges.load(Ordering::SeqCst)
+    }
+}
+
 /// A 200-step run with 2 KB results, under a lease: each save is one
-/// transaction (by the transaction ids the database handed out; a
-/// prepared statement, so one round trip), and loading the session back
-/// is timed.
+/// round trip (counted by a relay between the store and the server) and
+/// one transaction (counted by the transaction ids the database handed
+/// out), and loading the session back is timed.
 fn step_cost() {
     const STEPS: usize = 200;
     let postgres = Postgres::start().unwrap();
     let server = model_server();
     let dir = scratch("step-cost");
+    let relay = Relay::start(postgres.port());
+    let relayed = format!(
+        "host=127.0.0.1 port={} user=postgres dbname=postgres",
+        relay.port
+    );
     runtime().block_on(async {
-        let store = PgStore::connect(&postgres.config()).await.unwrap();
+        let store = PgStore::connect(&relayed).await.unwrap();
         let counted = Arc::new(Counted {
             store: store.clone(),
             saves: AtomicUsize::new(0),
@@ -778,6 +844,7 @@ fn step_cost() {
             .unwrap()
             .unwrap();
         let before = next_xid().await;
+        let exchanged = relay.exchanges();
         let mut session = agent.session();
         session.set_id("long").unwrap();
         let started = Instant::now();
@@ -787,13 +854,16 @@ fn step_cost() {
             .unwrap();
         let run = started.elapsed();
         assert_eq!(outcome.stop, StopReason::Answered);
+        let round_trips = relay.exchanges() - exchanged;
         let transactions = next_xid().await - before;
         let saves = counted.saves.load(Ordering::SeqCst);
         println!(
-            "{STEPS} steps: {saves} saves, {transactions} write transactions, save time {:?} of {run:?}",
+            "{STEPS} steps: {saves} saves, {round_trips} round trips, {transactions} write transactions, \
+             save time {:?} of {run:?}",
             *counted.spent.lock().unwrap()
         );
         assert_eq!(transactions as usize, saves, "one transaction per save");
+        assert_eq!(round_trips, saves, "one round trip per save");
         let mut loads = Vec::new();
         for _ in 0..7 {
             let started = Instant::now();
