@@ -65,15 +65,8 @@ impl PgStore {
         ttl: Duration,
     ) -> Result<Option<Lease>, PgError> {
         let seconds = ttl.as_secs_f64();
-        let connection = self.connection().await?;
         let row = self
-            .timed(async {
-                connection
-                    .client
-                    .query_opt(&connection.statements.acquire, &[&id, &worker, &seconds])
-                    .await
-                    .map_err(PgError::driver)
-            })
+            .query_opt(|s| &s.acquire, &[&id, &worker, &seconds])
             .await?;
         let Some(row) = row else {
             return Ok(None);

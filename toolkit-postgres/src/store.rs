@@ -159,17 +159,34 @@ impl PgStore {
     ) -> Result<u64, PgError> {
         let connection = self.connection().await?;
         let statement = pick(&connection.statements);
+        self.on(&connection, connection.client.execute(statement, params))
+            .await
+    }
+
+    /// The row, if any, of one prepared statement; as [`execute`](Self::execute).
+    pub(crate) async fn query_opt(
+        &self,
+        pick: impl FnOnce(&Statements) -> &tokio_postgres::Statement,
+        params: &[&(dyn ToSql + Sync)],
+    ) -> Result<Option<tokio_postgres::Row>, PgError> {
+        let connection = self.connection().await?;
+        let statement = pick(&connection.statements);
+        self.on(&connection, connection.client.query_opt(statement, params))
+            .await
+    }
+
+    /// Waits for `work` on `connection`, against the timeout; drops the
+    /// connection if it failed under it.
+    async fn on<T>(
+        &self,
+        connection: &Arc<Connection>,
+        work: impl Future<Output = Result<T, tokio_postgres::Error>>,
+    ) -> Result<T, PgError> {
         let result = self
-            .timed(async {
-                connection
-                    .client
-                    .execute(statement, params)
-                    .await
-                    .map_err(PgError::driver)
-            })
+            .timed(async { work.await.map_err(PgError::driver) })
             .await;
         if let Err(error) = &result {
-            self.forget_if_broken(&connection, error).await;
+            self.forget_if_broken(connection, error).await;
         }
         result
     }
@@ -194,19 +211,8 @@ impl PgStore {
         params: &[&(dyn ToSql + Sync)],
     ) -> Result<Vec<tokio_postgres::Row>, PgError> {
         let connection = self.connection().await?;
-        let result = self
-            .timed(async {
-                connection
-                    .client
-                    .query(sql, params)
-                    .await
-                    .map_err(PgError::driver)
-            })
-            .await;
-        if let Err(error) = &result {
-            self.forget_if_broken(&connection, error).await;
-        }
-        result
+        self.on(&connection, connection.client.query(sql, params))
+            .await
     }
 
     pub(crate) fn leases(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<LeaseState>>> {
@@ -271,20 +277,7 @@ impl PgStore {
     }
 
     async fn load_session(&self, id: &str) -> Result<Option<Session>, StoreError> {
-        let connection = self.connection().await?;
-        let result = self
-            .timed(async {
-                connection
-                    .client
-                    .query_opt(&connection.statements.load, &[&id])
-                    .await
-                    .map_err(PgError::driver)
-            })
-            .await;
-        if let Err(error) = &result {
-            self.forget_if_broken(&connection, error).await;
-        }
-        let Some(row) = result? else {
+        let Some(row) = self.query_opt(|s| &s.load, &[&id]).await? else {
             return Ok(None);
         };
         let format: i32 = row.get(0);
