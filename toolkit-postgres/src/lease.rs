@@ -52,8 +52,9 @@ pub struct Lease {
 
 impl PgStore {
     /// Takes the lease on session `id` for `worker` (a name for queries
-    /// and logs), for `ttl` at a time; `None` when another worker holds
-    /// it. The session need not exist yet.
+    /// and logs), for `ttl` at a time; `None` while a live lease is held
+    /// (by another worker, or already by this one). The session need not
+    /// exist yet.
     ///
     /// Whether a lease has expired is decided by the database's clock,
     /// never the worker's. Must be called within a tokio runtime (the
