@@ -295,10 +295,7 @@ async fn leave_error_page(browser: &Browser, reply: Reply) -> Reply {
     };
     let (then, done) = match back_from_error_page(browser).await {
         Ok(Some(WentBack { info, passed })) => {
-            let mut then = format!(
-                "the tab went back to {}",
-                page_line(&info.title, &info.url)
-            );
+            let mut then = format!("the tab went back to {}", page_line(&info.title, &info.url));
             if passed.is_empty() {
                 then.push_str(", as it was");
             } else {

@@ -357,7 +357,12 @@ async fn downloads_over_the_limits_are_stopped(_: Browser, _: TestServer) {
 async fn a_pdf_opened_in_the_tab_is_read(browser: Browser, _: TestServer) {
     let server = files_site();
     let registry = local_registry(&browser);
-    ok(&registry, "navigate", json!({ "url": server.url("/files") })).await;
+    ok(
+        &registry,
+        "navigate",
+        json!({ "url": server.url("/files") }),
+    )
+    .await;
     assert!(!browser.page_map().await.expect("a page map").pdf);
     // Opened as most sites link a PDF: in the tab, not as an attachment.
     ok(
@@ -369,8 +374,9 @@ async fn a_pdf_opened_in_the_tab_is_read(browser: Browser, _: TestServer) {
     let map = browser.page_map().await.expect("a page map");
     assert!(map.pdf, "{}", map.render());
     assert!(
-        map.render()
-            .contains("the tab shows a PDF document, which the map does not see into: extract reads its text"),
+        map.render().contains(
+            "the tab shows a PDF document, which the map does not see into: extract reads its text"
+        ),
         "{}",
         map.render()
     );

@@ -947,7 +947,10 @@ async fn assert_replaced(model: &Model, before: &str, message: &str, result: &To
     assert_eq!(current.url, "about:blank");
 }
 
-async fn a_tab_left_on_an_error_page_goes_back_or_is_replaced(browser: Browser, server: TestServer) {
+async fn a_tab_left_on_an_error_page_goes_back_or_is_replaced(
+    browser: Browser,
+    server: TestServer,
+) {
     let model = Model::new(&browser, &server, policy());
     let dead = dead_address();
     // A load that fails in a tab with no page before it (the scenario's

@@ -157,7 +157,10 @@ impl Session {
             Err(e) => return Err(self.classify(e.into(), &action)),
         };
         let params = serde_json::json!({ "url": url });
-        let answer = match self.tab_request(page, "Page.navigate", params, within).await {
+        let answer = match self
+            .tab_request(page, "Page.navigate", params, within)
+            .await
+        {
             Ok(answer) => answer,
             Err(Fail::Elapsed(_)) => {
                 self.stop_loading(page).await;

@@ -246,9 +246,12 @@ impl Session {
             .session(&target, attach)
             .await
             .map_err(|e| Fail::Cdp(CdpError::ChromeMessage(e)))?;
-        let answer = tokio::time::timeout(limit, link.request(Some(&session), method, params, limit + attach))
-            .await
-            .map_err(|_| Fail::Elapsed(limit))?;
+        let answer = tokio::time::timeout(
+            limit,
+            link.request(Some(&session), method, params, limit + attach),
+        )
+        .await
+        .map_err(|_| Fail::Elapsed(limit))?;
         answer.map_err(|e| {
             if e.contains("No session") {
                 link.forget_session(&session);
