@@ -336,7 +336,10 @@ impl BrowserConfigBuilder {
         self
     }
 
-    /// How long a navigation may take to load (default 30 s).
+    /// How long a navigation may take to load (default 30 s): it bounds
+    /// the whole of [`Browser::navigate`](crate::Browser::navigate), and a
+    /// load still going at the limit is stopped, so that the tab is
+    /// usable at once.
     pub fn navigation_timeout(mut self, limit: Duration) -> Self {
         self.config.navigation_timeout = limit;
         self

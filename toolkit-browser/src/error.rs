@@ -115,14 +115,16 @@ pub enum BrowserError {
     },
     /// The tab showed the browser's error page (`chrome-error:`, after a
     /// page failed to load), where links, forms and scripts do nothing:
-    /// the tab was replaced by a new one.
+    /// the tab went back to the page it showed before, as it was, or, with
+    /// no page before it, was replaced by a new one.
     ErrorPage {
         /// The URL that failed to load, when the browser names it.
         failed: Option<String>,
         /// What the action itself ran into, if it failed too.
         cause: Option<String>,
-        /// What was done about it, as a sentence (`it was replaced by a new
-        /// tab, Tab 1a2b about:blank`).
+        /// What was done about it and what is left to do, as a sentence
+        /// (`the tab went back to "Order" (https://...), as it was; nothing
+        /// else was done`).
         then: String,
     },
     /// The [`SafetyPolicy`](crate::SafetyPolicy) does not allow what was
@@ -242,11 +244,7 @@ impl fmt::Display for BrowserError {
                 if let Some(failed) = failed {
                     write!(f, " for {failed}")?;
                 }
-                write!(
-                    f,
-                    ", where links, forms and scripts do nothing, so {then}; nothing else was \
-                     done: navigate to a page to go on"
-                )
+                write!(f, ", where links, forms and scripts do nothing, so {then}")
             }
             Self::Refused { detail } => f.write_str(detail),
         }
@@ -260,18 +258,20 @@ mod tests {
     use super::BrowserError;
 
     #[test]
-    fn an_error_page_names_the_failed_url_what_was_done_and_what_to_do() {
+    fn an_error_page_names_the_failed_url_and_what_was_done() {
         let error = BrowserError::ErrorPage {
             failed: Some("http://127.0.0.1:9/".into()),
             cause: Some("the page http://127.0.0.1:9/ could not be loaded: refused".into()),
-            then: "it was replaced by a new tab".into(),
+            then: "the tab went back to \"Order\" (http://127.0.0.1/order), as it was; nothing \
+                   else was done"
+                .into(),
         };
         assert_eq!(
             error.to_string(),
             "the page http://127.0.0.1:9/ could not be loaded: refused; the tab then showed the \
              browser's error page for http://127.0.0.1:9/, where links, forms and scripts do \
-             nothing, so it was replaced by a new tab; nothing else was done: navigate to a page \
-             to go on"
+             nothing, so the tab went back to \"Order\" (http://127.0.0.1/order), as it was; \
+             nothing else was done"
         );
         let bare = BrowserError::ErrorPage {
             failed: None,

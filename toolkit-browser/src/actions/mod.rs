@@ -275,10 +275,13 @@ pub(crate) async fn act(
     respond(browser, &policy, reply.say(on_its_own(&earlier))).await
 }
 
-/// After an action: a tab left on the browser's error page is replaced by
-/// a new blank tab, and the reply becomes an error that says so, whatever
-/// the action did (a click on such a page reaches nothing). `done` is left
-/// as it is: the task ends there.
+/// After an action: a tab left on the browser's error page goes back to
+/// the page it showed before, as it was (its history, its filled fields,
+/// from the back/forward cache; a page a form post led to is not posted
+/// again), or, with no page before it, is replaced by a new blank tab. The
+/// reply becomes an error that says so, whatever the action did (a click
+/// on such a page reaches nothing). `done` is left as it is: the task ends
+/// there.
 async fn leave_error_page(browser: &Browser, reply: Reply) -> Reply {
     if reply.done.is_some() || reply.error.as_ref().is_some_and(BrowserError::is_fatal) {
         return reply;
@@ -290,17 +293,44 @@ async fn leave_error_page(browser: &Browser, reply: Reply) -> Reply {
         // Not knowing is no reason to fail an action that worked.
         Err(_) => return reply,
     };
-    let then = match browser.replace_current_tab().await {
-        Ok(tab) => format!(
-            "it was replaced by a new tab, which is now current: {}",
-            tab_line(&tab)
-        ),
-        Err(e) if e.is_fatal() => return Reply::from(e),
-        Err(e) => format!("replacing it with a new tab failed ({e})"),
+    let (then, done) = match back_from_error_page(browser).await {
+        Ok(Some(WentBack { info, passed })) => {
+            let mut then = format!("the tab went back to {}", page_line(&info.title, &info.url));
+            if passed.is_empty() {
+                then.push_str(", as it was");
+            } else {
+                let _ = write!(
+                    then,
+                    " ({} could not be shown again without sending it again, which was not done)",
+                    passed.join(", ")
+                );
+            }
+            then.push_str("; nothing else was done");
+            (then, "went back")
+        }
+        Ok(None) => match browser.replace_current_tab().await {
+            Ok(tab) => (
+                format!(
+                    "it was replaced by a new tab, which is now current: {}; nothing else was \
+                     done: navigate to a page to go on",
+                    tab_line(&tab)
+                ),
+                "was replaced",
+            ),
+            Err(e) if e.is_fatal() => return Reply::from(e),
+            Err(e) => (
+                format!(
+                    "replacing it with a new tab failed ({e}); nothing else was done: navigate \
+                     to a page to go on"
+                ),
+                "was left",
+            ),
+        },
+        Err(e) => return Reply::from(e),
     };
     let memory = match &failed {
-        Some(url) => format!("The tab showed the browser's error page for {url} and was replaced"),
-        None => "The tab showed the browser's error page and was replaced".to_owned(),
+        Some(url) => format!("The tab showed the browser's error page for {url} and {done}"),
+        None => format!("The tab showed the browser's error page and {done}"),
     };
     Reply::from(BrowserError::ErrorPage {
         failed,
@@ -308,6 +338,42 @@ async fn leave_error_page(browser: &Browser, reply: Reply) -> Reply {
         then,
     })
     .memory(memory)
+}
+
+/// How many pages back [`back_from_error_page`] goes at most.
+const BACK_FROM_ERROR_PAGE: usize = 3;
+
+/// Where [`back_from_error_page`] took the tab.
+struct WentBack {
+    info: crate::PageInfo,
+    /// The pages passed over on the way, which showed the browser's error
+    /// page again when gone back to.
+    passed: Vec<String>,
+}
+
+/// Takes the tab off the browser's error page to the page before it in
+/// its history: the page it showed before the load that failed, as it was
+/// (from the back/forward cache, or loaded again with its fields filled
+/// in as they were). A page a form post led to, which the browser keeps
+/// in no cache, is not posted again: the browser shows its error page
+/// there instead, and the tab goes back one more. `None` when no page
+/// before it can be shown; only a dead browser is an error.
+async fn back_from_error_page(browser: &Browser) -> Result<Option<WentBack>, BrowserError> {
+    let mut passed = Vec::new();
+    for _ in 0..BACK_FROM_ERROR_PAGE {
+        let info = match browser.go_back().await {
+            Ok(info) => info,
+            Err(e) if e.is_fatal() => return Err(e),
+            Err(_) => return Ok(None),
+        };
+        match browser.error_page().await {
+            Ok(None) => return Ok(Some(WentBack { info, passed })),
+            Ok(Some(failed)) => passed.push(failed.unwrap_or(info.url)),
+            Err(e) if e.is_fatal() => return Err(e),
+            Err(_) => return Ok(None),
+        }
+    }
+    Ok(None)
 }
 
 /// The sentence about loads the page tried on its own between two actions

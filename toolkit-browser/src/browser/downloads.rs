@@ -221,13 +221,15 @@ fn opened_path(file: &std::fs::File, path: &Path) -> std::io::Result<PathBuf> {
     }
 }
 
+/// The text of the PDF `bytes`, named `name` in errors: a download, or
+/// the PDF a tab shows.
 #[cfg(feature = "pdf")]
-fn pdf_text(bytes: &[u8], name: &str) -> Result<String, BrowserError> {
+pub(crate) fn pdf_text(bytes: &[u8], name: &str) -> Result<String, BrowserError> {
     super::pdf::text(bytes, name)
 }
 
 #[cfg(not(feature = "pdf"))]
-fn pdf_text(_bytes: &[u8], name: &str) -> Result<String, BrowserError> {
+pub(crate) fn pdf_text(_bytes: &[u8], name: &str) -> Result<String, BrowserError> {
     Err(BrowserError::invalid(format!(
         "{name:?} is a PDF, and reading PDFs is not enabled here (the `pdf` feature)"
     )))

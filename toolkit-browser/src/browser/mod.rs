@@ -20,6 +20,7 @@ use crate::config::BrowserConfig;
 use crate::error::BrowserError;
 use crate::safety::{BlockedLog, BlockedNavigation, SafetyPolicy};
 
+pub(crate) use downloads::pdf_text;
 pub use downloads::{DownloadText, MAX_DOWNLOAD_READ_BYTES};
 #[cfg(feature = "pdf")]
 pub use pdf::{MAX_PDF_DECODED_BYTES, MAX_PDF_PAGES};

@@ -4,7 +4,9 @@
   'use strict';
   const { call, observe, textVersion, wellFormed, adoptRoot, resolve } = core;
   const { walk, busy, frameBox, takeHosts } = map;
-  const { elementInfo, clickPoint, focusField, readField, scroll, shownCount, pageInfo } = input;
+  const {
+    elementInfo, clickPoint, focusField, readField, scroll, shownCount, pageInfo, submitted,
+  } = input;
   const { dropdownOptions, selectOption, fileInput, fileNames, fileInputOf } = forms;
   const { findText } = text;
   const { mask, unmask } = masking;
@@ -18,7 +20,7 @@
   const methods = {
     walk, frameBox, elementInfo, clickPoint, focusField, readField, scroll, pageInfo,
     dropdownOptions, selectOption, fileInput, fileNames, findText, mask, unmask, extract,
-    textVersion, shownCount, busy,
+    textVersion, shownCount, busy, submitted,
   };
 
   return {

@@ -41,7 +41,45 @@
 
   // Scrolls the element into view and finds a point (top-level viewport
   // coordinates) where a click reaches it.
+  // The last form submission since the last click point was asked for,
+  // seen from this world (the page cannot reach it): `submitted` reads it
+  // once the click is done.
+  let lastSubmit = null;
+  let submitWatched = false;
+
+  function armSubmit() {
+    lastSubmit = null;
+    if (submitWatched) return;
+    submitWatched = true;
+    window.addEventListener('submit', e => { lastSubmit = e; }, true);
+  }
+
+  // Whether the click sent a form that loads a page in this tab: the
+  // browser requests that navigation only in a task after the click's,
+  // and the session waits for it. Read once the event is over, so that a
+  // page that cancelled the submission (to send it by script) counts as
+  // not sending it.
+  function submitted() {
+    const e = lastSubmit;
+    lastSubmit = null;
+    if (!e || e.defaultPrevented || !(e.target instanceof HTMLFormElement)) {
+      return { navigates: false };
+    }
+    const form = e.target;
+    const by = e.submitter;
+    const attr = (own, override) =>
+      (by && by.hasAttribute(override) ? by.getAttribute(override) : form.getAttribute(own)) || '';
+    const base = document.querySelector('base[target]');
+    const target = (attr('target', 'formtarget') || (base ? base.getAttribute('target') : ''))
+      .trim().toLowerCase();
+    const here = ['', '_self', '_top', '_parent'].includes(target);
+    const method = attr('method', 'formmethod').trim().toLowerCase();
+    const action = by && by.hasAttribute('formaction') ? by.formAction : form.action;
+    return { navigates: here && method !== 'dialog' && !/^\s*javascript:/i.test(action) };
+  }
+
   function clickPoint(args) {
+    armSubmit();
     const found = resolve(args.index);
     if (!found) return { stale: true };
     let [el, ctx] = found;
@@ -263,6 +301,6 @@
 
   return {
     elementInfo, clickPoint, focusField, readField, scroll, shownCount,
-    pageInfo, bringIntoView, isTextInput, editDesc,
+    pageInfo, bringIntoView, isTextInput, editDesc, submitted,
   };
 })

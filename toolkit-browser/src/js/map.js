@@ -809,6 +809,9 @@
       // Looked for only when there is nothing to list: a page that shows
       // nothing at all is not helped by scrolling.
       nothingVisible: out.length === 0 && !showsAnything(document),
+      // The browser's PDF viewer: the document holds the viewer, not the
+      // PDF's text, which the session reads from the file instead.
+      pdf: document.contentType === 'application/pdf',
       // Custom elements not looked at yet for a closed shadow root.
       closedHosts: (pendingHosts = hostsInReach(hosts)).length,
       // Only the tab's own walk asks: what is still changing, folded into

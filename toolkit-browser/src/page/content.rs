@@ -2,7 +2,11 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::browser::Browser;
+use base64::Engine as _;
+use chromiumoxide::Page;
+use chromiumoxide::cdp::browser_protocol::page::GetResourceContentParams;
+
+use crate::browser::{Browser, MAX_DOWNLOAD_READ_BYTES, Session, pdf_text};
 use crate::error::BrowserError;
 
 /// The most characters of markdown [`Browser::page_text`] converts; a page
@@ -77,12 +81,121 @@ struct FindReply {
     scroll: i64,
 }
 
+/// The text of the PDF the tab shows in the browser's viewer (at `url`),
+/// read with the limits of `read_download`; `None` when the tab shows no
+/// PDF.
+async fn viewer_pdf_text(
+    session: &mut Session,
+    page: &Page,
+    url: &str,
+) -> Result<Option<String>, BrowserError> {
+    let kind = session
+        .evaluate_isolated(page, "document.contentType", "reading the document's type")
+        .await?;
+    if kind != "application/pdf" {
+        return Ok(None);
+    }
+    let frame = page
+        .mainframe()
+        .await
+        .ok()
+        .flatten()
+        .ok_or_else(|| BrowserError::protocol("the tab has no document"))?;
+    // The browser keeps the file when the server allows caching it;
+    // otherwise the page fetches it again, as its own script could.
+    let cached = session
+        .exec(
+            page,
+            GetResourceContentParams::new(frame, url),
+            "reading the PDF the tab shows",
+        )
+        .await;
+    let bytes = match cached {
+        Ok(content) if content.base64_encoded => decode_base64(&content.content)?,
+        Ok(content) => content.content.into_bytes(),
+        Err(e) if e.is_fatal() => return Err(e),
+        Err(_) => fetch_again(session, page).await?,
+    };
+    let name = url::Url::parse(url)
+        .ok()
+        .and_then(|u| u.path_segments()?.next_back().map(str::to_owned))
+        .filter(|n| !n.is_empty())
+        .unwrap_or_else(|| url.to_owned());
+    if bytes.len() as u64 > MAX_DOWNLOAD_READ_BYTES {
+        return Err(BrowserError::invalid(format!(
+            "the PDF {name:?} the tab shows has {} bytes, more than the {} MiB a PDF can be \
+             read with",
+            bytes.len(),
+            MAX_DOWNLOAD_READ_BYTES >> 20
+        )));
+    }
+    let text = tokio::task::spawn_blocking(move || pdf_text(&bytes, &name))
+        .await
+        .map_err(|e| BrowserError::Io {
+            detail: format!("reading the PDF failed: {e}"),
+        })??;
+    Ok(Some(text))
+}
+
+/// The PDF the tab shows, fetched again by the page (its cookies, its
+/// origin), at most [`MAX_DOWNLOAD_READ_BYTES`] read.
+async fn fetch_again(session: &mut Session, page: &Page) -> Result<Vec<u8>, BrowserError> {
+    let expression = format!(
+        "(async () => {{
+          const answer = await fetch(location.href, {{ credentials: 'include' }});
+          if (!answer.ok) return {{ status: answer.status }};
+          const reader = answer.body.getReader();
+          const parts = [];
+          let size = 0;
+          for (;;) {{
+            const {{ done, value }} = await reader.read();
+            if (done) break;
+            size += value.length;
+            if (size > {MAX_DOWNLOAD_READ_BYTES}) {{ reader.cancel(); return {{ size }}; }}
+            parts.push(value);
+          }}
+          let text = '';
+          for (const part of parts) {{
+            for (let i = 0; i < part.length; i += 0x8000) {{
+              text += String.fromCharCode.apply(null, part.subarray(i, i + 0x8000));
+            }}
+          }}
+          return {{ base64: btoa(text) }};
+        }})()"
+    );
+    let answer = session
+        .evaluate_isolated(page, &expression, "reading the PDF the tab shows")
+        .await?;
+    if let Some(base64) = answer["base64"].as_str() {
+        return decode_base64(base64);
+    }
+    if let Some(size) = answer["size"].as_u64() {
+        return Err(BrowserError::invalid(format!(
+            "the PDF the tab shows has more than {size} bytes, more than the {} MiB a PDF can \
+             be read with",
+            MAX_DOWNLOAD_READ_BYTES >> 20
+        )));
+    }
+    Err(BrowserError::invalid(format!(
+        "the PDF the tab shows cannot be read: its server answered {} when it was asked again",
+        answer["status"]
+    )))
+}
+
+fn decode_base64(text: &str) -> Result<Vec<u8>, BrowserError> {
+    base64::engine::general_purpose::STANDARD
+        .decode(text)
+        .map_err(|e| BrowserError::protocol(format!("the PDF came back garbled: {e}")))
+}
+
 impl Browser {
     /// The current tab's readable text as markdown: headings, paragraphs,
     /// links with absolute URLs, lists, tables, preformatted text and
     /// quotes, including open shadow roots and same-origin frames, without
-    /// hidden elements and form field values. Secrets of the
-    /// [policy](Self::set_policy) are shown as placeholders.
+    /// hidden elements and form field values. A PDF the tab shows in the
+    /// browser's viewer is read as [`read_download`](Self::read_download)
+    /// reads a downloaded one (the `pdf` feature). Secrets of the [policy](Self::set_policy) are shown
+    /// as placeholders.
     ///
     /// # Errors
     ///
@@ -107,6 +220,15 @@ impl Browser {
         }
         let args = serde_json::json!({ "maxChars": MAX_PAGE_TEXT_CHARS });
         let mut text: PageText = session.call(&page, "extract", args).await?;
+        // The browser's PDF viewer holds no text of the PDF: it is read
+        // from the file, as a downloaded PDF is.
+        if text.markdown.trim().is_empty()
+            && let Some(pdf) = viewer_pdf_text(&mut session, &page, &text.url).await?
+        {
+            let cut = usize::try_from(MAX_PAGE_TEXT_CHARS).unwrap_or(usize::MAX);
+            text.truncated = pdf.chars().count() > cut;
+            text.markdown = pdf.chars().take(cut).collect();
+        }
         drop(session);
         let policy = self.policy();
         let r = policy.redactor();

@@ -199,12 +199,16 @@ pub(super) async fn front(session: &mut Session, page: &Page) -> Result<(), Brow
 /// reach the connection before the answer to any later call to that
 /// renderer, so one round trip (reading the URL, needed anyway) flushes
 /// them; a short drain then collects what the handler has forwarded.
+/// A form the input sent (`form_sent`) requests its navigation only in a
+/// task of its own, which may run after that round trip: its request is
+/// waited for.
 pub(crate) async fn await_effects(
     session: &mut Session,
     mut watch: Watch,
     page: &Page,
     expect_popup: bool,
     drain: Duration,
+    form_sent: bool,
 ) -> Result<Effects, BrowserError> {
     let opener = page.target_id().clone();
     let main_frame = page.mainframe().await.ok().flatten();
@@ -233,6 +237,8 @@ pub(crate) async fn await_effects(
     tokio::pin!(drained);
     loop {
         tokio::select! {
+            // What has arrived is read before the drain can end the loop.
+            biased;
             Some(ev) = watch.requested.next() => {
                 let main = main_frame.as_ref().is_none_or(|f| *f == ev.frame_id);
                 match ev.disposition {
@@ -253,6 +259,20 @@ pub(crate) async fn await_effects(
             }
             () = &mut drained => break,
         }
+    }
+    if form_sent && !navigating && !new_window && framed.is_none() {
+        let requested = async {
+            while let Some(ev) = watch.requested.next().await {
+                let main = main_frame.as_ref().is_none_or(|f| *f == ev.frame_id);
+                if main && ev.disposition == ClientNavigationDisposition::CurrentTab {
+                    return true;
+                }
+            }
+            false
+        };
+        navigating = tokio::time::timeout(FRAME_WAIT, requested)
+            .await
+            .unwrap_or(false);
     }
     // A tab was asked for but the browser has not created it yet.
     if new_window && popup.is_none() {
@@ -505,7 +525,16 @@ impl Browser {
                 .starts_with("javascript:")
         });
         let drain = if script_url { SCRIPT_URL_DRAIN } else { DRAIN };
-        let settled = await_effects(&mut session, watch, &page, expect_popup, drain).await;
+        // Asked before anything else, while the form's navigation (if the
+        // click sent one) has not replaced the document yet; a document
+        // already replaced answers from the new one, and its navigation
+        // was requested before the answer came.
+        let form_sent = session
+            .call::<serde_json::Value>(&page, "submitted", serde_json::json!({}))
+            .await
+            .is_ok_and(|sent| sent["navigates"] == true);
+        let settled =
+            await_effects(&mut session, watch, &page, expect_popup, drain, form_sent).await;
         // A margin for a chooser opened a moment after the click; the
         // session is not needed meanwhile.
         drop(session);
@@ -647,9 +676,9 @@ impl Browser {
         // whose navigation is requested only once it has run. A click on
         // a submit button posts one too, but right after a click the page
         // runs a timer only after its next frame (16 ms more per click),
-        // so clicks rely on the flush and the drain alone.
+        // so a click asks the page whether it sent a form instead.
         session.turn(&page, TURN_LIMIT).await;
-        await_effects(&mut session, watch, &page, false, DRAIN).await
+        await_effects(&mut session, watch, &page, false, DRAIN, false).await
     }
 }
 

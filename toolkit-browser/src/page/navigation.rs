@@ -74,9 +74,17 @@ impl Browser {
     /// when the page cannot be loaded (the message carries Chromium's
     /// reason; a redirect the policy stopped is
     /// `net::ERR_BLOCKED_BY_CLIENT`, and [`take_blocked`](Self::take_blocked)
-    /// says which hop), [`BrowserError::Timeout`] past the navigation time
-    /// limit (the page may still be usable).
+    /// says which hop), or when its server sent nothing back within the
+    /// navigation time limit (the message names the server; the load is
+    /// stopped and the tab keeps the page it showed).
+    /// [`BrowserError::Timeout`] when the page answered but had not
+    /// finished loading within the limit: the load is stopped where it
+    /// got to, and the page is usable. Either way the call returns within
+    /// the limit and a moment, waiting for the session included.
     pub async fn navigate(&self, url: &str) -> Result<PageInfo, BrowserError> {
+        // The time limit counts from here, waiting for the session
+        // included.
+        let started = Instant::now();
         let url = normalize_url(url)?;
         self.check_policy(&url)?;
         let mut session = self.live().await?;
@@ -117,8 +125,11 @@ impl Browser {
                 }
             }
         }
-        let returned = session.navigate_to(&page, &url).await?;
-        if let Some(detail) = returned.error_text.filter(|t| !t.is_empty()) {
+        let left = session
+            .config()
+            .navigation_timeout
+            .saturating_sub(started.elapsed());
+        if let Some(detail) = session.navigate_to(&page, &url, left).await? {
             return Err(BrowserError::Navigation { url, detail });
         }
         let info = page_info(&mut session, &page).await?;

@@ -285,7 +285,7 @@ impl Browser {
             .await?;
         let watch = move_onto(&mut session, &page, (x, y)).await?;
         tokio::time::sleep(HOVER_SETTLE).await;
-        let effects = await_effects(&mut session, watch, &page, false, DRAIN).await?;
+        let effects = await_effects(&mut session, watch, &page, false, DRAIN, false).await?;
         let after = if effects.navigated || effects.new_tab.is_some() {
             before.shown
         } else {
@@ -351,7 +351,7 @@ impl Browser {
             true,
         )
         .await?;
-        let effects = await_effects(&mut session, watch, &page, false, DRAIN).await?;
+        let effects = await_effects(&mut session, watch, &page, false, DRAIN, false).await?;
         Ok(Held {
             element,
             held: duration,
@@ -450,7 +450,7 @@ impl Browser {
         {
             return Err(error);
         }
-        let effects = await_effects(&mut session, watch, &page, false, DRAIN).await?;
+        let effects = await_effects(&mut session, watch, &page, false, DRAIN, false).await?;
         Ok(Dragged {
             element,
             target,

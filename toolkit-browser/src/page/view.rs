@@ -152,7 +152,7 @@ impl Browser {
         let value = session
             .evaluate(&page, expression, "evaluating the script")
             .await?;
-        let effects = await_effects(&mut session, watch, &page, false, DRAIN).await?;
+        let effects = await_effects(&mut session, watch, &page, false, DRAIN, false).await?;
         Ok((value, effects))
     }
 }

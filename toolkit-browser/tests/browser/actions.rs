@@ -24,9 +24,11 @@ use crate::support::scratch;
 scenarios![
     // A browser of its own, which it kills.
     a_killed_browser_gives_error_results_until_restarted,
+    a_server_that_never_answers_is_given_up_within_the_limit,
     // The shared browser.
     schemas_suit_every_provider,
     forms_are_filled_and_submitted,
+    a_click_that_submits_says_where_the_form_went,
     links_tabs_history_and_waiting,
     iframes_and_shadow_roots_are_reached,
     long_pages_scroll_extract_and_find,
@@ -191,6 +193,75 @@ async fn a_killed_browser_gives_error_results_until_restarted(
         .err("navigate", json!({ "url": server.url("/out") }))
         .await;
     assert!(message.contains("blocked"), "{message}");
+    browser.close().await.expect("close");
+}
+
+/// A listener on 127.0.0.1 that accepts every connection and never writes
+/// a byte (a server hung behind its socket): its address, and the task
+/// holding the connections, to abort at the end.
+async fn silent_server() -> (String, tokio::task::JoinHandle<()>) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind a port");
+    let address = listener.local_addr().expect("its address").to_string();
+    let holding = tokio::spawn(async move {
+        let mut held = Vec::new();
+        while let Ok((stream, _)) = listener.accept().await {
+            held.push(stream);
+        }
+    });
+    (address, holding)
+}
+
+async fn a_server_that_never_answers_is_given_up_within_the_limit(
+    _shared: Browser,
+    server: TestServer,
+) {
+    let limit = Duration::from_secs(5);
+    let config = chromium::builder().navigation_timeout(limit).build();
+    let browser = Browser::launch(config).await.expect("launch Chromium");
+    let agent = Agent::new(&browser, &server, local_policy());
+    let (address, holding) = silent_server().await;
+    agent.go("/counter").await;
+    let url = format!("http://{address}/report");
+    let started = Instant::now();
+    let (message, _) = agent.err("navigate", json!({ "url": url })).await;
+    let took = started.elapsed();
+    eprintln!("timing: a navigation to a silent server {took:?}");
+    assert!(
+        took <= limit + Duration::from_secs(1),
+        "{took:?}: {message}"
+    );
+    // The reply says what happened, naming the server, not how the crate
+    // looked at the page.
+    assert!(
+        message.contains(&address) && message.contains("did not answer"),
+        "{message}"
+    );
+    assert!(!message.contains("pageInfo"), "{message}");
+    // The tab is usable at once: the page it was on is still there.
+    let started = Instant::now();
+    let map = browser
+        .page_map()
+        .await
+        .expect("a map after the failed load");
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(map.title, "Counter", "{}", map.render());
+    let button = agent.index("Increment").await;
+    agent.ok("click", json!({ "index": button })).await;
+    // The next navigation is not held up by the one given up on.
+    let started = Instant::now();
+    agent.go("/docs").await;
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        started.elapsed()
+    );
+    holding.abort();
     browser.close().await.expect("close");
 }
 
@@ -434,6 +505,64 @@ async fn forms_are_filled_and_submitted(browser: Browser, server: TestServer) {
         .err("input", json!({ "index": button, "text": "x" }))
         .await;
     assert!(refused.contains("does not take typed text"), "{refused}");
+}
+
+async fn a_click_that_submits_says_where_the_form_went(browser: Browser, _: TestServer) {
+    use toolkit_tests::http::Route;
+    // The browser sends a form from a task of its own, after the
+    // click's, which a loaded machine may run after the click's reply
+    // was made (a few rounds in a hundred).
+    let page = "<!doctype html><title>Sign up</title>\
+        <form action=\"/created\" method=\"post\"><input name=\"user\" value=\"ada\">\
+        <button type=\"submit\">Create account</button></form>\
+        <form action=\"/created\" method=\"post\" id=\"kept\"><button>Stay here</button></form>\
+        <script>\
+          document.getElementById('kept').addEventListener('submit', e => e.preventDefault());\
+        </script>";
+    let server = TestServer::start([
+        ("/sign-up", Route::html(page)),
+        (
+            "/created",
+            Route::html("<!doctype html><title>Welcome</title><p>Account created."),
+        ),
+    ]);
+    let agent = Agent::new(&browser, &server, local_policy());
+    const ROUNDS: usize = 20;
+    for round in 0..ROUNDS {
+        agent.go("/sign-up").await;
+        // Filled in first, as a person (or a model) would.
+        let user = agent.index("name=user").await;
+        agent
+            .ok(
+                "input",
+                json!({ "index": user, "text": format!("ada{round}") }),
+            )
+            .await;
+        let button = agent.index("Create account").await;
+        let (text, _) = agent.ok("click", json!({ "index": button })).await;
+        assert!(
+            text.contains("The page is now \"Welcome\""),
+            "round {round}: {text}"
+        );
+    }
+    // A submission the page stops itself starts nothing: the reply comes
+    // at once and says nothing moved.
+    agent.go("/sign-up").await;
+    let button = agent.index("Stay here").await;
+    let started = Instant::now();
+    let (text, _) = agent.ok("click", json!({ "index": button })).await;
+    assert!(!text.contains("The page is now"), "{text}");
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        started.elapsed()
+    );
+    let posts = server
+        .requests()
+        .iter()
+        .filter(|r| r.method == "POST")
+        .count();
+    assert_eq!(posts, ROUNDS);
 }
 
 async fn links_tabs_history_and_waiting(browser: Browser, server: TestServer) {

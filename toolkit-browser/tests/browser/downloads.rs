@@ -12,7 +12,8 @@ use crate::support::runner::scenarios;
 
 scenarios![
     downloads_are_saved_reported_and_read,
-    downloads_over_the_limits_are_stopped
+    downloads_over_the_limits_are_stopped,
+    a_pdf_opened_in_the_tab_is_read,
 ];
 
 /// The text of the notes the page offers.
@@ -24,19 +25,33 @@ const REPORT_TEXT: &str = "Quarterly total: 4217 tents";
 /// A one-page PDF showing `text` in Helvetica, its cross-reference table
 /// computed from the objects' offsets.
 fn pdf_with(text: &str) -> Vec<u8> {
-    let stream = format!("BT /F1 18 Tf 72 720 Td ({text}) Tj ET");
-    let objects = [
+    pdf_of_pages(&[&format!("BT /F1 18 Tf 72 720 Td ({text}) Tj ET")])
+}
+
+/// A PDF of one page per content stream, in Helvetica (`/F1`) and
+/// Helvetica-Bold (`/F2`).
+fn pdf_of_pages(pages: &[&str]) -> Vec<u8> {
+    let n = pages.len();
+    // 1 catalog, 2 page tree, 3 and 4 the fonts, then a page and its
+    // content per page.
+    let kids: Vec<String> = (0..n).map(|i| format!("{} 0 R", 5 + 2 * i)).collect();
+    let mut objects = vec![
         "<< /Type /Catalog /Pages 2 0 R >>".to_owned(),
-        "<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_owned(),
-        "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] \
-         /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>"
-            .to_owned(),
-        format!(
+        format!("<< /Type /Pages /Kids [{}] /Count {n} >>", kids.join(" ")),
+        "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>".to_owned(),
+        "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica-Bold >>".to_owned(),
+    ];
+    for (i, stream) in pages.iter().enumerate() {
+        objects.push(format!(
+            "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] \
+             /Resources << /Font << /F1 3 0 R /F2 4 0 R >> >> /Contents {} 0 R >>",
+            6 + 2 * i
+        ));
+        objects.push(format!(
             "<< /Length {} >>\nstream\n{stream}\nendstream",
             stream.len()
-        ),
-        "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>".to_owned(),
-    ];
+        ));
+    }
     let mut pdf = b"%PDF-1.4\n".to_vec();
     let mut offsets = Vec::new();
     for (n, object) in objects.iter().enumerate() {
@@ -54,6 +69,16 @@ fn pdf_with(text: &str) -> Vec<u8> {
     ));
     pdf.extend_from_slice(table.as_bytes());
     pdf
+}
+
+/// The quarterly summary as most PDF writers lay it out: a bold heading,
+/// then each line placed by a move (`Td`), and a second page.
+fn summary_pdf() -> Vec<u8> {
+    pdf_of_pages(&[
+        "BT /F2 24 Tf 72 720 Td (Q3) Tj /F1 12 Tf 0 -30 Td (Revenue grew 42 percent) Tj \
+         0 -16 Td (Costs held flat) Tj ET",
+        "BT /F1 12 Tf 72 720 Td (Codeword: heron) Tj ET",
+    ])
 }
 
 fn files_site() -> TestServer {
@@ -76,6 +101,14 @@ fn files_site() -> TestServer {
                     ("Content-Disposition", "attachment; filename=\"report.pdf\""),
                 ],
                 pdf_with(REPORT_TEXT),
+            )),
+        ),
+        (
+            "/files/summary.pdf",
+            Route::reply(Reply::raw(
+                200,
+                [("Content-Type", "application/pdf")],
+                summary_pdf(),
             )),
         ),
     ])
@@ -319,4 +352,52 @@ async fn downloads_over_the_limits_are_stopped(_: Browser, _: TestServer) {
     let text = ok(&registry, "read_download", json!({ "name": "one.txt" })).await;
     assert!(text.contains("The tent order ships on Friday."), "{text}");
     browser.close().await.expect("close");
+}
+
+async fn a_pdf_opened_in_the_tab_is_read(browser: Browser, _: TestServer) {
+    let server = files_site();
+    let registry = local_registry(&browser);
+    ok(
+        &registry,
+        "navigate",
+        json!({ "url": server.url("/files") }),
+    )
+    .await;
+    assert!(!browser.page_map().await.expect("a page map").pdf);
+    // Opened as most sites link a PDF: in the tab, not as an attachment.
+    ok(
+        &registry,
+        "navigate",
+        json!({ "url": server.url("/files/summary.pdf") }),
+    )
+    .await;
+    let map = browser.page_map().await.expect("a page map");
+    assert!(map.pdf, "{}", map.render());
+    assert!(
+        map.render().contains(
+            "the tab shows a PDF document, which the map does not see into: extract reads its text"
+        ),
+        "{}",
+        map.render()
+    );
+    let text = ok(&registry, "extract", json!({})).await;
+    // Line by line, each page apart, as the PDF lays them out.
+    assert!(
+        text.contains("Q3\nRevenue grew 42 percent\nCosts held flat\n"),
+        "{text}"
+    );
+    assert!(text.contains("\nCodeword: heron"), "{text}");
+    assert!(!text.contains("flatCodeword"), "{text}");
+    let read = browser.page_text().await.expect("the page's text");
+    assert!(read.markdown.starts_with("Q3\n"), "{read:?}");
+    // Nothing was downloaded to read it.
+    assert!(
+        browser
+            .downloads()
+            .await
+            .iter()
+            .all(|d| !d.url.starts_with(&server.base_url())),
+        "{:?}",
+        browser.downloads().await
+    );
 }

@@ -37,7 +37,8 @@ scenarios![
     other_ways_to_another_site_are_stopped,
     a_renderer_killed_during_an_action_ends_it_at_once,
     urls_of_other_schemes_are_refused_before_loading,
-    a_tab_left_on_an_error_page_is_replaced,
+    a_tab_left_on_an_error_page_goes_back_or_is_replaced,
+    a_failed_load_keeps_the_tab_its_history_and_its_form,
     // A browser of its own, which it kills.
     a_wait_ends_when_the_browser_dies,
 ];
@@ -946,11 +947,14 @@ async fn assert_replaced(model: &Model, before: &str, message: &str, result: &To
     assert_eq!(current.url, "about:blank");
 }
 
-async fn a_tab_left_on_an_error_page_is_replaced(browser: Browser, server: TestServer) {
+async fn a_tab_left_on_an_error_page_goes_back_or_is_replaced(
+    browser: Browser,
+    server: TestServer,
+) {
     let model = Model::new(&browser, &server, policy());
     let dead = dead_address();
-    // A load that fails in the current tab.
-    model.go("/popup").await;
+    // A load that fails in a tab with no page before it (the scenario's
+    // blank tab): there is nothing to go back to.
     let before = browser.current_tab().await.expect("current tab").id;
     let (message, result) = model.err("navigate", json!({ "url": dead })).await;
     assert!(message.contains("could not be loaded"), "{message}");
@@ -959,7 +963,8 @@ async fn a_tab_left_on_an_error_page_is_replaced(browser: Browser, server: TestS
     // The new tab works: a click there navigates and says so.
     model.go("/popup").await;
     same_tab_link_works(&model).await;
-    // A link whose load fails: the click is no success.
+    // A link whose load fails: the click is no success, and the tab goes
+    // back to the page of the link.
     model.go("/popup").await;
     let before = browser.current_tab().await.expect("current tab").id;
     let script = format!(
@@ -970,9 +975,89 @@ async fn a_tab_left_on_an_error_page_is_replaced(browser: Browser, server: TestS
     let link = model.index("Same tab").await;
     let (message, result) = model.err("click", json!({ "index": link })).await;
     assert!(message.contains(&dead), "{message}");
-    assert_replaced(&model, &before, &message, &result).await;
+    assert_eq!(
+        result.attributes().get("error_kind"),
+        Some(&json!("error_page")),
+        "{message}"
+    );
+    assert!(
+        !result.to_text().contains("Clicked"),
+        "{}",
+        result.to_text()
+    );
+    assert_went_back(&model, &before, "Popup opener", &message).await;
     model.go("/popup").await;
     same_tab_link_works(&model).await;
+}
+
+/// Checks that a failed load in the current tab took it back to the
+/// page it showed (`title`) rather than replacing it, and that the reply
+/// says so.
+async fn assert_went_back(model: &Model, before: &str, title: &str, message: &str) {
+    assert!(
+        message.contains("error page") && message.contains(&format!("went back to \"{title}\"")),
+        "{message}"
+    );
+    assert!(!message.contains("navigate to a page"), "{message}");
+    assert!(!message.contains("replaced"), "{message}");
+    let tabs = model.browser.tabs().await.expect("tabs");
+    let current = tabs.iter().find(|t| t.current).expect("a current tab");
+    assert_eq!(current.id, before, "the tab was replaced: {tabs:?}");
+    assert_eq!(current.title, title, "{tabs:?}");
+}
+
+async fn a_failed_load_keeps_the_tab_its_history_and_its_form(
+    browser: Browser,
+    server: TestServer,
+) {
+    let model = Model::new(&browser, &server, policy());
+    let dead = dead_address();
+    model.go("/docs").await;
+    model.go("/order").await;
+    let before = browser.current_tab().await.expect("current tab").id;
+    let name = model.index("name=name").await;
+    model
+        .ok("input", json!({ "index": name, "text": "Half done" }))
+        .await;
+    let (message, _) = model.err("navigate", json!({ "url": dead })).await;
+    assert!(message.contains(&dead), "{message}");
+    assert_went_back(&model, &before, "Order", &message).await;
+    // The form as it was left, under the same numbers.
+    let map = model.agent.map().await;
+    assert!(
+        map.render().contains("value=\"Half done\""),
+        "{}",
+        map.render()
+    );
+    assert_eq!(model.index("name=name").await, name);
+    // The history too.
+    let back = model.ok("go_back", json!({})).await;
+    assert!(back.to_text().contains("Docs"), "{}", back.to_text());
+    // A page a form post led to: kept without posting the form again.
+    model.go("/secret-form-post").await;
+    let field = model.index("name=pw").await;
+    model
+        .ok("input", json!({ "index": field, "text": "once" }))
+        .await;
+    let send = model.index("Send it").await;
+    model.ok("click", json!({ "index": send })).await;
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while model.browser.page_map().await.expect("map").title != "Echo once" {
+        assert!(Instant::now() < deadline, "the form was never sent");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let (message, _) = model.err("navigate", json!({ "url": dead })).await;
+    // The page the post led to is kept in no cache (the server says
+    // `no-store`, as most do): it cannot be shown again without posting
+    // again, so the tab goes back to the form instead.
+    assert!(message.contains(&server.url("/echo")), "{message}");
+    assert_went_back(&model, &before, "Secret form", &message).await;
+    let posts = server
+        .requests()
+        .iter()
+        .filter(|r| r.method == "POST" && r.path() == "/echo")
+        .count();
+    assert_eq!(posts, 1, "the form was posted again");
 }
 
 async fn a_wait_ends_when_the_browser_dies(_shared: Browser, server: TestServer) {

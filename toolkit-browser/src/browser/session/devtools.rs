@@ -6,24 +6,23 @@
 //! `script.rs` instead. [`Session::navigate_to`] and
 //! [`Session::screenshot`] are the two commands with limits of their own.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use chromiumoxide::cdp::browser_protocol::page::NavigateReturns;
-use chromiumoxide::cdp::browser_protocol::page::{CaptureScreenshotFormat, NavigateParams};
+use chromiumoxide::cdp::browser_protocol::page::{
+    CaptureScreenshotFormat, EventLifecycleEvent, StopLoadingParams,
+};
 use chromiumoxide::cdp::browser_protocol::target::{GetTargetsParams, TargetInfo};
 use chromiumoxide::error::CdpError;
 use chromiumoxide::types::MethodId;
 use chromiumoxide::{Command, Method, Page};
+use futures_util::StreamExt;
 use serde::Serialize;
 
 use super::Session;
 use crate::error::BrowserError;
 
-/// chromiumoxide abandons a navigation after its own limit (the navigation
-/// time limit, see `Session::launch`); this crate waits a little longer so
-/// that chromiumoxide has given up first, and the next navigation is not
-/// queued behind a dead one.
-const NAVIGATION_MARGIN: Duration = Duration::from_secs(1);
+/// How long stopping a load may take before the tab is left as it is.
+const STOP_LIMIT: Duration = Duration::from_millis(500);
 
 /// A failed protocol call before it is classified ([`Session::classify`]):
 /// kept apart from [`BrowserError`] so that retries can tell a document
@@ -131,22 +130,97 @@ impl Session {
         result.map_err(|f| self.classify(f, action))
     }
 
-    /// Loads `url` in `page` and waits for its load event, within the
-    /// navigation time limit.
+    /// Loads `url` in `page` and waits for its load event, within
+    /// `within`; answers the browser's reason when the load failed
+    /// (`net::ERR_CONNECTION_REFUSED`), which leaves the tab on the
+    /// browser's error page.
+    ///
+    /// Past `within` the load is stopped, as the browser's Stop button
+    /// would: a server that has not answered leaves the tab on the page it
+    /// showed ([`BrowserError::Navigation`] naming the server), and a page
+    /// that answered but is still loading stays as far as it got
+    /// ([`BrowserError::Timeout`]). Either way the tab is usable at once:
+    /// a tab left waiting on a silent server answers no script until the
+    /// browser gives up on it.
     pub(crate) async fn navigate_to(
         &mut self,
         page: &Page,
         url: &str,
-    ) -> Result<NavigateReturns, BrowserError> {
-        // chromiumoxide waits for the new document's load event itself.
-        let limit = self.config.navigation_timeout;
-        let navigation = page.execute(NavigateParams::new(url.to_owned()));
-        let outcome = match tokio::time::timeout(limit + NAVIGATION_MARGIN, navigation).await {
-            Ok(Ok(response)) => Ok(response.result),
-            Ok(Err(CdpError::Timeout)) | Err(_) => Err(Fail::Elapsed(limit)),
-            Ok(Err(e)) => Err(Fail::Cdp(e)),
+        within: Duration,
+    ) -> Result<Option<String>, BrowserError> {
+        let started = Instant::now();
+        let action = format!("loading {url}");
+        // Subscribed before the navigation starts: none of its events can
+        // be missed.
+        let mut lifecycle = match page.event_listener::<EventLifecycleEvent>().await {
+            Ok(events) => events,
+            Err(e) => return Err(self.classify(e.into(), &action)),
         };
-        outcome.map_err(|f| self.classify(f, &format!("loading {url}")))
+        let params = serde_json::json!({ "url": url });
+        let answer = match self
+            .tab_request(page, "Page.navigate", params, within)
+            .await
+        {
+            Ok(answer) => answer,
+            Err(Fail::Elapsed(_)) => {
+                self.stop_loading(page).await;
+                return Err(no_answer(url, within));
+            }
+            Err(fail) => return Err(self.classify(fail, &action)),
+        };
+        let error_text = answer["errorText"]
+            .as_str()
+            .filter(|t| !t.is_empty())
+            .map(str::to_owned);
+        // No new document comes: a navigation within the document (no
+        // loader), a download, or a load that was cancelled (a `204 No
+        // Content`, the navigation guard's answer to a load it stops).
+        // Any other failure commits the browser's error page, waited for
+        // like a page.
+        let aborted = error_text.as_deref() == Some("net::ERR_ABORTED");
+        let loader = answer["loaderId"].as_str().map(str::to_owned);
+        let Some(loader) = loader.filter(|_| !aborted && answer["isDownload"] != true) else {
+            return Ok(error_text);
+        };
+        // The new document's lifecycle: `init` once the server answered and
+        // the document was committed, then its `load`.
+        let mut committed = false;
+        let left = within.saturating_sub(started.elapsed());
+        let loaded = tokio::time::timeout(left, async {
+            while let Some(event) = lifecycle.next().await {
+                if event.loader_id.as_ref() == loader {
+                    committed = true;
+                    if event.name == "load" {
+                        return true;
+                    }
+                }
+            }
+            false
+        })
+        .await;
+        match loaded {
+            Ok(true) => Ok(error_text),
+            // The tab went away (its events ended with it).
+            Ok(false) => Err(self.classify(Fail::Crashed, &action)),
+            Err(_) => {
+                self.stop_loading(page).await;
+                match (error_text, committed) {
+                    (Some(text), _) => Ok(Some(text)),
+                    (None, false) => Err(no_answer(url, within)),
+                    (None, true) => Err(BrowserError::Timeout {
+                        action,
+                        after: self.config.navigation_timeout,
+                    }),
+                }
+            }
+        }
+    }
+
+    /// Stops whatever `page` is loading, as the browser's Stop button
+    /// does, within a moment: a page too busy to take it is left as it is.
+    async fn stop_loading(&self, page: &Page) {
+        let stop = self.exec_raw(page, StopLoadingParams::default());
+        let _ = tokio::time::timeout(STOP_LIMIT, stop).await;
     }
 
     /// A PNG of what `page` shows, within the command time limit; the
@@ -190,5 +264,29 @@ impl Session {
             .into_iter()
             .filter(|t| t.r#type == "page")
             .collect())
+    }
+}
+
+/// The error of a load whose server sent nothing back within `within`
+/// (the load was stopped): it names the server, the one thing the model
+/// can change.
+fn no_answer(url: &str, within: Duration) -> BrowserError {
+    let server = url::Url::parse(url)
+        .ok()
+        .and_then(|u| {
+            let host = u.host_str()?.to_owned();
+            Some(match u.port() {
+                Some(port) => format!("{host}:{port}"),
+                None => host,
+            })
+        })
+        .unwrap_or_else(|| url.to_owned());
+    BrowserError::Navigation {
+        url: url.to_owned(),
+        detail: format!(
+            "the server {server} did not answer within {:.1}s, so the load was stopped and \
+             the tab still shows the page it showed before",
+            within.as_secs_f64()
+        ),
     }
 }

@@ -168,6 +168,7 @@ impl Browser {
             cross_origin_frames: walk.cross_origin_frames.max(allowance.seen_frames)
                 - allowance.mapped_frames,
             nothing_visible: walk.nothing_visible,
+            pdf: walk.pdf,
             walk_ms: walk.ms,
             still_changing,
             settle_ms,

@@ -241,6 +241,10 @@ pub struct PageMap {
     /// The page shows nothing at all (no visible text or media): its
     /// content is hidden, or it has none.
     pub nothing_visible: bool,
+    /// The tab shows a PDF in the browser's viewer, whose content the map
+    /// does not see into: [`Browser::page_text`](crate::Browser::page_text)
+    /// (the `extract` action) reads its text.
+    pub pdf: bool,
     /// How long the walk took inside the page, milliseconds (for the
     /// host's timings; not rendered).
     pub walk_ms: f64,

@@ -154,7 +154,12 @@ impl PageMap {
             s.pixels_below(),
             s.pages_below()
         );
-        if self.elements.is_empty() && self.nothing_visible {
+        if self.elements.is_empty() && self.pdf {
+            out.push_str(
+                "Interactive elements: none (the tab shows a PDF document, which the map does \
+                 not see into: extract reads its text)\n",
+            );
+        } else if self.elements.is_empty() && self.nothing_visible {
             out.push_str(
                 "Interactive elements: none (nothing on the page is visible: its content is \
                  hidden, or it has none)\n",
@@ -396,6 +401,7 @@ mod tests {
             truncated: false,
             cross_origin_frames: 0,
             nothing_visible: false,
+            pdf: false,
             walk_ms: 0.0,
             still_changing: Vec::new(),
             settle_ms: 0.0,
@@ -428,6 +434,7 @@ mod tests {
             truncated: false,
             cross_origin_frames: 0,
             nothing_visible: false,
+            pdf: false,
             walk_ms: 0.0,
             still_changing: still.iter().map(|s| (*s).to_owned()).collect(),
             settle_ms: 0.0,
@@ -480,6 +487,7 @@ mod tests {
             truncated: false,
             cross_origin_frames: 1,
             nothing_visible: false,
+            pdf: false,
             walk_ms: 1.0,
             still_changing: Vec::new(),
             settle_ms: 0.0,

@@ -46,6 +46,8 @@ pub(super) struct Walk {
     pub(super) cross_origin_frames: u32,
     #[serde(default, rename = "nothingVisible")]
     pub(super) nothing_visible: bool,
+    #[serde(default)]
+    pub(super) pdf: bool,
     pub(super) scroll: ScrollPosition,
     pub(super) next: u32,
     pub(super) ms: f64,

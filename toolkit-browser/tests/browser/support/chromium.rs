@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use toolkit_browser::{Browser, BrowserConfig, find_executable};
+use toolkit_browser::{Browser, BrowserConfig, BrowserConfigBuilder, find_executable};
 
 /// The variable that skips the browser tests on a machine without
 /// Chromium (`1` only; see [`toolkit_tests::skip::skipped`]).
@@ -26,10 +26,14 @@ pub fn executable() -> PathBuf {
 /// The configuration of a test browser: [`executable`], profiles under
 /// [`profiles`], everything else as a host gets it by default.
 pub fn config() -> BrowserConfig {
+    builder().build()
+}
+
+/// [`config`] still to be built, for a scenario that changes a setting.
+pub fn builder() -> BrowserConfigBuilder {
     BrowserConfig::builder()
         .executable(executable())
         .profile_parent(profiles())
-        .build()
 }
 
 /// A browser of its own, for a scenario about the session's lifecycle.

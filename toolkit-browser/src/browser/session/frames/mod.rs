@@ -29,6 +29,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
+use std::time::Duration;
 
 use chromiumoxide::Page;
 use chromiumoxide::cdp::browser_protocol::target::TargetId;
@@ -222,6 +223,41 @@ impl Session {
                 })
             }
         }
+    }
+
+    /// Sends `method` to the tab `page` over the frame link: a DevTools
+    /// session of this crate's own on the tab, beside chromiumoxide's.
+    /// chromiumoxide queues every `Page.navigate` sent through it behind
+    /// the last one until that one loads or its own fixed limit (30 s)
+    /// passes, whatever the session's navigation time limit: a load the
+    /// session gave up on would hold up the next navigation that long.
+    /// Events still reach chromiumoxide's session (lifecycle, frames).
+    pub(crate) async fn tab_request(
+        &mut self,
+        page: &Page,
+        method: &'static str,
+        params: Value,
+        limit: Duration,
+    ) -> Result<Value, Fail> {
+        let attach = self.config.command_timeout;
+        let target = page.target_id().as_ref().to_owned();
+        let link = self.link().await?;
+        let session = link
+            .session(&target, attach)
+            .await
+            .map_err(|e| Fail::Cdp(CdpError::ChromeMessage(e)))?;
+        let answer = tokio::time::timeout(
+            limit,
+            link.request(Some(&session), method, params, limit + attach),
+        )
+        .await
+        .map_err(|_| Fail::Elapsed(limit))?;
+        answer.map_err(|e| {
+            if e.contains("No session") {
+                link.forget_session(&session);
+            }
+            Fail::Cdp(CdpError::ChromeMessage(e))
+        })
     }
 
     /// The frame link, connected on first use (and again after it closed).
