@@ -7,7 +7,7 @@ use std::task::{Context, Poll};
 
 use std::time::Duration;
 
-use super::drive::{Drive, Pending, Scheduler, Stop};
+use super::drive::{Drive, Pending, Scheduler};
 use super::{Registry, Signals, TurnOutcome};
 use crate::call::host::CallHost;
 use crate::call::progress::ProgressSink;
@@ -194,11 +194,10 @@ impl Future for Dispatch<'_> {
                 (registry, id, name, arguments, signals)
             }
             State::Running { drive, name } => {
-                let done = std::task::ready!(Pin::new(drive).poll(cx));
-                let name = *name;
+                let done = std::task::ready!(drive.poll_named(cx, name));
                 // The tool's future is dropped as soon as it ends.
                 this.state = State::Ended;
-                return Poll::Ready(ended(done, name));
+                return Poll::Ready(ended(done));
             }
             State::Traced(future) => {
                 let outcome = std::task::ready!(future.as_mut().poll(cx));
@@ -209,13 +208,13 @@ impl Future for Dispatch<'_> {
         };
         // The first poll. Most tools end within it: their outcome goes
         // straight to the caller, and only a tool still running is kept.
+        // `Waiting` holds references only, so leaving it drops nothing.
+        let waiting = std::mem::replace(&mut this.state, State::Ended);
+        std::mem::forget(waiting);
         if let Some(span) = crate::telemetry::tool_span(name, id) {
             let mut future = Box::pin(registry.dispatch_traced(span, id, name, arguments, signals));
             return match future.as_mut().poll(cx) {
-                Poll::Ready(outcome) => {
-                    this.state = State::Ended;
-                    Poll::Ready(outcome)
-                }
+                Poll::Ready(outcome) => Poll::Ready(outcome),
                 Poll::Pending => {
                     this.state = State::Traced(future);
                     Poll::Pending
@@ -223,31 +222,27 @@ impl Future for Dispatch<'_> {
             };
         }
         match registry.start(id, name, arguments, signals) {
-            Ok(mut drive) => match Pin::new(&mut drive).poll(cx) {
+            Ok(mut drive) => match drive.poll_named(cx, name) {
                 Poll::Ready(done) => {
-                    this.state = State::Ended;
                     drop(drive);
-                    Poll::Ready(ended(done, name))
+                    Poll::Ready(ended(done))
                 }
                 Poll::Pending => {
                     this.state = State::Running { drive, name };
                     Poll::Pending
                 }
             },
-            Err(error) => {
-                this.state = State::Ended;
-                Poll::Ready(CallOutcome::failed(error))
-            }
+            Err(error) => Poll::Ready(CallOutcome::failed(error)),
         }
     }
 }
 
-/// The outcome of a tool that ended, named `name` in its error.
+/// The outcome of a tool that ended.
 #[inline]
-fn ended(done: Result<ToolResult, Stop>, name: &str) -> CallOutcome {
+fn ended(done: Result<ToolResult, CallError>) -> CallOutcome {
     match done {
         Ok(result) => CallOutcome::ok(result),
-        Err(stop) => CallOutcome::failed(stop.into_error(name)),
+        Err(error) => CallOutcome::failed(error),
     }
 }
 

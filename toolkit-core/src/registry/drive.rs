@@ -68,12 +68,37 @@ impl Drive {
     }
 }
 
+impl Drive {
+    /// Polls the tool, `name` naming it in the error should it panic: the
+    /// tool's own output as it is, with no layer to move it through.
+    #[inline]
+    pub(crate) fn poll_named(
+        &mut self,
+        cx: &mut Context<'_>,
+        name: &str,
+    ) -> Poll<Result<ToolResult, CallError>> {
+        // The future is dropped right after a panic, never polled again, so
+        // no broken state it may hold is observed.
+        match catch_unwind(AssertUnwindSafe(|| self.future.as_mut().poll(cx))) {
+            Ok(polled) => polled,
+            Err(payload) => Poll::Ready(Err(panicked(name, payload.as_ref()))),
+        }
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn panicked(tool: &str, payload: &(dyn std::any::Any + Send)) -> CallError {
+    CallError::Panicked {
+        tool: tool.to_owned(),
+        message: panic_message(payload),
+    }
+}
+
 impl Future for Drive {
     type Output = Result<ToolResult, Stop>;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        // The future is dropped right after a panic, never polled again, so
-        // no broken state it may hold is observed.
         match catch_unwind(AssertUnwindSafe(|| self.future.as_mut().poll(cx))) {
             Ok(Poll::Ready(done)) => Poll::Ready(done.map_err(Stop::Failed)),
             Ok(Poll::Pending) => Poll::Pending,

@@ -116,6 +116,30 @@ impl<'a> Signals<'a> {
 /// Up to this many tools, a lookup compares names rather than hashing.
 const LINEAR_LOOKUP: usize = 8;
 
+/// Whether two names are the same, a name of up to 16 bytes compared in
+/// two loads of each rather than by a call to `bcmp`: on every call's path.
+#[inline]
+fn same_name(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    // The first and the last eight (or four) bytes, overlapping when
+    // the name is shorter than twice that.
+    let word = |bytes: &[u8], at: usize| {
+        u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap_or_default())
+    };
+    let half = |bytes: &[u8], at: usize| {
+        u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap_or_default())
+    };
+    match n {
+        8..=16 => word(a, 0) == word(b, 0) && word(a, n - 8) == word(b, n - 8),
+        4..=7 => half(a, 0) == half(b, 0) && half(a, n - 4) == half(b, n - 4),
+        _ => a == b,
+    }
+}
+
 /// The tools, in registration order, and their index by name.
 #[derive(Default)]
 struct Table {
@@ -143,8 +167,16 @@ impl Table {
         // A few names are compared faster than one is hashed, and most
         // registries hold a few tools.
         if self.entries.len() <= LINEAR_LOOKUP {
-            return self.entries.iter().find(|entry| entry.def.name() == name);
+            return self
+                .entries
+                .iter()
+                .find(|entry| same_name(entry.def.name(), name));
         }
+        self.find_hashed(name)
+    }
+
+    #[inline(never)]
+    fn find_hashed(&self, name: &str) -> Option<&Entry> {
         self.index.get(name).map(|&i| &self.entries[i])
     }
 
@@ -461,7 +493,27 @@ impl Registry {
     }
 
     /// Finds the tool, parses the arguments and starts the tool's future.
+    #[inline]
     fn start(
+        &self,
+        call_id: &str,
+        name: &str,
+        arguments: Arguments<'_>,
+        signals: Signals<'_>,
+    ) -> Result<Drive, CallError> {
+        // Most calls are of an enabled tool the registry was built with.
+        if let Some(entry) = self.built.find(name)
+            && entry.state() == ENABLED
+        {
+            return self.start_def(&entry.def, entry.timeout, call_id, arguments, signals);
+        }
+        self.start_other(call_id, name, arguments, signals)
+    }
+
+    /// [`start`](Self::start) of a tool disabled, removed, added after the
+    /// build or called by its original name, or of no tool.
+    #[inline(never)]
+    fn start_other(
         &self,
         call_id: &str,
         name: &str,
@@ -532,7 +584,7 @@ impl Registry {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn start_def(
         &self,
         def: &ToolDef,
