@@ -7,14 +7,16 @@ use std::task::{Context, Poll};
 
 use std::time::Duration;
 
-use super::drive::{Drive, Pending, Scheduler};
+use super::drive::{Pending, Scheduler, poll_tool};
 use super::{Registry, Signals, TurnOutcome};
 use crate::call::host::CallHost;
 use crate::call::progress::ProgressSink;
 use crate::call::state::RunState;
 use crate::result::panic_message;
+use crate::tool::Started;
 use crate::{
-    Arguments, CallError, CallOutcome, Cancellation, ToolCall, ToolCallResult, ToolResult,
+    Arguments, CallError, CallOutcome, Cancellation, ToolCall, ToolCallResult, ToolFuture,
+    ToolResult,
 };
 
 /// The builder methods that give calls what they may use, the same on a
@@ -114,7 +116,7 @@ enum State<'r> {
     /// Not polled yet: the tool starts on the first poll.
     Waiting(Params<'r>),
     /// The tool runs; the name is for the error, should it stop.
-    Running { drive: Drive, name: &'r str },
+    Running { future: ToolFuture, name: &'r str },
     /// Traced: the call inside its span, on a path of its own.
     Traced(Pin<Box<dyn Future<Output = CallOutcome> + Send + 'r>>),
     /// Ended, its outcome given. An outcome is never kept here: a call
@@ -193,8 +195,8 @@ impl Future for Dispatch<'_> {
                 } = *params;
                 (registry, id, name, arguments, signals)
             }
-            State::Running { drive, name } => {
-                let done = std::task::ready!(drive.poll_named(cx, name));
+            State::Running { future, name } => {
+                let done = std::task::ready!(poll_tool(future, cx, name));
                 // The tool's future is dropped as soon as it ends.
                 this.state = State::Ended;
                 return Poll::Ready(ended(done));
@@ -221,18 +223,20 @@ impl Future for Dispatch<'_> {
                 }
             };
         }
-        match registry.start(id, name, arguments, signals) {
-            Ok(mut drive) => match drive.poll_named(cx, name) {
-                Poll::Ready(done) => {
-                    drop(drive);
-                    Poll::Ready(ended(done))
-                }
-                Poll::Pending => {
-                    this.state = State::Running { drive, name };
-                    Poll::Pending
-                }
-            },
-            Err(error) => Poll::Ready(CallOutcome::failed(error)),
+        let mut future = match registry.start(id, name, arguments, signals) {
+            Ok(Started::Ready(done)) => return Poll::Ready(ended(done)),
+            Ok(Started::Future(future)) => future,
+            Err(error) => return Poll::Ready(CallOutcome::failed(error)),
+        };
+        match poll_tool(&mut future, cx, name) {
+            Poll::Ready(done) => {
+                drop(future);
+                Poll::Ready(ended(done))
+            }
+            Poll::Pending => {
+                this.state = State::Running { future, name };
+                Poll::Pending
+            }
         }
     }
 }

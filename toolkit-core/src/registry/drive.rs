@@ -53,46 +53,44 @@ impl Stop {
 }
 
 impl Drive {
-    #[inline]
-    pub(crate) fn new(tool: &ToolDef, started: Started, timeout: Option<Duration>) -> Self {
-        let future = match (started, timeout) {
-            (Started::Ready(done), None) => {
-                return Self {
-                    run: Run::Ended(Some(done)),
-                };
-            }
-            (Started::Future(future), None) => future,
-            // A tool with a time limit goes through its timer, ended or
-            // not, as it always did (a runtime without a time driver fails
-            // it alike).
-            (Started::Ready(done), Some(limit)) => {
-                limited(tool, Box::pin(std::future::ready(done)), limit)
-            }
-            (Started::Future(future), Some(limit)) => limited(tool, future, limit),
-        };
+    /// The started tool, to be awaited (a traced call's).
+    pub(crate) fn new(started: Started) -> Self {
         Self {
-            run: Run::Future(future),
+            run: match started {
+                Started::Ready(done) => Run::Ended(Some(done)),
+                Started::Future(future) => Run::Future(future),
+            },
         }
     }
+}
 
-    /// Polls the tool, `name` naming it in the error should it panic: the
-    /// tool's own output as it is, with no layer to move it through.
-    #[inline]
-    pub(crate) fn poll_named(
-        &mut self,
-        cx: &mut Context<'_>,
-        name: &str,
-    ) -> Poll<Result<ToolResult, CallError>> {
-        let future = match &mut self.run {
-            Run::Ended(done) => return done.take().map_or(Poll::Pending, Poll::Ready),
-            Run::Future(future) => future,
-        };
-        // The future is dropped right after a panic, never polled again, so
-        // no broken state it may hold is observed.
-        match catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx))) {
-            Ok(polled) => polled,
-            Err(payload) => Poll::Ready(Err(panicked(name, payload.as_ref()))),
+/// The started tool under its time limit, if it has one. A tool with a
+/// limit goes through its timer, ended or not, as it always did (a runtime
+/// without a time driver fails it alike).
+#[inline]
+pub(crate) fn limit(tool: &ToolDef, started: Started, timeout: Option<Duration>) -> Started {
+    match (started, timeout) {
+        (started, None) => started,
+        (Started::Ready(done), Some(limit)) => {
+            Started::Future(limited(tool, Box::pin(std::future::ready(done)), limit))
         }
+        (Started::Future(future), Some(limit)) => Started::Future(limited(tool, future, limit)),
+    }
+}
+
+/// Polls a tool's future, `name` naming it in the error should it panic:
+/// the tool's own output as it is, with no layer to move it through.
+#[inline]
+pub(crate) fn poll_tool(
+    future: &mut ToolFuture,
+    cx: &mut Context<'_>,
+    name: &str,
+) -> Poll<Result<ToolResult, CallError>> {
+    // The future is dropped right after a panic, never polled again, so no
+    // broken state it may hold is observed.
+    match catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx))) {
+        Ok(polled) => polled,
+        Err(payload) => Poll::Ready(Err(panicked(name, payload.as_ref()))),
     }
 }
 

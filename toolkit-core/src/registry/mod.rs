@@ -26,6 +26,7 @@ use crate::call::progress::ProgressSink;
 use crate::call::state::{RunState, StateMap};
 use crate::hash::Fnv1a;
 use crate::telemetry;
+use crate::tool::Started;
 use crate::{
     Arguments, CallError, CallOutcome, Cancellation, Problem, RegistryBuilder, RegistryError,
     ToolCall, ToolCallResult, ToolDef,
@@ -482,7 +483,7 @@ impl Registry {
         }
         let started = span.in_scope(|| self.start(call_id, name, arguments, signals));
         let outcome = match started {
-            Ok(started) => match started.instrument(span.clone()).await {
+            Ok(started) => match Drive::new(started).instrument(span.clone()).await {
                 Ok(result) => CallOutcome::ok(result),
                 Err(stop) => CallOutcome::failed(stop.into_error(name)),
             },
@@ -500,7 +501,7 @@ impl Registry {
         name: &str,
         arguments: Arguments<'_>,
         signals: Signals<'_>,
-    ) -> Result<Drive, CallError> {
+    ) -> Result<Started, CallError> {
         // Most calls are of an enabled tool the registry was built with.
         if let Some(entry) = self.built.find(name)
             && entry.state() == ENABLED
@@ -519,7 +520,7 @@ impl Registry {
         name: &str,
         arguments: Arguments<'_>,
         signals: Signals<'_>,
-    ) -> Result<Drive, CallError> {
+    ) -> Result<Started, CallError> {
         if let Some(entry) = self.built.find(name) {
             match entry.state() {
                 ENABLED => {
@@ -584,7 +585,7 @@ impl Registry {
         }
     }
 
-    #[inline(always)]
+    #[inline]
     fn start_def(
         &self,
         def: &ToolDef,
@@ -592,7 +593,7 @@ impl Registry {
         call_id: &str,
         arguments: Arguments<'_>,
         signals: Signals<'_>,
-    ) -> Result<Drive, CallError> {
+    ) -> Result<Started, CallError> {
         let site = CallSite {
             call_id,
             tool: def.name_ref(),
@@ -609,7 +610,7 @@ impl Registry {
             def.invoke(arguments, &site)
         }));
         match started {
-            Ok(future) => Ok(Drive::new(def, future?, timeout)),
+            Ok(started) => Ok(drive::limit(def, started?, timeout)),
             Err(payload) => Err(panicked(def, payload)),
         }
     }
