@@ -20,7 +20,7 @@ pub use crate::registry::drive::run_blocking;
 pub use crate::tool::arguments::parse_arguments;
 pub use crate::tool::fields::{FieldSchema, object_schema};
 use crate::tool::schema::ToolSchema;
-pub use crate::tool::{Annotations, OutputSchema, StaticDef};
+pub use crate::tool::{Annotations, OutputSchema, Started, StaticDef};
 use crate::{CallContext, CallError, IntoToolResult, Json, ToolResult};
 
 /// The schemas of a tool whose argument struct is `T`, its parameters in
@@ -72,6 +72,21 @@ pub fn state<T: Clone + Send + Sync + 'static>(
         tool: site.tool_name().to_owned(),
         type_name: type_name.to_owned(),
     })
+}
+
+/// Runs the future of an async tool whose body never awaits (so it ends
+/// at its first poll) to its output, here, with no waker to wake it: it
+/// is not boxed to be polled later. Should it not end, which `#[tool]`
+/// rules out by reading the body, the call fails rather than hangs.
+pub fn run_ready<F: std::future::Future>(tool: &str, future: F) -> Result<F::Output, CallError> {
+    let future = std::pin::pin!(future);
+    match future.poll(&mut std::task::Context::from_waker(std::task::Waker::noop())) {
+        std::task::Poll::Ready(output) => Ok(output),
+        std::task::Poll::Pending => Err(CallError::Runtime {
+            tool: tool.to_owned(),
+            message: "the tool waited, though its body has no `.await`".to_owned(),
+        }),
+    }
 }
 
 /// The value in `cell`, made by `make` the first time. One instantiation

@@ -156,19 +156,27 @@ pub(crate) fn expand(tool: &ToolFn) -> TokenStream {
         }
         None => via(quote!(__value)),
     };
-    let start = if item.sig.asyncness.is_some() {
+    let start = if item.sig.asyncness.is_some() && never_awaits(&item.block) {
+        // Its future ends at its first poll: run here, not boxed to be
+        // polled later (docs/performance.md, "Allocations per call").
         quote! {
-            ::std::boxed::Box::pin(async move {
+            __tk::Started::Ready(
+                __tk::run_ready(#name, #ident(#(#call_args),*)).map(|__value| #convert)
+            )
+        }
+    } else if item.sig.asyncness.is_some() {
+        quote! {
+            __tk::Started::Future(::std::boxed::Box::pin(async move {
                 let __value = #ident(#(#call_args),*).await;
                 ::core::result::Result::Ok(#convert)
-            })
+            }))
         }
     } else {
         quote! {
-            ::std::boxed::Box::pin(__tk::run_blocking(#name, move || {
+            __tk::Started::Future(::std::boxed::Box::pin(__tk::run_blocking(#name, move || {
                 let __value = #ident(#(#call_args),*);
                 #convert
-            }))
+            })))
         }
     };
     let submit = tool.in_catalogue.then(|| {
@@ -245,7 +253,7 @@ pub(crate) fn expand(tool: &ToolFn) -> TokenStream {
             fn __invoke(
                 __arguments: #krate::Arguments<'_>,
                 __site: &__tk::CallSite<'_>,
-            ) -> ::core::result::Result<#krate::ToolFuture, #krate::CallError> {
+            ) -> ::core::result::Result<__tk::Started, #krate::CallError> {
                 let #args_struct { #(#field_idents),* } =
                     __tk::parse_arguments::<#args_struct>(__arguments, #name, __schema)?;
                 #(#hidden)*
@@ -377,6 +385,56 @@ fn output_schema(output: &ReturnType) -> TokenStream {
     quote!((&&&&&__tk::OutputOf::<#ty>::NEW).__output())
 }
 
+/// Whether an async function's body can never wait: no `.await`, and no
+/// macro call but std's own, which cannot hide one (any other macro may).
+/// Such a body's future ends at its first poll.
+fn never_awaits(body: &syn::Block) -> bool {
+    const STD_MACROS: &[&str] = &[
+        "assert",
+        "assert_eq",
+        "assert_ne",
+        "concat",
+        "debug_assert",
+        "debug_assert_eq",
+        "debug_assert_ne",
+        "eprint",
+        "eprintln",
+        "format",
+        "format_args",
+        "matches",
+        "panic",
+        "print",
+        "println",
+        "stringify",
+        "todo",
+        "unimplemented",
+        "unreachable",
+        "vec",
+        "write",
+        "writeln",
+    ];
+    fn scan(tokens: TokenStream) -> bool {
+        let trees: Vec<proc_macro2::TokenTree> = tokens.into_iter().collect();
+        trees.iter().enumerate().all(|(i, tree)| match tree {
+            proc_macro2::TokenTree::Ident(ident) => ident != "await",
+            proc_macro2::TokenTree::Group(group) => scan(group.stream()),
+            // `name!(…)`: a macro call (a `!` after a keyword, `if !(…)`,
+            // is taken for one too, which only costs the shortcut).
+            proc_macro2::TokenTree::Punct(punct) if punct.as_char() == '!' => {
+                match (i.checked_sub(1).map(|at| &trees[at]), trees.get(i + 1)) {
+                    (
+                        Some(proc_macro2::TokenTree::Ident(name)),
+                        Some(proc_macro2::TokenTree::Group(_)),
+                    ) => STD_MACROS.iter().any(|known| name == known),
+                    _ => true,
+                }
+            }
+            proc_macro2::TokenTree::Punct(_) | proc_macro2::TokenTree::Literal(_) => true,
+        })
+    }
+    scan(quote!(#body))
+}
+
 /// The `T` and `E` of a return type written `Result<T, E>`.
 fn result_parts(output: &ReturnType) -> Option<(&Type, &Type)> {
     let ReturnType::Type(_, ty) = output else {
@@ -444,4 +502,27 @@ fn type_name(ty: &Type) -> syn::LitStr {
 /// A tool name as part of an identifier (`-` is allowed in tool names).
 fn name_for_ident(name: &str) -> String {
     name.replace('-', "_")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::never_awaits;
+
+    fn never(body: &str) -> bool {
+        never_awaits(&syn::parse_str(body).expect("a block"))
+    }
+
+    #[test]
+    fn a_body_never_waits_only_without_await_and_other_macros() {
+        assert!(never("{ format!(\"{} hits\", n) }"));
+        assert!(never("{ if a != b { std::vec![1] } else { Vec::new() } }"));
+        assert!(never("{ let f = |x: u8| x + 1; f(2) }"));
+        assert!(!never("{ other().await }"));
+        assert!(!never("{ let x = async { other().await }; 1 }"));
+        // A macro other than std's may hide an `.await`.
+        assert!(!never("{ tokio::join!(a, b); 1 }"));
+        assert!(!never("{ tracing::info!(\"x\"); 1 }"));
+        // A keyword before `!(…)` is taken for a macro: no shortcut.
+        assert!(!never("{ if !(a) { 1 } else { 2 } }"));
+    }
 }

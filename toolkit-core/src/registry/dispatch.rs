@@ -7,13 +7,17 @@ use std::task::{Context, Poll};
 
 use std::time::Duration;
 
-use super::drive::{Drive, Pending, Scheduler};
+use super::drive::{Pending, Scheduler, poll_tool};
 use super::{Registry, Signals, TurnOutcome};
 use crate::call::host::CallHost;
 use crate::call::progress::ProgressSink;
 use crate::call::state::RunState;
 use crate::result::panic_message;
-use crate::{Arguments, CallError, CallOutcome, Cancellation, ToolCall, ToolCallResult};
+use crate::tool::Started;
+use crate::{
+    Arguments, CallError, CallOutcome, Cancellation, ToolCall, ToolCallResult, ToolFuture,
+    ToolResult,
+};
 
 /// The builder methods that give calls what they may use, the same on a
 /// call and on a turn: each reaches the signals while nothing has started.
@@ -112,12 +116,13 @@ enum State<'r> {
     /// Not polled yet: the tool starts on the first poll.
     Waiting(Params<'r>),
     /// The tool runs; the name is for the error, should it stop.
-    Running { drive: Drive, name: &'r str },
+    Running { future: ToolFuture, name: &'r str },
     /// Traced: the call inside its span, on a path of its own.
     Traced(Pin<Box<dyn Future<Output = CallOutcome> + Send + 'r>>),
-    /// Ended before the tool ran (an unknown tool, bad arguments), or
-    /// ended and taken.
-    Ended(Option<CallOutcome>),
+    /// Ended, its outcome given. An outcome is never kept here: a call
+    /// that ends on its first poll (most do) returns it straight away, so
+    /// the state stays small and is written once.
+    Ended,
 }
 
 impl<'r> Dispatch<'r> {
@@ -179,42 +184,69 @@ impl Future for Dispatch<'_> {
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<CallOutcome> {
         let this = &mut *self;
-        if let State::Waiting(Params {
-            registry,
-            id,
-            name,
-            arguments,
-            signals,
-        }) = this.state
-        {
-            this.state = match crate::telemetry::tool_span(name, id) {
-                Some(span) => State::Traced(Box::pin(
-                    registry.dispatch_traced(span, id, name, arguments, signals),
-                )),
-                None => match registry.start(id, name, arguments, signals) {
-                    Ok(drive) => State::Running { drive, name },
-                    Err(error) => State::Ended(Some(CallOutcome::failed(error))),
-                },
+        let (registry, id, name, arguments, signals) = match &mut this.state {
+            State::Waiting(params) => {
+                let Params {
+                    registry,
+                    id,
+                    name,
+                    arguments,
+                    signals,
+                } = *params;
+                (registry, id, name, arguments, signals)
+            }
+            State::Running { future, name } => {
+                let done = std::task::ready!(poll_tool(future, cx, name));
+                // The tool's future is dropped as soon as it ends.
+                this.state = State::Ended;
+                return Poll::Ready(ended(done));
+            }
+            State::Traced(future) => {
+                let outcome = std::task::ready!(future.as_mut().poll(cx));
+                this.state = State::Ended;
+                return Poll::Ready(outcome);
+            }
+            State::Ended => panic!("a Dispatch polled after it completed"),
+        };
+        // The first poll. Most tools end within it: their outcome goes
+        // straight to the caller, and only a tool still running is kept.
+        // `Waiting` holds references only, so leaving it drops nothing.
+        let waiting = std::mem::replace(&mut this.state, State::Ended);
+        std::mem::forget(waiting);
+        if let Some(span) = crate::telemetry::tool_span(name, id) {
+            let mut future = Box::pin(registry.dispatch_traced(span, id, name, arguments, signals));
+            return match future.as_mut().poll(cx) {
+                Poll::Ready(outcome) => Poll::Ready(outcome),
+                Poll::Pending => {
+                    this.state = State::Traced(future);
+                    Poll::Pending
+                }
             };
         }
-        let done = match &mut this.state {
-            State::Running { drive, name } => match Pin::new(drive).poll(cx) {
-                Poll::Ready(Ok(result)) => CallOutcome::ok(result),
-                Poll::Ready(Err(stop)) => CallOutcome::failed(stop.into_error(name)),
-                Poll::Pending => return Poll::Pending,
-            },
-            State::Traced(future) => match future.as_mut().poll(cx) {
-                Poll::Ready(outcome) => outcome,
-                Poll::Pending => return Poll::Pending,
-            },
-            State::Ended(outcome) => outcome
-                .take()
-                .expect("a Dispatch polled after it completed"),
-            State::Waiting(_) => unreachable!("started above"),
+        let mut future = match registry.start(id, name, arguments, signals) {
+            Ok(Started::Ready(done)) => return Poll::Ready(ended(done)),
+            Ok(Started::Future(future)) => future,
+            Err(error) => return Poll::Ready(CallOutcome::failed(error)),
         };
-        // The tool's future is dropped as soon as it ends.
-        this.state = State::Ended(None);
-        Poll::Ready(done)
+        match poll_tool(&mut future, cx, name) {
+            Poll::Ready(done) => {
+                drop(future);
+                Poll::Ready(ended(done))
+            }
+            Poll::Pending => {
+                this.state = State::Running { future, name };
+                Poll::Pending
+            }
+        }
+    }
+}
+
+/// The outcome of a tool that ended.
+#[inline]
+fn ended(done: Result<ToolResult, CallError>) -> CallOutcome {
+    match done {
+        Ok(result) => CallOutcome::ok(result),
+        Err(error) => CallOutcome::failed(error),
     }
 }
 

@@ -8,6 +8,7 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use crate::result::panic_message;
+use crate::tool::Started;
 use crate::{CallError, ToolDef, ToolFuture, ToolResult};
 
 /// A started tool, run to its end with panics caught, so that a panicking
@@ -19,7 +20,14 @@ use crate::{CallError, ToolDef, ToolFuture, ToolResult};
 /// name: the caller, which has the call's, names the tool in the error, so
 /// that this future is one pointer with no destructor of its own to run.
 pub(crate) struct Drive {
-    future: ToolFuture,
+    run: Run,
+}
+
+enum Run {
+    /// An async `#[tool]` whose body never awaits ran to its end when
+    /// started: its result, until taken.
+    Ended(Option<Result<ToolResult, CallError>>),
+    Future(ToolFuture),
 }
 
 /// Why a started tool gave no result.
@@ -45,26 +53,69 @@ impl Stop {
 }
 
 impl Drive {
-    #[inline]
-    pub(crate) fn new(tool: &ToolDef, future: ToolFuture, timeout: Option<Duration>) -> Self {
-        let future = match timeout {
-            None => future,
-            // The timer is made inside the guarded future: tokio panics when
-            // the runtime has no time driver, and that must not escape either.
-            Some(limit) => {
-                let tool = tool.name_ref().to_shared();
-                Box::pin(async move {
-                    match tokio::time::timeout(limit, future).await {
-                        Ok(finished) => finished,
-                        Err(_) => Err(CallError::TimedOut {
-                            tool: tool.to_string(),
-                            after: limit,
-                        }),
-                    }
-                })
-            }
-        };
-        Self { future }
+    /// The started tool, to be awaited (a traced call's).
+    pub(crate) fn new(started: Started) -> Self {
+        Self {
+            run: match started {
+                Started::Ready(done) => Run::Ended(Some(done)),
+                Started::Future(future) => Run::Future(future),
+            },
+        }
+    }
+}
+
+/// The started tool under its time limit, if it has one. A tool with a
+/// limit goes through its timer, ended or not, as it always did (a runtime
+/// without a time driver fails it alike).
+#[inline]
+pub(crate) fn limit(tool: &ToolDef, started: Started, timeout: Option<Duration>) -> Started {
+    match (started, timeout) {
+        (started, None) => started,
+        (Started::Ready(done), Some(limit)) => {
+            Started::Future(limited(tool, Box::pin(std::future::ready(done)), limit))
+        }
+        (Started::Future(future), Some(limit)) => Started::Future(limited(tool, future, limit)),
+    }
+}
+
+/// Polls a tool's future, `name` naming it in the error should it panic:
+/// the tool's own output as it is, with no layer to move it through.
+#[inline]
+pub(crate) fn poll_tool(
+    future: &mut ToolFuture,
+    cx: &mut Context<'_>,
+    name: &str,
+) -> Poll<Result<ToolResult, CallError>> {
+    // The future is dropped right after a panic, never polled again, so no
+    // broken state it may hold is observed.
+    match catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx))) {
+        Ok(polled) => polled,
+        Err(payload) => Poll::Ready(Err(panicked(name, payload.as_ref()))),
+    }
+}
+
+/// `future` under the tool's time limit.
+fn limited(tool: &ToolDef, future: ToolFuture, limit: Duration) -> ToolFuture {
+    // The timer is made inside the guarded future: tokio panics when the
+    // runtime has no time driver, and that must not escape either.
+    let tool = tool.name_ref().to_shared();
+    Box::pin(async move {
+        match tokio::time::timeout(limit, future).await {
+            Ok(finished) => finished,
+            Err(_) => Err(CallError::TimedOut {
+                tool: tool.to_string(),
+                after: limit,
+            }),
+        }
+    })
+}
+
+#[cold]
+#[inline(never)]
+fn panicked(tool: &str, payload: &(dyn std::any::Any + Send)) -> CallError {
+    CallError::Panicked {
+        tool: tool.to_owned(),
+        message: panic_message(payload),
     }
 }
 
@@ -72,9 +123,16 @@ impl Future for Drive {
     type Output = Result<ToolResult, Stop>;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        // The future is dropped right after a panic, never polled again, so
-        // no broken state it may hold is observed.
-        match catch_unwind(AssertUnwindSafe(|| self.future.as_mut().poll(cx))) {
+        let future = match &mut self.run {
+            Run::Ended(done) => {
+                return match done.take() {
+                    Some(done) => Poll::Ready(done.map_err(Stop::Failed)),
+                    None => Poll::Pending,
+                };
+            }
+            Run::Future(future) => future,
+        };
+        match catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx))) {
             Ok(Poll::Ready(done)) => Poll::Ready(done.map_err(Stop::Failed)),
             Ok(Poll::Pending) => Poll::Pending,
             Err(payload) => Poll::Ready(Err(Stop::Panicked(panic_message(payload.as_ref())))),
@@ -238,4 +296,95 @@ where
             }
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use crate::{CallError, Registry, tool, tools};
+
+    /// Ends at its first poll: run when started, not boxed.
+    #[tool]
+    async fn at_once(
+        /// What to say.
+        text: String,
+    ) -> String {
+        format!("said {text}")
+    }
+
+    /// Waits once before it ends.
+    #[tool]
+    async fn after_a_wait(
+        /// What to say.
+        text: String,
+    ) -> String {
+        tokio::task::yield_now().await;
+        format!("said {text}")
+    }
+
+    /// Panics without waiting.
+    #[tool]
+    async fn broken() -> String {
+        panic!("out of order")
+    }
+
+    /// Panics after a wait.
+    #[tool]
+    async fn broken_later() -> String {
+        tokio::task::yield_now().await;
+        panic!("out of order")
+    }
+
+    fn registry(limit: Option<Duration>) -> Registry {
+        let builder =
+            Registry::builder().tools(tools![at_once, after_a_wait, broken, broken_later]);
+        match limit {
+            Some(limit) => builder.timeout(limit),
+            None => builder,
+        }
+        .build()
+        .expect("the registry builds")
+    }
+
+    #[test]
+    fn a_tool_that_never_waits_answers_as_one_that_does() {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .unwrap();
+        for limit in [None, Some(Duration::from_secs(30))] {
+            let registry = registry(limit);
+            for name in ["at_once", "after_a_wait"] {
+                let outcome = runtime.block_on(registry.call(name, r#"{"text": "hi"}"#));
+                assert_eq!(outcome.result.as_text(), Ok("said hi"), "{name}");
+                assert!(outcome.error.is_none());
+            }
+            for name in ["broken", "broken_later"] {
+                let outcome = runtime.block_on(registry.call(name, "{}"));
+                let Some(CallError::Panicked { tool, message }) = outcome.error else {
+                    panic!("{outcome:?}")
+                };
+                assert_eq!(tool, name);
+                assert_eq!(message, "the tool panicked: out of order");
+            }
+        }
+    }
+
+    #[test]
+    fn a_time_limit_without_a_timer_fails_both_alike() {
+        // No time driver: the limit's timer panics, and that is the call's
+        // error, whether the tool waits or not.
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        let registry = registry(Some(Duration::from_secs(30)));
+        for name in ["at_once", "after_a_wait"] {
+            let outcome = runtime.block_on(registry.call(name, r#"{"text": "hi"}"#));
+            assert!(
+                matches!(outcome.error, Some(CallError::Panicked { .. })),
+                "{name}: {outcome:?}"
+            );
+        }
+    }
 }

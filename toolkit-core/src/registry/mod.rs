@@ -26,6 +26,7 @@ use crate::call::progress::ProgressSink;
 use crate::call::state::{RunState, StateMap};
 use crate::hash::Fnv1a;
 use crate::telemetry;
+use crate::tool::Started;
 use crate::{
     Arguments, CallError, CallOutcome, Cancellation, IntoCall, Problem, RegistryBuilder,
     RegistryError, ToolCall, ToolCallResult, ToolDef,
@@ -116,6 +117,30 @@ impl<'a> Signals<'a> {
 /// Up to this many tools, a lookup compares names rather than hashing.
 const LINEAR_LOOKUP: usize = 8;
 
+/// Whether two names are the same, a name of up to 16 bytes compared in
+/// two loads of each rather than by a call to `bcmp`: on every call's path.
+#[inline]
+fn same_name(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    // The first and the last eight (or four) bytes, overlapping when
+    // the name is shorter than twice that.
+    let word = |bytes: &[u8], at: usize| {
+        u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap_or_default())
+    };
+    let half = |bytes: &[u8], at: usize| {
+        u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap_or_default())
+    };
+    match n {
+        8..=16 => word(a, 0) == word(b, 0) && word(a, n - 8) == word(b, n - 8),
+        4..=7 => half(a, 0) == half(b, 0) && half(a, n - 4) == half(b, n - 4),
+        _ => a == b,
+    }
+}
+
 /// The tools, in registration order, and their index by name.
 #[derive(Default)]
 struct Table {
@@ -143,8 +168,16 @@ impl Table {
         // A few names are compared faster than one is hashed, and most
         // registries hold a few tools.
         if self.entries.len() <= LINEAR_LOOKUP {
-            return self.entries.iter().find(|entry| entry.def.name() == name);
+            return self
+                .entries
+                .iter()
+                .find(|entry| same_name(entry.def.name(), name));
         }
+        self.find_hashed(name)
+    }
+
+    #[inline(never)]
+    fn find_hashed(&self, name: &str) -> Option<&Entry> {
         self.index.get(name).map(|&i| &self.entries[i])
     }
 
@@ -452,7 +485,7 @@ impl Registry {
         }
         let started = span.in_scope(|| self.start(call_id, name, arguments, signals));
         let outcome = match started {
-            Ok(started) => match started.instrument(span.clone()).await {
+            Ok(started) => match Drive::new(started).instrument(span.clone()).await {
                 Ok(result) => CallOutcome::ok(result),
                 Err(stop) => CallOutcome::failed(stop.into_error(name)),
             },
@@ -463,13 +496,33 @@ impl Registry {
     }
 
     /// Finds the tool, parses the arguments and starts the tool's future.
+    #[inline]
     fn start(
         &self,
         call_id: &str,
         name: &str,
         arguments: Arguments<'_>,
         signals: Signals<'_>,
-    ) -> Result<Drive, CallError> {
+    ) -> Result<Started, CallError> {
+        // Most calls are of an enabled tool the registry was built with.
+        if let Some(entry) = self.built.find(name)
+            && entry.state() == ENABLED
+        {
+            return self.start_def(&entry.def, entry.timeout, call_id, arguments, signals);
+        }
+        self.start_other(call_id, name, arguments, signals)
+    }
+
+    /// [`start`](Self::start) of a tool disabled, removed, added after the
+    /// build or called by its original name, or of no tool.
+    #[inline(never)]
+    fn start_other(
+        &self,
+        call_id: &str,
+        name: &str,
+        arguments: Arguments<'_>,
+        signals: Signals<'_>,
+    ) -> Result<Started, CallError> {
         if let Some(entry) = self.built.find(name) {
             match entry.state() {
                 ENABLED => {
@@ -542,7 +595,7 @@ impl Registry {
         call_id: &str,
         arguments: Arguments<'_>,
         signals: Signals<'_>,
-    ) -> Result<Drive, CallError> {
+    ) -> Result<Started, CallError> {
         let site = CallSite {
             call_id,
             tool: def.name_ref(),
@@ -559,7 +612,7 @@ impl Registry {
             def.invoke(arguments, &site)
         }));
         match started {
-            Ok(future) => Ok(Drive::new(def, future?, timeout)),
+            Ok(started) => Ok(drive::limit(def, started?, timeout)),
             Err(payload) => Err(panicked(def, payload)),
         }
     }

@@ -35,7 +35,14 @@ use crate::result::media::{decoded_len, media_mime};
 /// ```
 #[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(try_from = "ResourceParts", into = "ResourceParts")]
-pub struct EmbeddedResource {
+pub struct EmbeddedResource(Box<Resource>);
+
+// Behind a pointer: a block holds one of these, every result holds a block,
+// and every call moves its result several times on its way out
+// (docs/performance.md, "Dispatch"). Boxed, a rare resource costs one
+// allocation; inline, it made every result twice as large.
+#[derive(Clone, PartialEq, Eq)]
+struct Resource {
     uri: String,
     mime_type: Option<String>,
     body: Body,
@@ -52,11 +59,11 @@ impl EmbeddedResource {
     /// A text resource. Its MIME type is unknown until
     /// [`with_mime_type`](Self::with_mime_type) sets it.
     pub fn from_text(uri: impl Into<String>, text: impl Into<String>) -> Self {
-        Self {
+        Self(Box::new(Resource {
             uri: uri.into(),
             mime_type: None,
             body: Body::Text(text.into()),
-        }
+        }))
     }
 
     /// A binary resource from its bytes, encoded to base64 once, here.
@@ -65,11 +72,11 @@ impl EmbeddedResource {
         mime_type: &str,
         bytes: &[u8],
     ) -> Result<Self, EmbeddedResourceError> {
-        Ok(Self {
+        Ok(Self(Box::new(Resource {
             uri: uri.into(),
             mime_type: Some(checked_mime(mime_type)?),
             body: Body::Blob(STANDARD.encode(bytes).into()),
-        })
+        })))
     }
 
     /// A binary resource from base64 data (standard alphabet, padded),
@@ -85,32 +92,32 @@ impl EmbeddedResource {
             .map_err(|error| EmbeddedResourceError::InvalidBase64 {
                 reason: error.to_string(),
             })?;
-        Ok(Self {
+        Ok(Self(Box::new(Resource {
             uri: uri.into(),
             mime_type: Some(checked_mime(mime_type)?),
             body: Body::Blob(data.into()),
-        })
+        })))
     }
 
     /// The same resource with its MIME type set.
     pub fn with_mime_type(mut self, mime_type: &str) -> Result<Self, EmbeddedResourceError> {
-        self.mime_type = Some(checked_mime(mime_type)?);
+        self.0.mime_type = Some(checked_mime(mime_type)?);
         Ok(self)
     }
 
     /// The resource's URI.
     pub fn uri(&self) -> &str {
-        &self.uri
+        &self.0.uri
     }
 
     /// The MIME type, lower-case, if known.
     pub fn mime_type(&self) -> Option<&str> {
-        self.mime_type.as_deref()
+        self.0.mime_type.as_deref()
     }
 
     /// The text of a text resource.
     pub fn text(&self) -> Option<&str> {
-        match &self.body {
+        match &self.0.body {
             Body::Text(text) => Some(text),
             Body::Blob(_) => None,
         }
@@ -118,7 +125,7 @@ impl EmbeddedResource {
 
     /// The base64 data of a binary resource.
     pub fn blob(&self) -> Option<&str> {
-        match &self.body {
+        match &self.0.body {
             Body::Blob(data) => Some(data),
             Body::Text(_) => None,
         }
@@ -133,9 +140,9 @@ impl EmbeddedResource {
 impl fmt::Debug for EmbeddedResource {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut s = f.debug_struct("EmbeddedResource");
-        s.field("uri", &self.uri)
-            .field("mime_type", &self.mime_type);
-        match &self.body {
+        s.field("uri", &self.0.uri)
+            .field("mime_type", &self.0.mime_type);
+        match &self.0.body {
             Body::Text(text) => s.field("text", text),
             // Megabytes of base64 help nobody reading a log.
             Body::Blob(data) => s.field("base64_len", &data.len()),
@@ -173,7 +180,7 @@ impl TryFrom<ResourceParts> for EmbeddedResource {
             (None, Some(blob), Some(mime_type)) => Self::from_base64(parts.uri, &mime_type, blob)?,
             (None, Some(blob), None) => {
                 let mut resource = Self::from_base64(parts.uri, "application/octet-stream", blob)?;
-                resource.mime_type = None;
+                resource.0.mime_type = None;
                 resource
             }
             (Some(_), Some(_), _) => return Err(EmbeddedResourceError::BothTextAndBlob),
@@ -185,6 +192,7 @@ impl TryFrom<ResourceParts> for EmbeddedResource {
 
 impl From<EmbeddedResource> for ResourceParts {
     fn from(resource: EmbeddedResource) -> Self {
+        let resource = *resource.0;
         let (text, blob) = match resource.body {
             Body::Text(text) => (Some(text), None),
             Body::Blob(data) => (None, Some(data.to_string())),
@@ -217,9 +225,15 @@ impl From<EmbeddedResource> for ResourceParts {
 ///     "[resource link: today.log, file:///logs/today.log, text/plain, 51 KiB: Today's server log]"
 /// );
 /// ```
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct ResourceLink(Box<Link>);
+
+// Boxed for the same reason as `EmbeddedResource`'s parts: six fields
+// inline made every block, and so every result, 136 bytes.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct ResourceLink {
+struct Link {
     uri: String,
     name: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -235,68 +249,90 @@ pub struct ResourceLink {
 impl ResourceLink {
     /// A link to the resource at `uri`, called `name`.
     pub fn new(uri: impl Into<String>, name: impl Into<String>) -> Self {
-        Self {
+        Self(Box::new(Link {
             uri: uri.into(),
             name: name.into(),
             title: None,
             description: None,
             mime_type: None,
             size: None,
-        }
+        }))
     }
 
     /// A title for people.
     pub fn with_title(mut self, title: impl Into<String>) -> Self {
-        self.title = Some(title.into());
+        self.0.title = Some(title.into());
         self
     }
 
     /// What the resource holds.
     pub fn with_description(mut self, description: impl Into<String>) -> Self {
-        self.description = Some(description.into());
+        self.0.description = Some(description.into());
         self
     }
 
     /// The resource's MIME type, as the tool knows it (kept as given).
     pub fn with_mime_type(mut self, mime_type: impl Into<String>) -> Self {
-        self.mime_type = Some(mime_type.into());
+        self.0.mime_type = Some(mime_type.into());
         self
     }
 
     /// The resource's size in bytes.
     pub fn with_size(mut self, size: u64) -> Self {
-        self.size = Some(size);
+        self.0.size = Some(size);
         self
     }
 
     /// The resource's URI.
     pub fn uri(&self) -> &str {
-        &self.uri
+        &self.0.uri
     }
 
     /// The resource's name.
     pub fn name(&self) -> &str {
-        &self.name
+        &self.0.name
     }
 
     /// The title for people.
     pub fn title(&self) -> Option<&str> {
-        self.title.as_deref()
+        self.0.title.as_deref()
     }
 
     /// What the resource holds.
     pub fn description(&self) -> Option<&str> {
-        self.description.as_deref()
+        self.0.description.as_deref()
     }
 
     /// The resource's MIME type.
     pub fn mime_type(&self) -> Option<&str> {
-        self.mime_type.as_deref()
+        self.0.mime_type.as_deref()
     }
 
     /// The resource's size in bytes.
     pub fn size(&self) -> Option<u64> {
-        self.size
+        self.0.size
+    }
+}
+
+// As the derive printed it before the fields moved behind a pointer.
+impl fmt::Debug for ResourceLink {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Link {
+            uri,
+            name,
+            title,
+            description,
+            mime_type,
+            size,
+        } = &*self.0;
+        f.debug_struct("ResourceLink")
+            .field("uri", uri)
+            .field("name", name)
+            .field("title", title)
+            .field("description", description)
+            .field("mime_type", mime_type)
+            .field("size", size)
+            .finish()
     }
 }
 

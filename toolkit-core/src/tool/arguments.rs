@@ -23,6 +23,10 @@ use crate::{Arguments, CallError};
 /// then read from the `Value`. So each tool instantiates its `Deserialize`
 /// impl twice, not once per way in (the generated code is most of a
 /// tool's build time).
+///
+/// Inlined into the generated code, the slow way kept out of line: on
+/// every call's path, the parsed struct goes straight to the tool.
+#[inline]
 pub fn parse_arguments<T: DeserializeOwned>(
     arguments: Arguments<'_>,
     tool: &str,
@@ -42,6 +46,16 @@ pub fn parse_arguments<T: DeserializeOwned>(
             return Ok(parsed);
         }
     }
+    parse_slowly(arguments, tool, schema)
+}
+
+/// The slow way of [`parse_arguments`].
+#[inline(never)]
+fn parse_slowly<T: DeserializeOwned>(
+    arguments: Arguments<'_>,
+    tool: &str,
+    schema: &ToolSchema,
+) -> Result<T, CallError> {
     let value = prepare(arguments, tool, schema)?;
     T::deserialize(&*value).map_err(|error| refused_by_serde(tool, &error))
 }

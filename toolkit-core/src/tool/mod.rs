@@ -34,6 +34,18 @@ use crate::{Arguments, CallError, ToolResult};
 /// (a sync tool that panicked on its thread, no runtime to run it on).
 pub type ToolFuture = Pin<Box<dyn Future<Output = Result<ToolResult, CallError>> + Send + 'static>>;
 
+/// What a tool's entry point gives: the tool's future, or, for an async
+/// `#[tool]` whose body never awaits, the result it ended with when run
+/// (such a future ends at its first poll, so it is not boxed to be polled
+/// later). Not a public API.
+#[doc(hidden)]
+pub enum Started {
+    /// The result, the tool having run to its end.
+    Ready(Result<ToolResult, CallError>),
+    /// The future to run.
+    Future(ToolFuture),
+}
+
 /// A host value a tool needs, named for error messages.
 #[derive(Clone, Copy)]
 pub struct StateNeed {
@@ -91,7 +103,7 @@ pub struct StaticDef {
     pub states: &'static [StateNeed],
     pub schema: fn() -> &'static ToolSchema,
     pub output_schema: fn() -> Option<&'static OutputSchema>,
-    pub invoke: fn(Arguments<'_>, &CallSite<'_>) -> Result<ToolFuture, CallError>,
+    pub invoke: fn(Arguments<'_>, &CallSite<'_>) -> Result<Started, CallError>,
 }
 
 impl ToolDef {
@@ -284,10 +296,10 @@ impl ToolDef {
         &self,
         arguments: Arguments<'_>,
         site: &CallSite<'_>,
-    ) -> Result<ToolFuture, CallError> {
+    ) -> Result<Started, CallError> {
         match &self.0 {
             Kind::Static(def) => (def.invoke)(arguments, site),
-            Kind::Runtime(def) => def.invoke(arguments, site),
+            Kind::Runtime(def) => def.invoke(arguments, site).map(Started::Future),
         }
     }
 }
