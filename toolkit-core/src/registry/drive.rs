@@ -356,12 +356,12 @@ mod tests {
         for limit in [None, Some(Duration::from_secs(30))] {
             let registry = registry(limit);
             for name in ["at_once", "after_a_wait"] {
-                let outcome = runtime.block_on(registry.call(name, r#"{"text": "hi"}"#));
+                let outcome = runtime.block_on(registry.dispatch((name, r#"{"text": "hi"}"#)));
                 assert_eq!(outcome.result.as_text(), Ok("said hi"), "{name}");
                 assert!(outcome.error.is_none());
             }
             for name in ["broken", "broken_later"] {
-                let outcome = runtime.block_on(registry.call(name, "{}"));
+                let outcome = runtime.block_on(registry.dispatch((name, "{}")));
                 let Some(CallError::Panicked { tool, message }) = outcome.error else {
                     panic!("{outcome:?}")
                 };
@@ -380,7 +380,7 @@ mod tests {
             .unwrap();
         let registry = registry(Some(Duration::from_secs(30)));
         for name in ["at_once", "after_a_wait"] {
-            let outcome = runtime.block_on(registry.call(name, r#"{"text": "hi"}"#));
+            let outcome = runtime.block_on(registry.dispatch((name, r#"{"text": "hi"}"#)));
             assert!(
                 matches!(outcome.error, Some(CallError::Panicked { .. })),
                 "{name}: {outcome:?}"
