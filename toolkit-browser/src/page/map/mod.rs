@@ -18,7 +18,7 @@ use serde::Deserialize;
 
 pub use model::{
     Element, MAX_ELEMENTS, MAX_ORIENTATION_CHARS, MAX_TEXT_CHARS, MapText, PageMap, ScrollPosition,
-    VIEWPORT_EXPANSION_PX,
+    VIEWPORT_EXPANSION_PX, estimate_tokens,
 };
 
 use self::settle::{settle, settle_args};
@@ -171,6 +171,7 @@ impl Browser {
             walk_ms: walk.ms,
             still_changing,
             settle_ms,
+            token_budget: session.config().map_token_budget(),
         };
         // The map is what the model reads at every step: a secret typed
         // into a field (or echoed by the page) must not show in it.

@@ -27,6 +27,13 @@ pub const MAX_ELEMENTS: u32 = 5000;
 /// reach on the realistic pages of the comparison with browser-use.
 pub const MAX_ORIENTATION_CHARS: u32 = 1500;
 
+/// The tokens a text costs the model, estimated cheaply: a quarter of its
+/// characters, rounded up. On page maps (tags, short words, numbers) it is
+/// within a few tenths of what the tokenizers of small open models count.
+pub fn estimate_tokens(text: &str) -> usize {
+    text.chars().count().div_ceil(4)
+}
+
 /// One interactive element of the page map.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
@@ -254,6 +261,12 @@ pub struct PageMap {
     /// How long the map waited for the page to settle, milliseconds (0 for
     /// a page that was quiet; for the host's timings, not rendered).
     pub settle_ms: f64,
+    /// How many tokens [`render`](Self::render) may spend, estimated as a
+    /// quarter of the characters (the session's
+    /// [`map_token_budget`](crate::BrowserConfigBuilder::map_token_budget));
+    /// 0 for no budget. Every element stays in
+    /// [`elements`](Self::elements) whatever the budget.
+    pub token_budget: u32,
 }
 
 impl PageMap {
