@@ -5,6 +5,7 @@
 //! taken from the documents of a tab, `settle` how long it waits for the
 //! page; this file holds the [`Browser`] operations that make one.
 
+mod find;
 mod model;
 mod render;
 mod settle;
@@ -16,6 +17,7 @@ use chromiumoxide::Page;
 use chromiumoxide::cdp::browser_protocol::target::GetTargetsParams;
 use serde::Deserialize;
 
+pub use find::FoundElements;
 pub use model::{
     Element, MAX_ELEMENTS, MAX_ORIENTATION_CHARS, MAX_TEXT_CHARS, MapText, PageMap, ScrollPosition,
     VIEWPORT_EXPANSION_PX, estimate_tokens,
