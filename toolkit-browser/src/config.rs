@@ -112,7 +112,7 @@ const LIST_SWITCHES: &[&str] = &[
 pub const DEFAULT_SETTLE_LIMIT: Duration = Duration::from_millis(1200);
 
 /// The page map's token budget by default: what one map may cost the
-/// model, estimated as a quarter of its characters (see
+/// model, estimated from its characters ([`estimate_tokens`](crate::estimate_tokens); see
 /// [`PageMap::render`](crate::PageMap::render)). Most maps of real pages are
 /// far smaller; a long page above it keeps the elements nearest the
 /// viewport and its headings, and a small model's context (8k tokens) still
@@ -384,8 +384,8 @@ impl BrowserConfigBuilder {
     }
 
     /// How many tokens a page map may cost the model (default 2,000, see
-    /// [`DEFAULT_MAP_TOKEN_BUDGET`]), estimated as a quarter of the
-    /// rendered map's characters. A map above it keeps the header, the
+    /// [`DEFAULT_MAP_TOKEN_BUDGET`]), estimated from the rendered map's
+    /// characters ([`estimate_tokens`](crate::estimate_tokens)). A map above it keeps the header, the
     /// headings and the elements nearest the viewport, and ends with a line
     /// saying how many elements it left out above and below and that the
     /// `find` action searches them. 0 renders every element.

@@ -152,8 +152,8 @@ pub use page::content::{MAX_PAGE_TEXT_CHARS, PageText, TextMatch};
 pub use page::forms::{CHOOSER_WAIT, Dropdown, DropdownOption, Selected, Uploaded};
 pub use page::input::{Clicked, Effects, Typed};
 pub use page::map::{
-    Element, FoundElements, MAX_ELEMENTS, MAX_ORIENTATION_CHARS, MAX_TEXT_CHARS, MapText, PageMap,
-    ScrollPosition, VIEWPORT_EXPANSION_PX, estimate_tokens,
+    CHARS_PER_TOKEN, Element, FoundElements, MAX_ELEMENTS, MAX_ORIENTATION_CHARS, MAX_TEXT_CHARS,
+    MapText, PageMap, ScrollPosition, VIEWPORT_EXPANSION_PX, estimate_tokens,
 };
 pub use page::navigation::PageInfo;
 pub use page::pictures::OUTLINE_RGB;

@@ -19,8 +19,8 @@ use serde::Deserialize;
 
 pub use find::FoundElements;
 pub use model::{
-    Element, MAX_ELEMENTS, MAX_ORIENTATION_CHARS, MAX_TEXT_CHARS, MapText, PageMap, ScrollPosition,
-    VIEWPORT_EXPANSION_PX, estimate_tokens,
+    CHARS_PER_TOKEN, Element, MAX_ELEMENTS, MAX_ORIENTATION_CHARS, MAX_TEXT_CHARS, MapText,
+    PageMap, ScrollPosition, VIEWPORT_EXPANSION_PX, estimate_tokens,
 };
 
 use self::settle::{settle, settle_args};

@@ -27,11 +27,18 @@ pub const MAX_ELEMENTS: u32 = 5000;
 /// reach on the realistic pages of the comparison with browser-use.
 pub const MAX_ORIENTATION_CHARS: u32 = 1500;
 
-/// The tokens a text costs the model, estimated cheaply: a quarter of its
-/// characters, rounded up. On page maps (tags, short words, numbers) it is
-/// within a few tenths of what the tokenizers of small open models count.
+/// How many characters of a map make one token, for [`estimate_tokens`]:
+/// Gemma 3's tokenizer counts a token for every 2.7 characters of the maps
+/// of the saved pages of `scripts/compare-browser-use --saved-sites`
+/// (`scripts/map-tokens`; element numbers, brackets and short words cost
+/// more than prose, where four characters a token is the usual rule).
+pub const CHARS_PER_TOKEN: usize = 3;
+
+/// The tokens a text costs the model, estimated cheaply: its characters
+/// over [`CHARS_PER_TOKEN`], rounded up. On page maps it comes within a
+/// fifth of Gemma 3's count, mostly below it.
 pub fn estimate_tokens(text: &str) -> usize {
-    text.chars().count().div_ceil(4)
+    text.chars().count().div_ceil(CHARS_PER_TOKEN)
 }
 
 /// One interactive element of the page map.
@@ -261,8 +268,7 @@ pub struct PageMap {
     /// How long the map waited for the page to settle, milliseconds (0 for
     /// a page that was quiet; for the host's timings, not rendered).
     pub settle_ms: f64,
-    /// How many tokens [`render`](Self::render) may spend, estimated as a
-    /// quarter of the characters (the session's
+    /// How many tokens [`render`](Self::render) may spend, estimated from the characters ([`estimate_tokens`]; the session's
     /// [`map_token_budget`](crate::BrowserConfigBuilder::map_token_budget));
     /// 0 for no budget. Every element stays in
     /// [`elements`](Self::elements) whatever the budget.

@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use super::model::estimate_tokens;
+use super::model::{CHARS_PER_TOKEN, estimate_tokens};
 use super::model::{Element, MAX_ELEMENTS, MapText, PageMap, VIEWPORT_EXPANSION_PX};
 
 impl Element {
@@ -176,7 +176,7 @@ impl PageMap {
         let body = self.body_lines();
         let whole: usize = body.iter().map(|l| l.text.chars().count() + 1).sum();
         let fixed = header.chars().count() + footer.chars().count();
-        if budget == 0 || (fixed + whole).div_ceil(4) <= budget {
+        if budget == 0 || (fixed + whole).div_ceil(CHARS_PER_TOKEN) <= budget {
             let mut out = header;
             for line in &body {
                 out.push_str(&line.text);
@@ -188,7 +188,7 @@ impl PageMap {
         // The closing note and the markers where lines were left out cost
         // about 100 tokens; the rest of the budget goes to lines, and lines
         // are taken back, farthest first, while the whole is still above.
-        let mut room = (budget * 4).saturating_sub(fixed + 400);
+        let mut room = (budget * CHARS_PER_TOKEN).saturating_sub(fixed + 300);
         let mut order: Vec<usize> = (0..body.len()).collect();
         order.sort_by_key(|&k| (body[k].rank(), body[k].distance, k));
         let mut keep = vec![false; body.len()];
