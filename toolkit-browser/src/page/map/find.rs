@@ -52,9 +52,10 @@ impl Browser {
         let map = self.page_map().await?;
         let mut elements = map.elements.clone();
         let wide = self.walk_whole_page().await?;
+        let policy = self.policy();
         for mut element in wide {
             if map.get(element.index).is_none() {
-                element.redact(self.policy().redactor());
+                element.redact(policy.redactor());
                 elements.push(element);
             }
         }
