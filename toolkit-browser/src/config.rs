@@ -111,6 +111,14 @@ const LIST_SWITCHES: &[&str] = &[
 /// per step.
 pub const DEFAULT_SETTLE_LIMIT: Duration = Duration::from_millis(1200);
 
+/// The page map's token budget by default: what one map may cost the
+/// model, estimated from its characters ([`estimate_tokens`](crate::estimate_tokens); see
+/// [`PageMap::render`](crate::PageMap::render)). Most maps of real pages are
+/// far smaller; a long page above it keeps the elements nearest the
+/// viewport and its headings, and a small model's context (8k tokens) still
+/// holds a map beside the task and the history.
+pub const DEFAULT_MAP_TOKEN_BUDGET: u32 = 2000;
+
 /// The largest file one download may write by default (256 MiB): more
 /// than documents, exports and archives an agent fetches, far less than a
 /// disk, and a page cannot fill one with a download that never ends.
@@ -137,6 +145,7 @@ pub struct BrowserConfig {
     pub(crate) navigation_timeout: Duration,
     pub(crate) close_timeout: Duration,
     pub(crate) settle_limit: Duration,
+    pub(crate) map_token_budget: u32,
     pub(crate) max_download_bytes: u64,
     pub(crate) max_downloads: u32,
 }
@@ -197,6 +206,12 @@ impl BrowserConfig {
         self.settle_limit
     }
 
+    /// The page map's token budget (see
+    /// [`BrowserConfigBuilder::map_token_budget`]); 0 for none.
+    pub fn map_token_budget(&self) -> u32 {
+        self.map_token_budget
+    }
+
     /// The most bytes one download may write (see
     /// [`BrowserConfigBuilder::max_download_bytes`]).
     pub fn max_download_bytes(&self) -> u64 {
@@ -234,6 +249,7 @@ impl Default for BrowserConfigBuilder {
                 navigation_timeout: Duration::from_secs(30),
                 close_timeout: Duration::from_secs(5),
                 settle_limit: DEFAULT_SETTLE_LIMIT,
+                map_token_budget: DEFAULT_MAP_TOKEN_BUDGET,
                 max_download_bytes: DEFAULT_MAX_DOWNLOAD_BYTES,
                 max_downloads: DEFAULT_MAX_DOWNLOADS,
             },
@@ -367,6 +383,24 @@ impl BrowserConfigBuilder {
     /// ```
     pub fn settle_limit(mut self, limit: Duration) -> Self {
         self.config.settle_limit = limit;
+        self
+    }
+
+    /// How many tokens a page map may cost the model (default 2,000, see
+    /// [`DEFAULT_MAP_TOKEN_BUDGET`]), estimated from the rendered map's
+    /// characters ([`estimate_tokens`](crate::estimate_tokens)). A map above it keeps the header, the
+    /// headings and the elements nearest the viewport, and ends with a line
+    /// saying how many elements it left out above and below and that the
+    /// `find` action searches them. 0 renders every element.
+    ///
+    /// ```
+    /// let config = toolkit_browser::BrowserConfig::builder()
+    ///     .map_token_budget(4000)
+    ///     .build();
+    /// assert_eq!(config.map_token_budget(), 4000);
+    /// ```
+    pub fn map_token_budget(mut self, tokens: u32) -> Self {
+        self.config.map_token_budget = tokens;
         self
     }
 

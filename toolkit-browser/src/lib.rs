@@ -143,16 +143,17 @@ pub use browser::{
 #[cfg(feature = "pdf")]
 pub use browser::{MAX_PDF_DECODED_BYTES, MAX_PDF_PAGES};
 pub use config::{
-    BASE_ARGS, BrowserConfig, BrowserConfigBuilder, DEFAULT_MAX_DOWNLOAD_BYTES,
-    DEFAULT_MAX_DOWNLOADS, DEFAULT_SETTLE_LIMIT, EXECUTABLE_NAMES, find_executable,
+    BASE_ARGS, BrowserConfig, BrowserConfigBuilder, DEFAULT_MAP_TOKEN_BUDGET,
+    DEFAULT_MAX_DOWNLOAD_BYTES, DEFAULT_MAX_DOWNLOADS, DEFAULT_SETTLE_LIMIT, EXECUTABLE_NAMES,
+    find_executable,
 };
 pub use error::{BrowserError, INSTALL_HINT};
 pub use page::content::{MAX_PAGE_TEXT_CHARS, PageText, TextMatch};
 pub use page::forms::{CHOOSER_WAIT, Dropdown, DropdownOption, Selected, Uploaded};
 pub use page::input::{Clicked, Effects, Typed};
 pub use page::map::{
-    Element, MAX_ELEMENTS, MAX_ORIENTATION_CHARS, MAX_TEXT_CHARS, MapText, PageMap, ScrollPosition,
-    VIEWPORT_EXPANSION_PX,
+    CHARS_PER_TOKEN, Element, FoundElements, MAX_ELEMENTS, MAX_ORIENTATION_CHARS, MAX_TEXT_CHARS,
+    MapText, PageMap, ScrollPosition, VIEWPORT_EXPANSION_PX, estimate_tokens,
 };
 pub use page::navigation::PageInfo;
 pub use page::pictures::OUTLINE_RGB;

@@ -32,6 +32,7 @@ mod interaction;
 mod navigation;
 mod pointer;
 mod script;
+mod search;
 mod tabs;
 mod telemetry;
 
@@ -54,6 +55,7 @@ pub use interaction::{click, input, scroll, send_keys};
 pub use navigation::{go_back, navigate, wait};
 pub use pointer::{drag, hold, hover};
 pub use script::evaluate;
+pub use search::{FIND_LIMIT, find};
 pub use tabs::{close_tab, switch_tab};
 
 /// The longest wait the `wait` action allows, in seconds.
@@ -82,6 +84,7 @@ pub fn default_actions() -> Vec<&'static ToolDef> {
         close_tab,
         extract,
         find_text,
+        find,
         screenshot,
         upload_file,
         read_download,
@@ -122,6 +125,7 @@ pub const DEFAULT_ACTIONS: &[&str] = &[
     "close_tab",
     "extract",
     "find_text",
+    "find",
     "screenshot",
     "upload_file",
     "read_download",

@@ -750,6 +750,39 @@ async fn long_pages_scroll_extract_and_find(browser: Browser, server: TestServer
     let (past, _) = agent.err("extract", json!({ "start": 10_000_000 })).await;
     assert!(past.contains("past the end"), "{past}");
 
+    // Finding an element beyond the map's band: its number acts at once.
+    assert!(!agent.map().await.render().contains("Bottom button"));
+    let (found, result) = agent.ok("find", json!({ "query": "bottom BUTTON" })).await;
+    assert!(
+        found.starts_with("1 element(s) match \"bottom BUTTON\":\n["),
+        "{found}"
+    );
+    assert!(
+        found.contains("<button> Bottom button (below the view, "),
+        "{found}"
+    );
+    assert!(
+        result
+            .memory()
+            .unwrap()
+            .starts_with("Found \"bottom BUTTON\": [")
+    );
+    let number: u32 = found
+        .split_once('[')
+        .and_then(|(_, rest)| rest.split_once(']'))
+        .and_then(|(n, _)| n.parse().ok())
+        .expect("a number");
+    agent.ok("click", json!({ "index": number })).await;
+    assert!(agent.map().await.scroll.pixels_above() > 1000);
+    let (missing, _) = agent
+        .err("find", json!({ "query": "no such control" }))
+        .await;
+    assert!(missing.contains("no interactive element"), "{missing}");
+    agent.err("find", json!({ "query": "  " })).await;
+    agent
+        .ok("scroll", json!({ "down": false, "pages": 100 }))
+        .await;
+
     // Scrolling.
     let (down, _) = agent.ok("scroll", json!({})).await;
     assert!(

@@ -7,7 +7,10 @@
 
 use std::time::{Duration, Instant};
 
-use toolkit_browser::{Browser, MAX_ORIENTATION_CHARS, MAX_TEXT_CHARS, PageMap, SafetyPolicy};
+use toolkit_browser::{
+    Browser, DEFAULT_MAP_TOKEN_BUDGET, MAX_ORIENTATION_CHARS, MAX_TEXT_CHARS, PageMap,
+    SafetyPolicy, estimate_tokens,
+};
 use toolkit_tests::http::TestServer;
 
 use crate::support::runner::scenarios;
@@ -25,6 +28,7 @@ scenarios![
     dropdown_options_are_summarised,
     orientation_texts_stay_short_and_within_budget,
     orientation_texts_never_show_a_secret,
+    a_map_over_its_budget_keeps_the_view_and_find_reaches_the_rest,
 ];
 
 fn position(map: &PageMap, line_contains: &str) -> usize {
@@ -488,4 +492,65 @@ async fn orientation_texts_never_show_a_secret(browser: Browser, server: TestSer
     );
     assert!(!text.contains("hunter2"), "{text}");
     browser.set_policy(SafetyPolicy::default());
+}
+
+async fn a_map_over_its_budget_keeps_the_view_and_find_reaches_the_rest(
+    browser: Browser,
+    server: TestServer,
+) {
+    // A thousand controls, about 5,000 tokens of map.
+    browser.navigate(&server.url("/many")).await.unwrap();
+    let map = browser.page_map().await.unwrap();
+    assert_eq!(map.elements.len(), 1000);
+    assert_eq!(map.token_budget, DEFAULT_MAP_TOKEN_BUDGET);
+    let whole = map.render_within(0);
+    let text = map.render();
+    assert!(estimate_tokens(&whole) > 2 * estimate_tokens(&text));
+    assert!(
+        estimate_tokens(&text) <= DEFAULT_MAP_TOKEN_BUDGET as usize,
+        "{} tokens",
+        estimate_tokens(&text)
+    );
+    let last = text.lines().last().unwrap();
+    assert!(
+        last.starts_with(&format!(
+            "(the map was cut to its budget of about {DEFAULT_MAP_TOKEN_BUDGET} tokens: 0 \
+             element(s) above and "
+        )) && last.contains("the find action searches every element"),
+        "{last}"
+    );
+    // The first controls of the page are shown; every one left out is
+    // found by its words, with the number the map gave it.
+    assert!(
+        text.contains(&format!("[{}]<button> B0\n", map.elements[0].index)),
+        "{text}"
+    );
+    let left_out: Vec<_> = map
+        .elements
+        .iter()
+        .filter(|e| !text.contains(&format!("[{}]<", e.index)))
+        .collect();
+    assert!(left_out.len() > 500, "{}", left_out.len());
+    for e in [
+        left_out[0],
+        left_out[left_out.len() / 2],
+        left_out[left_out.len() - 1],
+    ] {
+        let words = e
+            .text
+            .clone()
+            .or_else(|| e.placeholder.clone())
+            .or_else(|| e.field_name.clone())
+            .expect("words to find it by");
+        let found = browser.find_elements(&words, 30).await.unwrap();
+        assert!(
+            found.elements.iter().any(|f| f.index == e.index),
+            "{words}: {:?}",
+            found.elements
+        );
+    }
+    // Searching by role or tag: every checkbox, the first 30 listed.
+    let boxes = browser.find_elements("checkbox", 30).await.unwrap();
+    assert_eq!(boxes.total, 250);
+    assert_eq!(boxes.elements.len(), 30);
 }

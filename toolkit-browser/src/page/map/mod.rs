@@ -5,6 +5,7 @@
 //! taken from the documents of a tab, `settle` how long it waits for the
 //! page; this file holds the [`Browser`] operations that make one.
 
+mod find;
 mod model;
 mod render;
 mod settle;
@@ -16,9 +17,10 @@ use chromiumoxide::Page;
 use chromiumoxide::cdp::browser_protocol::target::GetTargetsParams;
 use serde::Deserialize;
 
+pub use find::FoundElements;
 pub use model::{
-    Element, MAX_ELEMENTS, MAX_ORIENTATION_CHARS, MAX_TEXT_CHARS, MapText, PageMap, ScrollPosition,
-    VIEWPORT_EXPANSION_PX,
+    CHARS_PER_TOKEN, Element, MAX_ELEMENTS, MAX_ORIENTATION_CHARS, MAX_TEXT_CHARS, MapText,
+    PageMap, ScrollPosition, VIEWPORT_EXPANSION_PX, estimate_tokens,
 };
 
 use self::settle::{settle, settle_args};
@@ -172,6 +174,7 @@ impl Browser {
             walk_ms: walk.ms,
             still_changing,
             settle_ms,
+            token_budget: session.config().map_token_budget(),
         };
         // The map is what the model reads at every step: a secret typed
         // into a field (or echoed by the page) must not show in it.
