@@ -770,6 +770,7 @@ mod tests {
             still_changing: Vec::new(),
             settle_ms: 0.0,
             token_budget: 0,
+            pdf: false,
         }
     }
 
