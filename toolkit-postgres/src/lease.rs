@@ -9,25 +9,8 @@ use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 use crate::error::PgError;
+use crate::held::LeaseState;
 use crate::store::PgStore;
-
-/// What the store and the lease's renewal share.
-#[derive(Debug)]
-pub(crate) struct LeaseState {
-    pub(crate) session: String,
-    pub(crate) token: i64,
-    lost: watch::Sender<bool>,
-}
-
-impl LeaseState {
-    pub(crate) fn mark_lost(&self) {
-        self.lost.send_replace(true);
-    }
-
-    fn is_lost(&self) -> bool {
-        *self.lost.borrow()
-    }
-}
 
 /// The right to drive one session, held by one worker until it is dropped
 /// or [released](Self::release), or until it expires: it is renewed in
@@ -73,11 +56,7 @@ impl PgStore {
             return Ok(None);
         };
         let (lost, _) = watch::channel(false);
-        let state = Arc::new(LeaseState {
-            session: id.to_owned(),
-            token: row.get(0),
-            lost,
-        });
+        let state = Arc::new(LeaseState::new(id.to_owned(), row.get(0), lost));
         self.leases().insert(id.to_owned(), Arc::clone(&state));
         let renewal = tokio::spawn(renew(self.clone(), Arc::clone(&state), ttl));
         Ok(Some(Lease {
@@ -130,7 +109,7 @@ impl Lease {
     /// Waits until the lease is found lost: a host races its run against
     /// it to stop driving a session another worker took.
     pub async fn lost(&self) {
-        let mut lost = self.state.lost.subscribe();
+        let mut lost = self.state.watch_lost();
         let _ = lost.wait_for(|lost| *lost).await;
     }
 

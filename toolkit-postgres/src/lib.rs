@@ -26,6 +26,7 @@
 #![deny(missing_docs)]
 
 mod error;
+mod held;
 mod lease;
 mod schema;
 mod store;

@@ -13,7 +13,7 @@ use tokio_postgres::{Client, Config, NoTls, Socket};
 use toolkit_agent::{CallStatus, Session, SessionStore, StoreError};
 
 use crate::error::PgError;
-use crate::lease::LeaseState;
+use crate::held::LeaseState;
 use crate::schema::{self, SNAPSHOT_FORMAT, Statements};
 
 /// How long a call waits for the database, unless the host says
