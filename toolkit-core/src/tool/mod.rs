@@ -39,6 +39,8 @@ pub type ToolFuture = Pin<Box<dyn Future<Output = Result<ToolResult, CallError>>
 /// (such a future ends at its first poll, so it is not boxed to be polled
 /// later). Not a public API.
 #[doc(hidden)]
+// Exhaustive on purpose: a tool has run or is to run; the code `#[tool]`
+// writes and this crate change together (toolkit-macros is pinned to it).
 pub enum Started {
     /// The result, the tool having run to its end.
     Ready(Result<ToolResult, CallError>),
