@@ -8,12 +8,14 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-const CRATES: [&str; 5] = [
+const CRATES: [&str; 7] = [
     "toolkit-core",
     "toolkit-agent",
     "toolkit-mcp",
     "toolkit-browser",
     "toolkit-http",
+    "toolkit-code",
+    "toolkit-postgres",
 ];
 
 /// What marks a closed type, at the start of a comment above it.

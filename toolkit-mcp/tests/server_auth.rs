@@ -737,37 +737,28 @@ async fn claims_are_read_strictly() {
 fn main() -> ExitCode {
     runner::run(vec![
         Test::new("tokens_decide_what_is_listed_and_called", || {
-            block_on(tokens_decide_what_is_listed_and_called())
+            support::block_on(tokens_decide_what_is_listed_and_called())
         }),
         Test::new("refused_tokens_are_told_why", || {
-            block_on(refused_tokens_are_told_why())
+            support::block_on(refused_tokens_are_told_why())
         }),
         Test::new("keys_are_fetched_and_rotated", || {
-            block_on(keys_are_fetched_and_rotated())
+            support::block_on(keys_are_fetched_and_rotated())
         }),
         Test::new("a_session_serves_only_its_holder", || {
-            block_on(a_session_serves_only_its_holder())
+            support::block_on(a_session_serves_only_its_holder())
         }),
         Test::new("a_foreign_host_is_refused_before_the_token", || {
-            block_on(a_foreign_host_is_refused_before_the_token())
+            support::block_on(a_foreign_host_is_refused_before_the_token())
         }),
         Test::new("two_authorizations_are_malformed", || {
-            block_on(two_authorizations_are_malformed())
+            support::block_on(two_authorizations_are_malformed())
         }),
         Test::new("no_spelling_of_a_call_passes_the_scope", || {
-            block_on(no_spelling_of_a_call_passes_the_scope())
+            support::block_on(no_spelling_of_a_call_passes_the_scope())
         }),
         Test::new("claims_are_read_strictly", || {
-            block_on(claims_are_read_strictly())
+            support::block_on(claims_are_read_strictly())
         }),
     ])
-}
-
-fn block_on(future: impl std::future::Future<Output = ()>) {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("a runtime")
-        .block_on(future);
 }
